@@ -1,0 +1,44 @@
+#!/bin/sh
+# Generates ./configure. With --deps, first installs what building and
+# testing nvlsim needs on Debian/Ubuntu (as root, with apt-get), skipping
+# packages that are already installed.
+#   usage: ./autogen.sh [--deps]
+set -eu
+cd "$(dirname "$0")"
+
+# Build: compiler, autotools, pkg-config, GLib, libcsv. Tests: Check.
+# Plots (optional at run time): gnuplot.
+PACKAGES="gcc make autoconf automake pkg-config libglib2.0-dev libcsv-dev check gnuplot-nox"
+
+install_deps() {
+    missing=""
+    for p in $PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+            missing="$missing $p"
+    done
+    if [ -z "$missing" ]; then
+        echo "autogen.sh: build dependencies already installed"
+        return
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "autogen.sh: missing packages:$missing; run as root or install them" >&2
+        exit 1
+    fi
+    echo "autogen.sh: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
+}
+
+case "${1:-}" in
+--deps) install_deps ;;
+"") ;;
+*)
+    echo "usage: ./autogen.sh [--deps]" >&2
+    exit 2
+    ;;
+esac
+
+mkdir -p m4
+autoreconf --install --force

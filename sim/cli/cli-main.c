@@ -1,0 +1,107 @@
+/* nvlsim: the command-line front end.
+ *
+ * main() finds the subcommand and hands it the rest of the command line;
+ * each subcommand parses its own options (GOption), runs, reports, and
+ * returns its exit status.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const CliCommand commands[] = {
+    {"bench-core", "measure the event engine with the hold model", cli_bench_core},
+};
+
+static const CliCommand *
+find_command(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static GOptionContext *
+main_context(gboolean *show_version)
+{
+    static GOptionEntry entries[] = {
+        {"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL},
+        G_OPTION_ENTRY_NULL,
+    };
+    entries[0].arg_data = show_version;
+
+    GOptionContext *context = g_option_context_new("COMMAND [ARGS…]");
+    g_option_context_set_summary(context,
+                                 "Simulates NVLink/NVSwitch GPU systems and the collectives and "
+                                 "training that run on them.");
+    GString *desc = g_string_new("Commands:\n");
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        g_string_append_printf(desc, "  %-14s %s\n", commands[i].name, commands[i].summary);
+    g_string_append(desc, "  help [COMMAND] show help for nvlsim or for a command\n\n"
+                          "Exit status: 0 success, 1 bad input, 2 usage error.");
+    g_option_context_set_description(context, desc->str);
+    g_string_free(desc, TRUE);
+    g_option_context_add_main_entries(context, entries, NULL);
+    /* Options after the command belong to the command. */
+    g_option_context_set_strict_posix(context, TRUE);
+    return context;
+}
+
+static int
+run_command(const CliCommand *command, int argc, char **argv)
+{
+    g_autofree char *prgname = g_strdup_printf("nvlsim %s", command->name);
+    g_set_prgname(prgname);
+    argv[0] = prgname;
+    return command->run(argc, argv);
+}
+
+static int
+unknown_command(const char *name)
+{
+    fprintf(stderr, "nvlsim: unknown command '%s'; see 'nvlsim --help'\n", name);
+    return CLI_EXIT_USAGE;
+}
+
+/* "nvlsim help [COMMAND]". */
+static int
+help(GOptionContext *context, int argc, char **argv)
+{
+    if (argc < 2) {
+        g_autofree char *text = g_option_context_get_help(context, TRUE, NULL);
+        fputs(text, stdout);
+        return CLI_EXIT_OK;
+    }
+    const CliCommand *command = find_command(argv[1]);
+    if (command == NULL)
+        return unknown_command(argv[1]);
+    char *help_argv[] = {NULL, "--help", NULL};
+    return run_command(command, 2, help_argv);
+}
+
+int
+main(int argc, char **argv)
+{
+    g_set_prgname("nvlsim");
+    gboolean show_version = FALSE;
+    g_autoptr(GOptionContext) context = main_context(&show_version);
+    if (!cli_parse_options(context, NULL, &argc, &argv))
+        return CLI_EXIT_USAGE;
+    if (show_version) {
+        printf("nvlsim %s\n", PACKAGE_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (argc < 2) {
+        fprintf(stderr, "Usage: nvlsim COMMAND [ARGS…]; no command given; see 'nvlsim --help'\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0)
+        return help(context, argc - 1, argv + 1);
+    const CliCommand *command = find_command(argv[1]);
+    if (command == NULL)
+        return unknown_command(argv[1]);
+    return run_command(command, argc - 1, argv + 1);
+}

@@ -1,0 +1,33 @@
+/* The nvlsim front end: subcommands, their exit statuses, shared helpers.
+ *
+ * Only this layer prints to the terminal or picks an exit status. Exit
+ * statuses: 0 success, 1 bad input (the content of a file or data the
+ * command was given), 2 usage error (unknown command or option, malformed
+ * option value).
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_BAD_INPUT = 1,
+    CLI_EXIT_USAGE = 2,
+};
+
+/* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status. */
+typedef struct CliCommand {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} CliCommand;
+
+/* Parses a command's options; on error prints one line
+ * "nvlsim CMD: message" to stderr and returns false. Handles --help. */
+bool cli_parse_options(GOptionContext *context, const char *command, int *argc, char ***argv);
+
+/* Prints "nvlsim CMD: message" for an error to stderr. */
+void cli_print_error(const char *command, const GError *error);
+
+int cli_bench_core(int argc, char **argv);

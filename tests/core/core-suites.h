@@ -1,0 +1,12 @@
+/* The Check suites of sim/core, one per module, run by test-core. */
+#pragma once
+
+#include <check.h>
+#include <glib.h>
+#include <inttypes.h>
+
+Suite *core_engine_suite(void);
+Suite *core_queue_suite(void);
+Suite *core_rng_suite(void);
+Suite *core_time_suite(void);
+Suite *core_units_suite(void);
