@@ -88,8 +88,7 @@ sim_engine_schedule(SimEngine *engine, uint64_t time_ps, SimPhase phase, SimHand
     event->time_ps = time_ps;
     event->handler = handler;
     event->target = 0;
-    SimQueueEntry entry = {time_ps, sim_queue_order(phase, engine->next_seq++), slot};
-    sim_queue_push(&engine->queue, &entry);
+    sim_queue_push(&engine->queue, time_ps, sim_queue_order(phase, engine->next_seq++), slot);
     return event;
 }
 

@@ -1,24 +1,26 @@
-/* The calendar queue: time buckets over a window, an overflow list beyond.
+/* The ladder queue: an overflow list, a coarse rung, a fine rung.
  *
- * push: an entry inside the window is appended to its bucket (or, if the
- * clock has reached that bucket, inserted in order); one after the window
- * is appended to the overflow list. top: the current bucket was sorted when
- * the clock reached it; when it runs dry the next non-empty bucket is
- * sorted, and when the window runs dry it is rebuilt from the overflow list,
- * with a bucket width that puts about ENTRIES_PER_BUCKET entries in each.
- * Correctness never depends on the width: only speed does. Sources: Brown,
- * "Calendar queues", CACM 1988; Tang, Goh and Thng, "Ladder queue", ACM
- * TOMACS 2005.
+ * push appends to the overflow list (past the window), to a coarse bucket
+ * (inside the window, after the current coarse bucket), to a fine bucket,
+ * or, if the clock has reached that fine bucket, inserts in order. When the
+ * current fine bucket runs dry the next non-empty one is sorted; when the
+ * fine rung runs dry the next non-empty coarse bucket is split into a new
+ * fine rung; when the coarse rung runs dry it is rebuilt from the overflow
+ * list. Bucket widths are powers of two, chosen so a coarse bucket holds
+ * about COARSE_ENTRIES entries and a fine one about FINE_ENTRIES: only speed
+ * depends on them, never the order. Sources: Brown, "Calendar queues", CACM
+ * 1988; Tang, Goh and Thng, "Ladder queue", ACM TOMACS 2005.
  */
 #include "core/core-queue.h"
 
 #include <glib.h>
 #include <string.h>
 
-/* Average bucket occupancy a rebuild aims for: small enough that sorting a
- * bucket is a few compares per entry, large enough that few buckets are
- * empty. */
-#define ENTRIES_PER_BUCKET 8
+/* Entries a fine bucket aims for: sorting it is a few compares an entry. */
+#define FINE_ENTRIES 8
+/* Entries a coarse bucket aims for: few enough coarse buckets that their
+ * tails stay in cache while pushes land in them. */
+#define COARSE_ENTRIES 512
 /* Buckets shorter than this are sorted by insertion. */
 #define INSERTION_SORT_MAX 16
 
@@ -35,12 +37,19 @@ sim_queue_init(SimQueue *q)
     *q = (SimQueue){0};
 }
 
+static void
+rung_clear(SimQueueRung *r)
+{
+    for (uint32_t i = 0; i < r->capacity; i++)
+        g_free(r->buckets[i].entries);
+    g_free(r->buckets);
+}
+
 void
 sim_queue_clear(SimQueue *q)
 {
-    for (uint32_t i = 0; i < q->buckets_capacity; i++)
-        g_free(q->buckets[i].entries);
-    g_free(q->buckets);
+    rung_clear(&q->coarse);
+    rung_clear(&q->fine);
     g_free(q->overflow.entries);
     sim_queue_init(q);
 }
@@ -112,23 +121,24 @@ sort_entries(SimQueueEntry *a, size_t n)
     insertion_sort(a, n);
 }
 
-/* Inserts into the current bucket, keeping its unread part sorted. */
+/* Inserts into the current fine bucket, keeping its unread part sorted. */
 void
-sim_queue_insert_current(SimQueue *q, const SimQueueEntry *entry)
+sim_queue_insert_current(SimQueue *q, uint64_t time_ps, uint64_t order, uint32_t slot)
 {
-    SimQueueBucket *b = &q->buckets[q->cur];
+    const SimQueueEntry entry = {time_ps, order, slot};
+    SimQueueBucket *b = &q->fine.buckets[q->fine.cur];
     if (b->n_entries == b->capacity)
         sim_queue_bucket_grow(b);
     uint32_t lo = q->cur_read, hi = b->n_entries;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (sim_queue_entry_before(&b->entries[mid], entry))
+        if (sim_queue_entry_before(&b->entries[mid], &entry))
             lo = mid + 1;
         else
             hi = mid;
     }
     memmove(&b->entries[lo + 1], &b->entries[lo], (b->n_entries - lo) * sizeof(SimQueueEntry));
-    b->entries[lo] = *entry;
+    b->entries[lo] = entry;
     b->n_entries++;
 }
 
@@ -138,16 +148,35 @@ bits_for(uint64_t x)
     return x == 0 ? 0 : 64 - (unsigned)__builtin_clzll(x);
 }
 
-/* The bucket width, as a power of two, for a window starting at min_ps:
- * about ENTRIES_PER_BUCKET entries a bucket where the entries are densest,
- * at the front. The density there is estimated from an evenly spaced sample
- * of the overflow list: the SAMPLE_RANK-th smallest of n_samples samples
- * stands for the (SAMPLE_RANK * n / n_samples)-th smallest entry. */
+/* Sets rung r to n_buckets buckets of 2^shift ps from base_ps. */
+static void
+rung_reset(SimQueueRung *r, uint64_t base_ps, unsigned shift, uint64_t n_buckets)
+{
+    g_assert(n_buckets <= UINT32_MAX);
+    if (n_buckets > r->capacity) {
+        r->buckets = g_renew(SimQueueBucket, r->buckets, n_buckets);
+        memset(&r->buckets[r->capacity], 0, (n_buckets - r->capacity) * sizeof(SimQueueBucket));
+        r->capacity = (uint32_t)n_buckets;
+    }
+    r->n_buckets = (uint32_t)n_buckets;
+    r->cur = 0;
+    r->shift = shift;
+    r->base_ps = base_ps;
+    unsigned __int128 last = (unsigned __int128)base_ps + ((unsigned __int128)n_buckets << shift) - 1;
+    r->last_ps = last > UINT64_MAX ? UINT64_MAX : (uint64_t)last;
+}
+
+/* The coarse bucket width, as a power of two, for a window starting at
+ * min_ps: about COARSE_ENTRIES entries a bucket where the entries are
+ * densest, at the front. The density there is estimated from an evenly
+ * spaced sample of the overflow list: the SAMPLE_RANK-th smallest of
+ * n_samples samples stands for the (SAMPLE_RANK * n / n_samples)-th
+ * smallest entry. */
 #define N_SAMPLES 64
 #define SAMPLE_RANK 4
 
 static unsigned
-window_shift(const SimQueueBucket *of, uint64_t min_ps)
+coarse_shift(const SimQueueBucket *of, uint64_t min_ps)
 {
     uint32_t n = of->n_entries;
     uint32_t n_samples = n < N_SAMPLES ? n : N_SAMPLES;
@@ -165,17 +194,17 @@ window_shift(const SimQueueBucket *of, uint64_t min_ps)
         smallest[j] = x;
     }
     /* smallest[rank] - 0 spans about rank * n / n_samples entries. */
-    unsigned __int128 span = (unsigned __int128)smallest[rank] * n_samples * ENTRIES_PER_BUCKET;
+    unsigned __int128 span = (unsigned __int128)smallest[rank] * n_samples * COARSE_ENTRIES;
     uint64_t n_spanned = (uint64_t)rank * n + 1;
     unsigned __int128 width = span / n_spanned;
     return bits_for(width > UINT64_MAX ? UINT64_MAX : (uint64_t)width);
 }
 
-/* Makes a new window out of the overflow list: as many buckets as needed to
- * reach the latest entry, but no more than about 2n / ENTRIES_PER_BUCKET;
- * entries past the window stay in the overflow list for the next one. */
+/* Builds the coarse rung from the overflow list: as many buckets as needed
+ * to reach the latest entry, but no more than about 2n / COARSE_ENTRIES;
+ * entries past it stay in the overflow list for the next one. */
 static void
-rebuild(SimQueue *q)
+rebuild_coarse(SimQueue *q)
 {
     SimQueueBucket *of = &q->overflow;
     g_assert(of->n_entries > 0);
@@ -185,48 +214,69 @@ rebuild(SimQueue *q)
         min_ps = t < min_ps ? t : min_ps;
         max_ps = t > max_ps ? t : max_ps;
     }
-    q->shift = window_shift(of, min_ps);
-    uint64_t n_buckets = ((max_ps - min_ps) >> q->shift) + 1;
-    uint64_t max_buckets = 2 * (uint64_t)of->n_entries / ENTRIES_PER_BUCKET + 1;
-    n_buckets = n_buckets < max_buckets ? n_buckets : max_buckets;
-    if (n_buckets > q->buckets_capacity) {
-        q->buckets = g_renew(SimQueueBucket, q->buckets, n_buckets);
-        memset(&q->buckets[q->buckets_capacity], 0,
-               (n_buckets - q->buckets_capacity) * sizeof(SimQueueBucket));
-        q->buckets_capacity = (uint32_t)n_buckets;
-    }
-    q->n_buckets = (uint32_t)n_buckets;
-    q->base_ps = min_ps;
-    unsigned __int128 last =
-        (unsigned __int128)min_ps + ((unsigned __int128)n_buckets << q->shift) - 1;
-    q->last_ps = last > UINT64_MAX ? UINT64_MAX : (uint64_t)last;
+    unsigned shift = coarse_shift(of, min_ps);
+    uint64_t n_buckets = ((max_ps - min_ps) >> shift) + 1;
+    uint64_t max_buckets = 2 * (uint64_t)of->n_entries / COARSE_ENTRIES + 1;
+    rung_reset(&q->coarse, min_ps, shift, MIN(n_buckets, max_buckets));
 
     /* Distribute, compacting what stays in the overflow list in place. */
     uint32_t n_kept = 0;
     for (uint32_t i = 0; i < of->n_entries; i++) {
         const SimQueueEntry *e = &of->entries[i];
-        if (e->time_ps > q->last_ps)
+        if (e->time_ps > q->coarse.last_ps)
             of->entries[n_kept++] = *e;
         else
-            bucket_append(&q->buckets[(e->time_ps - min_ps) >> q->shift], e);
+            bucket_append(&q->coarse.buckets[(e->time_ps - min_ps) >> shift], e);
     }
     of->n_entries = n_kept;
-    q->cur = 0;
-    q->cur_read = 0;
     q->n_rebuilds++;
 }
 
-/* Moves on from a drained current bucket to the next non-empty one. */
+/* Splits coarse bucket coarse.cur into the fine rung, about FINE_ENTRIES
+ * entries a bucket, and empties it. */
+static void
+spawn_fine(SimQueue *q)
+{
+    SimQueueRung *coarse = &q->coarse;
+    SimQueueBucket *src = &coarse->buckets[coarse->cur];
+    unsigned split = bits_for(src->n_entries / FINE_ENTRIES);
+    unsigned shift = coarse->shift > split ? coarse->shift - split : 0;
+    uint64_t start_ps = coarse->base_ps + ((uint64_t)coarse->cur << coarse->shift);
+    rung_reset(&q->fine, start_ps, shift, UINT64_C(1) << (coarse->shift - shift));
+    for (uint32_t i = 0; i < src->n_entries; i++) {
+        const SimQueueEntry *e = &src->entries[i];
+        bucket_append(&q->fine.buckets[(e->time_ps - start_ps) >> shift], e);
+    }
+    src->n_entries = 0;
+}
+
+/* Moves the coarse rung on to its next non-empty bucket (rebuilding it from
+ * the overflow list when it runs dry) and splits that bucket. */
+static void
+next_coarse(SimQueue *q)
+{
+    SimQueueRung *coarse = &q->coarse;
+    for (;;) {
+        if (coarse->n_buckets == 0 || ++coarse->cur == coarse->n_buckets)
+            rebuild_coarse(q);
+        if (coarse->buckets[coarse->cur].n_entries > 0) {
+            spawn_fine(q);
+            return;
+        }
+    }
+}
+
 void
 sim_queue_advance(SimQueue *q)
 {
+    SimQueueRung *fine = &q->fine;
     for (;;) {
-        if (q->n_buckets > 0)
-            q->buckets[q->cur].n_entries = 0;
+        if (fine->n_buckets > 0)
+            fine->buckets[fine->cur++].n_entries = 0;
         q->cur_read = 0;
-        if (q->n_buckets == 0 || ++q->cur == q->n_buckets)
-            rebuild(q);
-        SimQueueBucket *b = &q->buckets[q->cur];
+        if (fine->cur >= fine->n_buckets)
+            next_coarse(q);
+        SimQueueBucket *b = &fine->buckets[fine->cur];
         if (b->n_entries > 0) {
             sort_entries(b->entries, b->n_entries);
             return;
@@ -234,27 +284,45 @@ sim_queue_advance(SimQueue *q)
     }
 }
 
+/* Checks one rung: buckets before n_empty hold nothing, buckets from
+ * first_checked on hold only entries of their own time range. */
+static bool
+rung_is_valid(const SimQueueRung *r, uint32_t n_empty, uint32_t first_checked, size_t *n)
+{
+    for (uint32_t b = 0; b < r->n_buckets; b++) {
+        const SimQueueBucket *bucket = &r->buckets[b];
+        if (b < n_empty && bucket->n_entries != 0)
+            return false;
+        if (b < first_checked)
+            continue;
+        for (uint32_t i = 0; i < bucket->n_entries; i++)
+            if (sim_queue_rung_index(r, bucket->entries[i].time_ps) != b)
+                return false;
+        *n += bucket->n_entries;
+    }
+    return true;
+}
+
 bool
 sim_queue_is_valid(const SimQueue *q)
 {
     size_t n = q->overflow.n_entries;
     for (uint32_t i = 0; i < q->overflow.n_entries; i++)
-        if (q->n_buckets > 0 && q->overflow.entries[i].time_ps <= q->last_ps)
+        if (q->coarse.n_buckets > 0 && q->overflow.entries[i].time_ps <= q->coarse.last_ps)
             return false;
-    for (uint32_t b = 0; b < q->n_buckets; b++) {
-        const SimQueueBucket *bucket = &q->buckets[b];
-        uint32_t first = b == q->cur ? q->cur_read : 0;
-        if (b < q->cur && bucket->n_entries != 0)
+    if (q->coarse.n_buckets == 0)
+        return n == q->n_entries;
+    if (!rung_is_valid(&q->coarse, q->coarse.cur + 1, q->coarse.cur + 1, &n) ||
+        !rung_is_valid(&q->fine, q->fine.cur, q->fine.cur + 1, &n))
+        return false;
+    /* The current fine bucket: sorted from cur_read on, nothing after its end. */
+    const SimQueueBucket *cur = &q->fine.buckets[q->fine.cur];
+    for (uint32_t i = q->cur_read; i < cur->n_entries; i++) {
+        if (sim_queue_rung_index(&q->fine, cur->entries[i].time_ps) > q->fine.cur)
             return false;
-        for (uint32_t i = first; i < bucket->n_entries; i++) {
-            const SimQueueEntry *e = &bucket->entries[i];
-            uint64_t idx = e->time_ps >= q->base_ps ? (e->time_ps - q->base_ps) >> q->shift : 0;
-            if (b == q->cur ? idx > b : idx != b)
-                return false;
-            if (b == q->cur && i > first && !sim_queue_entry_before(&bucket->entries[i - 1], e))
-                return false;
-        }
-        n += bucket->n_entries - first;
+        if (i > q->cur_read && !sim_queue_entry_before(&cur->entries[i - 1], &cur->entries[i]))
+            return false;
     }
+    n += cur->n_entries - q->cur_read;
     return n == q->n_entries;
 }

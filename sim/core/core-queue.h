@@ -1,18 +1,19 @@
-/* The pending-event queue: a calendar of time buckets with an overflow list
- * (a two-rung ladder queue), ordered by the key (time_ps, phase, seq).
+/* The pending-event queue: a two-rung ladder of time buckets with an
+ * overflow list, ordered by the key (time_ps, phase, seq).
  *
  * The order word packs the event's phase (8 bits) above its schedule
  * sequence number (56 bits): no two keys are equal, so the dispatch order is
  * total. The queue relies on the simulation's monotone keys: nothing is
  * pushed before the last entry taken.
  *
- * Layout: a window of n_buckets buckets, each 2^shift ps wide, starting at
- * base_ps; entries later than the window wait, unsorted, in the overflow
- * list. Buckets are sorted only when the clock reaches them, so an entry
- * costs one append, one short sort and one read (plus one move out of the
- * overflow list), whatever the number of pending events. When the window is
- * drained, it is rebuilt around the overflow list. Internal to sim/core;
- * upper layers use SimEngine.
+ * Layout (after Tang, Goh and Thng's ladder queue): a coarse rung of buckets
+ * over a window of time, each bucket about COARSE entries; the current
+ * coarse bucket split into a fine rung of buckets of a few entries each;
+ * and, past the window, an unsorted overflow list. A fine bucket is sorted
+ * when the clock reaches it. An entry costs a few appends, each to a bucket
+ * tail that is in cache because few buckets are live at each level, one
+ * short sort and one read, whatever the number of pending events. Internal
+ * to sim/core; upper layers use SimEngine.
  */
 #pragma once
 
@@ -57,20 +58,26 @@ typedef struct SimQueueBucket {
     uint32_t capacity;
 } SimQueueBucket;
 
+/* One rung: n_buckets buckets of 2^shift ps from base_ps; bucket cur and
+ * the ones before it are empty or being drained below. */
+typedef struct SimQueueRung {
+    SimQueueBucket *buckets; /* capacity kept across rebuilds */
+    uint32_t n_buckets;
+    uint32_t capacity;
+    uint32_t cur;
+    unsigned shift;
+    uint64_t base_ps;
+    uint64_t last_ps; /* end of the rung, inclusive */
+} SimQueueRung;
+
 typedef struct SimQueue {
-    SimQueueBucket *buckets; /* the window; capacity kept across rebuilds */
-    uint32_t n_buckets;      /* buckets in the current window */
-    uint32_t buckets_capacity;
-    uint32_t cur;            /* the bucket being drained; it is sorted */
-    uint32_t cur_read;       /* next entry to take from it */
-    unsigned shift;          /* bucket width is 2^shift ps */
-    uint64_t base_ps;        /* start of bucket 0 */
-    uint64_t last_ps;        /* end of the window, inclusive */
-    SimQueueBucket overflow; /* entries after last_ps, unsorted */
-    uint64_t overflow_max_ps;
+    SimQueueRung coarse;     /* the window, over the overflow list's front */
+    SimQueueRung fine;       /* coarse bucket coarse.cur, split */
+    uint32_t cur_read;       /* next entry of fine bucket fine.cur, which is sorted */
+    SimQueueBucket overflow; /* entries after coarse.last_ps, unsorted */
     uint64_t taken_ps;       /* time of the last entry taken */
     size_t n_entries;
-    uint64_t n_rebuilds;
+    uint64_t n_rebuilds;     /* coarse rungs built from the overflow list */
 } SimQueue;
 
 void sim_queue_init(SimQueue *q);
@@ -78,30 +85,47 @@ void sim_queue_clear(SimQueue *q);
 
 /* The slow paths of the inline functions below. */
 void sim_queue_bucket_grow(SimQueueBucket *b);
-void sim_queue_insert_current(SimQueue *q, const SimQueueEntry *entry);
+void sim_queue_insert_current(SimQueue *q, uint64_t time_ps, uint64_t order, uint32_t slot);
 void sim_queue_advance(SimQueue *q);
 
-/* Adds an entry; its time must not be before the last entry taken. */
-static inline void
-sim_queue_push(SimQueue *q, const SimQueueEntry *entry)
+/* The bucket of rung r that time t falls in; a time before the rung (only
+ * possible when the clock stopped short of it at a time limit) counts as
+ * bucket 0. */
+static inline uint64_t
+sim_queue_rung_index(const SimQueueRung *r, uint64_t t)
 {
-    SIM_HOT_ASSERT(entry->time_ps >= q->taken_ps);
+    return t >= r->base_ps ? (t - r->base_ps) >> r->shift : 0;
+}
+
+/* Adds an entry; time_ps must not be before the last entry taken. The
+ * fields are stored one by one: building a SimQueueEntry on the stack and
+ * copying it costs a store-forwarding stall on every push. */
+static inline void
+sim_queue_push(SimQueue *q, uint64_t time_ps, uint64_t order, uint32_t slot)
+{
+    SIM_HOT_ASSERT(time_ps >= q->taken_ps);
     q->n_entries++;
-    uint64_t t = entry->time_ps;
     SimQueueBucket *b = &q->overflow;
-    if (q->n_buckets > 0 && t <= q->last_ps) {
-        /* Before the window's start only if the clock stopped short of it
-         * (a time limit): the entry then precedes everything in it. */
-        uint64_t idx = t >= q->base_ps ? (t - q->base_ps) >> q->shift : 0;
-        if (idx <= q->cur) {
-            sim_queue_insert_current(q, entry);
-            return;
+    if (q->coarse.n_buckets > 0 && time_ps <= q->coarse.last_ps) {
+        uint64_t coarse = sim_queue_rung_index(&q->coarse, time_ps);
+        if (coarse > q->coarse.cur) {
+            b = &q->coarse.buckets[coarse];
+        } else {
+            /* In the current coarse bucket, or before it: the fine rung. */
+            uint64_t fine = sim_queue_rung_index(&q->fine, time_ps);
+            if (fine <= q->fine.cur) {
+                sim_queue_insert_current(q, time_ps, order, slot);
+                return;
+            }
+            b = &q->fine.buckets[fine];
         }
-        b = &q->buckets[idx];
     }
     if (b->n_entries == b->capacity)
         sim_queue_bucket_grow(b);
-    b->entries[b->n_entries++] = *entry;
+    SimQueueEntry *e = &b->entries[b->n_entries++];
+    e->time_ps = time_ps;
+    e->order = order;
+    e->slot = slot;
 }
 
 /* The smallest entry, without removing it; valid until the next push or
@@ -110,16 +134,17 @@ static inline const SimQueueEntry *
 sim_queue_top(SimQueue *q)
 {
     SIM_HOT_ASSERT(q->n_entries > 0);
-    if (q->n_buckets == 0 || q->cur_read == q->buckets[q->cur].n_entries)
+    const SimQueueRung *fine = &q->fine;
+    if (fine->n_buckets == 0 || q->cur_read == fine->buckets[fine->cur].n_entries)
         sim_queue_advance(q);
-    return &q->buckets[q->cur].entries[q->cur_read];
+    return &fine->buckets[fine->cur].entries[q->cur_read];
 }
 
 /* Removes the entry sim_queue_top returned. */
 static inline void
 sim_queue_pop(SimQueue *q)
 {
-    q->taken_ps = q->buckets[q->cur].entries[q->cur_read].time_ps;
+    q->taken_ps = q->fine.buckets[q->fine.cur].entries[q->cur_read].time_ps;
     q->cur_read++;
     q->n_entries--;
 }
@@ -129,12 +154,12 @@ sim_queue_pop(SimQueue *q)
 static inline const SimQueueEntry *
 sim_queue_ahead(const SimQueue *q, uint32_t k)
 {
-    const SimQueueBucket *b = &q->buckets[q->cur];
+    const SimQueueBucket *b = &q->fine.buckets[q->fine.cur];
     uint32_t i = q->cur_read + k;
     if (i < b->n_entries)
         return &b->entries[i];
     i -= b->n_entries;
-    if (q->cur + 1 < q->n_buckets && i < b[1].n_entries)
+    if (q->fine.cur + 1 < q->fine.n_buckets && i < b[1].n_entries)
         return &b[1].entries[i];
     return NULL;
 }

@@ -41,7 +41,7 @@ START_TEST(matches_reference)
             uint8_t phase = (uint8_t)sim_rng_below(&rng, 3);
             SimQueueEntry e = {now + delay, sim_queue_order(phase, seq), (uint32_t)seq};
             seq++;
-            sim_queue_push(&q, &e);
+            sim_queue_push(&q, e.time_ps, e.order, e.slot);
             g_array_append_val(ref.entries, e);
         } else {
             const SimQueueEntry *top = sim_queue_top(&q);
@@ -75,12 +75,10 @@ START_TEST(push_before_window)
     SimQueue q;
     sim_queue_init(&q);
     for (uint32_t i = 0; i < 100; i++) {
-        SimQueueEntry e = {1000 + 10 * i, sim_queue_order(0, i), i};
-        sim_queue_push(&q, &e);
+        sim_queue_push(&q, 1000 + 10 * i, sim_queue_order(0, i), i);
     }
     ck_assert_uint_eq(sim_queue_top(&q)->time_ps, 1000);
-    SimQueueEntry early = {500, sim_queue_order(0, 100), 100};
-    sim_queue_push(&q, &early);
+    sim_queue_push(&q, 500, sim_queue_order(0, 100), 100);
     ck_assert(sim_queue_is_valid(&q));
     ck_assert_uint_eq(sim_queue_top(&q)->slot, 100);
     sim_queue_pop(&q);
