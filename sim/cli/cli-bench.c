@@ -52,8 +52,7 @@ bench_context(BenchOptions *o)
 }
 
 static bool
-parse_count_option(const char *name, const char *text, uint64_t min, uint64_t *out,
-                   GError **error)
+parse_count_option(const char *name, const char *text, uint64_t min, uint64_t *out, GError **error)
 {
     if (!sim_units_parse_count(text, out, error)) {
         g_prefix_error(error, "--%s: ", name);
@@ -88,7 +87,8 @@ plan_from_options(const BenchOptions *o, BenchPlan *plan, GError **error)
         return false;
     if (o->seed && !parse_count_option("seed", o->seed, 0, &plan->base.seed, error))
         return false;
-    if (o->mean_delay && !sim_units_parse_time_ps(o->mean_delay, &plan->base.mean_delay_ps, error)) {
+    if (o->mean_delay &&
+        !sim_units_parse_time_ps(o->mean_delay, &plan->base.mean_delay_ps, error)) {
         g_prefix_error(error, "--mean-delay: ");
         return false;
     }
@@ -138,8 +138,8 @@ cli_bench_core(int argc, char **argv)
            ", warm-up = N events\n",
            plan.base.delay == SIM_HOLD_DELAY_UNIFORM ? "uniform" : "exponential",
            plan.base.mean_delay_ps, plan.base.seed);
-    printf("#%9s %11s %9s %10s %9s %16s %11s  %16s\n", "pending", "events", "seconds",
-           "Mevents/s", "ns/event", "pool_high_water", "pool_grows", "trace_hash");
+    printf("#%9s %11s %9s %10s %9s %16s %11s  %16s\n", "pending", "events", "seconds", "Mevents/s",
+           "ns/event", "pool_high_water", "pool_grows", "trace_hash");
     for (guint i = 0; i < plan.pending->len; i++) {
         SimHoldConfig config = plan.base;
         config.n_pending = g_array_index(plan.pending, uint64_t, i);

@@ -10,8 +10,7 @@
 void
 cli_print_error(const char *command, const GError *error)
 {
-    fprintf(stderr, "nvlsim%s%s: %s\n", command ? " " : "", command ? command : "",
-            error->message);
+    fprintf(stderr, "nvlsim%s%s: %s\n", command ? " " : "", command ? command : "", error->message);
 }
 
 bool

@@ -18,8 +18,8 @@ typedef uint8_t SimPhase;
 #define SIM_EVENT_N_ARGS 6
 
 typedef struct SimEvent {
-    uint64_t time_ps;      /* when it fires (set by the engine) */
-    SimHandlerId handler;  /* which handler runs it */
-    uint32_t target;       /* the component it is for; the handler's meaning */
+    uint64_t time_ps;               /* when it fires (set by the engine) */
+    SimHandlerId handler;           /* which handler runs it */
+    uint32_t target;                /* the component it is for; the handler's meaning */
     uint64_t arg[SIM_EVENT_N_ARGS]; /* payload; the handler's meaning */
 } SimEvent;

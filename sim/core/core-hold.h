@@ -25,12 +25,12 @@ typedef struct SimHoldConfig {
 } SimHoldConfig;
 
 typedef struct SimHoldResult {
-    uint64_t n_events;       /* events executed in the measured part */
-    int64_t elapsed_us;      /* wall-clock time of the measured part */
-    uint64_t end_time_ps;    /* simulated time at the end */
+    uint64_t n_events;    /* events executed in the measured part */
+    int64_t elapsed_us;   /* wall-clock time of the measured part */
+    uint64_t end_time_ps; /* simulated time at the end */
     uint32_t pool_high_water;
     uint32_t pool_n_grows;
-    uint64_t trace_hash;     /* over warm-up and measured events */
+    uint64_t trace_hash; /* over warm-up and measured events */
 } SimHoldResult;
 
 /* Runs the hold model; n_pending must be at least 1. */

@@ -16,13 +16,13 @@
 #define SIM_POOL_CHUNK_SLOTS (1u << SIM_POOL_CHUNK_BITS)
 
 typedef struct SimPool {
-    SimEvent **chunks;    /* each SIM_POOL_CHUNK_SLOTS slots */
+    SimEvent **chunks; /* each SIM_POOL_CHUNK_SLOTS slots */
     uint32_t n_chunks;
-    uint32_t n_slots;     /* slots in all chunks */
-    uint32_t free_head;   /* first free slot, or SIM_POOL_NONE */
+    uint32_t n_slots;   /* slots in all chunks */
+    uint32_t free_head; /* first free slot, or SIM_POOL_NONE */
     uint32_t n_in_use;
-    uint32_t high_water;  /* most slots ever in use at once */
-    uint32_t n_grows;     /* chunk allocations */
+    uint32_t high_water; /* most slots ever in use at once */
+    uint32_t n_grows;    /* chunk allocations */
 } SimPool;
 
 #define SIM_POOL_NONE UINT32_MAX

@@ -162,7 +162,8 @@ rung_reset(SimQueueRung *r, uint64_t base_ps, unsigned shift, uint64_t n_buckets
     r->cur = 0;
     r->shift = shift;
     r->base_ps = base_ps;
-    unsigned __int128 last = (unsigned __int128)base_ps + ((unsigned __int128)n_buckets << shift) - 1;
+    unsigned __int128 last =
+        (unsigned __int128)base_ps + ((unsigned __int128)n_buckets << shift) - 1;
     r->last_ps = last > UINT64_MAX ? UINT64_MAX : (uint64_t)last;
 }
 

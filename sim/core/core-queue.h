@@ -77,7 +77,7 @@ typedef struct SimQueue {
     SimQueueBucket overflow; /* entries after coarse.last_ps, unsorted */
     uint64_t taken_ps;       /* time of the last entry taken */
     size_t n_entries;
-    uint64_t n_rebuilds;     /* coarse rungs built from the overflow list */
+    uint64_t n_rebuilds; /* coarse rungs built from the overflow list */
 } SimQueue;
 
 void sim_queue_init(SimQueue *q);

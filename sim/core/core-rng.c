@@ -47,8 +47,8 @@ sim_rng_below_slow(SimRng *rng, uint64_t n, unsigned __int128 m)
  * 256 layers, with the layer index and the magnitude drawn from different
  * bits of the 64-bit output (Doornik, 2005). 98.9 % of draws take the fast
  * path: one table lookup, one compare, one multiply. */
-#define ZIG_R 7.697117470131487         /* start of the tail */
-#define ZIG_V 3.949659822581572e-3      /* area of each layer */
+#define ZIG_R 7.697117470131487    /* start of the tail */
+#define ZIG_V 3.949659822581572e-3 /* area of each layer */
 
 typedef struct Ziggurat {
     uint32_t k[256]; /* fast-path thresholds */

@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-G_DEFINE_QUARK(sim-units-error-quark, sim_units_error)
+G_DEFINE_QUARK(sim - units - error - quark, sim_units_error)
 
 typedef struct Unit {
     const char *name;
@@ -85,8 +85,8 @@ static const Unit flops_units[] = {
 
 static const Quantity time_quantity = {"time", "250ns", "ps", time_units, false, false};
 static const Quantity size_quantity = {"size", "4MiB", "bytes", size_units, true, false};
-static const Quantity bandwidth_quantity = {"bandwidth", "450GB/s or 400Gbit/s",
-                                            "B/s", bandwidth_units, false, true};
+static const Quantity bandwidth_quantity = {
+    "bandwidth", "450GB/s or 400Gbit/s", "B/s", bandwidth_units, false, true};
 static const Quantity flops_quantity = {"rate", "989TFLOP/s", "FLOP/s", flops_units, false, true};
 static const Quantity count_quantity = {"count", "100000 or 1e5", "", NULL, true, false};
 
@@ -128,9 +128,9 @@ read_decimal(const char *p, Decimal *d)
     if (!any_digit)
         return NULL;
 
-    bool has_exp = (*p == 'e' || *p == 'E') &&
-                   (g_ascii_isdigit(p[1]) ||
-                    ((p[1] == '+' || p[1] == '-') && g_ascii_isdigit(p[2])));
+    bool has_exp =
+        (*p == 'e' || *p == 'E') &&
+        (g_ascii_isdigit(p[1]) || ((p[1] == '+' || p[1] == '-') && g_ascii_isdigit(p[2])));
     if (has_exp) {
         p++;
         int sign = *p == '-' ? -1 : 1;
@@ -155,7 +155,7 @@ unit_list(const Quantity *q)
 }
 
 static bool G_GNUC_PRINTF(4, 5)
-fail(GError **error, SimUnitsError code, const Quantity *q, const char *fmt, ...)
+    fail(GError **error, SimUnitsError code, const Quantity *q, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
@@ -203,8 +203,8 @@ scale(const Quantity *q, const char *text, const Decimal *d, const Unit *u, uint
         den *= tiny ? 1 : 10;
     }
     if (q->whole && d->truncated)
-        return fail(error, SIM_UNITS_ERROR_RANGE, q,
-                    "'%s' has more than 18 significant digits", text);
+        return fail(error, SIM_UNITS_ERROR_RANGE, q, "'%s' has more than 18 significant digits",
+                    text);
     unsigned __int128 quotient = tiny ? 0 : num / den;
     unsigned __int128 remainder = tiny ? num : num % den;
     if (q->whole && remainder != 0)

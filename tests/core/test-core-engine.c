@@ -27,8 +27,8 @@ on_record(SimEngine *engine, const SimEvent *event, void *ctx)
 }
 
 static void
-schedule_recorded(SimEngine *engine, SimHandlerId h, uint64_t time_ps, SimPhase phase,
-                  uint64_t seq, uint32_t target)
+schedule_recorded(SimEngine *engine, SimHandlerId h, uint64_t time_ps, SimPhase phase, uint64_t seq,
+                  uint32_t target)
 {
     SimEvent *event = sim_engine_schedule(engine, time_ps, phase, h);
     event->target = target;

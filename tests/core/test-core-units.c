@@ -88,8 +88,7 @@ static const struct {
     {"400Gbps", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_UNIT,
      "write bits as Gbit/s and bytes as GB/s"},
     {"450gb/s", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_UNIT, "unknown unit"},
-    {"450GB", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_UNIT,
-     "expected a bandwidth"},
+    {"450GB", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_UNIT, "expected a bandwidth"},
     {"0GB/s", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_RANGE, "not positive"},
     {"1bit/s", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_RANGE, "below 1 B/s"},
     {"inf GB/s", sim_units_parse_bandwidth_bytes_per_s, SIM_UNITS_ERROR_SYNTAX, "not a number"},
@@ -107,8 +106,7 @@ START_TEST(rejects)
     ck_assert_msg(!ok, "'%s' accepted as %" PRIu64, rejected[_i].text, got);
     ck_assert_msg(got == 12345, "'%s': output written on error", rejected[_i].text);
     ck_assert_msg(g_error_matches(error, SIM_UNITS_ERROR, (gint)rejected[_i].code),
-                  "'%s': wrong error code %d (%s)", rejected[_i].text, error->code,
-                  error->message);
+                  "'%s': wrong error code %d (%s)", rejected[_i].text, error->code, error->message);
     ck_assert_msg(strstr(error->message, rejected[_i].message_part) != NULL,
                   "'%s': message '%s' lacks '%s'", rejected[_i].text, error->message,
                   rejected[_i].message_part);
