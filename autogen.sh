@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 # Build: compiler, autotools, pkg-config, GLib, libcsv. Tests: Check.
 # Plots (optional at run time): gnuplot.
-PACKAGES="gcc make autoconf automake pkg-config libglib2.0-dev libcsv-dev check gnuplot-nox"
+PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libcsv-dev check gnuplot-nox"
 
 install_deps() {
     missing=""

@@ -30,7 +30,7 @@ bench_context(BenchOptions *o)
 {
     GOptionEntry entries[] = {
         {"pending", 'n', 0, G_OPTION_ARG_STRING, &o->pending,
-         "Queue sizes to measure, comma-separated (default 1e3,1e5,1e6)", "N,…"},
+         "Queue sizes to measure, comma-separated (default 1e3,1e5,1e6)", "N,..."},
         {"events", 'e', 0, G_OPTION_ARG_STRING, &o->events,
          "Events measured per queue size (default 1e7)", "N"},
         {"mean-delay", 0, 0, G_OPTION_ARG_STRING, &o->mean_delay,

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ main_context(gboolean *show_version)
     };
     entries[0].arg_data = show_version;
 
-    GOptionContext *context = g_option_context_new("COMMAND [ARGS…]");
+    GOptionContext *context = g_option_context_new("COMMAND [ARGS...]");
     g_option_context_set_summary(context,
                                  "Simulates NVLink/NVSwitch GPU systems and the collectives and "
                                  "training that run on them.");
@@ -85,6 +86,10 @@ help(GOptionContext *context, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+    /* The user's locale for messages and text encoding, but numbers always
+     * with a decimal point: tables and CSV must read the same everywhere. */
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
     g_set_prgname("nvlsim");
     gboolean show_version = FALSE;
     g_autoptr(GOptionContext) context = main_context(&show_version);
@@ -95,7 +100,7 @@ main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (argc < 2) {
-        fprintf(stderr, "Usage: nvlsim COMMAND [ARGS…]; no command given; see 'nvlsim --help'\n");
+        fprintf(stderr, "Usage: nvlsim COMMAND [ARGS...]; no command given; see 'nvlsim --help'\n");
         return CLI_EXIT_USAGE;
     }
     if (strcmp(argv[1], "help") == 0)

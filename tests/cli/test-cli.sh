@@ -3,6 +3,9 @@
 # one-line errors naming what was wrong, and bench-core's output being
 # reproducible in everything but the wall-clock columns.
 set -u
+# GLib translates its own messages; the checks below read the English ones.
+LC_ALL=C
+export LC_ALL
 nvlsim="$top_builddir/nvlsim"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
