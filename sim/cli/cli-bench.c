@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "core/core-hold.h"
+#include "core/core-time.h"
 #include "core/core-units.h"
 
 typedef struct BenchOptions {
@@ -90,6 +91,12 @@ plan_from_options(const BenchOptions *o, BenchPlan *plan, GError **error)
     if (o->mean_delay &&
         !sim_units_parse_time_ps(o->mean_delay, &plan->base.mean_delay_ps, error)) {
         g_prefix_error(error, "--mean-delay: ");
+        return false;
+    }
+    /* 1e7 events of 1 s each stay far inside the clock's 213-day range. */
+    if (plan->base.mean_delay_ps > SIM_PS_PER_S) {
+        g_set_error(error, SIM_UNITS_ERROR, SIM_UNITS_ERROR_RANGE,
+                    "--mean-delay: '%s' is too large: expected at most 1s", o->mean_delay);
         return false;
     }
     if (o->delay && strcmp(o->delay, "uniform") == 0) {

@@ -1,4 +1,4 @@
-/* The discrete-event loop: pooled events, a radix heap keyed (time_ps,
+/* The discrete-event loop: pooled events, a ladder queue keyed (time_ps,
  * phase, seq), a handler table, and run-until-drained/limit/stop.
  *
  * The clock is the pair (now_ps, now_phase) of the event being run; an event

@@ -50,6 +50,7 @@ expect 2 err "--pending: '0' is too small" -- bench-core --pending 0
 expect 2 err "--events: '-3' is negative" -- bench-core --events -3
 expect 2 err "--mean-delay: '5' has no unit: expected a time" -- bench-core --mean-delay 5
 expect 2 err "--mean-delay: '5xs' has an unknown unit 'xs'" -- bench-core --mean-delay 5xs
+expect 2 err "--mean-delay: '2s' is too large: expected at most 1s" -- bench-core --mean-delay 2s
 expect 2 err "--delay: unknown distribution 'gaussian'" -- bench-core --delay gaussian
 expect 2 err "unexpected argument 'extra'" -- bench-core extra
 expect 2 err "Missing argument for --pending" -- bench-core --pending
