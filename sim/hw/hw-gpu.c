@@ -1,0 +1,76 @@
+/* GPU models from models/gpu/NAME.ini: the key table, the loader and the
+ * checks a model must pass (positive counts and rates, generations in
+ * range). Values and their sources live in the files, not here.
+ */
+#include "hw/hw-gpu.h"
+
+#include "hw/hw-keys.h"
+
+#define FIELD(f) offsetof(HwGpu, f)
+
+static const HwKey gpu_keys[] = {
+    {"name", HW_KEY_STRING, FIELD(name), true, "the product name, such as H100 SXM5"},
+    {"sms", HW_KEY_COUNT, FIELD(n_sms), true, "the number of SMs, such as 132"},
+    {"boost_clock", HW_KEY_HZ, FIELD(boost_clock_hz), true, "a frequency such as 1980MHz"},
+    {"peak_fp32", HW_KEY_FLOPS_PER_S, FIELD(fp32_flops_per_s), true,
+     "dense non-tensor fp32 rate, such as 67TFLOP/s"},
+    {"peak_fp16", HW_KEY_FLOPS_PER_S, FIELD(fp16_flops_per_s), true,
+     "dense fp16/bf16 rate, such as 989TFLOP/s"},
+    {"peak_fp8", HW_KEY_FLOPS_PER_S, FIELD(fp8_flops_per_s), false,
+     "dense fp8 rate, such as 1979TFLOP/s (omit where there is no fp8)"},
+    {"hbm_capacity", HW_KEY_SIZE_BYTES, FIELD(hbm_bytes), true, "a size such as 80GB"},
+    {"hbm_bandwidth", HW_KEY_BYTES_PER_S, FIELD(hbm_bytes_per_s), true,
+     "a bandwidth such as 3.35TB/s"},
+    {"l2_size", HW_KEY_SIZE_BYTES, FIELD(l2_bytes), true, "a size such as 50MB"},
+    {"nvlink_generation", HW_KEY_COUNT, FIELD(nvlink_generation), true, "1 to 5"},
+    {"nvlinks", HW_KEY_COUNT, FIELD(n_nvlinks), true, "the number of NVLink links, such as 18"},
+    {"pcie_generation", HW_KEY_COUNT, FIELD(pcie_generation), true, "3 to 6"},
+};
+
+void
+hw_gpu_free(HwGpu *gpu)
+{
+    if (gpu == NULL)
+        return;
+    g_free(gpu->name);
+    g_free(gpu);
+}
+
+static bool
+check_range(const char *path, const char *key, uint64_t value, uint64_t min, uint64_t max,
+            GError **error)
+{
+    if (value >= min && value <= max)
+        return true;
+    g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [gpu] %s: %" G_GUINT64_FORMAT " is out of range: expected %" G_GUINT64_FORMAT
+                " to %" G_GUINT64_FORMAT,
+                path, key, value, min, max);
+    return false;
+}
+
+static bool
+check(const HwGpu *gpu, const char *path, GError **error)
+{
+    return check_range(path, "sms", gpu->n_sms, 1, 1024, error) &&
+           check_range(path, "nvlink_generation", gpu->nvlink_generation, 1, 5, error) &&
+           check_range(path, "nvlinks", gpu->n_nvlinks, 1, 64, error) &&
+           check_range(path, "pcie_generation", gpu->pcie_generation, 3, 6, error) &&
+           check_range(path, "hbm_capacity", gpu->hbm_bytes, 1, UINT64_MAX, error) &&
+           check_range(path, "l2_size", gpu->l2_bytes, 1, UINT64_MAX, error);
+}
+
+HwGpu *
+hw_gpu_load(const char *path, GError **error)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
+        g_prefix_error(error, "%s: ", path);
+        return NULL;
+    }
+    g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
+    if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
+        !check(gpu, path, error))
+        return NULL;
+    return g_steal_pointer(&gpu);
+}
