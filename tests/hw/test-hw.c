@@ -84,7 +84,7 @@ static const struct {
 
 START_TEST(bad_models_fail_with_context)
 {
-    g_autofree char *dir = g_dir_make_tmp("nvlsim-hw-XXXXXX", NULL);
+    g_autofree char *dir = g_dir_make_tmp(NULL, NULL);
     g_autofree char *path = g_build_filename(dir, "bad.ini", NULL);
     g_autofree char *text = NULL;
     if (bad[_i].from == NULL) {
