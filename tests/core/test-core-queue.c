@@ -1,4 +1,4 @@
-/* SimQueue: the calendar queue against a reference (linear scan for the
+/* SimQueue: the ladder queue against a reference (linear scan for the
  * minimum) under random monotone pushes and pops, its structure checked as
  * it goes; and the push that lands before a freshly built window. */
 #include "core/core-queue.h"
