@@ -1,0 +1,25 @@
+/* A NIC model: a network adapter (ConnectX-4 ... ConnectX-8, AWS EFA),
+ * loaded from models/nic/NAME.ini (group [nic]). Description only.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "hw/hw-link.h"
+
+typedef struct HwNic {
+    char *name;          /* "ConnectX-7 NDR" */
+    char *port_link_model; /* network link model of its port, such as ib-ndr */
+    HwLink *port_link;   /* that model, loaded with the NIC */
+    uint64_t pcie_generation;
+    uint64_t pcie_lanes;
+    uint64_t latency_ps; /* adapter processing, each way (send side + receive side) */
+} HwNic;
+
+/* Loads and checks a NIC model and its port link model (models_dir/link/);
+ * NULL and error on failure. */
+HwNic *hw_nic_load(const char *path, const char *models_dir, GError **error);
+
+void hw_nic_free(HwNic *nic);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwNic, hw_nic_free)

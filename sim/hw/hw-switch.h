@@ -1,0 +1,36 @@
+/* A switch model: an NVSwitch generation or an InfiniBand/Ethernet fabric
+ * switch, loaded from models/switch/NAME.ini (group [switch]). Description
+ * only: no behaviour.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/hw-link.h"
+
+typedef enum HwSwitchKind {
+    HW_SWITCH_NVSWITCH,
+    HW_SWITCH_NETWORK, /* InfiniBand or Ethernet leaf/spine switch */
+} HwSwitchKind;
+
+typedef struct HwSwitch {
+    char *name; /* "NVSwitch gen 3" */
+    HwSwitchKind kind;
+    uint64_t generation;
+    uint64_t n_ports;
+    char *link_model;          /* name of the port's link model, such as nvlink4 */
+    HwLink *link;              /* that model, loaded with the switch */
+    uint64_t latency_ps;       /* port to port, head of packet in to head out */
+    uint64_t port_buffer_bytes; /* input buffer per port (shared by its virtual output queues) */
+    bool nvls;                 /* multicast and in-switch reduction (NVLink SHARP) */
+    uint64_t nvls_bytes_per_s; /* reduction throughput per port, 0 without nvls */
+} HwSwitch;
+
+/* Loads and checks a switch model and its port link model (found as
+ * models_dir/link/LINK.ini); NULL and error on failure. */
+HwSwitch *hw_switch_load(const char *path, const char *models_dir, GError **error);
+
+void hw_switch_free(HwSwitch *sw);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSwitch, hw_switch_free)

@@ -1,0 +1,84 @@
+/* A system model: how parts are wired into one NVLink domain (a DGX/HGX
+ * box, or a GB200 NVL72 rack), and how such domains ("nodes") join a
+ * scale-out fabric. Loaded from models/system/NAME.ini; the parts it names
+ * are loaded from models/{gpu,link,switch,nic}/. Description only.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/hw-gpu.h"
+#include "hw/hw-link.h"
+#include "hw/hw-nic.h"
+#include "hw/hw-switch.h"
+
+/* n_links NVLinks joining GPUs a and b directly (a < b, node-local ids). */
+typedef struct HwGpuPair {
+    uint32_t a, b, n_links;
+} HwGpuPair;
+
+/* The model ids a system file names (file stems under models_dir), kept
+ * for reports and listings; NULL where the file names none. */
+typedef struct HwSystemIds {
+    char *gpu;
+    char *nvlink;
+    char *nvswitch;
+    char *gpu_host_link;
+    char *pcie;
+    char *cpu_link;
+    char *nic;
+    char *fabric_switch;
+} HwSystemIds;
+
+typedef struct HwSystem {
+    char *id;          /* file stem: "dgx-h100" */
+    char *name;        /* "NVIDIA DGX H100" */
+    HwGpu *gpu;
+    uint32_t n_gpus;   /* per node (NVLink domain) */
+
+    /* NVLink: direct pairs and/or switch planes. */
+    HwLink *nvlink;              /* NULL when the GPUs have no NVLink */
+    HwGpuPair *pairs;            /* direct GPU-GPU links */
+    uint32_t n_pairs;
+    HwSwitch *nvswitch;          /* NULL when no switch */
+    uint32_t n_boards;           /* baseboards, each with n_gpus/n_boards GPUs and its own switches */
+    uint32_t n_switches_per_board;
+    uint32_t *gpu_switch_links;  /* [n_switches_per_board]: links from each GPU to switch s of its board */
+    uint32_t n_trunk_links;      /* links from switch s of one board to switch s of each other board */
+
+    /* Hosts: CPU complexes (1 for a DGX box, 18 compute trays for NVL72). */
+    uint32_t n_hosts;
+    uint32_t n_cpus_per_host;
+    HwLink *gpu_host_link;       /* GPU to its PCIe switch or CPU: PCIe or C2C */
+    HwLink *pcie;                /* PCIe switch uplinks and NIC attach */
+    uint32_t gpus_per_pcie_switch; /* 0: GPUs and NICs attach to the CPU directly */
+    HwLink *cpu_link;            /* between the CPUs of one host; NULL with one CPU */
+
+    /* Scale-out. */
+    HwNic *nic;                  /* NULL when the system has no compute NIC */
+    uint32_t n_nics;             /* per node */
+    uint32_t n_nic_ports_per_nic;
+    HwSwitch *fabric_switch;     /* leaf and spine switch model */
+    bool rail_optimized;         /* NIC k of every node on leaf group k */
+    uint32_t n_nodes;            /* nodes on the fabric; 1 by default */
+
+    HwSystemIds ids;
+} HwSystem;
+
+/* Loads a system from path, resolving its parts under models_dir, and
+ * checks that the wiring adds up (links per GPU against the GPU's link
+ * count, switch ports against links, pairs in range). NULL and error
+ * ("PATH: [group] key: what was wrong; expected ...") on failure. */
+HwSystem *hw_system_load(const char *path, const char *models_dir, GError **error);
+
+/* Loads models_dir/system/ID.ini. */
+HwSystem *hw_system_load_by_id(const char *id, const char *models_dir, GError **error);
+
+/* NVLinks per direction joining local GPUs a and b directly (0 if none). */
+uint32_t hw_system_pair_links(const HwSystem *system, uint32_t a, uint32_t b);
+
+void hw_system_free(HwSystem *system);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSystem, hw_system_free)
+

@@ -1,0 +1,439 @@
+/* The flow engine: every transfer is one fluid flow per path of its route,
+ * and the links' capacity is shared max-min fairly among the flows crossing
+ * them (progressive filling: the most contended link fixes the rate of its
+ * flows, which are then removed from every other link they cross, and so
+ * on). Rates change only when a flow starts or ends; all starts and ends at
+ * one instant are handled by one recomputation.
+ *
+ * A flow carries payload; on link l it occupies payload × (1 + header_l ×
+ * packets/payload) of the wire, so protocol overhead is charged per link as
+ * in the packet engine. Its last byte lands a "tail" after it drains: the
+ * time one packet takes along the path, less its serialization on the
+ * bottleneck hop (already counted in the drain), which is exactly what a
+ * store-and-forward pipeline of packets adds. Times are ps; rates are
+ * doubles, and a time within 1e-6 ps of a whole ps is that ps.
+ */
+#include "net/net-flow.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/core-time.h"
+
+enum {
+    PHASE_DRAIN = 128, /* flows that have drained leave */
+    PHASE_RATES = 192, /* after every send and drain of the instant */
+};
+
+#define DEAD UINT32_MAX
+
+typedef struct FlowXfer {
+    uint64_t cookie;
+    uint64_t n_bytes;
+    uint64_t done_ps;
+    SimHandlerId on_done;
+    uint32_t target;
+    uint32_t n_left; /* flows still draining; next free record when unused */
+} FlowXfer;
+
+typedef struct Flow {
+    double remaining_bytes;
+    double rate_bytes_per_s;
+    double packets_per_byte; /* packets / payload bytes: wire = payload × (1 + header × this) */
+    uint64_t tail_ps;
+    uint32_t xfer; /* DEAD once drained */
+    uint32_t hop0; /* first of n_hops link ids in hops */
+    uint32_t n_hops;
+} Flow;
+
+typedef struct NetFlow {
+    NetModel base;
+    SimHandlerId rates_handler, drain_handler;
+    FlowXfer *xfers;
+    uint32_t n_xfers, cap_xfers, free_xfer;
+    Flow *flows;
+    uint32_t n_flows, cap_flows;
+    uint32_t *hops;
+    size_t n_hops, cap_hops;
+    /* Per link, rebuilt by each recomputation. */
+    uint32_t n_links;
+    double *header_bytes;
+    double *rem_bytes_per_s;
+    double *weight_sum;
+    uint32_t *csr_start; /* [n_links + 1] */
+    uint32_t *csr_flow;
+    uint32_t *active_links;
+    uint8_t *frozen;
+    uint64_t last_update_ps;
+    bool rates_pending;
+    uint64_t drain_generation;
+    NetStats stats;
+} NetFlow;
+
+static NetFlow *
+flow_of(NetModel *net)
+{
+    return (NetFlow *)net;
+}
+
+static double
+flow_weight(const NetFlow *nf, const Flow *f, uint32_t link)
+{
+    return 1.0 + nf->header_bytes[link] * f->packets_per_byte;
+}
+
+/* Drains every flow by what its rate moved since the last update. */
+static void
+advance(NetFlow *nf, uint64_t now_ps)
+{
+    double dt_s = (double)(now_ps - nf->last_update_ps) / (double)SIM_PS_PER_S;
+    nf->last_update_ps = now_ps;
+    if (dt_s == 0)
+        return;
+    for (uint32_t i = 0; i < nf->n_flows; i++)
+        nf->flows[i].remaining_bytes -= nf->flows[i].rate_bytes_per_s * dt_s;
+}
+
+/* Drops drained flows, keeping order, and packs their hops. */
+static void
+compact(NetFlow *nf)
+{
+    uint32_t w = 0;
+    size_t hw = 0;
+    for (uint32_t i = 0; i < nf->n_flows; i++) {
+        Flow f = nf->flows[i];
+        if (f.xfer == DEAD)
+            continue;
+        memmove(&nf->hops[hw], &nf->hops[f.hop0], f.n_hops * sizeof(uint32_t));
+        f.hop0 = (uint32_t)hw;
+        hw += f.n_hops;
+        nf->flows[w++] = f;
+    }
+    nf->n_flows = w;
+    nf->n_hops = hw;
+}
+
+static void
+build_csr(NetFlow *nf)
+{
+    uint32_t *start = nf->csr_start;
+    memset(start, 0, sizeof(uint32_t) * (nf->n_links + 1));
+    for (uint32_t i = 0; i < nf->n_flows; i++)
+        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
+            start[nf->hops[nf->flows[i].hop0 + h] + 1]++;
+    for (uint32_t l = 0; l < nf->n_links; l++)
+        start[l + 1] += start[l];
+    nf->csr_flow = g_renew(uint32_t, nf->csr_flow, MAX(nf->n_hops, 1));
+    for (uint32_t i = 0; i < nf->n_flows; i++)
+        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
+            nf->csr_flow[start[nf->hops[nf->flows[i].hop0 + h]]++] = i;
+    for (uint32_t l = nf->n_links; l > 0; l--)
+        start[l] = start[l - 1];
+    start[0] = 0;
+}
+
+static void
+freeze(NetFlow *nf, uint32_t i, double rate)
+{
+    Flow *f = &nf->flows[i];
+    nf->frozen[i] = 1;
+    f->rate_bytes_per_s = rate;
+    for (uint32_t h = 0; h < f->n_hops; h++) {
+        uint32_t l = nf->hops[f->hop0 + h];
+        double w = flow_weight(nf, f, l);
+        nf->rem_bytes_per_s[l] -= rate * w;
+        nf->weight_sum[l] -= w;
+    }
+}
+
+/* Progressive filling. Every flow weighs at least 1 on each link it
+ * crosses, so a weight sum under 0.5 means no unfrozen flow is left there. */
+static void
+max_min(NetFlow *nf)
+{
+    const TopoGraph *graph = nf->base.graph;
+    uint32_t n_active = 0;
+    for (uint32_t l = 0; l < nf->n_links; l++) {
+        nf->weight_sum[l] = 0;
+        nf->rem_bytes_per_s[l] = (double)topo_graph_link(graph, l)->bytes_per_s;
+        if (nf->csr_start[l + 1] > nf->csr_start[l])
+            nf->active_links[n_active++] = l;
+    }
+    nf->frozen = g_renew(uint8_t, nf->frozen, MAX(nf->n_flows, 1));
+    memset(nf->frozen, 0, MAX(nf->n_flows, 1));
+    for (uint32_t i = 0; i < nf->n_flows; i++)
+        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++) {
+            uint32_t l = nf->hops[nf->flows[i].hop0 + h];
+            nf->weight_sum[l] += flow_weight(nf, &nf->flows[i], l);
+        }
+    while (n_active > 0) {
+        double level = INFINITY;
+        for (uint32_t k = 0; k < n_active; k++) {
+            uint32_t l = nf->active_links[k];
+            level = fmin(level, fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l]);
+        }
+        double threshold = level * (1 + 1e-12);
+        for (uint32_t k = 0; k < n_active; k++) {
+            uint32_t l = nf->active_links[k];
+            if (nf->weight_sum[l] < 0.5 || fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l] > threshold)
+                continue;
+            for (uint32_t j = nf->csr_start[l]; j < nf->csr_start[l + 1]; j++)
+                if (!nf->frozen[nf->csr_flow[j]])
+                    freeze(nf, nf->csr_flow[j], level);
+        }
+        uint32_t kept = 0;
+        for (uint32_t k = 0; k < n_active; k++)
+            if (nf->weight_sum[nf->active_links[k]] >= 0.5)
+                nf->active_links[kept++] = nf->active_links[k];
+        n_active = kept;
+    }
+}
+
+/* ps until the flow drains at its rate; within 1e-6 of a whole ps rounds down. */
+static uint64_t
+drain_ps(const Flow *f)
+{
+    if (f->remaining_bytes <= 0)
+        return 0;
+    double t = f->remaining_bytes / f->rate_bytes_per_s * (double)SIM_PS_PER_S;
+    return (uint64_t)ceil(t - 1e-6);
+}
+
+static void
+schedule_drain(NetFlow *nf, uint64_t now_ps)
+{
+    uint64_t soonest = UINT64_MAX;
+    for (uint32_t i = 0; i < nf->n_flows; i++)
+        soonest = MIN(soonest, drain_ps(&nf->flows[i]));
+    if (soonest == UINT64_MAX)
+        return;
+    SimEvent *ev =
+        sim_engine_schedule(nf->base.engine, now_ps + soonest, PHASE_DRAIN, nf->drain_handler);
+    ev->arg[0] = ++nf->drain_generation;
+}
+
+static void
+on_rates(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)event;
+    NetFlow *nf = ctx;
+    uint64_t now = sim_engine_now(engine);
+    nf->rates_pending = false;
+    advance(nf, now);
+    compact(nf);
+    build_csr(nf);
+    max_min(nf);
+    nf->stats.n_rate_updates++;
+    nf->drain_generation++;
+    schedule_drain(nf, now);
+}
+
+static void
+request_rates(NetFlow *nf)
+{
+    if (nf->rates_pending)
+        return;
+    nf->rates_pending = true;
+    sim_engine_schedule(nf->base.engine, sim_engine_now(nf->base.engine), PHASE_RATES,
+                        nf->rates_handler);
+}
+
+static void
+finish_xfer_part(NetFlow *nf, uint32_t x, uint64_t done_ps)
+{
+    FlowXfer *xf = &nf->xfers[x];
+    xf->done_ps = MAX(xf->done_ps, done_ps);
+    if (--xf->n_left > 0)
+        return;
+    SimEvent *ev = sim_engine_schedule(nf->base.engine, xf->done_ps, 0, xf->on_done);
+    ev->target = xf->target;
+    ev->arg[0] = xf->cookie;
+    ev->arg[1] = xf->n_bytes;
+    nf->stats.n_sends_done++;
+    nf->stats.payload_bytes_delivered += xf->n_bytes;
+    xf->n_left = nf->free_xfer;
+    nf->free_xfer = x;
+}
+
+static void
+on_drain(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    NetFlow *nf = ctx;
+    if (event->arg[0] != nf->drain_generation)
+        return; /* superseded by a later recomputation */
+    uint64_t now = sim_engine_now(engine);
+    advance(nf, now);
+    for (uint32_t i = 0; i < nf->n_flows; i++) {
+        Flow *f = &nf->flows[i];
+        if (f->xfer == DEAD || drain_ps(f) > 0)
+            continue;
+        finish_xfer_part(nf, f->xfer, now + f->tail_ps);
+        f->xfer = DEAD;
+        f->rate_bytes_per_s = 0;
+    }
+    request_rates(nf);
+}
+
+static uint32_t
+new_xfer(NetFlow *nf, const NetSend *send)
+{
+    uint32_t x;
+    if (nf->free_xfer != DEAD) {
+        x = nf->free_xfer;
+        nf->free_xfer = nf->xfers[x].n_left;
+    } else {
+        if (nf->n_xfers == nf->cap_xfers) {
+            nf->cap_xfers = MAX(64, nf->cap_xfers * 2);
+            nf->xfers = g_renew(FlowXfer, nf->xfers, nf->cap_xfers);
+        }
+        x = nf->n_xfers++;
+    }
+    nf->xfers[x] = (FlowXfer){
+        .cookie = send->cookie,
+        .n_bytes = send->n_bytes,
+        .done_ps = 0,
+        .on_done = send->on_done,
+        .target = send->target,
+        .n_left = 0,
+    };
+    return x;
+}
+
+static uint64_t
+path_payload_bytes(const TopoGraph *graph, const TopoPath *path, NetIssuer issuer)
+{
+    uint64_t p = UINT64_MAX;
+    for (uint32_t h = 0; h < path->n_hops; h++)
+        p = MIN(p, net_payload_bytes(topo_graph_link(graph, path->link[h])->spec, issuer));
+    return p;
+}
+
+/* After draining at the bottleneck, the last packet still has the rest of
+ * the path to cross. */
+static uint64_t
+tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t packet_bytes)
+{
+    uint64_t worst_ser = 0;
+    for (uint32_t h = 0; h < path->n_hops; h++) {
+        const TopoLink *link = topo_graph_link(graph, path->link[h]);
+        worst_ser = MAX(worst_ser, sim_serialization_ps(packet_bytes + link->spec->header_bytes,
+                                                        link->bytes_per_s));
+    }
+    return topo_path_latency_ps(graph, path, packet_bytes) - worst_ser;
+}
+
+static void
+add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIssuer issuer)
+{
+    const TopoGraph *graph = nf->base.graph;
+    uint64_t payload = path_payload_bytes(graph, path, issuer);
+    uint64_t n_packets = (n_bytes + payload - 1) / payload;
+    if (nf->n_flows == nf->cap_flows) {
+        nf->cap_flows = MAX(64, nf->cap_flows * 2);
+        nf->flows = g_renew(Flow, nf->flows, nf->cap_flows);
+    }
+    if (nf->n_hops + path->n_hops > nf->cap_hops) {
+        nf->cap_hops = MAX(nf->cap_hops * 2, nf->n_hops + path->n_hops + 256);
+        nf->hops = g_renew(uint32_t, nf->hops, nf->cap_hops);
+    }
+    Flow *f = &nf->flows[nf->n_flows++];
+    *f = (Flow){
+        .remaining_bytes = (double)n_bytes,
+        .rate_bytes_per_s = 0,
+        .packets_per_byte = (double)n_packets / (double)n_bytes,
+        .tail_ps = tail_ps(graph, path, MIN(payload, n_bytes)),
+        .xfer = x,
+        .hop0 = (uint32_t)nf->n_hops,
+        .n_hops = path->n_hops,
+    };
+    memcpy(&nf->hops[nf->n_hops], path->link, path->n_hops * sizeof(uint32_t));
+    nf->n_hops += path->n_hops;
+    nf->xfers[x].n_left++;
+}
+
+static void
+flow_send(NetModel *net, const NetSend *send)
+{
+    NetFlow *nf = flow_of(net);
+    TopoRoute route;
+    if (!topo_router_route(net->router, send->src, send->dst, &route))
+        g_error("net-flow: no route from vertex %u to vertex %u", send->src, send->dst);
+    g_assert(send->path == NET_PATH_SPRAY || send->path < route.n_paths);
+    uint64_t now = sim_engine_now(net->engine);
+    uint32_t x = new_xfer(nf, send);
+    nf->stats.n_sends++;
+    nf->stats.payload_bytes_sent += send->n_bytes;
+    if (send->n_bytes == 0) {
+        nf->xfers[x].n_left = 1;
+        finish_xfer_part(nf, x, now + topo_path_latency_ps(net->graph, &route.path[0], 0));
+        return;
+    }
+    uint32_t first = send->path == NET_PATH_SPRAY ? 0 : send->path;
+    uint32_t last = send->path == NET_PATH_SPRAY ? route.n_paths : send->path + 1;
+    uint64_t total_weight = 0, shares[TOPO_MAX_PATHS], assigned = 0;
+    for (uint32_t i = first; i < last; i++)
+        total_weight += route.path[i].weight;
+    for (uint32_t i = first; i < last; i++) {
+        shares[i] = (uint64_t)((unsigned __int128)send->n_bytes * route.path[i].weight /
+                               total_weight);
+        assigned += shares[i];
+    }
+    shares[first] += send->n_bytes - assigned; /* the rounding remainder */
+    advance(nf, now);
+    for (uint32_t i = first; i < last; i++)
+        if (shares[i] > 0)
+            add_flow(nf, x, &route.path[i], shares[i], send->issuer);
+    request_rates(nf);
+}
+
+static void
+flow_get_stats(const NetModel *net, NetStats *stats)
+{
+    *stats = ((const NetFlow *)net)->stats;
+}
+
+static void
+flow_free(NetModel *net)
+{
+    NetFlow *nf = flow_of(net);
+    g_free(nf->xfers);
+    g_free(nf->flows);
+    g_free(nf->hops);
+    g_free(nf->header_bytes);
+    g_free(nf->rem_bytes_per_s);
+    g_free(nf->weight_sum);
+    g_free(nf->csr_start);
+    g_free(nf->csr_flow);
+    g_free(nf->active_links);
+    g_free(nf->frozen);
+    g_free(nf);
+}
+
+static const NetOps flow_ops = {
+    .name = "flow",
+    .send = flow_send,
+    .get_stats = flow_get_stats,
+    .free = flow_free,
+};
+
+NetModel *
+net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router,
+             const NetOptions *options)
+{
+    (void)options;
+    NetFlow *nf = g_new0(NetFlow, 1);
+    nf->base = (NetModel){.ops = &flow_ops, .engine = engine, .graph = graph, .router = router};
+    nf->rates_handler = sim_engine_register(engine, "net-flow-rates", on_rates, nf);
+    nf->drain_handler = sim_engine_register(engine, "net-flow-drain", on_drain, nf);
+    nf->free_xfer = DEAD;
+    nf->n_links = topo_graph_n_links(graph);
+    nf->header_bytes = g_new(double, MAX(nf->n_links, 1));
+    for (uint32_t l = 0; l < nf->n_links; l++)
+        nf->header_bytes[l] = (double)topo_graph_link(graph, l)->spec->header_bytes;
+    nf->rem_bytes_per_s = g_new(double, MAX(nf->n_links, 1));
+    nf->weight_sum = g_new(double, MAX(nf->n_links, 1));
+    nf->csr_start = g_new(uint32_t, nf->n_links + 1);
+    nf->active_links = g_new(uint32_t, MAX(nf->n_links, 1));
+    nf->last_update_ps = sim_engine_now(engine);
+    return &nf->base;
+}

@@ -1,0 +1,7 @@
+/* The packet engine's constructor, called by net_new. */
+#pragma once
+
+#include "net/net.h"
+
+NetModel *net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router,
+                         const NetOptions *options);

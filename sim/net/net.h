@@ -1,0 +1,102 @@
+/* The one seam between traffic and the network: "move n_bytes from
+ * endpoint src to endpoint dst, and schedule my handler when the last byte
+ * has landed". Two engines implement it: the packet engine (packets,
+ * per-hop serialization and latency, credits, crossbar arbitration) and the
+ * flow engine (fluid flows, max-min fair sharing). Collectives and
+ * workloads use only this header and never learn which engine runs them.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/core-engine.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+
+typedef enum NetFidelity {
+    NET_FIDELITY_PACKET,
+    NET_FIDELITY_FLOW,
+} NetFidelity;
+
+/* Who issues the traffic fixes the packet size: SM loads/stores carry at
+ * most the link's sm_payload_bytes (128 B on NVLink), copy engines (DMA,
+ * cudaMemcpy) ce_payload_bytes (256 B). */
+typedef enum NetIssuer {
+    NET_ISSUER_CE,
+    NET_ISSUER_SM,
+} NetIssuer;
+
+#define NET_PATH_SPRAY UINT32_MAX
+
+typedef struct NetSend {
+    uint32_t src, dst;    /* endpoint vertices (GPU or CPU) of the graph */
+    uint64_t n_bytes;     /* payload */
+    uint32_t channel;     /* the caller's tag (NCCL channel), kept in statistics */
+    uint32_t path;        /* NET_PATH_SPRAY: over all paths by weight; else that path only */
+    NetIssuer issuer;
+    SimHandlerId on_done; /* scheduled when the last byte lands: */
+    uint32_t target;      /*   with this target */
+    uint64_t cookie;      /*   and arg[0] = cookie, arg[1] = n_bytes */
+} NetSend;
+
+typedef struct NetStats {
+    uint64_t n_sends;
+    uint64_t n_sends_done;
+    uint64_t payload_bytes_sent;      /* accepted by net_send */
+    uint64_t payload_bytes_delivered; /* landed at destinations */
+    uint64_t n_packets;               /* packet engine: packets delivered */
+    uint64_t n_replays;               /* packet engine: CRC replays */
+    uint64_t n_rate_updates;          /* flow engine: max-min recomputations */
+} NetStats;
+
+typedef struct NetModel NetModel;
+
+typedef struct NetOps {
+    const char *name;
+    void (*send)(NetModel *net, const NetSend *send);
+    void (*get_stats)(const NetModel *net, NetStats *stats);
+    void (*free)(NetModel *net);
+} NetOps;
+
+/* The part every engine shares; engines embed it first. */
+struct NetModel {
+    const NetOps *ops;
+    SimEngine *engine;        /* borrowed */
+    const TopoGraph *graph;   /* borrowed */
+    const TopoRouter *router; /* borrowed */
+};
+
+typedef struct NetOptions {
+    uint64_t seed; /* packet engine: CRC error draws */
+} NetOptions;
+
+/* Creates an engine of the given fidelity on engine/graph/router (all
+ * borrowed; they must outlive it). Registers its handlers with engine. */
+NetModel *net_new(NetFidelity fidelity, SimEngine *engine, const TopoGraph *graph,
+                  const TopoRouter *router, const NetOptions *options);
+
+/* Queues a transfer at the current simulated time. src and dst must be
+ * distinct endpoints joined by a route (a bug otherwise). Zero bytes
+ * completes after the path latency of an empty packet. */
+static inline void
+net_send(NetModel *net, const NetSend *send)
+{
+    net->ops->send(net, send);
+}
+
+static inline void
+net_get_stats(const NetModel *net, NetStats *stats)
+{
+    net->ops->get_stats(net, stats);
+}
+
+void net_free(NetModel *net);
+
+/* Parses "packet" or "flow"; false if neither. */
+bool net_fidelity_parse(const char *text, NetFidelity *fidelity);
+const char *net_fidelity_name(NetFidelity fidelity);
+
+/* Largest payload of one packet on link for issuer. */
+uint64_t net_payload_bytes(const HwLink *link, NetIssuer issuer);

@@ -1,0 +1,155 @@
+/* Building a system's graph. Node 0 is laid out from the model (GPUs,
+ * NVSwitch chips, NVLink pairs, planes and trunks, hosts with CPUs and PCIe
+ * switches, NICs), replicated n_nodes times, and joined by a two-tier
+ * fabric: leaf switches (one group per rail when rail-optimized) with half
+ * their ports down and half up, and one spine tier standing for all spine
+ * chips (traffic spread evenly over them, as adaptive routing aims to).
+ */
+#include "topo/topo-build.h"
+
+typedef struct NodeLayout {
+    uint32_t gpu0;    /* vertex of GPU 0; GPUs are consecutive */
+    uint32_t switch0; /* vertex of NVSwitch 0 of board 0; consecutive */
+    uint32_t cpu0;
+    uint32_t pcie0;
+} NodeLayout;
+
+static void
+add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
+{
+    for (uint32_t i = 0; i < sys->n_pairs; i++) {
+        const HwGpuPair *p = &sys->pairs[i];
+        topo_graph_add_bundle(graph, lay->gpu0 + p->a, lay->gpu0 + p->b, sys->nvlink, p->n_links);
+    }
+    if (sys->nvswitch == NULL)
+        return;
+    uint32_t per_board = sys->n_gpus / sys->n_boards;
+    uint32_t n_sw = sys->n_switches_per_board;
+    for (uint32_t g = 0; g < sys->n_gpus; g++)
+        for (uint32_t s = 0; s < n_sw; s++)
+            if (sys->gpu_switch_links[s] > 0)
+                topo_graph_add_bundle(graph, lay->gpu0 + g, lay->switch0 + (g / per_board) * n_sw + s,
+                                      sys->nvlink, sys->gpu_switch_links[s]);
+    for (uint32_t b1 = 0; b1 < sys->n_boards; b1++)
+        for (uint32_t b2 = b1 + 1; b2 < sys->n_boards; b2++)
+            for (uint32_t s = 0; s < n_sw && sys->n_trunk_links > 0; s++)
+                topo_graph_add_bundle(graph, lay->switch0 + b1 * n_sw + s,
+                                      lay->switch0 + b2 * n_sw + s, sys->nvlink,
+                                      sys->n_trunk_links);
+}
+
+/* The vertex GPU g hangs from on the host side: its PCIe switch or its CPU. */
+static uint32_t
+gpu_parent(const HwSystem *sys, const NodeLayout *lay, uint32_t g)
+{
+    if (sys->gpus_per_pcie_switch > 0)
+        return lay->pcie0 + g / sys->gpus_per_pcie_switch;
+    uint32_t per_host = sys->n_gpus / sys->n_hosts;
+    uint32_t host = g / per_host, i = g % per_host;
+    return lay->cpu0 + host * sys->n_cpus_per_host + i * sys->n_cpus_per_host / per_host;
+}
+
+static void
+add_hosts(TopoGraph *graph, const HwSystem *sys, NodeLayout *lay)
+{
+    uint32_t per_host = sys->n_gpus / sys->n_hosts;
+    lay->cpu0 = topo_graph_n_vertices(graph);
+    for (uint32_t c = 0; c < sys->n_hosts * sys->n_cpus_per_host; c++)
+        topo_graph_add_vertex(graph, TOPO_CPU, 0, NULL);
+    for (uint32_t h = 0; h < sys->n_hosts && sys->cpu_link != NULL; h++)
+        for (uint32_t c1 = 0; c1 < sys->n_cpus_per_host; c1++)
+            for (uint32_t c2 = c1 + 1; c2 < sys->n_cpus_per_host; c2++)
+                topo_graph_add_bundle(graph, lay->cpu0 + h * sys->n_cpus_per_host + c1,
+                                      lay->cpu0 + h * sys->n_cpus_per_host + c2, sys->cpu_link, 1);
+    lay->pcie0 = topo_graph_n_vertices(graph);
+    if (sys->gpus_per_pcie_switch > 0) {
+        uint32_t per_sw = sys->gpus_per_pcie_switch;
+        uint32_t n_sw = sys->n_gpus / per_sw;
+        for (uint32_t p = 0; p < n_sw; p++) {
+            uint32_t v = topo_graph_add_vertex(graph, TOPO_PCIE_SWITCH, 0, NULL);
+            uint32_t g = p * per_sw, host = g / per_host, i = g % per_host;
+            uint32_t cpu = lay->cpu0 + host * sys->n_cpus_per_host +
+                           i * sys->n_cpus_per_host / per_host;
+            topo_graph_add_bundle(graph, v, cpu, sys->pcie, 1);
+        }
+    }
+    for (uint32_t g = 0; g < sys->n_gpus; g++)
+        topo_graph_add_bundle(graph, lay->gpu0 + g, gpu_parent(sys, lay, g), sys->gpu_host_link, 1);
+}
+
+static void
+add_nics(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
+{
+    for (uint32_t k = 0; k < sys->n_nics && sys->nic != NULL; k++) {
+        uint32_t g = sys->n_nics >= sys->n_gpus ? k / (sys->n_nics / sys->n_gpus)
+                                                 : k * sys->n_gpus / sys->n_nics;
+        uint32_t v = topo_graph_add_vertex(graph, TOPO_NIC, sys->nic->latency_ps, NULL);
+        topo_graph_add_bundle(graph, v, gpu_parent(sys, lay, g), sys->pcie, 1);
+    }
+}
+
+static bool
+add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, GError **error)
+{
+    if (sys->nic == NULL || sys->n_nics == 0 || sys->fabric_switch == NULL) {
+        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "system %s: %u nodes need a NIC and a fabric switch ([network] nic, nics, "
+                    "fabric_switch)",
+                    sys->id, n_nodes);
+        return false;
+    }
+    const HwSwitch *sw = sys->fabric_switch;
+    uint32_t ports_per_nic = MAX(sys->n_nic_ports_per_nic, 1);
+    uint32_t down = (uint32_t)sw->n_ports / 2;
+    uint32_t rails = sys->rail_optimized ? sys->n_nics : 1;
+    uint32_t ports_per_node = (sys->n_nics / rails) * ports_per_nic; /* on one leaf */
+    if (down < ports_per_node) {
+        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "system %s: a %s leaf has %u down ports, fewer than the %u one node needs",
+                    sys->id, sw->name, down, ports_per_node);
+        return false;
+    }
+    uint32_t nodes_per_leaf = down / ports_per_node;
+    uint32_t leaves_per_rail = (n_nodes + nodes_per_leaf - 1) / nodes_per_leaf;
+    uint32_t n_leaves = rails * leaves_per_rail;
+    uint32_t leaf0 = topo_graph_n_vertices(graph);
+    for (uint32_t l = 0; l < n_leaves; l++)
+        topo_graph_add_vertex(graph, TOPO_LEAF, sw->latency_ps, sw);
+    if (n_leaves > 1) {
+        uint32_t spine = topo_graph_add_vertex(graph, TOPO_SPINE, sw->latency_ps, sw);
+        for (uint32_t l = 0; l < n_leaves; l++)
+            topo_graph_add_bundle(graph, leaf0 + l, spine, sw->link, (uint32_t)sw->n_ports - down);
+    }
+    uint32_t nv = topo_graph_node_vertices(graph);
+    for (uint32_t node = 0; node < n_nodes; node++)
+        for (uint32_t k = 0; k < sys->n_nics; k++) {
+            uint32_t rail = sys->rail_optimized ? k : 0;
+            uint32_t leaf = leaf0 + rail * leaves_per_rail + node / nodes_per_leaf;
+            uint32_t nic = g_array_index(graph->nics, uint32_t, k) + node * nv;
+            topo_graph_add_bundle(graph, nic, leaf, sys->nic->port_link, ports_per_nic);
+        }
+    return true;
+}
+
+TopoGraph *
+topo_build_system(const HwSystem *sys, uint32_t n_nodes, GError **error)
+{
+    if (n_nodes == 0)
+        n_nodes = MAX(sys->n_nodes, 1);
+    g_autoptr(TopoGraph) graph = topo_graph_new();
+    NodeLayout lay = {0};
+    lay.gpu0 = topo_graph_n_vertices(graph);
+    for (uint32_t g = 0; g < sys->n_gpus; g++)
+        topo_graph_add_vertex(graph, TOPO_GPU, 0, NULL);
+    lay.switch0 = topo_graph_n_vertices(graph);
+    for (uint32_t s = 0; sys->nvswitch != NULL && s < sys->n_boards * sys->n_switches_per_board;
+         s++)
+        topo_graph_add_vertex(graph, TOPO_NVSWITCH, sys->nvswitch->latency_ps, sys->nvswitch);
+    add_nvlink(graph, sys, &lay);
+    add_hosts(graph, sys, &lay);
+    add_nics(graph, sys, &lay);
+    topo_graph_replicate(graph, n_nodes);
+    if (n_nodes > 1 && !add_fabric(graph, sys, n_nodes, error))
+        return NULL;
+    return g_steal_pointer(&graph);
+}

@@ -1,0 +1,53 @@
+/* Routes: the paths a transfer between two endpoints (GPU or CPU vertices)
+ * takes, and how its bytes split over them.
+ *
+ * Inside a node, a route is every shortest path (in hops) that does not pass
+ * through another GPU (GPUs do not forward): the direct NVLink bundle when
+ * there is one, else one path per NVSwitch plane both GPUs reach (the
+ * hardware sprays over all planes), else the host path through PCIe
+ * switches and CPUs. Each path's weight is the narrowest bundle on it, so
+ * 5/5/4/4 links to 4 switches carry 5/18, 5/18, 4/18, 4/18 of the bytes.
+ * Between nodes, a GPU's traffic leaves through its own NIC(s) (NIC k
+ * serves GPUs k × gpus/nics ...), crosses the fabric (leaf, or leaf-spine-
+ * leaf) to the peer's NIC on the same rail, and climbs down to the peer.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "topo/topo-graph.h"
+
+#define TOPO_MAX_PATHS 32
+#define TOPO_MAX_HOPS 16
+
+typedef struct TopoPath {
+    uint32_t n_hops;
+    uint32_t weight; /* share of the bytes: weight / route total */
+    uint32_t link[TOPO_MAX_HOPS];
+} TopoPath;
+
+typedef struct TopoRoute {
+    uint32_t n_paths;
+    uint32_t total_weight;
+    TopoPath path[TOPO_MAX_PATHS];
+} TopoRoute;
+
+typedef struct TopoRouter TopoRouter;
+
+/* Prepares routing over graph (borrowed; it must outlive the router):
+ * node-local routes are computed once for node 0 and shared by all nodes. */
+TopoRouter *topo_router_new(const TopoGraph *graph);
+void topo_router_free(TopoRouter *router);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TopoRouter, topo_router_free)
+
+/* Fills route with the paths from vertex src to vertex dst (distinct GPU or
+ * CPU vertices). Returns false when no path exists. */
+bool topo_router_route(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *route);
+
+/* Time one packet of payload_bytes takes along path: on every hop its
+ * serialization (payload + that link's header, at the bundle's rate) and the
+ * link latency, plus the latency of every vertex crossed between hops (store
+ * and forward per packet). */
+uint64_t topo_path_latency_ps(const TopoGraph *graph, const TopoPath *path,
+                              uint64_t payload_bytes);
