@@ -5,11 +5,53 @@
  */
 #include "hw/hw-keys.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "core/core-units.h"
 
 G_DEFINE_QUARK(hw - key - error - quark, hw_key_error)
+
+/* Yes/no words, case-insensitive. */
+static bool
+parse_bool(const char *text, bool *out, GError **error)
+{
+    static const char *const yes[] = {"yes", "true", "1"};
+    static const char *const no[] = {"no", "false", "0"};
+    g_autofree char *word = g_strstrip(g_strdup(text));
+    for (size_t i = 0; i < G_N_ELEMENTS(yes); i++) {
+        if (g_ascii_strcasecmp(word, yes[i]) == 0 || g_ascii_strcasecmp(word, no[i]) == 0) {
+            *out = g_ascii_strcasecmp(word, yes[i]) == 0;
+            return true;
+        }
+    }
+    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                "'%s' is not a yes/no value: expected yes, no, true, false, 1 or 0", text);
+    return false;
+}
+
+/* A plain decimal number from 0 to 1; binary floating point is fine here
+ * because a probability is never summed into a time or a byte count. */
+static bool
+parse_probability(const char *text, double *out, GError **error)
+{
+    g_autofree char *word = g_strstrip(g_strdup(text));
+    char *end = NULL;
+    double p = g_ascii_strtod(word, &end);
+    if (*word == '\0' || end == word || *end != '\0' || !isfinite(p)) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "'%s' is not a number: expected a probability such as 0 or 1e-12", text);
+        return false;
+    }
+    if (!(p >= 0.0 && p <= 1.0)) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "'%s' is out of range: expected a probability from 0 to 1", text);
+        return false;
+    }
+    *out = p;
+    return true;
+}
 
 static bool
 parse_value(const HwKey *key, const char *text, void *out, GError **error)
@@ -34,6 +76,10 @@ parse_value(const HwKey *key, const char *text, void *out, GError **error)
         *string = g_strdup(text);
         return true;
     }
+    case HW_KEY_BOOL:
+        return parse_bool(text, (bool *)((char *)out + key->offset), error);
+    case HW_KEY_PROBABILITY:
+        return parse_probability(text, (double *)((char *)out + key->offset), error);
     }
     g_assert_not_reached();
 }
@@ -89,4 +135,47 @@ hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *key
         }
     }
     return true;
+}
+
+bool
+hw_keys_fail(GError **error, const char *path, const char *group, const char *key,
+             const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s: [%s] %s: %s", path, group, key,
+                what);
+    return false;
+}
+
+bool
+hw_keys_choice(const char *path, const char *group, const char *key, const char *text,
+               const char *const *names, size_t n_names, size_t *out, GError **error)
+{
+    g_autofree char *word = g_strstrip(g_strdup(text));
+    for (size_t i = 0; i < n_names; i++) {
+        if (strcmp(word, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    GString *known = g_string_new(NULL);
+    for (size_t i = 0; i < n_names; i++)
+        g_string_append_printf(known, "%s%s", i ? ", " : "", names[i]);
+    g_autofree char *list = g_string_free(known, FALSE);
+    return hw_keys_fail(error, path, group, key, "'%s' is not one of: %s", text, list);
+}
+
+bool
+hw_keys_check_range(const char *path, const char *group, const char *key, uint64_t value,
+                    uint64_t min, uint64_t max, GError **error)
+{
+    if (value >= min && value <= max)
+        return true;
+    return hw_keys_fail(error, path, group, key,
+                        "%" G_GUINT64_FORMAT " is out of range: expected %" G_GUINT64_FORMAT
+                        " to %" G_GUINT64_FORMAT,
+                        value, min, max);
 }

@@ -21,6 +21,8 @@ typedef enum HwKeyKind {
     HW_KEY_HZ,          /* uint64_t, "1410MHz" */
     HW_KEY_COUNT,       /* uint64_t, a whole number without unit */
     HW_KEY_STRING,      /* char *, owned by the struct */
+    HW_KEY_BOOL,        /* bool, "yes"/"no" ("true"/"false", "1"/"0" too) */
+    HW_KEY_PROBABILITY, /* double in [0, 1], "1e-12" */
 } HwKeyKind;
 
 typedef struct HwKey {
@@ -37,6 +39,7 @@ GQuark hw_key_error_quark(void);
 typedef enum HwKeyError {
     HW_KEY_ERROR_MISSING, /* a required key or the group is absent */
     HW_KEY_ERROR_UNKNOWN, /* a key the table does not name */
+    HW_KEY_ERROR_INVALID, /* a value of the wrong form or out of range */
 } HwKeyError;
 
 /* Fills out (a struct laid out as keys says) from group of kf. path names
@@ -45,3 +48,20 @@ typedef enum HwKeyError {
  * struct as usual) and false is returned. */
 bool hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *keys,
                   size_t n_keys, void *out, GError **error);
+
+/* The name among names[0..n_names) that text equals, as its index in *out;
+ * or an error "PATH: [group] key: 'text' is not one of: a, b, c". For keys
+ * whose value picks one of a few words (a link's kind). */
+bool hw_keys_choice(const char *path, const char *group, const char *key, const char *text,
+                    const char *const *names, size_t n_names, size_t *out, GError **error);
+
+/* True when min <= value <= max; else an error "PATH: [group] key: VALUE
+ * is out of range: expected MIN to MAX". */
+bool hw_keys_check_range(const char *path, const char *group, const char *key, uint64_t value,
+                         uint64_t min, uint64_t max, GError **error);
+
+/* Sets an HW_KEY_ERROR_INVALID error "PATH: [group] key: " followed by the
+ * formatted text; returns false, so that checks can end with
+ * "return hw_keys_fail(...)". */
+bool hw_keys_fail(GError **error, const char *path, const char *group, const char *key,
+                  const char *format, ...) G_GNUC_PRINTF(5, 6);
