@@ -19,16 +19,16 @@ typedef enum HwLinkKind {
 typedef struct HwLink {
     char *name; /* "NVLink 4" */
     HwLinkKind kind;
-    uint64_t generation;        /* NVLink or PCIe generation; 0 where none */
-    uint64_t n_lanes;           /* per direction */
-    uint64_t lane_bytes_per_s;  /* signalling rate of one lane, as written ("100Gbit/s") */
-    uint64_t bytes_per_s;       /* data rate per direction after line coding */
-    uint64_t header_bytes;      /* link-layer overhead carried by every packet */
-    uint64_t sm_payload_bytes;  /* largest payload of one SM-issued packet */
-    uint64_t ce_payload_bytes;  /* largest payload of one copy-engine (DMA) packet */
-    uint64_t latency_ps;        /* one hop: first bit in at the sender to first bit out */
-    uint64_t rx_buffer_bytes;   /* receive buffer the sender holds credits for */
-    uint64_t credit_bytes;      /* one credit covers this many bytes (a flit) */
+    uint64_t generation;       /* NVLink or PCIe generation; 0 where none */
+    uint64_t n_lanes;          /* per direction */
+    uint64_t lane_bytes_per_s; /* signalling rate of one lane, as written ("100Gbit/s") */
+    uint64_t bytes_per_s;      /* data rate per direction after line coding */
+    uint64_t header_bytes;     /* link-layer overhead carried by every packet */
+    uint64_t sm_payload_bytes; /* largest payload of one SM-issued packet */
+    uint64_t ce_payload_bytes; /* largest payload of one copy-engine (DMA) packet */
+    uint64_t latency_ps;       /* one hop: first bit in at the sender to first bit out */
+    uint64_t rx_buffer_bytes;  /* receive buffer the sender holds credits for */
+    uint64_t credit_bytes;     /* one credit covers this many bytes (a flit) */
     uint64_t replay_buffer_bytes;
     uint64_t replay_latency_ps; /* a CRC error costs this (NAK round trip) before resending */
     double packet_error_rate;   /* probability a packet fails its CRC; 0 by default */

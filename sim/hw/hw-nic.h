@@ -9,9 +9,9 @@
 #include "hw/hw-link.h"
 
 typedef struct HwNic {
-    char *name;          /* "ConnectX-7 NDR" */
+    char *name;            /* "ConnectX-7 NDR" */
     char *port_link_model; /* network link model of its port, such as ib-ndr */
-    HwLink *port_link;   /* that model, loaded with the NIC */
+    HwLink *port_link;     /* that model, loaded with the NIC */
     uint64_t pcie_generation;
     uint64_t pcie_lanes;
     uint64_t latency_ps; /* adapter processing, each way (send side + receive side) */

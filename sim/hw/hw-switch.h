@@ -20,12 +20,12 @@ typedef struct HwSwitch {
     HwSwitchKind kind;
     uint64_t generation;
     uint64_t n_ports;
-    char *link_model;          /* name of the port's link model, such as nvlink4 */
-    HwLink *link;              /* that model, loaded with the switch */
-    uint64_t latency_ps;       /* port to port, head of packet in to head out */
+    char *link_model;           /* name of the port's link model, such as nvlink4 */
+    HwLink *link;               /* that model, loaded with the switch */
+    uint64_t latency_ps;        /* port to port, head of packet in to head out */
     uint64_t port_buffer_bytes; /* input buffer per port (shared by its virtual output queues) */
-    bool nvls;                 /* multicast and in-switch reduction (NVLink SHARP) */
-    uint64_t nvls_bytes_per_s; /* reduction throughput per port, 0 without nvls */
+    bool nvls;                  /* multicast and in-switch reduction (NVLink SHARP) */
+    uint64_t nvls_bytes_per_s;  /* reduction throughput per port, 0 without nvls */
 } HwSwitch;
 
 /* Loads and checks a switch model and its port link model (found as
