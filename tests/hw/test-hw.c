@@ -1,132 +1,117 @@
-/* sim/hw: every shipped GPU model loads and carries its datasheet figures
- * exactly; malformed model files fail with file, group and key named. */
-#include <check.h>
-#include <glib.h>
+/* Runs every sim/hw suite; exits non-zero when a test fails. Also holds the
+ * helpers the suites share: paths of the shipped models, temporary model
+ * folders, and text patching for malformed-file tables. */
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/hw-gpu.h"
+#include "hw-suites.h"
 
-static char *
-model_path(const char *name)
+const char *const hw_test_valid_link = "[link]\nname = Test link\nkind = nvlink\ngeneration = 4\n"
+                                       "lanes = 2\nlane_rate = 100Gbit/s\nbandwidth = 25GB/s\n"
+                                       "header = 16B\nsm_payload = 128B\nce_payload = 256B\n"
+                                       "latency = 150ns\nrx_buffer = 16KiB\ncredit = 16B\n"
+                                       "replay_buffer = 16KiB\nreplay_latency = 400ns\n"
+                                       "packet_error_rate = 0\n";
+
+static const char *const valid_net_link =
+    "[link]\nname = Test network\nkind = network\nlanes = 4\nlane_rate = 106.25Gbit/s\n"
+    "bandwidth = 400Gbit/s\nheader = 26B\nsm_payload = 4096B\nce_payload = 4096B\n"
+    "latency = 100ns\nrx_buffer = 64KiB\ncredit = 64B\nreplay_buffer = 0B\n"
+    "replay_latency = 10us\n";
+
+char *
+hw_test_models_dir(void)
 {
     const char *top = g_getenv("top_srcdir");
-    return g_build_filename(top ? top : ".", "models", "gpu", name, NULL);
+    return g_build_filename(top ? top : ".", "models", NULL);
 }
 
-static const struct {
-    const char *file;
-    uint64_t n_sms;
-    uint64_t fp16_flops_per_s;
-    uint64_t fp8_flops_per_s;
-    uint64_t hbm_bytes;
-    uint64_t nvlink_generation;
-    uint64_t n_nvlinks;
-} shipped[] = {
-    {"p100-sxm2.ini", 56, 21200000000000, 0, 16000000000, 1, 4},
-    {"v100-sxm2.ini", 80, 125000000000000, 0, 32000000000, 2, 6},
-    {"a100-sxm4-40gb.ini", 108, 312000000000000, 0, 40000000000, 3, 12},
-    {"a100-sxm4-80gb.ini", 108, 312000000000000, 0, 80000000000, 3, 12},
-    {"h100-sxm5.ini", 132, 989400000000000, 1978900000000000, 80000000000, 4, 18},
-    {"h200.ini", 132, 989000000000000, 1979000000000000, 141000000000, 4, 18},
-    {"b200.ini", 148, 2250000000000000, 4500000000000000, 180000000000, 5, 18},
-    {"gb200.ini", 148, 2500000000000000, 5000000000000000, 186000000000, 5, 18},
-};
-
-START_TEST(shipped_models_load)
+char *
+hw_test_model_path(const char *kind, const char *file)
 {
-    g_autofree char *path = model_path(shipped[_i].file);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(HwGpu) gpu = hw_gpu_load(path, &error);
-    ck_assert_msg(gpu != NULL, "%s: %s", shipped[_i].file, error ? error->message : "");
-    ck_assert_uint_eq(gpu->n_sms, shipped[_i].n_sms);
-    ck_assert_uint_eq(gpu->fp16_flops_per_s, shipped[_i].fp16_flops_per_s);
-    ck_assert_uint_eq(gpu->fp8_flops_per_s, shipped[_i].fp8_flops_per_s);
-    ck_assert_uint_eq(gpu->hbm_bytes, shipped[_i].hbm_bytes);
-    ck_assert_uint_eq(gpu->nvlink_generation, shipped[_i].nvlink_generation);
-    ck_assert_uint_eq(gpu->n_nvlinks, shipped[_i].n_nvlinks);
-    ck_assert(gpu->fp32_flops_per_s > 0 && gpu->fp32_flops_per_s < gpu->fp16_flops_per_s);
+    g_autofree char *models = hw_test_models_dir();
+    return g_build_filename(models, kind, file, NULL);
 }
-END_TEST
 
-/* A valid file, then the lines each bad case changes. */
-static const char *valid_gpu = "[gpu]\nname = Test GPU\nsms = 10\nboost_clock = 1GHz\n"
-                               "peak_fp32 = 1TFLOP/s\npeak_fp16 = 2TFLOP/s\n"
-                               "hbm_capacity = 1GB\nhbm_bandwidth = 1TB/s\nl2_size = 1MB\n"
-                               "nvlink_generation = 4\nnvlinks = 2\npcie_generation = 5\n";
-
-static const struct {
-    const char *name;
-    const char *from; /* text of valid_gpu to replace, NULL to use `to` as the file */
-    const char *to;
-    const char *message_part; /* after the path */
-} bad[] = {
-    {"unknown key", "sms = 10\n", "sms = 10\nsmz = 10\n",
-     ": [gpu] smz: unknown key; expected one of: name, sms"},
-    {"no unit", "hbm_bandwidth = 1TB/s", "hbm_bandwidth = 3.35",
-     ": [gpu] hbm_bandwidth: '3.35' has no unit: expected a bandwidth"},
-    {"bits for bytes", "hbm_bandwidth = 1TB/s", "hbm_bandwidth = 400Gbps",
-     ": [gpu] hbm_bandwidth: '400Gbps' has an unknown unit 'Gbps'"},
-    {"missing key", "sms = 10\n", "", ": [gpu] sms: missing; expected the number of SMs"},
-    {"zero bandwidth", "hbm_bandwidth = 1TB/s", "hbm_bandwidth = 0GB/s",
-     ": [gpu] hbm_bandwidth: '0GB/s' is not positive"},
-    {"negative count", "nvlinks = 2", "nvlinks = -2", ": [gpu] nvlinks: '-2' is negative"},
-    {"generation out of range", "nvlink_generation = 4", "nvlink_generation = 7",
-     ": [gpu] nvlink_generation: 7 is out of range: expected 1 to 5"},
-    {"no links", "nvlinks = 2", "nvlinks = 0", ": [gpu] nvlinks: 0 is out of range"},
-    {"fractional bytes", "l2_size = 1MB", "l2_size = 0.5B",
-     ": [gpu] l2_size: '0.5B' is not a whole number of bytes"},
-    {"no group", NULL, "[gpus]\nname = x\n", ": no [gpu] group"},
-    {"not a key file", NULL, "\x01\x02 garbage without a group\n", ": "},
-    {"empty file", NULL, "", ": no [gpu] group"},
-};
-
-START_TEST(bad_models_fail_with_context)
+unsigned
+hw_test_count_models(const char *kind)
 {
-    g_autofree char *dir = g_dir_make_tmp(NULL, NULL);
-    g_autofree char *path = g_build_filename(dir, "bad.ini", NULL);
-    g_autofree char *text = NULL;
-    if (bad[_i].from == NULL) {
-        text = g_strdup(bad[_i].to);
-    } else {
-        g_auto(GStrv) parts = g_strsplit(valid_gpu, bad[_i].from, 2);
-        ck_assert_msg(parts[1] != NULL, "%s: fixture text not found", bad[_i].name);
-        text = g_strconcat(parts[0], bad[_i].to, parts[1], NULL);
-    }
+    g_autofree char *models = hw_test_models_dir();
+    g_autofree char *dir_path = g_build_filename(models, kind, NULL);
+    g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
+    ck_assert_msg(dir != NULL, "%s: cannot open", dir_path);
+    unsigned n = 0;
+    for (const char *name; (name = g_dir_read_name(dir)) != NULL;)
+        n += g_str_has_suffix(name, ".ini");
+    return n;
+}
+
+char *
+hw_test_patch(const char *case_name, const char *text, const char *from, const char *to)
+{
+    if (from == NULL)
+        return g_strdup(to);
+    const char *at = strstr(text, from);
+    ck_assert_msg(at != NULL, "%s: fixture text '%s' not found", case_name, from);
+    return g_strdup_printf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+char *
+hw_test_write(const char *dir, const char *sub, const char *name, const char *text)
+{
+    g_autofree char *folder = g_build_filename(dir, sub, NULL);
+    ck_assert_int_eq(g_mkdir_with_parents(folder, 0700), 0);
+    char *path = g_build_filename(folder, name, NULL);
     ck_assert(g_file_set_contents(path, text, -1, NULL));
-    g_autoptr(GError) error = NULL;
-    g_autoptr(HwGpu) gpu = hw_gpu_load(path, &error);
-    ck_assert_msg(gpu == NULL, "%s: accepted", bad[_i].name);
-    g_autofree char *expect = g_strconcat(path, bad[_i].message_part, NULL);
-    ck_assert_msg(g_str_has_prefix(error->message, path) &&
-                      strstr(error->message, bad[_i].message_part) != NULL,
-                  "%s: message '%s' lacks '%s'", bad[_i].name, error->message, expect);
-    g_unlink(path);
+    return path;
+}
+
+char *
+hw_test_make_models_dir(void)
+{
+    char *dir = g_dir_make_tmp(NULL, NULL);
+    ck_assert(dir != NULL);
+    g_autofree char *a = hw_test_write(dir, "link", "testlink.ini", hw_test_valid_link);
+    g_autofree char *b = hw_test_write(dir, "link", "testnet.ini", valid_net_link);
+    g_autofree char *broken = g_strconcat(hw_test_valid_link, "bogus = 1\n", NULL);
+    g_autofree char *c = hw_test_write(dir, "link", "broken.ini", broken);
+    return dir;
+}
+
+void
+hw_test_remove_dir(const char *dir)
+{
+    static const char *const subs[] = {"link", "switch", "nic"};
+    for (size_t i = 0; i < G_N_ELEMENTS(subs); i++) {
+        g_autofree char *folder = g_build_filename(dir, subs[i], NULL);
+        g_autoptr(GDir) d = g_dir_open(folder, 0, NULL);
+        for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
+            g_autofree char *path = g_build_filename(folder, name, NULL);
+            g_unlink(path);
+        }
+        g_rmdir(folder);
+    }
     g_rmdir(dir);
 }
-END_TEST
 
-START_TEST(unreadable_path_is_named)
+void
+hw_test_assert_message(const char *case_name, const char *message, const char *path,
+                       const char *part)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(HwGpu) gpu = hw_gpu_load("/nonexistent/nvlsim/gpu.ini", &error);
-    ck_assert(gpu == NULL);
-    ck_assert_msg(g_str_has_prefix(error->message, "/nonexistent/nvlsim/gpu.ini: "), "%s",
-                  error->message);
+    ck_assert_msg(g_str_has_prefix(message, path) && strstr(message, part) != NULL,
+                  "%s: message '%s' lacks '%s' (or does not start with '%s')", case_name, message,
+                  part, path);
 }
-END_TEST
 
 int
 main(void)
 {
-    Suite *s = suite_create("hw-gpu");
-    TCase *tc = tcase_create("gpu");
-    tcase_add_loop_test(tc, shipped_models_load, 0, sizeof shipped / sizeof shipped[0]);
-    tcase_add_loop_test(tc, bad_models_fail_with_context, 0, sizeof bad / sizeof bad[0]);
-    tcase_add_test(tc, unreadable_path_is_named);
-    suite_add_tcase(s, tc);
-    SRunner *runner = srunner_create(s);
+    SRunner *runner = srunner_create(hw_gpu_suite());
+    srunner_add_suite(runner, hw_link_suite());
+    srunner_add_suite(runner, hw_models_suite());
+    srunner_add_suite(runner, hw_nic_suite());
+    srunner_add_suite(runner, hw_switch_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);
