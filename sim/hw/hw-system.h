@@ -2,6 +2,23 @@
  * box, or a GB200 NVL72 rack), and how such domains ("nodes") join a
  * scale-out fabric. Loaded from models/system/NAME.ini; the parts it names
  * are loaded from models/{gpu,link,switch,nic}/. Description only.
+ *
+ * The file, one key table per group (unknown groups and keys are errors;
+ * ids are file stems of the models folders):
+ *   [system]  name; gpu (id); gpus (per node)
+ *   [nvlink]  link (NVLink id, of the GPU's generation); pairs of direct
+ *             links "0-1, 0-3x2" (A-B: one link, A-BxN: N); and for switch
+ *             systems switch (NVSwitch id), switches (per board),
+ *             gpu_switch_links "5,5,4,4" (from each GPU to each switch of
+ *             its board), boards (1), trunk_links (switch s of a board to
+ *             switch s of each other board; 0). Optional group.
+ *   [host]    hosts (1), cpus (per host), gpu_link (pcie3..5 or c2c),
+ *             pcie (PCIe id of switch uplinks and NICs),
+ *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional)
+ *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
+ *             (optional), rail_optimized (no), nodes (1). Optional group.
+ * Defaults in parentheses. Each GPU's pair and switch links may not exceed
+ * its NVLinks, and must use all of them when there is a switch.
  */
 #pragma once
 
@@ -33,36 +50,37 @@ typedef struct HwSystemIds {
 } HwSystemIds;
 
 typedef struct HwSystem {
-    char *id;          /* file stem: "dgx-h100" */
-    char *name;        /* "NVIDIA DGX H100" */
+    char *id;   /* file stem: "dgx-h100" */
+    char *name; /* "NVIDIA DGX H100" */
     HwGpu *gpu;
-    uint32_t n_gpus;   /* per node (NVLink domain) */
+    uint32_t n_gpus; /* per node (NVLink domain) */
 
     /* NVLink: direct pairs and/or switch planes. */
-    HwLink *nvlink;              /* NULL when the GPUs have no NVLink */
-    HwGpuPair *pairs;            /* direct GPU-GPU links */
+    HwLink *nvlink;   /* NULL when the GPUs have no NVLink */
+    HwGpuPair *pairs; /* direct GPU-GPU links */
     uint32_t n_pairs;
-    HwSwitch *nvswitch;          /* NULL when no switch */
-    uint32_t n_boards;           /* baseboards, each with n_gpus/n_boards GPUs and its own switches */
+    HwSwitch *nvswitch; /* NULL when no switch */
+    uint32_t n_boards;  /* baseboards, each with n_gpus/n_boards GPUs and its own switches */
     uint32_t n_switches_per_board;
-    uint32_t *gpu_switch_links;  /* [n_switches_per_board]: links from each GPU to switch s of its board */
-    uint32_t n_trunk_links;      /* links from switch s of one board to switch s of each other board */
+    /* [n_switches_per_board]: links from each GPU to switch s of its board */
+    uint32_t *gpu_switch_links;
+    uint32_t n_trunk_links; /* links from switch s of one board to switch s of each other board */
 
     /* Hosts: CPU complexes (1 for a DGX box, 18 compute trays for NVL72). */
     uint32_t n_hosts;
     uint32_t n_cpus_per_host;
-    HwLink *gpu_host_link;       /* GPU to its PCIe switch or CPU: PCIe or C2C */
-    HwLink *pcie;                /* PCIe switch uplinks and NIC attach */
+    HwLink *gpu_host_link;         /* GPU to its PCIe switch or CPU: PCIe or C2C */
+    HwLink *pcie;                  /* PCIe switch uplinks and NIC attach */
     uint32_t gpus_per_pcie_switch; /* 0: GPUs and NICs attach to the CPU directly */
-    HwLink *cpu_link;            /* between the CPUs of one host; NULL with one CPU */
+    HwLink *cpu_link;              /* between the CPUs of one host; NULL with one CPU */
 
     /* Scale-out. */
-    HwNic *nic;                  /* NULL when the system has no compute NIC */
-    uint32_t n_nics;             /* per node */
+    HwNic *nic;      /* NULL when the system has no compute NIC */
+    uint32_t n_nics; /* per node */
     uint32_t n_nic_ports_per_nic;
-    HwSwitch *fabric_switch;     /* leaf and spine switch model */
-    bool rail_optimized;         /* NIC k of every node on leaf group k */
-    uint32_t n_nodes;            /* nodes on the fabric; 1 by default */
+    HwSwitch *fabric_switch; /* leaf and spine switch model */
+    bool rail_optimized;     /* NIC k of every node on leaf group k */
+    uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
 
     HwSystemIds ids;
 } HwSystem;
@@ -73,7 +91,8 @@ typedef struct HwSystem {
  * ("PATH: [group] key: what was wrong; expected ...") on failure. */
 HwSystem *hw_system_load(const char *path, const char *models_dir, GError **error);
 
-/* Loads models_dir/system/ID.ini. */
+/* Loads models_dir/system/ID.ini. id must be a plain file stem (no '/',
+ * not hidden); an unknown id is an error that lists the known ones. */
 HwSystem *hw_system_load_by_id(const char *id, const char *models_dir, GError **error);
 
 /* NVLinks per direction joining local GPUs a and b directly (0 if none). */
@@ -81,4 +100,3 @@ uint32_t hw_system_pair_links(const HwSystem *system, uint32_t a, uint32_t b);
 
 void hw_system_free(HwSystem *system);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSystem, hw_system_free)
-
