@@ -14,6 +14,7 @@
 
 static const CliCommand commands[] = {
     {"bench-core", "measure the event engine with the hold model", cli_bench_core},
+    {"list", "list the shipped models: systems, gpus, links, switches, nics", cli_list},
 };
 
 static const CliCommand *

@@ -31,3 +31,4 @@ bool cli_parse_options(GOptionContext *context, const char *command, int *argc, 
 void cli_print_error(const char *command, const GError *error);
 
 int cli_bench_core(int argc, char **argv);
+int cli_list(int argc, char **argv);

@@ -55,6 +55,38 @@ expect 2 err "--delay: unknown distribution 'gaussian'" -- bench-core --delay ga
 expect 2 err "unexpected argument 'extra'" -- bench-core extra
 expect 2 err "Missing argument for --pending" -- bench-core --pending
 
+# nvlsim list: one line per model of a kind, sorted by id; a bad kind is a
+# usage error, a broken model file bad input naming the file.
+expect 0 out "dgx1-v100 " -- list systems
+expect 0 out "gb200-nvl72 " -- list systems
+expect 0 out "h100-sxm5 " -- list gpus
+expect 0 out "nvlink4 " -- list links
+expect 0 out "nvswitch3 " -- list switches
+expect 0 out "cx7-ndr " -- list nics
+expect 0 out "list" -- --help
+expect 0 out "KIND is one of" -- help list
+expect 2 err "unknown kind 'nonsense'; expected one of: systems, gpus" -- list nonsense
+expect 2 err "no kind given" -- list
+expect 2 err "more than one kind given" -- list gpus nics
+for kind in systems gpus links switches nics; do
+    "$nvlsim" list "$kind" | awk '!/^#/ {print $1}' >"$tmp/ids"
+    if [ -s "$tmp/ids" ] && LC_ALL=C sort -c "$tmp/ids" 2>/dev/null; then
+        echo "ok: nvlsim list $kind is sorted by id ($(wc -l <"$tmp/ids") models)"
+    else
+        echo "FAIL: nvlsim list $kind is empty or not sorted by id:"
+        cat "$tmp/ids"
+        n_fail=$((n_fail + 1))
+    fi
+done
+mkdir "$tmp/models"
+cp -R "$top_srcdir/models/." "$tmp/models/"
+printf 'bogus = 1\n' >>"$tmp/models/system/dgx-h100.ini"
+NVLSIM_MODELS="$tmp/models"
+export NVLSIM_MODELS
+expect 1 err "system/dgx-h100.ini: [network] bogus: unknown key" -- list systems
+expect 0 out "cx7-ndr " -- list nics
+unset NVLSIM_MODELS
+
 # Two runs with one seed agree on the simulated part (pending, events,
 # pool columns and trace hash); another seed changes the trace.
 run_bench() {

@@ -1,0 +1,214 @@
+/* nvlsim list KIND: the models shipped under models/KIND/, one line each,
+ * sorted by id, with the figures people compare (in GB/s, Gb/s, TFLOP/s).
+ *
+ * Every file of the kind is loaded and checked as a run would load it, so
+ * the listing doubles as a check of the model files: a broken file is an
+ * error (exit 1) naming the file, and nothing is printed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "hw/hw-models.h"
+#include "hw/hw-system.h"
+
+/* Formats the row of the model in file path (its id given), or NULL and an
+ * error. */
+typedef char *(*ListRowFunc)(const char *path, const char *id, const char *models_dir,
+                             GError **error);
+
+static double
+gb_per_s(uint64_t bytes_per_s)
+{
+    return (double)bytes_per_s / 1e9;
+}
+
+static double
+gbit_per_s(uint64_t bytes_per_s)
+{
+    return (double)bytes_per_s * 8 / 1e9;
+}
+
+static char *
+system_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    g_autoptr(HwSystem) s = hw_system_load(path, models_dir, error);
+    if (s == NULL)
+        return NULL;
+    g_autofree char *nvlink =
+        s->nvlink ? g_strdup_printf("gen %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT,
+                                    s->nvlink->generation, s->gpu->n_nvlinks)
+                  : g_strdup("-");
+    g_autofree char *switches =
+        s->nvswitch
+            ? g_strdup_printf("%u x %s", s->n_boards * s->n_switches_per_board, s->ids.nvswitch)
+            : g_strdup(s->n_pairs ? "direct pairs" : "-");
+    g_autofree char *nics = s->nic ? g_strdup_printf("%u x %g Gb/s", s->n_nics,
+                                                     gbit_per_s(s->nic->port_link->bytes_per_s))
+                                   : g_strdup("-");
+    return g_strdup_printf("%-16s %4u  %-15s %-11s %-16s %s", id, s->n_gpus, s->ids.gpu, nvlink,
+                           switches, nics);
+}
+
+static char *
+gpu_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    (void)models_dir;
+    g_autoptr(HwGpu) g = hw_gpu_load(path, error);
+    if (g == NULL)
+        return NULL;
+    return g_strdup_printf(
+        "%-16s %-22s %4" G_GUINT64_FORMAT "  %9.4g  %6.4g  %8.4g  %2" G_GUINT64_FORMAT
+        " (gen %" G_GUINT64_FORMAT ")",
+        id, g->name, g->n_sms, (double)g->fp16_flops_per_s / 1e12, (double)g->hbm_bytes / 1e9,
+        (double)g->hbm_bytes_per_s / 1e12, g->n_nvlinks, g->nvlink_generation);
+}
+
+static char *
+link_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    (void)models_dir;
+    g_autoptr(HwLink) l = hw_link_load(path, error);
+    if (l == NULL)
+        return NULL;
+    /* Networks speak bits per second: show both for them. */
+    g_autofree char *rate = l->kind == HW_LINK_NETWORK
+                                ? g_strdup_printf("%g GB/s (%g Gb/s)", gb_per_s(l->bytes_per_s),
+                                                  gbit_per_s(l->bytes_per_s))
+                                : g_strdup_printf("%g GB/s", gb_per_s(l->bytes_per_s));
+    return g_strdup_printf("%-16s %-8s %5" G_GUINT64_FORMAT "  %s", id, hw_link_kind_name(l->kind),
+                           l->n_lanes, rate);
+}
+
+static char *
+switch_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    g_autoptr(HwSwitch) sw = hw_switch_load(path, models_dir, error);
+    if (sw == NULL)
+        return NULL;
+    return g_strdup_printf("%-16s %-8s %5" G_GUINT64_FORMAT "  %9g  %7g  %s", id,
+                           sw->kind == HW_SWITCH_NVSWITCH ? "nvswitch" : "network", sw->n_ports,
+                           gb_per_s(sw->link->bytes_per_s), (double)sw->latency_ps / 1e3,
+                           sw->link_model);
+}
+
+static char *
+nic_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    g_autoptr(HwNic) n = hw_nic_load(path, models_dir, error);
+    if (n == NULL)
+        return NULL;
+    return g_strdup_printf("%-16s %-22s %6g  gen %" G_GUINT64_FORMAT " x%-3" G_GUINT64_FORMAT
+                           "  %s",
+                           id, n->name, gbit_per_s(n->port_link->bytes_per_s), n->pcie_generation,
+                           n->pcie_lanes, n->port_link_model);
+}
+
+static const struct {
+    const char *kind; /* the argument, and the folder under models/ */
+    const char *dir;
+    const char *header;
+    ListRowFunc row;
+} list_kinds[] = {
+    /* Headers line up with the row formats above. */
+    {"systems", "system",
+     "# system         GPUs  GPU             NVLink      NVSwitch         NICs", system_row},
+    {"gpus", "gpu",
+     "# gpu            name                    SMs  fp16 TF/s  HBM GB  HBM TB/s  NVLinks", gpu_row},
+    {"links", "link", "# link           kind     lanes  per direction", link_row},
+    {"switches", "switch", "# switch         kind     ports  port GB/s  lat. ns  port link",
+     switch_row},
+    {"nics", "nic", "# nic            name                     Gb/s  PCIe        port link",
+     nic_row},
+};
+
+static int
+compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.ini files of folder, sorted; NULL and an error if it cannot be read. */
+static GPtrArray *
+model_files(const char *folder, GError **error)
+{
+    GDir *listing = g_dir_open(folder, 0, error);
+    if (listing == NULL)
+        return NULL;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    const char *entry;
+    while ((entry = g_dir_read_name(listing)) != NULL)
+        if (entry[0] != '.' && g_str_has_suffix(entry, ".ini"))
+            g_ptr_array_add(names, g_strdup(entry));
+    g_dir_close(listing);
+    g_ptr_array_sort(names, compare_names);
+    return names;
+}
+
+/* Every row of one kind, or NULL and the first error. */
+static GPtrArray *
+list_rows(size_t k, const char *models_dir, GError **error)
+{
+    g_autofree char *folder = g_build_filename(models_dir, list_kinds[k].dir, NULL);
+    g_autoptr(GPtrArray) names = model_files(folder, error);
+    if (names == NULL)
+        return NULL;
+    g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = g_ptr_array_index(names, i);
+        g_autofree char *path = g_build_filename(folder, name, NULL);
+        g_autofree char *id = g_strndup(name, strlen(name) - strlen(".ini"));
+        char *row = list_kinds[k].row(path, id, models_dir, error);
+        if (row == NULL)
+            return NULL;
+        g_ptr_array_add(rows, row);
+    }
+    return g_steal_pointer(&rows);
+}
+
+static GOptionContext *
+list_context(void)
+{
+    GOptionContext *context = g_option_context_new("KIND");
+    g_option_context_set_summary(context,
+                                 "Lists the models of one kind, one line each, sorted by id.\n"
+                                 "KIND is one of: systems, gpus, links, switches, nics.");
+    g_option_context_set_description(
+        context, "Models are read from $NVLSIM_MODELS, else the source tree's models/, else the\n"
+                 "installed copy. Every file is loaded and checked: a broken file is an error\n"
+                 "(exit status 1) naming the file.");
+    return context;
+}
+
+int
+cli_list(int argc, char **argv)
+{
+    g_autoptr(GOptionContext) context = list_context();
+    if (!cli_parse_options(context, "list", &argc, &argv))
+        return CLI_EXIT_USAGE;
+    if (argc != 2) {
+        fprintf(stderr, "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics\n",
+                argc < 2 ? "no kind given" : "more than one kind given");
+        return CLI_EXIT_USAGE;
+    }
+    size_t k = 0;
+    while (k < G_N_ELEMENTS(list_kinds) && strcmp(list_kinds[k].kind, argv[1]) != 0)
+        k++;
+    if (k == G_N_ELEMENTS(list_kinds)) {
+        fprintf(stderr,
+                "nvlsim list: unknown kind '%s'; expected one of: systems, gpus, links, switches, "
+                "nics\n",
+                argv[1]);
+        return CLI_EXIT_USAGE;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) rows = list_rows(k, hw_models_dir(), &error);
+    if (rows == NULL) {
+        cli_print_error("list", error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    puts(list_kinds[k].header);
+    for (guint i = 0; i < rows->len; i++)
+        puts(g_ptr_array_index(rows, i));
+    return CLI_EXIT_OK;
+}
