@@ -11,6 +11,7 @@ Suite *hw_link_suite(void);
 Suite *hw_models_suite(void);
 Suite *hw_nic_suite(void);
 Suite *hw_switch_suite(void);
+Suite *hw_system_suite(void);
 
 /* $top_srcdir/models (the shipped models), newly allocated. */
 char *hw_test_models_dir(void);

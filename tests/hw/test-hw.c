@@ -112,6 +112,7 @@ main(void)
     srunner_add_suite(runner, hw_models_suite());
     srunner_add_suite(runner, hw_nic_suite());
     srunner_add_suite(runner, hw_switch_suite());
+    srunner_add_suite(runner, hw_system_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);
