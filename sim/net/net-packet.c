@@ -1,0 +1,865 @@
+/* The packet engine: NVLink/NVSwitch traffic packet by packet. A transfer is
+ * cut into packets (payload at most the issuer's packet size on the
+ * narrowest link of its paths; each link adds its own header); a link
+ * direction serializes one packet at a time at its bundle rate, the packet
+ * lands one link latency later and, at a switch, NIC or CPU, may leave a
+ * vertex latency after that (store and forward per packet). A sender holds
+ * credits for its receiver's buffer, given back when the packet leaves that
+ * buffer plus the link latency. Switches are input-queued crossbars with a
+ * virtual output queue per (input, output) and round-robin arbitration;
+ * a source GPU serves its transfers round robin on each of its links. CRC
+ * errors stall the link for a replay and resend the one packet.
+ * Simplifications: a bundle is one wire of n× the rate; arbitration and
+ * credits are per packet, not per flit. Times in ps, sizes in bytes.
+ *
+ * Event economy: a packet is not an event. When it starts a hop, the time
+ * it will be ready at the far end is known, so it goes straight into the
+ * next virtual output queue marked with that time; a link runs an event
+ * ("wake") only when it must decide later (it is busy, its queued packets
+ * are not ready yet, or it waits for credits). A last hop needs no event
+ * at all: its landing time is known when it starts. A backlogged link thus
+ * costs one event per packet.
+ */
+#include "net/net-packet.h"
+
+#include "core/core-debug.h"
+#include "core/core-rng.h"
+#include "core/core-time.h"
+
+#define NONE UINT32_MAX
+
+/* All events of this engine and the completions it schedules run in phase
+ * 0, as the flow engine's completions do. */
+enum { PHASE = 0 };
+
+/* A packet between hops, waiting in a virtual output queue. */
+typedef struct Packet {
+    uint32_t next;          /* next in its queue, or in the free list */
+    uint32_t stream;        /* whose path it follows */
+    uint64_t ready_ps;      /* landed at the vertex plus its latency */
+    uint32_t payload_bytes; /* as cut at the source */
+    uint32_t hop;           /* the hop it waits for (index into the path) */
+    uint32_t in_link;       /* the link it came in on: it holds credits of it */
+    uint32_t credits_held;
+} Packet;
+
+/* One path's share of a transfer: cut into packets as its first link asks. */
+typedef struct Stream {
+    uint32_t next; /* next stream in its source queue, or in the free list */
+    uint32_t xfer;
+    uint64_t bytes_left; /* not yet cut */
+    uint64_t n_uncut;    /* packets not yet cut */
+    uint64_t n_unlanded; /* packets whose last hop has not started */
+    uint32_t payload_bytes;
+    uint32_t n_hops;
+    uint32_t link[TOPO_MAX_HOPS];
+} Stream;
+
+typedef struct Xfer {
+    uint32_t next; /* free list */
+    uint32_t target;
+    SimHandlerId on_done;
+    uint64_t cookie;
+    uint64_t n_bytes;
+    uint64_t n_packets;
+    uint64_t n_unlanded;
+    uint64_t last_landed_ps;
+} Xfer;
+
+/* Fixed-size records in one growable array, a free list of indices through
+ * each record's first field. Callers keep indices, never pointers, across
+ * pool_take. */
+typedef struct Pool {
+    char *items;
+    size_t item_bytes;
+    uint32_t n_items, free_head;
+} Pool;
+
+/* Credit returns on their way back to a sender, in time order. */
+typedef struct CreditReturn {
+    uint64_t time_ps;
+    uint64_t n_credits;
+} CreditReturn;
+
+typedef struct CreditRing {
+    CreditReturn *items;
+    uint32_t head, n, cap; /* cap a power of two */
+} CreditRing;
+
+typedef struct NetPacket {
+    NetModel base;
+    SimHandlerId wake_handler, done_handler;
+    uint32_t n_links;
+    /* Per link direction, from the graph. */
+    uint64_t *bytes_per_s;
+    uint64_t *latency_ps;
+    uint64_t *ready_delay_ps; /* link latency plus the latency of its far vertex */
+    uint64_t *header_bytes;
+    uint64_t *credit_unit_bytes;
+    uint64_t *replay_ps;
+    double *error_rate;
+    int64_t *credits_total; /* 0: no flow control */
+    uint32_t *
+        voq_base; /* its block of queues: one per input port of its source, then the source's own */
+    uint32_t *n_voqs;
+    uint32_t *mask_base; /* its words of the non-empty-queue bitmap */
+    uint32_t *in_port;   /* its input port at its far vertex */
+    /* Per link direction, state. */
+    uint64_t *busy_until_ps;
+    uint64_t *wake_ps; /* the pending wake event's time, or SIM_TIME_NEVER */
+    int64_t *credits;
+    int64_t *credits_min;
+    uint32_t *rr_next;                       /* the queue round robin tries first */
+    bool *source_served;                     /* the head of its source queue was served last */
+    bool *credit_blocked;                    /* waits for credits: a return wakes it */
+    uint32_t *n_active;                      /* non-empty queues */
+    uint64_t *memo_wire_bytes, *memo_ser_ps; /* last packet size seen: most are full */
+    int64_t *memo_credits;
+    CreditRing *returns;
+    SimRng *rng;
+    uint64_t *n_link_packets, *link_wire_bytes, *n_link_replays;
+    /* Per virtual output queue: packets (or, for a source queue, streams). */
+    uint32_t *voq_head, *voq_tail;
+    uint64_t *active_mask;
+    Pool packets, streams, xfers;
+    NetStats stats;
+} NetPacket;
+
+static void
+pool_init(Pool *pool, size_t item_bytes)
+{
+    *pool = (Pool){.item_bytes = item_bytes, .free_head = NONE};
+}
+
+/* Doubles the pool and threads the new records onto the free list. */
+static void
+pool_grow(Pool *pool)
+{
+    uint32_t old = pool->n_items, n = old ? 2 * old : 256;
+    g_assert(n > old && n < NONE);
+    pool->items = g_realloc_n(pool->items, n, pool->item_bytes);
+    for (uint32_t i = old; i < n; i++)
+        *(uint32_t *)(pool->items + i * pool->item_bytes) = i + 1 < n ? i + 1 : pool->free_head;
+    pool->free_head = old;
+    pool->n_items = n;
+}
+
+static inline uint32_t
+pool_take(Pool *pool)
+{
+    if (pool->free_head == NONE)
+        pool_grow(pool);
+    uint32_t id = pool->free_head;
+    pool->free_head = *(uint32_t *)(pool->items + id * pool->item_bytes);
+    return id;
+}
+
+static inline void
+pool_give(Pool *pool, uint32_t id)
+{
+    *(uint32_t *)(pool->items + id * pool->item_bytes) = pool->free_head;
+    pool->free_head = id;
+}
+
+static inline Packet *
+packet_at(const NetPacket *np, uint32_t id)
+{
+    return (Packet *)np->packets.items + id;
+}
+
+static inline Stream *
+stream_at(const NetPacket *np, uint32_t id)
+{
+    return (Stream *)np->streams.items + id;
+}
+
+static inline Xfer *
+xfer_at(const NetPacket *np, uint32_t id)
+{
+    return (Xfer *)np->xfers.items + id;
+}
+
+/* ---- Wakes: at most one pending per link, the earliest asked for. ---- */
+
+static inline void
+wake_at(NetPacket *np, uint32_t l, uint64_t time_ps)
+{
+    /* A pending wake at or before time_ps will look again then; a later one
+     * becomes stale (it only makes the link look once more). */
+    if (np->wake_ps[l] <= time_ps)
+        return;
+    np->wake_ps[l] = time_ps;
+    SimEvent *event = sim_engine_schedule(np->base.engine, time_ps, PHASE, np->wake_handler);
+    event->target = l;
+}
+
+/* ---- Credits. ---- */
+
+static void
+ring_grow(CreditRing *r)
+{
+    uint32_t cap = r->cap ? 2 * r->cap : 16;
+    CreditReturn *items = g_new(CreditReturn, cap);
+    for (uint32_t i = 0; i < r->n; i++)
+        items[i] = r->items[(r->head + i) & (r->cap - 1)];
+    g_free(r->items);
+    *r = (CreditRing){.items = items, .head = 0, .n = r->n, .cap = cap};
+}
+
+/* n_credits of link l reach its sender at time_ps. Returns arrive in time
+ * order except where a vertex both forwards and consumes (a CPU), so the
+ * insertion walks back from the tail, almost always zero steps. */
+static void
+credits_return(NetPacket *np, uint32_t l, uint64_t time_ps, uint64_t n_credits)
+{
+    if (n_credits == 0)
+        return;
+    CreditRing *r = &np->returns[l];
+    uint32_t mask = r->cap - 1;
+    if (r->n > 0 && r->items[(r->head + r->n - 1) & mask].time_ps == time_ps) {
+        r->items[(r->head + r->n - 1) & mask].n_credits += n_credits;
+    } else {
+        if (r->n == r->cap) {
+            ring_grow(r);
+            mask = r->cap - 1;
+        }
+        uint32_t pos = r->n++;
+        for (; pos > 0 && r->items[(r->head + pos - 1) & mask].time_ps > time_ps; pos--)
+            r->items[(r->head + pos) & mask] = r->items[(r->head + pos - 1) & mask];
+        r->items[(r->head + pos) & mask] = (CreditReturn){time_ps, n_credits};
+    }
+    if (np->credit_blocked[l])
+        wake_at(np, l, time_ps);
+}
+
+/* Takes the returns due by now into the sender's credits. Done lazily, only
+ * when the credits held fall short: most packets never look at the ring. */
+static void
+credits_absorb(NetPacket *np, uint32_t l, uint64_t now_ps)
+{
+    CreditRing *r = &np->returns[l];
+    while (r->n > 0 && r->items[r->head].time_ps <= now_ps) {
+        np->credits[l] += (int64_t)r->items[r->head].n_credits;
+        r->head = (r->head + 1) & (r->cap - 1);
+        r->n--;
+    }
+    SIM_HOT_ASSERT(np->credits[l] <= np->credits_total[l]);
+}
+
+/* Takes need credits of link l, or leaves a wake for the next return and
+ * says false. */
+static inline bool
+credits_take(NetPacket *np, uint32_t l, int64_t need, uint64_t now_ps)
+{
+    if (np->credits[l] < need) {
+        credits_absorb(np, l, now_ps);
+        if (np->credits[l] < need) {
+            const CreditRing *r = &np->returns[l];
+            if (r->n > 0)
+                wake_at(np, l, r->items[r->head].time_ps);
+            np->credit_blocked[l] = true;
+            return false;
+        }
+        np->credit_blocked[l] = false;
+    }
+    np->credits[l] -= need;
+    if (np->credits[l] < np->credits_min[l])
+        np->credits_min[l] = np->credits[l];
+    SIM_HOT_ASSERT(np->credits[l] >= 0);
+    return true;
+}
+
+/* Serialization time and credits of a packet of wire_bytes on link l. */
+static inline void
+link_cost(NetPacket *np, uint32_t l, uint64_t wire_bytes, uint64_t *ser_ps, int64_t *need)
+{
+    if (np->memo_wire_bytes[l] != wire_bytes) {
+        uint64_t unit = np->credit_unit_bytes[l];
+        int64_t n = (int64_t)((wire_bytes + unit - 1) / unit);
+        /* A packet larger than the whole buffer goes when the buffer is empty. */
+        np->memo_credits[l] = MIN(n, np->credits_total[l]);
+        np->memo_ser_ps[l] = sim_serialization_ps(wire_bytes, np->bytes_per_s[l]);
+        np->memo_wire_bytes[l] = wire_bytes;
+    }
+    *ser_ps = np->memo_ser_ps[l];
+    *need = np->memo_credits[l];
+}
+
+/* ---- Virtual output queues. ---- */
+
+static inline void
+voq_mark(NetPacket *np, uint32_t l, uint32_t i, bool active)
+{
+    uint64_t *word = &np->active_mask[np->mask_base[l] + (i >> 6)];
+    uint64_t bit = UINT64_C(1) << (i & 63);
+    if (active) {
+        *word |= bit;
+        np->n_active[l]++;
+    } else {
+        *word &= ~bit;
+        np->n_active[l]--;
+    }
+}
+
+/* First set bit of mask in [from, end), or end. */
+static inline uint32_t
+next_bit(const uint64_t *mask, uint32_t from, uint32_t end)
+{
+    while (from < end) {
+        uint64_t w = mask[from >> 6] >> (from & 63);
+        if (w != 0)
+            return MIN(from + (uint32_t)__builtin_ctzll(w), end);
+        from = (from | 63) + 1;
+    }
+    return end;
+}
+
+/* The queue link l serves next: round robin over its non-empty queues from
+ * rr_next, passing over heads not ready yet. Returns its index in l's block,
+ * or NONE and the soonest ready time in *soonest_ps. */
+static uint32_t
+voq_pick(const NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t *soonest_ps)
+{
+    uint32_t n = np->n_voqs[l], start = np->rr_next[l], base = np->voq_base[l];
+    const uint64_t *mask = np->active_mask + np->mask_base[l];
+    uint64_t soonest = SIM_TIME_NEVER;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lo = pass == 0 ? start : 0, hi = pass == 0 ? n : start;
+        for (uint32_t i = next_bit(mask, lo, hi); i < hi; i = next_bit(mask, i + 1, hi)) {
+            if (i == n - 1)
+                return i; /* the source's own queue: streams are always ready */
+            uint64_t ready = packet_at(np, np->voq_head[base + i])->ready_ps;
+            if (ready <= now_ps)
+                return i;
+            soonest = MIN(soonest, ready);
+        }
+    }
+    *soonest_ps = soonest;
+    return NONE;
+}
+
+static void
+voq_push_packet(NetPacket *np, uint32_t l, uint32_t i, uint32_t p)
+{
+    uint32_t q = np->voq_base[l] + i;
+    packet_at(np, p)->next = NONE;
+    if (np->voq_head[q] == NONE) {
+        np->voq_head[q] = p;
+        voq_mark(np, l, i, true);
+    } else {
+        packet_at(np, np->voq_tail[q])->next = p;
+    }
+    np->voq_tail[q] = p;
+}
+
+static uint32_t
+voq_pop_packet(NetPacket *np, uint32_t l, uint32_t i)
+{
+    uint32_t q = np->voq_base[l] + i;
+    uint32_t p = np->voq_head[q];
+    np->voq_head[q] = packet_at(np, p)->next;
+    if (np->voq_head[q] == NONE)
+        voq_mark(np, l, i, false);
+    return p;
+}
+
+/* Appends stream s to the source queue of link l. */
+static void
+source_push(NetPacket *np, uint32_t l, uint32_t s)
+{
+    uint32_t i = np->n_voqs[l] - 1, q = np->voq_base[l] + i;
+    stream_at(np, s)->next = NONE;
+    if (np->voq_head[q] == NONE) {
+        np->voq_head[q] = s;
+        voq_mark(np, l, i, true);
+    } else {
+        stream_at(np, np->voq_tail[q])->next = s;
+    }
+    np->voq_tail[q] = s;
+}
+
+/* Round robin among the streams of l's source queue: the stream served
+ * last stays at the head until the next pick sends it to the back, so a
+ * stream that joined in between is served next. */
+static inline void
+source_rotate(NetPacket *np, uint32_t l)
+{
+    if (!np->source_served[l])
+        return;
+    np->source_served[l] = false;
+    uint32_t q = np->voq_base[l] + np->n_voqs[l] - 1;
+    uint32_t s = np->voq_head[q];
+    Stream *st = stream_at(np, s);
+    if (st->next == NONE)
+        return;
+    np->voq_head[q] = st->next;
+    st->next = NONE;
+    stream_at(np, np->voq_tail[q])->next = s;
+    np->voq_tail[q] = s;
+}
+
+/* Cuts the next packet from the stream at the head of l's source queue.
+ * Returns the stream; *payload_bytes gets the packet's payload. */
+static uint32_t
+source_cut(NetPacket *np, uint32_t l, uint64_t *payload_bytes)
+{
+    uint32_t i = np->n_voqs[l] - 1, q = np->voq_base[l] + i;
+    uint32_t s = np->voq_head[q];
+    Stream *st = stream_at(np, s);
+    uint64_t payload = st->n_uncut == 1 ? st->bytes_left : st->payload_bytes;
+    st->bytes_left -= payload;
+    st->n_uncut--;
+    *payload_bytes = payload;
+    if (st->n_uncut > 0) {
+        np->source_served[l] = true;
+        return s;
+    }
+    np->voq_head[q] = st->next;
+    if (np->voq_head[q] == NONE)
+        voq_mark(np, l, i, false);
+    return s;
+}
+
+/* Payload of the packet queue i of link l would send next. */
+static inline uint64_t
+voq_peek_payload(NetPacket *np, uint32_t l, uint32_t i)
+{
+    if (i == np->n_voqs[l] - 1) {
+        source_rotate(np, l);
+        const Stream *s = stream_at(np, np->voq_head[np->voq_base[l] + i]);
+        return s->n_uncut == 1 ? s->bytes_left : s->payload_bytes;
+    }
+    return packet_at(np, np->voq_head[np->voq_base[l] + i])->payload_bytes;
+}
+
+/* ---- Hops. ---- */
+
+/* How long link l is occupied by a packet of ser_ps: each CRC failure costs
+ * its serialization and the replay stall before the packet goes again. */
+static inline uint64_t
+link_occupancy_ps(NetPacket *np, uint32_t l, uint64_t ser_ps)
+{
+    double rate = np->error_rate[l];
+    if (rate <= 0)
+        return ser_ps;
+    uint64_t n_failed = 0;
+    while (sim_rng_uniform(&np->rng[l]) < rate)
+        n_failed++;
+    np->n_link_replays[l] += n_failed;
+    np->stats.n_replays += n_failed;
+    return ser_ps + n_failed * (ser_ps + np->replay_ps[l]);
+}
+
+/* The last hop of stream s started on link l: the packet lands at
+ * landed_ps, is consumed there, and its credits travel back. */
+static void
+packet_land(NetPacket *np, uint32_t l, uint32_t s, uint64_t landed_ps, int64_t need)
+{
+    credits_return(np, l, landed_ps + np->latency_ps[l], (uint64_t)need);
+    Stream *st = stream_at(np, s);
+    uint32_t x = st->xfer;
+    if (--st->n_unlanded == 0)
+        pool_give(&np->streams, s);
+    Xfer *xf = xfer_at(np, x);
+    xf->last_landed_ps = MAX(xf->last_landed_ps, landed_ps);
+    if (--xf->n_unlanded == 0) {
+        SimEvent *event =
+            sim_engine_schedule(np->base.engine, xf->last_landed_ps, PHASE, np->done_handler);
+        event->target = x;
+    }
+}
+
+/* Packet p (NONE: not yet a record) of stream s crossed link l: it waits for
+ * hop `hop` in the queue of its next link, ready at ready_ps. */
+static void
+packet_forward(NetPacket *np, uint32_t l, uint32_t s, uint32_t p, uint32_t hop,
+               uint64_t payload_bytes, uint64_t ready_ps, int64_t need)
+{
+    if (p == NONE) {
+        p = pool_take(&np->packets);
+        packet_at(np, p)->stream = s;
+        packet_at(np, p)->payload_bytes = (uint32_t)payload_bytes;
+    }
+    Packet *pk = packet_at(np, p);
+    pk->ready_ps = ready_ps;
+    pk->hop = hop;
+    pk->in_link = l;
+    pk->credits_held = (uint32_t)need;
+    uint32_t out = stream_at(np, s)->link[hop];
+    voq_push_packet(np, out, np->in_port[l], p);
+    wake_at(np, out, MAX(ready_ps, np->busy_until_ps[out]));
+}
+
+/* Link l starts the head packet of its queue i now: need credits are taken
+ * and it serializes for ser_ps (more with replays). */
+static void
+link_start(NetPacket *np, uint32_t l, uint32_t i, uint64_t now_ps, uint64_t ser_ps, int64_t need)
+{
+    uint32_t s, p = NONE, hop = 0;
+    uint64_t payload;
+    if (i == np->n_voqs[l] - 1) {
+        s = source_cut(np, l, &payload);
+    } else {
+        p = voq_pop_packet(np, l, i);
+        const Packet *pk = packet_at(np, p);
+        s = pk->stream;
+        hop = pk->hop;
+        payload = pk->payload_bytes;
+        /* It leaves the input buffer: the credit goes back upstream. */
+        credits_return(np, pk->in_link, now_ps + np->latency_ps[pk->in_link], pk->credits_held);
+    }
+    uint64_t end_ps = now_ps + link_occupancy_ps(np, l, ser_ps);
+    np->busy_until_ps[l] = end_ps;
+    np->n_link_packets[l]++;
+    np->link_wire_bytes[l] += payload + np->header_bytes[l];
+    if (hop + 1 == stream_at(np, s)->n_hops) {
+        if (p != NONE)
+            pool_give(&np->packets, p);
+        packet_land(np, l, s, end_ps + np->latency_ps[l], need);
+    } else {
+        packet_forward(np, l, s, p, hop + 1, payload, end_ps + np->ready_delay_ps[l], need);
+    }
+}
+
+/* Starts what link l can start now, and leaves a wake for when it can do
+ * more. */
+static void
+link_try_start(NetPacket *np, uint32_t l)
+{
+    uint64_t now = sim_engine_now(np->base.engine);
+    while (np->n_active[l] > 0) {
+        if (np->busy_until_ps[l] > now) {
+            wake_at(np, l, np->busy_until_ps[l]);
+            return;
+        }
+        uint64_t soonest;
+        uint32_t i = voq_pick(np, l, now, &soonest);
+        if (i == NONE) {
+            wake_at(np, l, soonest);
+            return;
+        }
+        uint64_t ser_ps;
+        int64_t need;
+        link_cost(np, l, voq_peek_payload(np, l, i) + np->header_bytes[l], &ser_ps, &need);
+        if (!credits_take(np, l, need, now))
+            return;
+        np->rr_next[l] = i + 1 == np->n_voqs[l] ? 0 : i + 1;
+        link_start(np, l, i, now, ser_ps, need);
+    }
+}
+
+static void
+on_wake(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    NetPacket *np = ctx;
+    (void)engine;
+    if (np->wake_ps[event->target] == event->time_ps)
+        np->wake_ps[event->target] = SIM_TIME_NEVER;
+    link_try_start(np, event->target);
+}
+
+/* The last packet of a transfer landed: account it and tell the sender. */
+static void
+on_xfer_done(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    NetPacket *np = ctx;
+    const Xfer *xf = xfer_at(np, event->target);
+    np->stats.n_sends_done++;
+    np->stats.payload_bytes_delivered += xf->n_bytes;
+    np->stats.n_packets += xf->n_packets;
+    SimEvent *done = sim_engine_schedule(engine, event->time_ps, PHASE, xf->on_done);
+    done->target = xf->target;
+    done->arg[0] = xf->cookie;
+    done->arg[1] = xf->n_bytes;
+    pool_give(&np->xfers, event->target);
+}
+
+/* ---- Sends. ---- */
+
+/* Largest payload every link of paths [first, first + n) carries. */
+static uint64_t
+route_payload_bytes(const NetPacket *np, const TopoRoute *route, uint32_t first, uint32_t n,
+                    NetIssuer issuer)
+{
+    uint64_t payload = UINT32_MAX;
+    for (uint32_t p = first; p < first + n; p++)
+        for (uint32_t h = 0; h < route->path[p].n_hops; h++) {
+            const TopoLink *link = topo_graph_link(np->base.graph, route->path[p].link[h]);
+            payload = MIN(payload, net_payload_bytes(link->spec, issuer));
+        }
+    return payload;
+}
+
+/* Makes the stream of path for n_packets packets (bytes of them) and queues
+ * it at its first link. */
+static void
+stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_bytes,
+           uint64_t n_packets, uint64_t n_bytes)
+{
+    uint32_t s = pool_take(&np->streams);
+    Stream *st = stream_at(np, s);
+    *st = (Stream){
+        .xfer = x,
+        .bytes_left = n_bytes,
+        .n_uncut = n_packets,
+        .n_unlanded = n_packets,
+        .payload_bytes = (uint32_t)payload_bytes,
+        .n_hops = path->n_hops,
+    };
+    for (uint32_t h = 0; h < path->n_hops; h++) {
+        SIM_HOT_ASSERT(h == 0 || topo_graph_link(np->base.graph, path->link[h])->src ==
+                                     topo_graph_link(np->base.graph, path->link[h - 1])->dst);
+        st->link[h] = path->link[h];
+    }
+    source_push(np, path->link[0], s);
+    link_try_start(np, path->link[0]);
+}
+
+/* Spraying: k packets over the paths by weight, path p getting
+ * floor(k W_{p+1} / W) - floor(k W_p / W) of them (W_p the weights before
+ * p): whole packets, each path within one of its exact share, the same split
+ * a weighted round robin of packets gives. The one short packet (the tail of
+ * the bytes) goes to the last path that has packets. */
+static void
+packet_send(NetModel *net, const NetSend *send)
+{
+    NetPacket *np = (NetPacket *)net;
+    TopoRoute route;
+    bool routed = topo_router_route(net->router, send->src, send->dst, &route);
+    g_return_if_fail(routed && route.n_paths > 0);
+    uint32_t first = 0, n = route.n_paths;
+    if (send->path != NET_PATH_SPRAY) {
+        g_return_if_fail(send->path < route.n_paths);
+        first = send->path;
+        n = 1;
+    }
+    uint64_t payload = route_payload_bytes(np, &route, first, n, send->issuer);
+    g_return_if_fail(payload > 0);
+    uint64_t k = send->n_bytes == 0 ? 1 : (send->n_bytes + payload - 1) / payload;
+    uint64_t total_weight = 0;
+    for (uint32_t p = first; p < first + n; p++)
+        total_weight += n == 1 ? 1 : route.path[p].weight;
+    g_return_if_fail(total_weight > 0);
+
+    uint32_t x = pool_take(&np->xfers);
+    *xfer_at(np, x) = (Xfer){
+        .target = send->target,
+        .on_done = send->on_done,
+        .cookie = send->cookie,
+        .n_bytes = send->n_bytes,
+        .n_packets = k,
+        .n_unlanded = k,
+    };
+    np->stats.n_sends++;
+    np->stats.payload_bytes_sent += send->n_bytes;
+
+    uint64_t short_bytes = k * payload - send->n_bytes; /* missing from the tail packet */
+    if (send->n_bytes == 0)
+        short_bytes = payload;
+    uint64_t cum = 0, cut = 0;
+    for (uint32_t p = first; p < first + n; p++) {
+        cum += n == 1 ? 1 : route.path[p].weight;
+        uint64_t upto = (uint64_t)((unsigned __int128)k * cum / total_weight);
+        uint64_t n_packets = upto - cut;
+        cut = upto;
+        if (n_packets == 0)
+            continue;
+        uint64_t n_bytes = n_packets * payload - (upto == k ? short_bytes : 0);
+        stream_add(np, x, &route.path[p], payload, n_packets, n_bytes);
+    }
+}
+
+/* ---- Building and the rest of the interface. ---- */
+
+static void
+packet_get_stats(const NetModel *net, NetStats *stats)
+{
+    *stats = ((const NetPacket *)net)->stats;
+}
+
+static void
+packet_free(NetModel *net)
+{
+    NetPacket *np = (NetPacket *)net;
+    for (uint32_t l = 0; l < np->n_links; l++)
+        g_free(np->returns[l].items);
+    void *arrays[] = {
+        np->bytes_per_s,
+        np->latency_ps,
+        np->ready_delay_ps,
+        np->header_bytes,
+        np->credit_unit_bytes,
+        np->replay_ps,
+        np->error_rate,
+        np->credits_total,
+        np->voq_base,
+        np->n_voqs,
+        np->mask_base,
+        np->in_port,
+        np->busy_until_ps,
+        np->wake_ps,
+        np->credits,
+        np->credits_min,
+        np->rr_next,
+        np->source_served,
+        np->credit_blocked,
+        np->n_active,
+        np->memo_wire_bytes,
+        np->memo_ser_ps,
+        np->memo_credits,
+        np->returns,
+        np->rng,
+        np->n_link_packets,
+        np->link_wire_bytes,
+        np->n_link_replays,
+        np->voq_head,
+        np->voq_tail,
+        np->active_mask,
+        np->packets.items,
+        np->streams.items,
+        np->xfers.items,
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
+        g_free(arrays[i]);
+    g_free(np);
+}
+
+static const NetOps packet_ops = {
+    .name = "packet",
+    .send = packet_send,
+    .get_stats = packet_get_stats,
+    .free = packet_free,
+};
+
+static void
+alloc_link_arrays(NetPacket *np, uint32_t n)
+{
+    np->bytes_per_s = g_new0(uint64_t, n);
+    np->latency_ps = g_new0(uint64_t, n);
+    np->ready_delay_ps = g_new0(uint64_t, n);
+    np->header_bytes = g_new0(uint64_t, n);
+    np->credit_unit_bytes = g_new0(uint64_t, n);
+    np->replay_ps = g_new0(uint64_t, n);
+    np->error_rate = g_new0(double, n);
+    np->credits_total = g_new0(int64_t, n);
+    np->voq_base = g_new0(uint32_t, n);
+    np->n_voqs = g_new0(uint32_t, n);
+    np->mask_base = g_new0(uint32_t, n);
+    np->in_port = g_new0(uint32_t, n);
+    np->busy_until_ps = g_new0(uint64_t, n);
+    np->wake_ps = g_new0(uint64_t, n);
+    np->credits = g_new0(int64_t, n);
+    np->credits_min = g_new0(int64_t, n);
+    np->rr_next = g_new0(uint32_t, n);
+    np->source_served = g_new0(bool, n);
+    np->credit_blocked = g_new0(bool, n);
+    np->n_active = g_new0(uint32_t, n);
+    np->memo_wire_bytes = g_new0(uint64_t, n);
+    np->memo_ser_ps = g_new0(uint64_t, n);
+    np->memo_credits = g_new0(int64_t, n);
+    np->returns = g_new0(CreditRing, n);
+    np->rng = g_new0(SimRng, n);
+    np->n_link_packets = g_new0(uint64_t, n);
+    np->link_wire_bytes = g_new0(uint64_t, n);
+    np->n_link_replays = g_new0(uint64_t, n);
+}
+
+/* Copies link l's description and fills its sender's credits. */
+static void
+init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
+{
+    const TopoLink *link = topo_graph_link(graph, l);
+    const HwLink *spec = link->spec;
+    const TopoVertex *far = topo_graph_vertex(graph, link->dst);
+    g_assert(link->bytes_per_s > 0);
+    g_assert(spec->packet_error_rate >= 0 && spec->packet_error_rate < 1);
+    np->bytes_per_s[l] = link->bytes_per_s;
+    np->latency_ps[l] = link->latency_ps;
+    np->ready_delay_ps[l] = link->latency_ps + far->latency_ps;
+    np->header_bytes[l] = spec->header_bytes;
+    np->credit_unit_bytes[l] = spec->credit_bytes > 0 ? spec->credit_bytes : 1;
+    np->replay_ps[l] = spec->replay_latency_ps;
+    np->error_rate[l] = spec->packet_error_rate;
+    uint64_t total = link->rx_buffer_bytes / np->credit_unit_bytes[l];
+    if (link->rx_buffer_bytes > 0 && total == 0)
+        total = 1;
+    np->credits_total[l] = (int64_t)total;
+    np->credits[l] = np->credits_min[l] = (int64_t)total;
+    np->wake_ps[l] = SIM_TIME_NEVER;
+    np->memo_wire_bytes[l] = UINT64_MAX;
+    sim_rng_init(&np->rng[l], seed, l);
+}
+
+/* Numbers every link's input port at its far vertex and lays out the
+ * queue blocks: a link out of vertex v has one queue per input port of v
+ * (none for a GPU, which does not forward) and one for v's own traffic. */
+static void
+init_queues(NetPacket *np, const TopoGraph *graph)
+{
+    uint32_t nv = topo_graph_n_vertices(graph), nl = np->n_links;
+    uint32_t *n_in = g_new0(uint32_t, nv);
+    for (uint32_t l = 0; l < nl; l++)
+        np->in_port[l] = n_in[topo_graph_link(graph, l)->dst]++;
+    uint32_t n_voqs = 0, n_words = 0;
+    for (uint32_t l = 0; l < nl; l++) {
+        uint32_t v = topo_graph_link(graph, l)->src;
+        bool forwards = topo_graph_vertex(graph, v)->kind != TOPO_GPU;
+        np->voq_base[l] = n_voqs;
+        np->n_voqs[l] = (forwards ? n_in[v] : 0) + 1;
+        np->mask_base[l] = n_words;
+        n_voqs += np->n_voqs[l];
+        n_words += (np->n_voqs[l] + 63) / 64;
+    }
+    g_free(n_in);
+    np->voq_head = g_new(uint32_t, n_voqs);
+    np->voq_tail = g_new(uint32_t, n_voqs);
+    for (uint32_t q = 0; q < n_voqs; q++)
+        np->voq_head[q] = np->voq_tail[q] = NONE;
+    np->active_mask = g_new0(uint64_t, n_words);
+}
+
+NetModel *
+net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router,
+               const NetOptions *options)
+{
+    g_return_val_if_fail(engine != NULL && graph != NULL && router != NULL, NULL);
+    NetPacket *np = g_new0(NetPacket, 1);
+    np->base = (NetModel){&packet_ops, engine, graph, router};
+    np->n_links = topo_graph_n_links(graph);
+    alloc_link_arrays(np, np->n_links);
+    for (uint32_t l = 0; l < np->n_links; l++)
+        init_link(np, graph, l, options != NULL ? options->seed : 1);
+    init_queues(np, graph);
+    pool_init(&np->packets, sizeof(Packet));
+    pool_init(&np->streams, sizeof(Stream));
+    pool_init(&np->xfers, sizeof(Xfer));
+    np->wake_handler = sim_engine_register(engine, "net-packet-wake", on_wake, np);
+    np->done_handler = sim_engine_register(engine, "net-packet-done", on_xfer_done, np);
+    return &np->base;
+}
+
+void
+net_packet_link_stats(const NetModel *net, uint32_t link, NetPacketLinkStats *stats)
+{
+    const NetPacket *np = (const NetPacket *)net;
+    g_return_if_fail(net->ops == &packet_ops && link < np->n_links);
+    int64_t credits = np->credits[link], returning = 0;
+    const CreditRing *r = &np->returns[link];
+    uint64_t now = sim_engine_now(net->engine);
+    for (uint32_t i = 0; i < r->n; i++) {
+        const CreditReturn *ret = &r->items[(r->head + i) & (r->cap - 1)];
+        if (ret->time_ps <= now)
+            credits += (int64_t)ret->n_credits;
+        else
+            returning += (int64_t)ret->n_credits;
+    }
+    *stats = (NetPacketLinkStats){
+        .n_packets = np->n_link_packets[link],
+        .wire_bytes = np->link_wire_bytes[link],
+        .n_replays = np->n_link_replays[link],
+        .credits_total = np->credits_total[link],
+        .credits = credits,
+        .credits_returning = returning,
+        .credits_min = np->credits_min[link],
+    };
+}

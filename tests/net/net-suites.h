@@ -1,0 +1,9 @@
+/* The Check suites of sim/net, one per module, run by test-net. */
+#pragma once
+
+#include <check.h>
+#include <glib.h>
+#include <inttypes.h>
+
+Suite *net_flow_suite(void);
+Suite *net_packet_suite(void);
