@@ -51,6 +51,7 @@ sim_queue_clear(SimQueue *q)
     rung_clear(&q->coarse);
     rung_clear(&q->fine);
     g_free(q->overflow.entries);
+    g_free(q->side.entries);
     sim_queue_init(q);
 }
 
@@ -121,14 +122,55 @@ sort_entries(SimQueueEntry *a, size_t n)
     insertion_sort(a, n);
 }
 
-/* Inserts into the current fine bucket, keeping its unread part sorted. */
+/* Out-of-order entries of the current bucket go to a binary min-heap
+ * beside it once inserting in place would move more than this many entries:
+ * many events at a few distinct times (a thousand flows landing at once)
+ * would otherwise make insertion quadratic. */
+#define INSERT_MOVE_MAX 32
+
+static void
+side_push(SimQueueBucket *h, const SimQueueEntry *entry)
+{
+    if (h->n_entries == h->capacity)
+        sim_queue_bucket_grow(h);
+    uint32_t i = h->n_entries++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (!sim_queue_entry_before(entry, &h->entries[parent]))
+            break;
+        h->entries[i] = h->entries[parent];
+        i = parent;
+    }
+    h->entries[i] = *entry;
+}
+
+static void
+side_pop(SimQueueBucket *h)
+{
+    SimQueueEntry last = h->entries[--h->n_entries];
+    uint32_t n = h->n_entries, i = 0;
+    for (;;) {
+        uint32_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && sim_queue_entry_before(&h->entries[child + 1], &h->entries[child]))
+            child++;
+        if (!sim_queue_entry_before(&h->entries[child], &last))
+            break;
+        h->entries[i] = h->entries[child];
+        i = child;
+    }
+    if (n > 0)
+        h->entries[i] = last;
+}
+
+/* Inserts into the current fine bucket, keeping its unread part sorted, or
+ * into the side heap when that would move many entries. */
 void
 sim_queue_insert_current(SimQueue *q, uint64_t time_ps, uint64_t order, uint32_t slot)
 {
     const SimQueueEntry entry = {time_ps, order, slot};
     SimQueueBucket *b = &q->fine.buckets[q->fine.cur];
-    if (b->n_entries == b->capacity)
-        sim_queue_bucket_grow(b);
     uint32_t lo = q->cur_read, hi = b->n_entries;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -137,9 +179,39 @@ sim_queue_insert_current(SimQueue *q, uint64_t time_ps, uint64_t order, uint32_t
         else
             hi = mid;
     }
+    if (b->n_entries - lo > INSERT_MOVE_MAX) {
+        side_push(&q->side, &entry);
+        return;
+    }
+    if (b->n_entries == b->capacity)
+        sim_queue_bucket_grow(b);
     memmove(&b->entries[lo + 1], &b->entries[lo], (b->n_entries - lo) * sizeof(SimQueueEntry));
     b->entries[lo] = entry;
     b->n_entries++;
+}
+
+/* The smaller of the current bucket's next entry and the side heap's top. */
+const SimQueueEntry *
+sim_queue_top_side(SimQueue *q)
+{
+    const SimQueueBucket *b = &q->fine.buckets[q->fine.cur];
+    const SimQueueEntry *side = &q->side.entries[0];
+    q->top_from_side =
+        q->cur_read == b->n_entries || sim_queue_entry_before(side, &b->entries[q->cur_read]);
+    return q->top_from_side ? side : &b->entries[q->cur_read];
+}
+
+void
+sim_queue_pop_side(SimQueue *q)
+{
+    sim_queue_top_side(q);
+    if (q->top_from_side) {
+        q->taken_ps = q->side.entries[0].time_ps;
+        side_pop(&q->side);
+    } else {
+        q->taken_ps = q->fine.buckets[q->fine.cur].entries[q->cur_read++].time_ps;
+    }
+    q->n_entries--;
 }
 
 static unsigned
@@ -325,5 +397,12 @@ sim_queue_is_valid(const SimQueue *q)
             return false;
     }
     n += cur->n_entries - q->cur_read;
+    for (uint32_t i = 0; i < q->side.n_entries; i++) {
+        const SimQueueEntry *e = &q->side.entries[i];
+        if (sim_queue_rung_index(&q->fine, e->time_ps) > q->fine.cur ||
+            (i > 0 && sim_queue_entry_before(e, &q->side.entries[(i - 1) / 2])))
+            return false;
+    }
+    n += q->side.n_entries;
     return n == q->n_entries;
 }

@@ -74,6 +74,8 @@ typedef struct SimQueue {
     SimQueueRung coarse;     /* the window, over the overflow list's front */
     SimQueueRung fine;       /* coarse bucket coarse.cur, split */
     uint32_t cur_read;       /* next entry of fine bucket fine.cur, which is sorted */
+    SimQueueBucket side;     /* entries of fine bucket fine.cur pushed out of order: a min-heap */
+    bool top_from_side;      /* the entry sim_queue_top returned is side's */
     SimQueueBucket overflow; /* entries after coarse.last_ps, unsorted */
     uint64_t taken_ps;       /* time of the last entry taken */
     size_t n_entries;
@@ -87,6 +89,8 @@ void sim_queue_clear(SimQueue *q);
 void sim_queue_bucket_grow(SimQueueBucket *b);
 void sim_queue_insert_current(SimQueue *q, uint64_t time_ps, uint64_t order, uint32_t slot);
 void sim_queue_advance(SimQueue *q);
+const SimQueueEntry *sim_queue_top_side(SimQueue *q);
+void sim_queue_pop_side(SimQueue *q);
 
 /* The bucket of rung r that time t falls in; a time before the rung (only
  * possible when the clock stopped short of it at a time limit) counts as
@@ -134,6 +138,8 @@ static inline const SimQueueEntry *
 sim_queue_top(SimQueue *q)
 {
     SIM_HOT_ASSERT(q->n_entries > 0);
+    if (q->side.n_entries > 0)
+        return sim_queue_top_side(q);
     const SimQueueRung *fine = &q->fine;
     if (fine->n_buckets == 0 || q->cur_read == fine->buckets[fine->cur].n_entries)
         sim_queue_advance(q);
@@ -144,6 +150,10 @@ sim_queue_top(SimQueue *q)
 static inline void
 sim_queue_pop(SimQueue *q)
 {
+    if (q->side.n_entries > 0) {
+        sim_queue_pop_side(q);
+        return;
+    }
     q->taken_ps = q->fine.buckets[q->fine.cur].entries[q->cur_read].time_ps;
     q->cur_read++;
     q->n_entries--;
