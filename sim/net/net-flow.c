@@ -5,13 +5,16 @@
  * on). Rates change only when a flow starts or ends; all starts and ends at
  * one instant are handled by one recomputation.
  *
- * A flow carries payload; on link l it occupies payload × (1 + header_l ×
- * packets/payload) of the wire, so protocol overhead is charged per link as
- * in the packet engine. Its last byte lands a "tail" after it drains: the
- * time one packet takes along the path, less its serialization on the
- * bottleneck hop (already counted in the drain), which is exactly what a
- * store-and-forward pipeline of packets adds. Times are ps; rates are
- * doubles, and a time within 1e-6 ps of a whole ps is that ps.
+ * A flow carries payload; on link l it travels in packets of that link's
+ * payload size (a NIC re-packs PCIe reads into MTU-sized network packets),
+ * so it occupies payload × (1 + header_l × packets_l / payload) of the wire:
+ * protocol overhead is charged per link. Its last byte lands a "tail" after
+ * it drains: the time one packet takes along the path, less its
+ * serialization on the bottleneck hop (already counted in the drain), which
+ * is what a store-and-forward pipeline of packets adds. Times are ps; rates
+ * are doubles (the per-hop wire factors floats, exact for the usual
+ * power-of-two packet sizes), and a time within 1e-6 ps of a whole ps is
+ * that ps.
  */
 #include "net/net-flow.h"
 
@@ -36,13 +39,18 @@ typedef struct FlowXfer {
     uint32_t n_left; /* flows still draining; next free record when unused */
 } FlowXfer;
 
+/* One hop of a flow: the link and the wire bytes per payload byte there. */
+typedef struct FlowHop {
+    uint32_t link;
+    float weight;
+} FlowHop;
+
 typedef struct Flow {
     double remaining_bytes;
     double rate_bytes_per_s;
-    double packets_per_byte; /* packets / payload bytes: wire = payload × (1 + header × this) */
     uint64_t tail_ps;
     uint32_t xfer; /* DEAD once drained */
-    uint32_t hop0; /* first of n_hops link ids in hops */
+    uint32_t hop0; /* first of its n_hops in hops */
     uint32_t n_hops;
 } Flow;
 
@@ -53,11 +61,10 @@ typedef struct NetFlow {
     uint32_t n_xfers, cap_xfers, free_xfer;
     Flow *flows;
     uint32_t n_flows, cap_flows;
-    uint32_t *hops;
+    FlowHop *hops;
     size_t n_hops, cap_hops;
     /* Per link, rebuilt by each recomputation. */
     uint32_t n_links;
-    double *header_bytes;
     double *rem_bytes_per_s;
     double *weight_sum;
     uint32_t *csr_start; /* [n_links + 1] */
@@ -74,12 +81,6 @@ static NetFlow *
 flow_of(NetModel *net)
 {
     return (NetFlow *)net;
-}
-
-static double
-flow_weight(const NetFlow *nf, const Flow *f, uint32_t link)
-{
-    return 1.0 + nf->header_bytes[link] * f->packets_per_byte;
 }
 
 /* Drains every flow by what its rate moved since the last update. */
@@ -104,7 +105,7 @@ compact(NetFlow *nf)
         Flow f = nf->flows[i];
         if (f.xfer == DEAD)
             continue;
-        memmove(&nf->hops[hw], &nf->hops[f.hop0], f.n_hops * sizeof(uint32_t));
+        memmove(&nf->hops[hw], &nf->hops[f.hop0], f.n_hops * sizeof(FlowHop));
         f.hop0 = (uint32_t)hw;
         hw += f.n_hops;
         nf->flows[w++] = f;
@@ -120,13 +121,13 @@ build_csr(NetFlow *nf)
     memset(start, 0, sizeof(uint32_t) * (nf->n_links + 1));
     for (uint32_t i = 0; i < nf->n_flows; i++)
         for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
-            start[nf->hops[nf->flows[i].hop0 + h] + 1]++;
+            start[nf->hops[nf->flows[i].hop0 + h].link + 1]++;
     for (uint32_t l = 0; l < nf->n_links; l++)
         start[l + 1] += start[l];
     nf->csr_flow = g_renew(uint32_t, nf->csr_flow, MAX(nf->n_hops, 1));
     for (uint32_t i = 0; i < nf->n_flows; i++)
         for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
-            nf->csr_flow[start[nf->hops[nf->flows[i].hop0 + h]]++] = i;
+            nf->csr_flow[start[nf->hops[nf->flows[i].hop0 + h].link]++] = i;
     for (uint32_t l = nf->n_links; l > 0; l--)
         start[l] = start[l - 1];
     start[0] = 0;
@@ -139,8 +140,8 @@ freeze(NetFlow *nf, uint32_t i, double rate)
     nf->frozen[i] = 1;
     f->rate_bytes_per_s = rate;
     for (uint32_t h = 0; h < f->n_hops; h++) {
-        uint32_t l = nf->hops[f->hop0 + h];
-        double w = flow_weight(nf, f, l);
+        uint32_t l = nf->hops[f->hop0 + h].link;
+        double w = nf->hops[f->hop0 + h].weight;
         nf->rem_bytes_per_s[l] -= rate * w;
         nf->weight_sum[l] -= w;
     }
@@ -163,8 +164,8 @@ max_min(NetFlow *nf)
     memset(nf->frozen, 0, MAX(nf->n_flows, 1));
     for (uint32_t i = 0; i < nf->n_flows; i++)
         for (uint32_t h = 0; h < nf->flows[i].n_hops; h++) {
-            uint32_t l = nf->hops[nf->flows[i].hop0 + h];
-            nf->weight_sum[l] += flow_weight(nf, &nf->flows[i], l);
+            const FlowHop *hop = &nf->hops[nf->flows[i].hop0 + h];
+            nf->weight_sum[hop->link] += hop->weight;
         }
     while (n_active > 0) {
         double level = INFINITY;
@@ -172,7 +173,7 @@ max_min(NetFlow *nf)
             uint32_t l = nf->active_links[k];
             level = fmin(level, fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l]);
         }
-        double threshold = level * (1 + 1e-12);
+        double threshold = level * (1 + 1e-9);
         for (uint32_t k = 0; k < n_active; k++) {
             uint32_t l = nf->active_links[k];
             if (nf->weight_sum[l] < 0.5 || fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l] > threshold)
@@ -299,54 +300,56 @@ new_xfer(NetFlow *nf, const NetSend *send)
     return x;
 }
 
-static uint64_t
-path_payload_bytes(const TopoGraph *graph, const TopoPath *path, NetIssuer issuer)
-{
-    uint64_t p = UINT64_MAX;
-    for (uint32_t h = 0; h < path->n_hops; h++)
-        p = MIN(p, net_payload_bytes(topo_graph_link(graph, path->link[h])->spec, issuer));
-    return p;
-}
-
 /* After draining at the bottleneck, the last packet still has the rest of
- * the path to cross. */
+ * the path to cross: on each hop its serialization (at most n_bytes, in
+ * that link's packet size) and latency, and each switch crossed, less the
+ * bottleneck hop's serialization, which the drain already counted. */
 static uint64_t
-tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t packet_bytes)
+tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssuer issuer)
 {
-    uint64_t worst_ser = 0;
+    uint64_t total = 0, worst_ser = 0;
     for (uint32_t h = 0; h < path->n_hops; h++) {
         const TopoLink *link = topo_graph_link(graph, path->link[h]);
-        worst_ser = MAX(worst_ser, sim_serialization_ps(packet_bytes + link->spec->header_bytes,
-                                                        link->bytes_per_s));
+        uint64_t packet = MIN(net_payload_bytes(link->spec, issuer), n_bytes);
+        uint64_t ser = sim_serialization_ps(packet + link->spec->header_bytes, link->bytes_per_s);
+        worst_ser = MAX(worst_ser, ser);
+        total += ser + link->latency_ps;
+        if (h + 1 < path->n_hops)
+            total += topo_graph_vertex(graph, link->dst)->latency_ps;
     }
-    return topo_path_latency_ps(graph, path, packet_bytes) - worst_ser;
+    return total - worst_ser;
 }
 
 static void
 add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIssuer issuer)
 {
     const TopoGraph *graph = nf->base.graph;
-    uint64_t payload = path_payload_bytes(graph, path, issuer);
-    uint64_t n_packets = (n_bytes + payload - 1) / payload;
     if (nf->n_flows == nf->cap_flows) {
         nf->cap_flows = MAX(64, nf->cap_flows * 2);
         nf->flows = g_renew(Flow, nf->flows, nf->cap_flows);
     }
     if (nf->n_hops + path->n_hops > nf->cap_hops) {
         nf->cap_hops = MAX(nf->cap_hops * 2, nf->n_hops + path->n_hops + 256);
-        nf->hops = g_renew(uint32_t, nf->hops, nf->cap_hops);
+        nf->hops = g_renew(FlowHop, nf->hops, nf->cap_hops);
     }
     Flow *f = &nf->flows[nf->n_flows++];
     *f = (Flow){
         .remaining_bytes = (double)n_bytes,
         .rate_bytes_per_s = 0,
-        .packets_per_byte = (double)n_packets / (double)n_bytes,
-        .tail_ps = tail_ps(graph, path, MIN(payload, n_bytes)),
+        .tail_ps = tail_ps(graph, path, n_bytes, issuer),
         .xfer = x,
         .hop0 = (uint32_t)nf->n_hops,
         .n_hops = path->n_hops,
     };
-    memcpy(&nf->hops[nf->n_hops], path->link, path->n_hops * sizeof(uint32_t));
+    for (uint32_t h = 0; h < path->n_hops; h++) {
+        const HwLink *spec = topo_graph_link(graph, path->link[h])->spec;
+        uint64_t payload = net_payload_bytes(spec, issuer);
+        uint64_t n_packets = (n_bytes + payload - 1) / payload;
+        nf->hops[nf->n_hops + h] = (FlowHop){
+            .link = path->link[h],
+            .weight = (float)(1.0 + (double)(n_packets * spec->header_bytes) / (double)n_bytes),
+        };
+    }
     nf->n_hops += path->n_hops;
     nf->xfers[x].n_left++;
 }
@@ -370,7 +373,7 @@ flow_send(NetModel *net, const NetSend *send)
     }
     uint32_t first = send->path == NET_PATH_SPRAY ? 0 : send->path;
     uint32_t last = send->path == NET_PATH_SPRAY ? route.n_paths : send->path + 1;
-    uint64_t total_weight = 0, shares[TOPO_MAX_PATHS], assigned = 0;
+    uint64_t total_weight = 0, shares[TOPO_MAX_PATHS] = {0}, assigned = 0;
     for (uint32_t i = first; i < last; i++)
         total_weight += route.path[i].weight;
     for (uint32_t i = first; i < last; i++) {
@@ -399,7 +402,6 @@ flow_free(NetModel *net)
     g_free(nf->xfers);
     g_free(nf->flows);
     g_free(nf->hops);
-    g_free(nf->header_bytes);
     g_free(nf->rem_bytes_per_s);
     g_free(nf->weight_sum);
     g_free(nf->csr_start);
@@ -427,9 +429,6 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
     nf->drain_handler = sim_engine_register(engine, "net-flow-drain", on_drain, nf);
     nf->free_xfer = DEAD;
     nf->n_links = topo_graph_n_links(graph);
-    nf->header_bytes = g_new(double, MAX(nf->n_links, 1));
-    for (uint32_t l = 0; l < nf->n_links; l++)
-        nf->header_bytes[l] = (double)topo_graph_link(graph, l)->spec->header_bytes;
     nf->rem_bytes_per_s = g_new(double, MAX(nf->n_links, 1));
     nf->weight_sum = g_new(double, MAX(nf->n_links, 1));
     nf->csr_start = g_new(uint32_t, nf->n_links + 1);
