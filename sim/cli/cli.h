@@ -14,6 +14,7 @@ enum {
     CLI_EXIT_OK = 0,
     CLI_EXIT_BAD_INPUT = 1,
     CLI_EXIT_USAGE = 2,
+    CLI_EXIT_GATE = 3, /* a check the user asked for failed (validate --max-mape) */
 };
 
 /* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status. */
@@ -31,4 +32,7 @@ bool cli_parse_options(GOptionContext *context, const char *command, int *argc, 
 void cli_print_error(const char *command, const GError *error);
 
 int cli_bench_core(int argc, char **argv);
+int cli_bench_net(int argc, char **argv);
+int cli_p2p(int argc, char **argv);
+int cli_validate(int argc, char **argv);
 int cli_list(int argc, char **argv);

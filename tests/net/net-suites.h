@@ -5,5 +5,7 @@
 #include <glib.h>
 #include <inttypes.h>
 
+Suite *net_agree_suite(void);
+Suite *net_agree_suite(void);
 Suite *net_flow_suite(void);
 Suite *net_packet_suite(void);

@@ -1,0 +1,88 @@
+/* Shared by the commands that simulate a system: load the system model by
+ * id, build its graph for some number of nodes, prepare routing; and write
+ * output files whole or not at all. */
+#include "cli/cli-fabric.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+#include <stdio.h>
+
+#include "hw/hw-models.h"
+#include "topo/topo-build.h"
+
+CliFabric *
+cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error)
+{
+    g_autoptr(HwSystem) system = hw_system_load_by_id(system_id, hw_models_dir(), error);
+    if (system == NULL)
+        return NULL;
+    TopoGraph *graph = topo_build_system(system, n_nodes, error);
+    if (graph == NULL)
+        return NULL;
+    CliFabric *fabric = g_new0(CliFabric, 1);
+    fabric->system = g_steal_pointer(&system);
+    fabric->graph = graph;
+    fabric->router = topo_router_new(graph);
+    return fabric;
+}
+
+void
+cli_fabric_free(CliFabric *fabric)
+{
+    if (fabric == NULL)
+        return;
+    topo_router_free(fabric->router);
+    topo_graph_free(fabric->graph);
+    hw_system_free(fabric->system);
+    g_free(fabric);
+}
+
+FILE *
+cli_output_open(const char *path, char **tmp_path, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *templ = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
+    int fd = g_mkstemp(templ);
+    if (fd < 0) {
+        int saved = errno;
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
+                    path, g_strerror(saved));
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (f == NULL) {
+        int saved = errno;
+        close(fd);
+        g_unlink(templ);
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
+                    path, g_strerror(saved));
+        return NULL;
+    }
+    *tmp_path = g_steal_pointer(&templ);
+    return f;
+}
+
+bool
+cli_output_commit(FILE *f, char *tmp_path, const char *path, GError **error)
+{
+    g_autofree char *tmp = tmp_path;
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (ok && g_rename(tmp, path) == 0)
+        return true;
+    int saved = errno;
+    g_unlink(tmp);
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s", path,
+                g_strerror(saved));
+    return false;
+}
+
+void
+cli_output_abandon(FILE *f, char *tmp_path)
+{
+    fclose(f);
+    g_unlink(tmp_path);
+    g_free(tmp_path);
+}

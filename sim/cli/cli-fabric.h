@@ -1,0 +1,31 @@
+/* A simulated system ready to run traffic on, and atomic output files. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hw/hw-system.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+
+typedef struct CliFabric {
+    HwSystem *system;
+    TopoGraph *graph;
+    TopoRouter *router;
+} CliFabric;
+
+/* Loads models/system/SYSTEM_ID.ini and builds n_nodes of it (0: the
+ * system's own count). NULL and error ("PATH: [group] key: ...") on bad
+ * input. */
+CliFabric *cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error);
+void cli_fabric_free(CliFabric *fabric);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CliFabric, cli_fabric_free)
+
+/* Output files appear whole or not at all: write to the FILE this returns
+ * (a temporary beside path), then cli_output_commit renames it into place,
+ * or cli_output_abandon removes it. */
+FILE *cli_output_open(const char *path, char **tmp_path, GError **error);
+bool cli_output_commit(FILE *f, char *tmp_path, const char *path, GError **error);
+void cli_output_abandon(FILE *f, char *tmp_path);

@@ -1,0 +1,39 @@
+/* Peer-to-peer copies as CUDA's p2pBandwidthLatencyTest makes them: one
+ * GPU copies n bytes to another (unidirectional), both copy to each other
+ * at once (bidirectional), or, with peer access disabled, the copy is
+ * staged through the source GPU's host memory (device to host and host to
+ * device legs, pipelined, so the slower leg sets the pace).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/net.h"
+
+typedef enum NetP2pKind {
+    NET_P2P_UNIDIRECTIONAL,
+    NET_P2P_BIDIRECTIONAL,
+    NET_P2P_VIA_HOST,
+} NetP2pKind;
+
+typedef struct NetP2p {
+    NetFidelity fidelity;
+    NetIssuer issuer; /* copy engines, as cudaMemcpyPeer uses */
+    const TopoGraph *graph;
+    const TopoRouter *router;
+} NetP2p;
+
+/* Simulated time in ps for the copy of n_bytes between global GPUs a and b
+ * (a != b). For NET_P2P_BIDIRECTIONAL, both directions move n_bytes. */
+uint64_t net_p2p_time_ps(const NetP2p *p2p, NetP2pKind kind, uint32_t a, uint32_t b,
+                         uint64_t n_bytes);
+
+/* Bandwidth in bytes/s the test reports for that copy: n_bytes (2 × n_bytes
+ * for bidirectional) over the time. */
+double net_p2p_bandwidth(const NetP2p *p2p, NetP2pKind kind, uint32_t a, uint32_t b,
+                         uint64_t n_bytes);
+
+/* Whether a and b reach each other over NVLink (else peer copies cross
+ * PCIe and the host). */
+bool net_p2p_nvlink(const NetP2p *p2p, uint32_t a, uint32_t b);

@@ -1,0 +1,28 @@
+/* Reading CSV tables (libcsv): a header row naming the columns, then rows
+ * of text fields. Used for measurement files (the schema of
+ * shared/reference/collectives.csv) and, later, traces.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct ReportCsv {
+    char *path;
+    GPtrArray *columns; /* char *, the header */
+    GPtrArray *rows;    /* GPtrArray of char *, one per row, as many fields as columns */
+    GArray *lines;      /* uint32_t: the line each row starts on (1 = the header) */
+} ReportCsv;
+
+/* Reads a whole CSV file. Errors name the file and line: unreadable file,
+ * malformed quoting, a row whose field count differs from the header's,
+ * no header, duplicate column names. */
+ReportCsv *report_csv_read(const char *path, GError **error);
+void report_csv_free(ReportCsv *csv);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCsv, report_csv_free)
+
+/* Index of column name, or -1. */
+int report_csv_column(const ReportCsv *csv, const char *name);
+
+/* Field of row r in column c (c from report_csv_column, may be -1: "" then). */
+const char *report_csv_field(const ReportCsv *csv, guint r, int c);
