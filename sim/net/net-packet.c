@@ -17,8 +17,9 @@
  * next virtual output queue marked with that time; a link runs an event
  * ("wake") only when it must decide later (it is busy, its queued packets
  * are not ready yet, or it waits for credits). A last hop needs no event
- * at all: its landing time is known when it starts. A backlogged link thus
- * costs one event per packet.
+ * at all: its landing time is known when it starts. A link out of a GPU
+ * costs one event per packet it sends; a link out of a switch decides a
+ * link latency's worth of packets per event, exactly (init_lookahead).
  */
 #include "net/net-packet.h"
 
@@ -75,16 +76,25 @@ typedef struct Pool {
     uint32_t n_items, free_head;
 } Pool;
 
-/* Credit returns on their way back to a sender, in time order. */
+/* Credit returns on their way back to a sender. Most arrive in time order
+ * and queue in a ring; links out of a switch decide ahead, each in time
+ * order, so the returns they send one input link interleave, and one that
+ * is earlier than the ring's last goes to an unordered bag, read whole when
+ * its earliest is due. A sender reads its returns only when short of
+ * credits, and then takes all that are due: a few bag reads per many
+ * packets. */
 typedef struct CreditReturn {
     uint64_t time_ps;
     uint64_t n_credits;
 } CreditReturn;
 
-typedef struct CreditRing {
-    CreditReturn *items;
+typedef struct CreditReturns {
+    CreditReturn *ring;
     uint32_t head, n, cap; /* cap a power of two */
-} CreditRing;
+    CreditReturn *bag;
+    uint32_t n_bag, cap_bag;
+    uint64_t bag_min_ps; /* earliest in the bag, SIM_TIME_NEVER when empty */
+} CreditReturns;
 
 typedef struct NetPacket {
     NetModel base;
@@ -102,8 +112,9 @@ typedef struct NetPacket {
     uint32_t *
         voq_base; /* its block of queues: one per input port of its source, then the source's own */
     uint32_t *n_voqs;
-    uint32_t *mask_base; /* its words of the non-empty-queue bitmap */
-    uint32_t *in_port;   /* its input port at its far vertex */
+    uint32_t *mask_base;    /* its words of the non-empty-queue bitmap */
+    uint32_t *in_port;      /* its input port at its far vertex */
+    uint64_t *lookahead_ps; /* how far ahead of the clock it may decide (see init_lookahead) */
     /* Per link direction, state. */
     uint64_t *busy_until_ps;
     uint64_t *wake_ps; /* the pending wake event's time, or SIM_TIME_NEVER */
@@ -115,11 +126,12 @@ typedef struct NetPacket {
     uint32_t *n_active;                      /* non-empty queues */
     uint64_t *memo_wire_bytes, *memo_ser_ps; /* last packet size seen: most are full */
     int64_t *memo_credits;
-    CreditRing *returns;
+    CreditReturns *returns;
     SimRng *rng;
     uint64_t *n_link_packets, *link_wire_bytes, *n_link_replays;
     /* Per virtual output queue: packets (or, for a source queue, streams). */
     uint32_t *voq_head, *voq_tail;
+    uint64_t *voq_ready_ps; /* the head packet's ready time: arbitration reads only this */
     uint64_t *active_mask;
     Pool packets, streams, xfers;
     NetStats stats;
@@ -196,67 +208,90 @@ wake_at(NetPacket *np, uint32_t l, uint64_t time_ps)
 /* ---- Credits. ---- */
 
 static void
-ring_grow(CreditRing *r)
+returns_ring_grow(CreditReturns *r)
 {
     uint32_t cap = r->cap ? 2 * r->cap : 16;
-    CreditReturn *items = g_new(CreditReturn, cap);
+    CreditReturn *ring = g_new(CreditReturn, cap);
     for (uint32_t i = 0; i < r->n; i++)
-        items[i] = r->items[(r->head + i) & (r->cap - 1)];
-    g_free(r->items);
-    *r = (CreditRing){.items = items, .head = 0, .n = r->n, .cap = cap};
+        ring[i] = r->ring[(r->head + i) & (r->cap - 1)];
+    g_free(r->ring);
+    r->ring = ring;
+    r->head = 0;
+    r->cap = cap;
 }
 
-/* n_credits of link l reach its sender at time_ps. Returns arrive in time
- * order except where a vertex both forwards and consumes (a CPU), so the
- * insertion walks back from the tail, almost always zero steps. */
+/* n_credits of link l reach its sender at time_ps. */
 static void
 credits_return(NetPacket *np, uint32_t l, uint64_t time_ps, uint64_t n_credits)
 {
     if (n_credits == 0)
         return;
-    CreditRing *r = &np->returns[l];
-    uint32_t mask = r->cap - 1;
-    if (r->n > 0 && r->items[(r->head + r->n - 1) & mask].time_ps == time_ps) {
-        r->items[(r->head + r->n - 1) & mask].n_credits += n_credits;
+    CreditReturns *r = &np->returns[l];
+    CreditReturn *last = r->n > 0 ? &r->ring[(r->head + r->n - 1) & (r->cap - 1)] : NULL;
+    if (last != NULL && last->time_ps == time_ps) {
+        last->n_credits += n_credits;
+    } else if (last == NULL || last->time_ps < time_ps) {
+        if (r->n == r->cap)
+            returns_ring_grow(r);
+        r->ring[(r->head + r->n++) & (r->cap - 1)] = (CreditReturn){time_ps, n_credits};
     } else {
-        if (r->n == r->cap) {
-            ring_grow(r);
-            mask = r->cap - 1;
+        if (r->n_bag == r->cap_bag) {
+            r->cap_bag = r->cap_bag ? 2 * r->cap_bag : 16;
+            r->bag = g_renew(CreditReturn, r->bag, r->cap_bag);
         }
-        uint32_t pos = r->n++;
-        for (; pos > 0 && r->items[(r->head + pos - 1) & mask].time_ps > time_ps; pos--)
-            r->items[(r->head + pos) & mask] = r->items[(r->head + pos - 1) & mask];
-        r->items[(r->head + pos) & mask] = (CreditReturn){time_ps, n_credits};
+        r->bag[r->n_bag++] = (CreditReturn){time_ps, n_credits};
+        r->bag_min_ps = MIN(r->bag_min_ps, time_ps);
     }
     if (np->credit_blocked[l])
         wake_at(np, l, time_ps);
 }
 
-/* Takes the returns due by now into the sender's credits. Done lazily, only
- * when the credits held fall short: most packets never look at the ring. */
+/* Takes the returns due by time_ps into the sender's credits. Done lazily,
+ * only when the credits held fall short: most packets never look. */
 static void
-credits_absorb(NetPacket *np, uint32_t l, uint64_t now_ps)
+credits_absorb(NetPacket *np, uint32_t l, uint64_t time_ps)
 {
-    CreditRing *r = &np->returns[l];
-    while (r->n > 0 && r->items[r->head].time_ps <= now_ps) {
-        np->credits[l] += (int64_t)r->items[r->head].n_credits;
+    CreditReturns *r = &np->returns[l];
+    while (r->n > 0 && r->ring[r->head].time_ps <= time_ps) {
+        np->credits[l] += (int64_t)r->ring[r->head].n_credits;
         r->head = (r->head + 1) & (r->cap - 1);
         r->n--;
+    }
+    if (r->bag_min_ps <= time_ps) {
+        uint32_t kept = 0;
+        r->bag_min_ps = SIM_TIME_NEVER;
+        for (uint32_t i = 0; i < r->n_bag; i++) {
+            if (r->bag[i].time_ps <= time_ps) {
+                np->credits[l] += (int64_t)r->bag[i].n_credits;
+            } else {
+                r->bag_min_ps = MIN(r->bag_min_ps, r->bag[i].time_ps);
+                r->bag[kept++] = r->bag[i];
+            }
+        }
+        r->n_bag = kept;
     }
     SIM_HOT_ASSERT(np->credits[l] <= np->credits_total[l]);
 }
 
-/* Takes need credits of link l, or leaves a wake for the next return and
- * says false. */
+/* When the next return reaches link l's sender; SIM_TIME_NEVER if none is
+ * on its way. */
+static inline uint64_t
+credits_next_ps(const NetPacket *np, uint32_t l)
+{
+    const CreditReturns *r = &np->returns[l];
+    return MIN(r->n > 0 ? r->ring[r->head].time_ps : SIM_TIME_NEVER, r->bag_min_ps);
+}
+
+/* Takes need credits of link l at time_ps, or says false with the time of
+ * the next return known in *retry_ps (SIM_TIME_NEVER: none is on its way
+ * yet, and the return, when pushed, will wake the link). */
 static inline bool
-credits_take(NetPacket *np, uint32_t l, int64_t need, uint64_t now_ps)
+credits_take(NetPacket *np, uint32_t l, int64_t need, uint64_t time_ps, uint64_t *retry_ps)
 {
     if (np->credits[l] < need) {
-        credits_absorb(np, l, now_ps);
+        credits_absorb(np, l, time_ps);
         if (np->credits[l] < need) {
-            const CreditRing *r = &np->returns[l];
-            if (r->n > 0)
-                wake_at(np, l, r->items[r->head].time_ps);
+            *retry_ps = credits_next_ps(np, l);
             np->credit_blocked[l] = true;
             return false;
         }
@@ -328,7 +363,7 @@ voq_pick(const NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t *soonest_ps)
         for (uint32_t i = next_bit(mask, lo, hi); i < hi; i = next_bit(mask, i + 1, hi)) {
             if (i == n - 1)
                 return i; /* the source's own queue: streams are always ready */
-            uint64_t ready = packet_at(np, np->voq_head[base + i])->ready_ps;
+            uint64_t ready = np->voq_ready_ps[base + i];
             if (ready <= now_ps)
                 return i;
             soonest = MIN(soonest, ready);
@@ -345,6 +380,7 @@ voq_push_packet(NetPacket *np, uint32_t l, uint32_t i, uint32_t p)
     packet_at(np, p)->next = NONE;
     if (np->voq_head[q] == NONE) {
         np->voq_head[q] = p;
+        np->voq_ready_ps[q] = packet_at(np, p)->ready_ps;
         voq_mark(np, l, i, true);
     } else {
         packet_at(np, np->voq_tail[q])->next = p;
@@ -357,9 +393,12 @@ voq_pop_packet(NetPacket *np, uint32_t l, uint32_t i)
 {
     uint32_t q = np->voq_base[l] + i;
     uint32_t p = np->voq_head[q];
-    np->voq_head[q] = packet_at(np, p)->next;
-    if (np->voq_head[q] == NONE)
+    uint32_t next = packet_at(np, p)->next;
+    np->voq_head[q] = next;
+    if (next == NONE)
         voq_mark(np, l, i, false);
+    else
+        np->voq_ready_ps[q] = packet_at(np, next)->ready_ps;
     return p;
 }
 
@@ -527,24 +566,29 @@ static void
 link_try_start(NetPacket *np, uint32_t l)
 {
     uint64_t now = sim_engine_now(np->base.engine);
+    uint64_t horizon = now + np->lookahead_ps[l];
+    uint64_t t = MAX(now, np->busy_until_ps[l]);
     while (np->n_active[l] > 0) {
-        if (np->busy_until_ps[l] > now) {
-            wake_at(np, l, np->busy_until_ps[l]);
+        if (t > horizon) {
+            wake_at(np, l, t);
             return;
         }
-        uint64_t soonest;
-        uint32_t i = voq_pick(np, l, now, &soonest);
-        if (i == NONE) {
-            wake_at(np, l, soonest);
-            return;
+        uint64_t retry_ps;
+        uint32_t i = voq_pick(np, l, t, &retry_ps);
+        if (i != NONE) {
+            uint64_t ser_ps;
+            int64_t need;
+            link_cost(np, l, voq_peek_payload(np, l, i) + np->header_bytes[l], &ser_ps, &need);
+            if (credits_take(np, l, need, t, &retry_ps)) {
+                np->rr_next[l] = i + 1 == np->n_voqs[l] ? 0 : i + 1;
+                link_start(np, l, i, t, ser_ps, need);
+                t = np->busy_until_ps[l];
+                continue;
+            }
         }
-        uint64_t ser_ps;
-        int64_t need;
-        link_cost(np, l, voq_peek_payload(np, l, i) + np->header_bytes[l], &ser_ps, &need);
-        if (!credits_take(np, l, need, now))
+        if (retry_ps == SIM_TIME_NEVER)
             return;
-        np->rr_next[l] = i + 1 == np->n_voqs[l] ? 0 : i + 1;
-        link_start(np, l, i, now, ser_ps, need);
+        t = retry_ps;
     }
 }
 
@@ -681,43 +725,29 @@ static void
 packet_free(NetModel *net)
 {
     NetPacket *np = (NetPacket *)net;
-    for (uint32_t l = 0; l < np->n_links; l++)
-        g_free(np->returns[l].items);
+    for (uint32_t l = 0; l < np->n_links; l++) {
+        g_free(np->returns[l].ring);
+        g_free(np->returns[l].bag);
+    }
     void *arrays[] = {
-        np->bytes_per_s,
-        np->latency_ps,
-        np->ready_delay_ps,
-        np->header_bytes,
-        np->credit_unit_bytes,
-        np->replay_ps,
-        np->error_rate,
-        np->credits_total,
-        np->voq_base,
-        np->n_voqs,
-        np->mask_base,
-        np->in_port,
-        np->busy_until_ps,
-        np->wake_ps,
-        np->credits,
-        np->credits_min,
-        np->rr_next,
-        np->source_served,
-        np->credit_blocked,
-        np->n_active,
-        np->memo_wire_bytes,
-        np->memo_ser_ps,
-        np->memo_credits,
-        np->returns,
-        np->rng,
-        np->n_link_packets,
-        np->link_wire_bytes,
-        np->n_link_replays,
-        np->voq_head,
-        np->voq_tail,
-        np->active_mask,
-        np->packets.items,
-        np->streams.items,
-        np->xfers.items,
+        np->bytes_per_s,       np->latency_ps,
+        np->ready_delay_ps,    np->header_bytes,
+        np->credit_unit_bytes, np->replay_ps,
+        np->error_rate,        np->credits_total,
+        np->voq_base,          np->n_voqs,
+        np->mask_base,         np->in_port,
+        np->lookahead_ps,      np->busy_until_ps,
+        np->wake_ps,           np->credits,
+        np->credits_min,       np->rr_next,
+        np->source_served,     np->credit_blocked,
+        np->n_active,          np->memo_wire_bytes,
+        np->memo_ser_ps,       np->memo_credits,
+        np->returns,           np->rng,
+        np->n_link_packets,    np->link_wire_bytes,
+        np->n_link_replays,    np->voq_head,
+        np->voq_tail,          np->voq_ready_ps,
+        np->active_mask,       np->packets.items,
+        np->streams.items,     np->xfers.items,
     };
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
@@ -746,6 +776,7 @@ alloc_link_arrays(NetPacket *np, uint32_t n)
     np->n_voqs = g_new0(uint32_t, n);
     np->mask_base = g_new0(uint32_t, n);
     np->in_port = g_new0(uint32_t, n);
+    np->lookahead_ps = g_new0(uint64_t, n);
     np->busy_until_ps = g_new0(uint64_t, n);
     np->wake_ps = g_new0(uint64_t, n);
     np->credits = g_new0(int64_t, n);
@@ -757,7 +788,7 @@ alloc_link_arrays(NetPacket *np, uint32_t n)
     np->memo_wire_bytes = g_new0(uint64_t, n);
     np->memo_ser_ps = g_new0(uint64_t, n);
     np->memo_credits = g_new0(int64_t, n);
-    np->returns = g_new0(CreditRing, n);
+    np->returns = g_new0(CreditReturns, n);
     np->rng = g_new0(SimRng, n);
     np->n_link_packets = g_new0(uint64_t, n);
     np->link_wire_bytes = g_new0(uint64_t, n);
@@ -786,6 +817,7 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
     np->credits_total[l] = (int64_t)total;
     np->credits[l] = np->credits_min[l] = (int64_t)total;
     np->wake_ps[l] = SIM_TIME_NEVER;
+    np->returns[l].bag_min_ps = SIM_TIME_NEVER;
     np->memo_wire_bytes[l] = UINT64_MAX;
     sim_rng_init(&np->rng[l], seed, l);
 }
@@ -813,9 +845,41 @@ init_queues(NetPacket *np, const TopoGraph *graph)
     g_free(n_in);
     np->voq_head = g_new(uint32_t, n_voqs);
     np->voq_tail = g_new(uint32_t, n_voqs);
+    np->voq_ready_ps = g_new0(uint64_t, n_voqs);
     for (uint32_t q = 0; q < n_voqs; q++)
         np->voq_head[q] = np->voq_tail[q] = NONE;
     np->active_mask = g_new0(uint64_t, n_words);
+}
+
+/* Lookahead: a link out of a switch (or NIC, PCIe switch) decides by
+ * itself what it sends during the next L ps, where L is its own latency or
+ * the latency of its vertex plus that of its shortest input link, whichever
+ * is less, and the decisions are exactly those it would make one at a time.
+ * What it decides from is all known by then: a packet ready at the vertex by
+ * now + L started its input hop before now (and every link, deciding ahead
+ * or not, queues a packet downstream when it decides to start it), and a
+ * credit due back by now + L was sent before now. A link out of a GPU or CPU
+ * serves transfers that net_send may add at any moment, so it decides only
+ * at the present. */
+static void
+init_lookahead(NetPacket *np, const TopoGraph *graph)
+{
+    uint32_t nv = topo_graph_n_vertices(graph);
+    uint64_t *min_in_ps = g_new(uint64_t, nv);
+    for (uint32_t v = 0; v < nv; v++)
+        min_in_ps[v] = SIM_TIME_NEVER;
+    for (uint32_t l = 0; l < np->n_links; l++) {
+        uint32_t v = topo_graph_link(graph, l)->dst;
+        min_in_ps[v] = MIN(min_in_ps[v], np->latency_ps[l]);
+    }
+    for (uint32_t l = 0; l < np->n_links; l++) {
+        const TopoVertex *v = topo_graph_vertex(graph, topo_graph_link(graph, l)->src);
+        uint32_t src = topo_graph_link(graph, l)->src;
+        if (v->kind == TOPO_GPU || v->kind == TOPO_CPU || min_in_ps[src] == SIM_TIME_NEVER)
+            continue;
+        np->lookahead_ps[l] = MIN(np->latency_ps[l], v->latency_ps + min_in_ps[src]);
+    }
+    g_free(min_in_ps);
 }
 
 NetModel *
@@ -830,6 +894,7 @@ net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *rout
     for (uint32_t l = 0; l < np->n_links; l++)
         init_link(np, graph, l, options != NULL ? options->seed : 1);
     init_queues(np, graph);
+    init_lookahead(np, graph);
     pool_init(&np->packets, sizeof(Packet));
     pool_init(&np->streams, sizeof(Stream));
     pool_init(&np->xfers, sizeof(Xfer));
@@ -844,10 +909,11 @@ net_packet_link_stats(const NetModel *net, uint32_t link, NetPacketLinkStats *st
     const NetPacket *np = (const NetPacket *)net;
     g_return_if_fail(net->ops == &packet_ops && link < np->n_links);
     int64_t credits = np->credits[link], returning = 0;
-    const CreditRing *r = &np->returns[link];
+    const CreditReturns *r = &np->returns[link];
     uint64_t now = sim_engine_now(net->engine);
-    for (uint32_t i = 0; i < r->n; i++) {
-        const CreditReturn *ret = &r->items[(r->head + i) & (r->cap - 1)];
+    for (uint32_t i = 0; i < r->n + r->n_bag; i++) {
+        const CreditReturn *ret =
+            i < r->n ? &r->ring[(r->head + i) & (r->cap - 1)] : &r->bag[i - r->n];
         if (ret->time_ps <= now)
             credits += (int64_t)ret->n_credits;
         else
