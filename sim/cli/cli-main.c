@@ -15,6 +15,7 @@
 static const CliCommand commands[] = {
     {"bench-core", "measure the event engine with the hold model", cli_bench_core},
     {"bench-net", "measure the packet and flow network engines", cli_bench_net},
+    {"calibrate", "fit a model parameter from measurements (copy-overhead)", cli_calibrate},
     {"p2p", "peer-to-peer bandwidth and latency matrices, and a size sweep", cli_p2p},
     {"validate", "replay measured rows and report the error per row and the MAPE", cli_validate},
     {"list", "list the shipped models: systems, gpus, links, switches, nics", cli_list},

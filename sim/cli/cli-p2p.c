@@ -1,8 +1,8 @@
 /* nvlsim p2p: the view of CUDA's p2pBandwidthLatencyTest, simulated.
  *
  * For every GPU pair: unidirectional and bidirectional copy bandwidth and
- * the latency of a 4-byte copy (wire and switch time only: the simulated
- * copy has no CUDA launch overhead); then a size sweep for one pair. Copies
+ * the latency of a 4-byte copy (links and switches, plus the system model's
+ * fixed cost of one copy); then a size sweep for one pair. Copies
  * are copy-engine packets unless --sm. Human tables on stdout; --csv FILE
  * writes the same numbers as tidy rows, units in the column names.
  */
@@ -68,7 +68,8 @@ p2p_context(P2pOptions *o)
                  "p2pBandwidthLatencyTest reports them, and a size sweep for one pair.");
     g_option_context_set_description(
         context, "Bandwidth is GB/s = 1e9 bytes/s; bidirectional is the sum of both directions.\n"
-                 "Latency is the simulated time of a 4-byte copy (links and switches only).\n"
+                 "Latency is the simulated time of a 4-byte copy: links, switches and the\n"
+                 "system's fixed cost of a copy ([host] copy_overhead).\n"
                  "Sizes take units (B, kB, MB, KiB, MiB, ...) or a plain number of bytes.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
@@ -250,6 +251,7 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     NetP2p p2p = {
         .fidelity = plan->fidelity,
         .issuer = o->sm ? NET_ISSUER_SM : NET_ISSUER_CE,
+        .copy_overhead_ps = fabric->system->copy_overhead_ps,
         .graph = fabric->graph,
         .router = fabric->router,
     };
@@ -266,6 +268,8 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s, %s fidelity, %s copies\n", system_id,
            fabric->system->name, n, fabric->graph->n_nodes, fabric->graph->n_nodes > 1 ? "s" : "",
            net_fidelity_name(plan->fidelity), o->sm ? "SM" : "copy-engine");
+    printf("# every copy also costs the system's copy overhead: %.3f us\n",
+           (double)fabric->system->copy_overhead_ps / 1e6);
     if (plan->matrices) {
         P2pTables t = {.n = n};
         t.uni = g_new0(double, (size_t)n * n);

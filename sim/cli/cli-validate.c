@@ -5,8 +5,9 @@
  * silently dropped. --max-mape turns the run into a gate.
  *
  * Replayed now: the p2p_* rows (p2pBandwidthLatencyTest and its variants):
- * copy bandwidth one way, both ways, staged through the host, and the time
- * of one copy ("latency"). The GPU pair comes from the source note
+ * copy bandwidth one way, both ways, staged through the host, relayed
+ * through an intermediate GPU where the algorithm column says so, and the
+ * time of one copy ("latency"). The GPU pair comes from the source note
  * ("GPU0->GPU3"); a blank size means the CUDA sample's 40 MB copy (4 B for
  * latency).
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "cli/cli-fabric.h"
+#include "cli/cli-rows.h"
 #include "cli/cli.h"
 #include "net/net-p2p.h"
 #include "report/report-csv.h"
@@ -30,10 +32,6 @@ typedef struct ValidateOptions {
     char *system;
     gboolean quiet;
 } ValidateOptions;
-
-typedef struct Columns {
-    int system, collective, bytes, time_us, busbw, note;
-} Columns;
 
 typedef struct Group {
     char *system, *measure;
@@ -85,38 +83,6 @@ skip(Validation *v, const char *reason)
     g_hash_table_insert(v->skipped, g_strdup(reason), GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
 }
 
-static bool
-parse_pair(const char *note, uint32_t *a, uint32_t *b)
-{
-    for (const char *p = strstr(note, "GPU"); p != NULL; p = strstr(p + 1, "GPU")) {
-        unsigned x, y;
-        if (sscanf(p, "GPU%u->GPU%u", &x, &y) == 2) {
-            *a = x;
-            *b = y;
-            return true;
-        }
-    }
-    *a = 0;
-    *b = 1;
-    return false;
-}
-
-static bool
-parse_number(const ReportCsv *csv, guint r, int c, const char *column, double *out,
-             GError **error)
-{
-    const char *text = report_csv_field(csv, r, c);
-    char *end;
-    *out = g_ascii_strtod(text, &end);
-    if (*text == '\0' || *end != '\0' || !isfinite(*out) || *out < 0) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s:%u: column %s: '%s': expected a non-negative number", csv->path,
-                    g_array_index(csv->lines, uint32_t, r), column, text);
-        return false;
-    }
-    return true;
-}
-
 static CliFabric *
 fabric_for(Validation *v, const char *system, GError **error)
 {
@@ -135,14 +101,15 @@ static double
 simulate(Validation *v, CliFabric *fabric, const char *system, const char *measure,
          NetP2pKind kind, bool latency, uint32_t a, uint32_t b, uint64_t n_bytes)
 {
-    g_autofree char *key = g_strdup_printf("%s|%s|%u|%u|%" G_GUINT64_FORMAT, system, measure, a,
-                                           b, n_bytes);
+    g_autofree char *key = g_strdup_printf("%s|%s|%d|%u|%u|%" G_GUINT64_FORMAT, system, measure,
+                                           (int)kind, a, b, n_bytes);
     double *memo = g_hash_table_lookup(v->memo, key);
     if (memo != NULL)
         return *memo;
     NetP2p p2p = {
         .fidelity = v->fidelity,
         .issuer = NET_ISSUER_CE,
+        .copy_overhead_ps = fabric->system->copy_overhead_ps,
         .graph = fabric->graph,
         .router = fabric->router,
     };
@@ -199,7 +166,7 @@ p2p_kind(const char *measure, NetP2pKind *kind, bool *latency)
 
 /* Replays row r; false only on bad input (error set). */
 static bool
-replay_row(Validation *v, const ReportCsv *csv, const Columns *col, guint r, const char *only,
+replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, const char *only,
            GError **error)
 {
     const char *system = report_csv_field(csv, r, col->system);
@@ -221,7 +188,7 @@ replay_row(Validation *v, const ReportCsv *csv, const Columns *col, guint r, con
         return true;
     }
     double measured;
-    if (!parse_number(csv, r, latency ? col->time_us : col->busbw,
+    if (!cli_rows_number(csv, r, latency ? col->time_us : col->busbw,
                       latency ? "time_us" : "busbw_gbps", &measured, error))
         return false;
     if (measured == 0) {
@@ -232,12 +199,12 @@ replay_row(Validation *v, const ReportCsv *csv, const Columns *col, guint r, con
     const char *bytes_text = report_csv_field(csv, r, col->bytes);
     if (*bytes_text != '\0') {
         double b;
-        if (!parse_number(csv, r, col->bytes, "bytes", &b, error))
+        if (!cli_rows_number(csv, r, col->bytes, "bytes", &b, error))
             return false;
         n_bytes = (uint64_t)b;
     }
     uint32_t a, b;
-    parse_pair(report_csv_field(csv, r, col->note), &a, &b);
+    cli_rows_pair(report_csv_field(csv, r, col->note), &a, &b);
     CliFabric *fabric = fabric_for(v, system, error);
     if (fabric == NULL) {
         g_prefix_error(error, "%s:%u: nvlsim_system '%s': ", csv->path,
@@ -248,6 +215,13 @@ replay_row(Validation *v, const ReportCsv *csv, const Columns *col, guint r, con
     if (a >= n_gpus || b >= n_gpus || a == b || n_bytes == 0) {
         skip(v, "GPU pair or size outside the system");
         return true;
+    }
+    /* Tartan's variant relays copies between GPUs without a direct NVLink
+     * through an intermediate GPU; its rows say so in the algorithm column. */
+    if (strstr(report_csv_field(csv, r, col->algorithm), "intermediate GPU") != NULL) {
+        NetP2p probe = {.graph = fabric->graph, .router = fabric->router};
+        if (!net_p2p_nvlink(&probe, a, b) && kind != NET_P2P_VIA_HOST)
+            kind = kind == NET_P2P_BIDIRECTIONAL ? NET_P2P_RELAY_BIDIRECTIONAL : NET_P2P_RELAY;
     }
     double sim = simulate(v, fabric, system, measure, kind, latency, a, b, n_bytes);
     double pct = (sim - measured) / measured * 100;
@@ -264,25 +238,6 @@ replay_row(Validation *v, const ReportCsv *csv, const Columns *col, guint r, con
         fprintf(v->out, "%u,%s,%s,%u,%u,%" G_GUINT64_FORMAT ",%s,%.6g,%.6g,%.3f\n",
                 g_array_index(csv->lines, uint32_t, r), system, measure, a, b, n_bytes, unit,
                 measured, sim, pct);
-    return true;
-}
-
-static bool
-find_columns(const ReportCsv *csv, Columns *col, GError **error)
-{
-    static const char *const names[] = {"nvlsim_system", "collective", "bytes",
-                                        "time_us",       "busbw_gbps", "source_note"};
-    int *slots[] = {&col->system, &col->collective, &col->bytes,
-                    &col->time_us, &col->busbw,      &col->note};
-    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-        *slots[i] = report_csv_column(csv, names[i]);
-        if (*slots[i] < 0) {
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:1: no column '%s': expected the columns of collectives.csv",
-                        csv->path, names[i]);
-            return false;
-        }
-    }
     return true;
 }
 
@@ -312,8 +267,8 @@ validate_run(const ValidateOptions *o, const char *path, NetFidelity fidelity, d
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    Columns col;
-    if (csv == NULL || !find_columns(csv, &col, &error)) {
+    CliRowColumns col;
+    if (csv == NULL || !cli_rows_find_columns(csv, &col, &error)) {
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }

@@ -33,6 +33,7 @@ void cli_print_error(const char *command, const GError *error);
 
 int cli_bench_core(int argc, char **argv);
 int cli_bench_net(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 int cli_p2p(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_list(int argc, char **argv);

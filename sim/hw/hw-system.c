@@ -40,6 +40,7 @@ typedef struct SystemSpec {
     char *pcie;
     uint64_t gpus_per_pcie_switch;
     char *cpu_link;
+    uint64_t copy_overhead_ps;
 
     char *nic;
     uint64_t n_nics;
@@ -86,6 +87,8 @@ static const HwKey host_keys[] = {
      "GPUs behind each PCIe switch; 0 (default) where GPUs attach to the CPU"},
     {"cpu_link", HW_KEY_STRING, SPEC(cpu_link), false,
      "the link model id between the CPUs of a host, such as upi-spr"},
+    {"copy_overhead", HW_KEY_TIME_PS, SPEC(copy_overhead_ps), false,
+     "fixed cost of one cudaMemcpyPeer beyond moving its bytes, such as 9.6us (default 0)"},
 };
 
 static const HwKey network_keys[] = {
@@ -713,6 +716,7 @@ fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
     system->n_hosts = (uint32_t)spec->n_hosts;
     system->n_cpus_per_host = (uint32_t)spec->n_cpus;
     system->gpus_per_pcie_switch = (uint32_t)spec->gpus_per_pcie_switch;
+    system->copy_overhead_ps = spec->copy_overhead_ps;
     system->n_nodes = 1;
     system->ids = (HwSystemIds){
         .gpu = g_strdup(spec->gpu),

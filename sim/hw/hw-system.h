@@ -14,7 +14,8 @@
  *             switch s of each other board; 0). Optional group.
  *   [host]    hosts (1), cpus (per host), gpu_link (pcie3..5 or c2c),
  *             pcie (PCIe id of switch uplinks and NICs),
- *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional)
+ *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
+ *             copy_overhead (optional, default 0)
  *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
  *             (optional), rail_optimized (no), nodes (1). Optional group.
  * Defaults in parentheses. Each GPU's pair and switch links may not exceed
@@ -73,6 +74,7 @@ typedef struct HwSystem {
     HwLink *pcie;                  /* PCIe switch uplinks and NIC attach */
     uint32_t gpus_per_pcie_switch; /* 0: GPUs and NICs attach to the CPU directly */
     HwLink *cpu_link;              /* between the CPUs of one host; NULL with one CPU */
+    uint64_t copy_overhead_ps;     /* one cudaMemcpyPeer's fixed cost: API, DMA setup, completion */
 
     /* Scale-out. */
     HwNic *nic;      /* NULL when the system has no compute NIC */

@@ -2,7 +2,16 @@
  * GPU copies n bytes to another (unidirectional), both copy to each other
  * at once (bidirectional), or, with peer access disabled, the copy is
  * staged through the source GPU's host memory (device to host and host to
- * device legs, pipelined, so the slower leg sets the pace).
+ * device legs, pipelined, so the slower leg sets the pace). A relayed copy
+ * (Tartan's variant of the test for GPUs without a direct NVLink) is two
+ * copies one after the other through the lowest-numbered GPU that has
+ * NVLink to both; its bidirectional form runs the two directions one after
+ * the other too, as that test's figures show (the total equals the one-way
+ * figure).
+ *
+ * Every copy costs copy_overhead_ps on top of its transfer: the fixed cost
+ * of a cudaMemcpyPeer (API call, DMA setup, completion), a property of the
+ * GPU's software stack given by the system model.
  */
 #pragma once
 
@@ -15,22 +24,27 @@ typedef enum NetP2pKind {
     NET_P2P_UNIDIRECTIONAL,
     NET_P2P_BIDIRECTIONAL,
     NET_P2P_VIA_HOST,
+    NET_P2P_RELAY,
+    NET_P2P_RELAY_BIDIRECTIONAL,
 } NetP2pKind;
 
 typedef struct NetP2p {
     NetFidelity fidelity;
     NetIssuer issuer; /* copy engines, as cudaMemcpyPeer uses */
+    uint64_t copy_overhead_ps;
     const TopoGraph *graph;
     const TopoRouter *router;
 } NetP2p;
 
 /* Simulated time in ps for the copy of n_bytes between global GPUs a and b
- * (a != b). For NET_P2P_BIDIRECTIONAL, both directions move n_bytes. */
+ * (a != b). For the bidirectional kinds, both directions move n_bytes. A
+ * relay between GPUs with no common NVLink neighbour falls back to a direct
+ * copy. */
 uint64_t net_p2p_time_ps(const NetP2p *p2p, NetP2pKind kind, uint32_t a, uint32_t b,
                          uint64_t n_bytes);
 
 /* Bandwidth in bytes/s the test reports for that copy: n_bytes (2 × n_bytes
- * for bidirectional) over the time. */
+ * for the bidirectional kinds) over the time. */
 double net_p2p_bandwidth(const NetP2p *p2p, NetP2pKind kind, uint32_t a, uint32_t b,
                          uint64_t n_bytes);
 

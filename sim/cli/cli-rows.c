@@ -1,0 +1,58 @@
+/* Reading measurement rows: column lookup and field parsing with errors
+ * that name the file, line and column. */
+#include "cli/cli-rows.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+bool
+cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
+{
+    static const char *const names[] = {"nvlsim_system", "collective", "algorithm", "bytes",
+                                        "time_us",       "busbw_gbps", "source_note"};
+    int *slots[] = {&col->system,  &col->collective, &col->algorithm, &col->bytes,
+                    &col->time_us, &col->busbw,      &col->note};
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        *slots[i] = report_csv_column(csv, names[i]);
+        if (*slots[i] < 0) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:1: no column '%s': expected the columns of collectives.csv",
+                        csv->path, names[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+cli_rows_pair(const char *note, uint32_t *a, uint32_t *b)
+{
+    for (const char *p = strstr(note, "GPU"); p != NULL; p = strstr(p + 1, "GPU")) {
+        unsigned x, y;
+        if (sscanf(p, "GPU%u->GPU%u", &x, &y) == 2) {
+            *a = x;
+            *b = y;
+            return true;
+        }
+    }
+    *a = 0;
+    *b = 1;
+    return false;
+}
+
+bool
+cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double *out,
+                GError **error)
+{
+    const char *text = report_csv_field(csv, r, c);
+    char *end;
+    *out = g_ascii_strtod(text, &end);
+    if (*text == '\0' || *end != '\0' || !isfinite(*out) || *out < 0) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s:%u: column %s: '%s': expected a non-negative number", csv->path,
+                    g_array_index(csv->lines, uint32_t, r), column, text);
+        return false;
+    }
+    return true;
+}

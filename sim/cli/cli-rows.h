@@ -1,0 +1,26 @@
+/* Measurement rows in the schema of shared/reference/collectives.csv: the
+ * columns the commands read, and the fields they parse. Shared by validate
+ * and calibrate. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "report/report-csv.h"
+
+typedef struct CliRowColumns {
+    int system, collective, algorithm, bytes, time_us, busbw, note;
+} CliRowColumns;
+
+/* Finds the columns; an error names the file and the missing column. */
+bool cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error);
+
+/* The GPU pair of a p2p row, from its note ("... GPU0->GPU3 ..."); 0,1 and
+ * false when the note names none. */
+bool cli_rows_pair(const char *note, uint32_t *a, uint32_t *b);
+
+/* A non-negative number in row r, column c; the error names file, line and
+ * column. */
+bool cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double *out,
+                     GError **error);
