@@ -26,6 +26,7 @@
 #include "core/core-debug.h"
 #include "core/core-rng.h"
 #include "core/core-time.h"
+#include "net/net-credit.h"
 
 #define NONE UINT32_MAX
 
@@ -76,26 +77,6 @@ typedef struct Pool {
     uint32_t n_items, free_head;
 } Pool;
 
-/* Credit returns on their way back to a sender. Most arrive in time order
- * and queue in a ring; links out of a switch decide ahead, each in time
- * order, so the returns they send one input link interleave, and one that
- * is earlier than the ring's last goes to an unordered bag, read whole when
- * its earliest is due. A sender reads its returns only when short of
- * credits, and then takes all that are due: a few bag reads per many
- * packets. */
-typedef struct CreditReturn {
-    uint64_t time_ps;
-    uint64_t n_credits;
-} CreditReturn;
-
-typedef struct CreditReturns {
-    CreditReturn *ring;
-    uint32_t head, n, cap; /* cap a power of two */
-    CreditReturn *bag;
-    uint32_t n_bag, cap_bag;
-    uint64_t bag_min_ps; /* earliest in the bag, SIM_TIME_NEVER when empty */
-} CreditReturns;
-
 typedef struct NetPacket {
     NetModel base;
     SimHandlerId wake_handler, done_handler;
@@ -105,28 +86,23 @@ typedef struct NetPacket {
     uint64_t *latency_ps;
     uint64_t *ready_delay_ps; /* link latency plus the latency of its far vertex */
     uint64_t *header_bytes;
-    uint64_t *credit_unit_bytes;
     uint64_t *replay_ps;
     double *error_rate;
-    int64_t *credits_total; /* 0: no flow control */
-    uint32_t *
-        voq_base; /* its block of queues: one per input port of its source, then the source's own */
-    uint32_t *n_voqs;
+    /* Its block of queues: one per input port of its source vertex, then
+     * one for the vertex's own traffic. */
+    uint32_t *voq_base, *n_voqs;
     uint32_t *mask_base;    /* its words of the non-empty-queue bitmap */
     uint32_t *in_port;      /* its input port at its far vertex */
     uint64_t *lookahead_ps; /* how far ahead of the clock it may decide (see init_lookahead) */
     /* Per link direction, state. */
     uint64_t *busy_until_ps;
-    uint64_t *wake_ps; /* the pending wake event's time, or SIM_TIME_NEVER */
-    int64_t *credits;
-    int64_t *credits_min;
+    uint64_t *wake_ps;                       /* the pending wake event's time, or SIM_TIME_NEVER */
     uint32_t *rr_next;                       /* the queue round robin tries first */
     bool *source_served;                     /* the head of its source queue was served last */
-    bool *credit_blocked;                    /* waits for credits: a return wakes it */
     uint32_t *n_active;                      /* non-empty queues */
     uint64_t *memo_wire_bytes, *memo_ser_ps; /* last packet size seen: most are full */
     int64_t *memo_credits;
-    CreditReturns *returns;
+    NetCredits credits;
     SimRng *rng;
     uint64_t *n_link_packets, *link_wire_bytes, *n_link_replays;
     /* Per virtual output queue: packets (or, for a source queue, streams). */
@@ -207,101 +183,12 @@ wake_at(NetPacket *np, uint32_t l, uint64_t time_ps)
 
 /* ---- Credits. ---- */
 
-static void
-returns_ring_grow(CreditReturns *r)
-{
-    uint32_t cap = r->cap ? 2 * r->cap : 16;
-    CreditReturn *ring = g_new(CreditReturn, cap);
-    for (uint32_t i = 0; i < r->n; i++)
-        ring[i] = r->ring[(r->head + i) & (r->cap - 1)];
-    g_free(r->ring);
-    r->ring = ring;
-    r->head = 0;
-    r->cap = cap;
-}
-
 /* n_credits of link l reach its sender at time_ps. */
-static void
+static inline void
 credits_return(NetPacket *np, uint32_t l, uint64_t time_ps, uint64_t n_credits)
 {
-    if (n_credits == 0)
-        return;
-    CreditReturns *r = &np->returns[l];
-    CreditReturn *last = r->n > 0 ? &r->ring[(r->head + r->n - 1) & (r->cap - 1)] : NULL;
-    if (last != NULL && last->time_ps == time_ps) {
-        last->n_credits += n_credits;
-    } else if (last == NULL || last->time_ps < time_ps) {
-        if (r->n == r->cap)
-            returns_ring_grow(r);
-        r->ring[(r->head + r->n++) & (r->cap - 1)] = (CreditReturn){time_ps, n_credits};
-    } else {
-        if (r->n_bag == r->cap_bag) {
-            r->cap_bag = r->cap_bag ? 2 * r->cap_bag : 16;
-            r->bag = g_renew(CreditReturn, r->bag, r->cap_bag);
-        }
-        r->bag[r->n_bag++] = (CreditReturn){time_ps, n_credits};
-        r->bag_min_ps = MIN(r->bag_min_ps, time_ps);
-    }
-    if (np->credit_blocked[l])
+    if (net_credits_give(&np->credits, l, time_ps, n_credits))
         wake_at(np, l, time_ps);
-}
-
-/* Takes the returns due by time_ps into the sender's credits. Done lazily,
- * only when the credits held fall short: most packets never look. */
-static void
-credits_absorb(NetPacket *np, uint32_t l, uint64_t time_ps)
-{
-    CreditReturns *r = &np->returns[l];
-    while (r->n > 0 && r->ring[r->head].time_ps <= time_ps) {
-        np->credits[l] += (int64_t)r->ring[r->head].n_credits;
-        r->head = (r->head + 1) & (r->cap - 1);
-        r->n--;
-    }
-    if (r->bag_min_ps <= time_ps) {
-        uint32_t kept = 0;
-        r->bag_min_ps = SIM_TIME_NEVER;
-        for (uint32_t i = 0; i < r->n_bag; i++) {
-            if (r->bag[i].time_ps <= time_ps) {
-                np->credits[l] += (int64_t)r->bag[i].n_credits;
-            } else {
-                r->bag_min_ps = MIN(r->bag_min_ps, r->bag[i].time_ps);
-                r->bag[kept++] = r->bag[i];
-            }
-        }
-        r->n_bag = kept;
-    }
-    SIM_HOT_ASSERT(np->credits[l] <= np->credits_total[l]);
-}
-
-/* When the next return reaches link l's sender; SIM_TIME_NEVER if none is
- * on its way. */
-static inline uint64_t
-credits_next_ps(const NetPacket *np, uint32_t l)
-{
-    const CreditReturns *r = &np->returns[l];
-    return MIN(r->n > 0 ? r->ring[r->head].time_ps : SIM_TIME_NEVER, r->bag_min_ps);
-}
-
-/* Takes need credits of link l at time_ps, or says false with the time of
- * the next return known in *retry_ps (SIM_TIME_NEVER: none is on its way
- * yet, and the return, when pushed, will wake the link). */
-static inline bool
-credits_take(NetPacket *np, uint32_t l, int64_t need, uint64_t time_ps, uint64_t *retry_ps)
-{
-    if (np->credits[l] < need) {
-        credits_absorb(np, l, time_ps);
-        if (np->credits[l] < need) {
-            *retry_ps = credits_next_ps(np, l);
-            np->credit_blocked[l] = true;
-            return false;
-        }
-        np->credit_blocked[l] = false;
-    }
-    np->credits[l] -= need;
-    if (np->credits[l] < np->credits_min[l])
-        np->credits_min[l] = np->credits[l];
-    SIM_HOT_ASSERT(np->credits[l] >= 0);
-    return true;
 }
 
 /* Serialization time and credits of a packet of wire_bytes on link l. */
@@ -309,10 +196,7 @@ static inline void
 link_cost(NetPacket *np, uint32_t l, uint64_t wire_bytes, uint64_t *ser_ps, int64_t *need)
 {
     if (np->memo_wire_bytes[l] != wire_bytes) {
-        uint64_t unit = np->credit_unit_bytes[l];
-        int64_t n = (int64_t)((wire_bytes + unit - 1) / unit);
-        /* A packet larger than the whole buffer goes when the buffer is empty. */
-        np->memo_credits[l] = MIN(n, np->credits_total[l]);
+        np->memo_credits[l] = net_credits_for(&np->credits, l, wire_bytes);
         np->memo_ser_ps[l] = sim_serialization_ps(wire_bytes, np->bytes_per_s[l]);
         np->memo_wire_bytes[l] = wire_bytes;
     }
@@ -560,8 +444,8 @@ link_start(NetPacket *np, uint32_t l, uint32_t i, uint64_t now_ps, uint64_t ser_
     }
 }
 
-/* Starts what link l can start now, and leaves a wake for when it can do
- * more. */
+/* Starts what link l can start now (and, with a lookahead, up to just before
+ * now + lookahead), and leaves a wake for when it can do more. */
 static void
 link_try_start(NetPacket *np, uint32_t l)
 {
@@ -569,7 +453,7 @@ link_try_start(NetPacket *np, uint32_t l)
     uint64_t horizon = now + np->lookahead_ps[l];
     uint64_t t = MAX(now, np->busy_until_ps[l]);
     while (np->n_active[l] > 0) {
-        if (t > horizon) {
+        if (t > now && t >= horizon) {
             wake_at(np, l, t);
             return;
         }
@@ -579,7 +463,7 @@ link_try_start(NetPacket *np, uint32_t l)
             uint64_t ser_ps;
             int64_t need;
             link_cost(np, l, voq_peek_payload(np, l, i) + np->header_bytes[l], &ser_ps, &need);
-            if (credits_take(np, l, need, t, &retry_ps)) {
+            if (net_credits_take(&np->credits, l, need, t, &retry_ps)) {
                 np->rr_next[l] = i + 1 == np->n_voqs[l] ? 0 : i + 1;
                 link_start(np, l, i, t, ser_ps, need);
                 t = np->busy_until_ps[l];
@@ -725,29 +609,16 @@ static void
 packet_free(NetModel *net)
 {
     NetPacket *np = (NetPacket *)net;
-    for (uint32_t l = 0; l < np->n_links; l++) {
-        g_free(np->returns[l].ring);
-        g_free(np->returns[l].bag);
-    }
+    net_credits_clear(&np->credits);
     void *arrays[] = {
-        np->bytes_per_s,       np->latency_ps,
-        np->ready_delay_ps,    np->header_bytes,
-        np->credit_unit_bytes, np->replay_ps,
-        np->error_rate,        np->credits_total,
-        np->voq_base,          np->n_voqs,
-        np->mask_base,         np->in_port,
-        np->lookahead_ps,      np->busy_until_ps,
-        np->wake_ps,           np->credits,
-        np->credits_min,       np->rr_next,
-        np->source_served,     np->credit_blocked,
-        np->n_active,          np->memo_wire_bytes,
-        np->memo_ser_ps,       np->memo_credits,
-        np->returns,           np->rng,
-        np->n_link_packets,    np->link_wire_bytes,
-        np->n_link_replays,    np->voq_head,
-        np->voq_tail,          np->voq_ready_ps,
-        np->active_mask,       np->packets.items,
-        np->streams.items,     np->xfers.items,
+        np->bytes_per_s,     np->latency_ps,      np->ready_delay_ps, np->header_bytes,
+        np->replay_ps,       np->error_rate,      np->voq_base,       np->n_voqs,
+        np->mask_base,       np->in_port,         np->lookahead_ps,   np->busy_until_ps,
+        np->wake_ps,         np->rr_next,         np->source_served,  np->n_active,
+        np->memo_wire_bytes, np->memo_ser_ps,     np->memo_credits,   np->rng,
+        np->n_link_packets,  np->link_wire_bytes, np->n_link_replays, np->voq_head,
+        np->voq_tail,        np->voq_ready_ps,    np->active_mask,    np->packets.items,
+        np->streams.items,   np->xfers.items,
     };
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
@@ -768,10 +639,8 @@ alloc_link_arrays(NetPacket *np, uint32_t n)
     np->latency_ps = g_new0(uint64_t, n);
     np->ready_delay_ps = g_new0(uint64_t, n);
     np->header_bytes = g_new0(uint64_t, n);
-    np->credit_unit_bytes = g_new0(uint64_t, n);
     np->replay_ps = g_new0(uint64_t, n);
     np->error_rate = g_new0(double, n);
-    np->credits_total = g_new0(int64_t, n);
     np->voq_base = g_new0(uint32_t, n);
     np->n_voqs = g_new0(uint32_t, n);
     np->mask_base = g_new0(uint32_t, n);
@@ -779,16 +648,12 @@ alloc_link_arrays(NetPacket *np, uint32_t n)
     np->lookahead_ps = g_new0(uint64_t, n);
     np->busy_until_ps = g_new0(uint64_t, n);
     np->wake_ps = g_new0(uint64_t, n);
-    np->credits = g_new0(int64_t, n);
-    np->credits_min = g_new0(int64_t, n);
     np->rr_next = g_new0(uint32_t, n);
     np->source_served = g_new0(bool, n);
-    np->credit_blocked = g_new0(bool, n);
     np->n_active = g_new0(uint32_t, n);
     np->memo_wire_bytes = g_new0(uint64_t, n);
     np->memo_ser_ps = g_new0(uint64_t, n);
     np->memo_credits = g_new0(int64_t, n);
-    np->returns = g_new0(CreditReturns, n);
     np->rng = g_new0(SimRng, n);
     np->n_link_packets = g_new0(uint64_t, n);
     np->link_wire_bytes = g_new0(uint64_t, n);
@@ -808,16 +673,10 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
     np->latency_ps[l] = link->latency_ps;
     np->ready_delay_ps[l] = link->latency_ps + far->latency_ps;
     np->header_bytes[l] = spec->header_bytes;
-    np->credit_unit_bytes[l] = spec->credit_bytes > 0 ? spec->credit_bytes : 1;
     np->replay_ps[l] = spec->replay_latency_ps;
     np->error_rate[l] = spec->packet_error_rate;
-    uint64_t total = link->rx_buffer_bytes / np->credit_unit_bytes[l];
-    if (link->rx_buffer_bytes > 0 && total == 0)
-        total = 1;
-    np->credits_total[l] = (int64_t)total;
-    np->credits[l] = np->credits_min[l] = (int64_t)total;
+    net_credits_set_buffer(&np->credits, l, link->rx_buffer_bytes, spec->credit_bytes);
     np->wake_ps[l] = SIM_TIME_NEVER;
-    np->returns[l].bag_min_ps = SIM_TIME_NEVER;
     np->memo_wire_bytes[l] = UINT64_MAX;
     sim_rng_init(&np->rng[l], seed, l);
 }
@@ -851,16 +710,17 @@ init_queues(NetPacket *np, const TopoGraph *graph)
     np->active_mask = g_new0(uint64_t, n_words);
 }
 
-/* Lookahead: a link out of a switch (or NIC, PCIe switch) decides by
- * itself what it sends during the next L ps, where L is its own latency or
- * the latency of its vertex plus that of its shortest input link, whichever
- * is less, and the decisions are exactly those it would make one at a time.
- * What it decides from is all known by then: a packet ready at the vertex by
- * now + L started its input hop before now (and every link, deciding ahead
- * or not, queues a packet downstream when it decides to start it), and a
- * credit due back by now + L was sent before now. A link out of a GPU or CPU
- * serves transfers that net_send may add at any moment, so it decides only
- * at the present. */
+/* Lookahead: a link out of a switch (or NIC, PCIe switch) decides at once
+ * what it sends in [now, now + L), where L is its own latency or the latency
+ * of its vertex plus that of its shortest input link, whichever is less,
+ * and the decisions are exactly those it would make one at a time. What it
+ * decides from is all known by then: a packet ready at the vertex before
+ * now + L started its input hop before now (every link, deciding ahead or
+ * not, queues a packet downstream when it decides to start it, and a
+ * decision for time d is made by time d), and a credit due back before
+ * now + L was sent back by a packet that left before now. A link out of a
+ * GPU or CPU serves transfers that net_send may add at any moment, so it
+ * decides only at the present. */
 static void
 init_lookahead(NetPacket *np, const TopoGraph *graph)
 {
@@ -891,6 +751,7 @@ net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *rout
     np->base = (NetModel){&packet_ops, engine, graph, router};
     np->n_links = topo_graph_n_links(graph);
     alloc_link_arrays(np, np->n_links);
+    net_credits_init(&np->credits, np->n_links);
     for (uint32_t l = 0; l < np->n_links; l++)
         init_link(np, graph, l, options != NULL ? options->seed : 1);
     init_queues(np, graph);
@@ -908,24 +769,24 @@ net_packet_link_stats(const NetModel *net, uint32_t link, NetPacketLinkStats *st
 {
     const NetPacket *np = (const NetPacket *)net;
     g_return_if_fail(net->ops == &packet_ops && link < np->n_links);
-    int64_t credits = np->credits[link], returning = 0;
-    const CreditReturns *r = &np->returns[link];
-    uint64_t now = sim_engine_now(net->engine);
-    for (uint32_t i = 0; i < r->n + r->n_bag; i++) {
-        const CreditReturn *ret =
-            i < r->n ? &r->ring[(r->head + i) & (r->cap - 1)] : &r->bag[i - r->n];
-        if (ret->time_ps <= now)
-            credits += (int64_t)ret->n_credits;
-        else
-            returning += (int64_t)ret->n_credits;
-    }
+    int64_t held, returning;
+    net_credits_count(&np->credits, link, sim_engine_now(net->engine), &held, &returning);
     *stats = (NetPacketLinkStats){
         .n_packets = np->n_link_packets[link],
         .wire_bytes = np->link_wire_bytes[link],
         .n_replays = np->n_link_replays[link],
-        .credits_total = np->credits_total[link],
-        .credits = credits,
+        .credits_total = np->credits.total[link],
+        .credits = held,
         .credits_returning = returning,
-        .credits_min = np->credits_min[link],
+        .credits_min = np->credits.min_held[link],
     };
+}
+
+void
+net_packet_disable_lookahead(NetModel *net)
+{
+    NetPacket *np = (NetPacket *)net;
+    g_return_if_fail(net->ops == &packet_ops);
+    for (uint32_t l = 0; l < np->n_links; l++)
+        np->lookahead_ps[l] = 0;
 }

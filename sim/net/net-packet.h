@@ -25,3 +25,8 @@ typedef struct NetPacketLinkStats {
 /* Fills stats for link (a TopoLink id of the graph); net must be a packet
  * engine. */
 void net_packet_link_stats(const NetModel *net, uint32_t link, NetPacketLinkStats *stats);
+
+/* For tests: makes every link decide one packet at a time at the present,
+ * as if no link had a lookahead (see net-packet.c). Completion times must
+ * not change; only the number of events does. Call before the first send. */
+void net_packet_disable_lookahead(NetModel *net);

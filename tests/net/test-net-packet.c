@@ -3,8 +3,10 @@
  * output, N-to-1 incast, a permutation through a crossbar, spraying over
  * unequal planes, credit-limited rates (link and switch buffers), CRC
  * replays; and bytes conserved, credits never negative and all returned,
- * and determinism (same seed, same trace hash). */
+ * determinism (same seed, same trace hash), and the switches' deciding
+ * ahead giving the same times as deciding one packet at a time. */
 #include <check.h>
+#include <string.h>
 
 #include "core/core-engine.h"
 #include "core/core-time.h"
@@ -100,6 +102,20 @@ world_star(World *w, uint32_t n_gpus, uint32_t n_links)
     uint32_t sw = topo_graph_add_vertex(w->graph, TOPO_NVSWITCH, w->sw.latency_ps, &w->sw);
     for (uint32_t g = 0; g < n_gpus; g++)
         topo_graph_add_bundle(w->graph, g, sw, &w->link, n_links);
+}
+
+/* Two switches joined by a bundle of 2, n_per_leaf GPUs (one link each)
+ * on each: GPUs 0..n-1 on the first, n..2n-1 on the second. */
+static void
+world_two_switches(World *w, uint32_t n_per_leaf)
+{
+    for (uint32_t g = 0; g < 2 * n_per_leaf; g++)
+        topo_graph_add_vertex(w->graph, TOPO_GPU, 0, NULL);
+    uint32_t s0 = topo_graph_add_vertex(w->graph, TOPO_NVSWITCH, w->sw.latency_ps, &w->sw);
+    uint32_t s1 = topo_graph_add_vertex(w->graph, TOPO_NVSWITCH, w->sw.latency_ps, &w->sw);
+    for (uint32_t g = 0; g < 2 * n_per_leaf; g++)
+        topo_graph_add_bundle(w->graph, g, g < n_per_leaf ? s0 : s1, &w->link, 1);
+    topo_graph_add_bundle(w->graph, s0, s1, &w->link, 2);
 }
 
 static void
@@ -547,6 +563,73 @@ START_TEST(same_seed_same_trace)
 }
 END_TEST
 
+static const struct {
+    const char *name;
+    bool two_switches;
+    uint64_t port_buffer_bytes; /* 0: the link's 1 MiB */
+    uint64_t switch_latency_ps;
+    double error_rate;
+    bool whole_packets; /* sizes in whole packets: more ties */
+} lookahead_cases[] = {
+    {"star, roomy buffers", false, 0, SW_LAT, 0, false},
+    {"two switches, 3-packet port buffers, CRC errors", true, 3 * 272, SW_LAT, 0.02, false},
+    {"two switches, no switch latency, whole packets", true, 8 * 272, 0, 0, true},
+};
+
+/* Every ordered pair twice, random sizes; done times into done_ps. */
+static uint64_t
+lookahead_run(uint32_t c, bool lookahead, uint64_t *done_ps, uint64_t *n_replays)
+{
+    World w;
+    world_init(&w);
+    w.sw.latency_ps = lookahead_cases[c].switch_latency_ps;
+    w.sw.port_buffer_bytes = lookahead_cases[c].port_buffer_bytes;
+    w.link.packet_error_rate = lookahead_cases[c].error_rate;
+    if (lookahead_cases[c].two_switches)
+        world_two_switches(&w, 3);
+    else
+        world_star(&w, 6, 2);
+    world_start(&w, 5);
+    if (!lookahead)
+        net_packet_disable_lookahead(w.net);
+    uint64_t x = 99;
+    uint32_t n = 0;
+    for (uint32_t rep = 0; rep < 2; rep++)
+        for (uint32_t a = 0; a < 6; a++)
+            for (uint32_t b = 0; b < 6; b++) {
+                if (a == b)
+                    continue;
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                uint64_t size = (x >> 33) % 200000;
+                if (lookahead_cases[c].whole_packets)
+                    size -= size % PAYLOAD;
+                world_send(&w, a, b, size, n++);
+            }
+    world_run(&w);
+    memcpy(done_ps, w.done.time_ps, sizeof w.done.time_ps);
+    *n_replays = w.stats.n_replays;
+    SimEngineStats es;
+    sim_engine_get_stats(w.engine, &es);
+    world_free(&w);
+    return es.n_events_executed;
+}
+
+START_TEST(deciding_ahead_changes_no_time)
+{
+    uint64_t ahead_ps[MAX_SENDS], alone_ps[MAX_SENDS], ahead_replays, alone_replays;
+    uint64_t ahead_events = lookahead_run(_i, true, ahead_ps, &ahead_replays);
+    uint64_t alone_events = lookahead_run(_i, false, alone_ps, &alone_replays);
+    for (uint32_t i = 0; i < 60; i++)
+        ck_assert_msg(ahead_ps[i] == alone_ps[i],
+                      "%s: send %u landed at %" PRIu64 " ps deciding ahead, %" PRIu64
+                      " ps one at a time",
+                      lookahead_cases[_i].name, i, ahead_ps[i], alone_ps[i]);
+    ck_assert_uint_eq(ahead_replays, alone_replays);
+    ck_assert_msg(ahead_events < alone_events, "%s: %" PRIu64 " events ahead, %" PRIu64 " alone",
+                  lookahead_cases[_i].name, ahead_events, alone_events);
+}
+END_TEST
+
 Suite *
 net_packet_suite(void)
 {
@@ -570,6 +653,7 @@ net_packet_suite(void)
     tc = tcase_create("conservation-and-determinism");
     tcase_add_test(tc, bytes_sent_are_bytes_delivered);
     tcase_add_test(tc, same_seed_same_trace);
+    tcase_add_loop_test(tc, deciding_ahead_changes_no_time, 0, G_N_ELEMENTS(lookahead_cases));
     suite_add_tcase(s, tc);
     return s;
 }
