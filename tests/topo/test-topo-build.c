@@ -1,0 +1,199 @@
+/* sim/topo graphs of the shipped systems: vertices of each kind and link
+ * bundles counted from the system files; bundles come in reverse pairs;
+ * node replication keeps the id layout (node k = node 0 + k × the per-node
+ * counts) and adds a leaf/spine fabric sized from the switch model; several
+ * nodes of a system without a NIC fail with an error naming the system.
+ */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "topo-suites.h"
+#include "topo/topo-build.h"
+
+/* Counts from the system files: GPUs; NVSwitch chips (boards × switches);
+ * CPUs (hosts × cpus); PCIe switches (gpus / gpus_per_pcie_switch); NICs;
+ * bundles: pairs, GPU-switch and trunk bundles, CPU-CPU links, PCIe switch
+ * uplinks, one host link per GPU, one per NIC. */
+static const struct {
+    const char *id;
+    uint32_t n[TOPO_N_VERTEX_KINDS];
+    uint32_t n_bundles;
+} shipped[] = {
+    /* 16 pairs + 1 QPI + 4 uplinks + 8 GPUs + 4 NICs */
+    {"dgx1-v100", {[TOPO_GPU] = 8, [TOPO_CPU] = 2, [TOPO_PCIE_SWITCH] = 4, [TOPO_NIC] = 4}, 33},
+    /* 8 × 4 planes + 1 UPI + 8 uplinks + 8 GPUs + 8 NICs */
+    {"dgx-h100",
+     {[TOPO_GPU] = 8, [TOPO_CPU] = 2, [TOPO_NVSWITCH] = 4, [TOPO_PCIE_SWITCH] = 8, [TOPO_NIC] = 8},
+     57},
+    /* 8 × 6 planes + 1 UPI + 4 uplinks + 8 GPUs + 8 NICs */
+    {"dgx-a100",
+     {[TOPO_GPU] = 8, [TOPO_CPU] = 2, [TOPO_NVSWITCH] = 6, [TOPO_PCIE_SWITCH] = 4, [TOPO_NIC] = 8},
+     69},
+    /* 16 × 6 planes + 6 trunks + 1 UPI + 8 uplinks + 16 GPUs + 8 NICs */
+    {"dgx2-v100",
+     {[TOPO_GPU] = 16,
+      [TOPO_CPU] = 2,
+      [TOPO_NVSWITCH] = 12,
+      [TOPO_PCIE_SWITCH] = 8,
+      [TOPO_NIC] = 8},
+     135},
+    /* 72 × 18 planes + 72 C2C + 72 NICs (no CPU-CPU link model, no PCIe switch) */
+    {"gb200-nvl72",
+     {[TOPO_GPU] = 72, [TOPO_CPU] = 36, [TOPO_NVSWITCH] = 18, [TOPO_NIC] = 72},
+     1440},
+};
+
+START_TEST(shipped_graphs)
+{
+    const char *id = shipped[_i].id;
+    g_autoptr(HwSystem) sys = topo_test_load_system(id);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoGraph) g = topo_build_system(sys, 0, &error);
+    ck_assert_msg(g != NULL, "%s: %s", id, error ? error->message : "");
+    ck_assert_msg(g->n_nodes == 1, "%s: %u nodes; 0 should mean the system's own 1", id,
+                  g->n_nodes);
+    uint32_t n[TOPO_N_VERTEX_KINDS] = {0};
+    for (uint32_t v = 0; v < topo_graph_n_vertices(g); v++) {
+        const TopoVertex *vertex = topo_graph_vertex(g, v);
+        ck_assert_msg(vertex->index == n[vertex->kind], "%s: vertex %u is %s %u, expected %u", id,
+                      v, topo_vertex_kind_name(vertex->kind), vertex->index, n[vertex->kind]);
+        n[vertex->kind]++;
+        ck_assert_uint_eq(vertex->node, 0);
+    }
+    for (int k = 0; k < TOPO_N_VERTEX_KINDS; k++)
+        ck_assert_msg(n[k] == shipped[_i].n[k], "%s: %u %s vertices, expected %u", id, n[k],
+                      topo_vertex_kind_name(k), shipped[_i].n[k]);
+    ck_assert_uint_eq(topo_graph_n_gpus(g), sys->n_gpus);
+    ck_assert_uint_eq(g->gpus->len, n[TOPO_GPU]);
+    ck_assert_uint_eq(g->cpus->len, n[TOPO_CPU]);
+    ck_assert_uint_eq(g->nics->len, n[TOPO_NIC]);
+    ck_assert_msg(topo_graph_n_links(g) == 2 * shipped[_i].n_bundles,
+                  "%s: %u links, expected %u bundles both ways", id, topo_graph_n_links(g),
+                  2 * shipped[_i].n_bundles);
+    for (uint32_t l = 0; l < topo_graph_n_links(g); l++) {
+        const TopoLink *ab = topo_graph_link(g, l), *ba = topo_graph_link(g, l ^ 1);
+        ck_assert_msg(ab->src == ba->dst && ab->dst == ba->src && ab->n_links == ba->n_links &&
+                          ab->spec == ba->spec,
+                      "%s: link %u and %u are not one bundle's two directions", id, l, l ^ 1);
+        ck_assert_uint_eq(ab->bytes_per_s, ab->n_links * ab->spec->bytes_per_s);
+        ck_assert_uint_eq(ab->latency_ps, ab->spec->latency_ps);
+        ck_assert_msg(ab->rx_buffer_bytes > 0, "%s: link %u has no receive buffer", id, l);
+    }
+}
+END_TEST
+
+/* Two DGX H100 nodes: node 1 is node 0 shifted by the per-node counts; the
+ * fabric comes after both: 8 rails of one leaf each (a QM9700 leaf has 32
+ * down ports), one spine vertex, a leaf-spine bundle of the 32 up ports
+ * per leaf, and one NIC-leaf bundle per NIC. */
+START_TEST(two_nodes_layout)
+{
+    g_autoptr(HwSystem) sys = topo_test_load_system("dgx-h100");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoGraph) one = topo_build_system(sys, 1, &error);
+    g_autoptr(TopoGraph) g = topo_build_system(sys, 2, &error);
+    ck_assert_msg(g != NULL && one != NULL, "%s", error ? error->message : "");
+    uint32_t nv = topo_graph_n_vertices(one), nl = topo_graph_n_links(one);
+    ck_assert_uint_eq(g->n_nodes, 2);
+    ck_assert_uint_eq(g->n_node_vertices, nv);
+    ck_assert_uint_eq(g->n_node_links, nl);
+    ck_assert_uint_eq(topo_graph_n_gpus(g), 16);
+    for (uint32_t v = 0; v < nv; v++) {
+        const TopoVertex *a = topo_graph_vertex(g, v), *b = topo_graph_vertex(g, v + nv);
+        ck_assert_msg(a->node == 0 && b->node == 1 && a->kind == b->kind && a->index == b->index,
+                      "vertex %u and %u are not one vertex in nodes 0 and 1", v, v + nv);
+    }
+    for (uint32_t l = 0; l < nl; l++) {
+        const TopoLink *a = topo_graph_link(g, l), *b = topo_graph_link(g, l + nl);
+        ck_assert_msg(b->src == a->src + nv && b->dst == a->dst + nv && b->n_links == a->n_links,
+                      "link %u of node 1 is not link %u shifted", l + nl, l);
+    }
+    for (uint32_t gpu = 0; gpu < 16; gpu++)
+        ck_assert_uint_eq(topo_graph_gpu_vertex(g, gpu),
+                          g_array_index(g->gpus, uint32_t, gpu % 8) + (gpu / 8) * nv);
+    uint32_t n_leaves = 0, n_spines = 0;
+    for (uint32_t v = 2 * nv; v < topo_graph_n_vertices(g); v++) {
+        const TopoVertex *f = topo_graph_vertex(g, v);
+        ck_assert_uint_eq(f->node, TOPO_NONE);
+        ck_assert_msg(f->sw == sys->fabric_switch, "fabric vertex %u has no switch model", v);
+        n_leaves += f->kind == TOPO_LEAF;
+        n_spines += f->kind == TOPO_SPINE;
+    }
+    ck_assert_uint_eq(n_leaves, 8);
+    ck_assert_uint_eq(n_spines, 1);
+    ck_assert_uint_eq(topo_graph_n_links(g), 2 * nl + 2 * (8 + 16));
+    for (uint32_t l = 2 * nl; l < topo_graph_n_links(g); l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        ck_assert_uint_eq(link->spec->kind, HW_LINK_NETWORK);
+        TopoVertexKind a = topo_graph_vertex(g, link->src)->kind;
+        TopoVertexKind b = topo_graph_vertex(g, link->dst)->kind;
+        if (a == TOPO_SPINE || b == TOPO_SPINE)
+            ck_assert_uint_eq(link->n_links, 32);
+        else
+            ck_assert_msg((a == TOPO_NIC) != (b == TOPO_NIC) && link->n_links == 1,
+                          "fabric link %u joins a %s and a %s", l, topo_vertex_kind_name(a),
+                          topo_vertex_kind_name(b));
+    }
+}
+END_TEST
+
+/* A DGX-1V's 4 NICs per node, not rail-optimized, fit one leaf with room
+ * for both nodes: one leaf, no spine. */
+START_TEST(two_nodes_one_leaf)
+{
+    g_autoptr(HwSystem) sys = topo_test_load_system("dgx1-v100");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoGraph) g = topo_build_system(sys, 2, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    uint32_t n[TOPO_N_VERTEX_KINDS] = {0};
+    for (uint32_t v = 2 * g->n_node_vertices; v < topo_graph_n_vertices(g); v++)
+        n[topo_graph_vertex(g, v)->kind]++;
+    ck_assert_uint_eq(n[TOPO_LEAF], 1);
+    ck_assert_uint_eq(n[TOPO_SPINE], 0);
+    ck_assert_uint_eq(topo_graph_n_links(g), 2 * g->n_node_links + 2 * 8);
+}
+END_TEST
+
+/* A system with no [network] group builds as one node; two nodes fail with
+ * an error naming the system and the keys it lacks. */
+START_TEST(no_nic_cannot_scale_out)
+{
+    static const char *const text = "[system]\nname = No NIC\ngpu = v100-sxm2\ngpus = 8\n\n"
+                                    "[nvlink]\nlink = nvlink2\npairs = 0-1, 0-3x2, 4-5\n\n"
+                                    "[host]\ncpus = 1\ngpu_link = pcie3\npcie = pcie3\n";
+    g_autofree char *dir = g_dir_make_tmp("test-topo-XXXXXX", NULL);
+    ck_assert(dir != NULL);
+    g_autofree char *path = g_build_filename(dir, "no-nic-box.ini", NULL);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    g_autofree char *models = topo_test_models_dir();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) sys = hw_system_load(path, models, &error);
+    g_unlink(path);
+    g_rmdir(dir);
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    ck_assert(sys->nic == NULL);
+
+    g_autoptr(TopoGraph) one = topo_build_system(sys, 1, &error);
+    ck_assert_msg(one != NULL, "one node: %s", error ? error->message : "");
+    ck_assert_uint_eq(one->nics->len, 0);
+    g_autoptr(TopoGraph) two = topo_build_system(sys, 2, &error);
+    ck_assert(two == NULL);
+    ck_assert(error != NULL);
+    ck_assert_msg(strstr(error->message, sys->id) != NULL && strstr(error->message, "NIC") != NULL,
+                  "message '%s' does not name system %s and its missing NIC", error->message,
+                  sys->id);
+}
+END_TEST
+
+Suite *
+topo_build_suite(void)
+{
+    Suite *s = suite_create("topo-build");
+    TCase *tc = tcase_create("build");
+    tcase_add_loop_test(tc, shipped_graphs, 0, G_N_ELEMENTS(shipped));
+    tcase_add_test(tc, two_nodes_layout);
+    tcase_add_test(tc, two_nodes_one_leaf);
+    tcase_add_test(tc, no_nic_cannot_scale_out);
+    suite_add_tcase(s, tc);
+    return s;
+}
