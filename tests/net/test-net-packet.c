@@ -22,6 +22,8 @@
 #define HEADER UINT64_C(16)
 #define PAYLOAD UINT64_C(256) /* copy-engine packets */
 #define REPLAY UINT64_C(1000000)
+#define PCIE_LAT UINT64_C(120000) /* PCIe switch port to port */
+#define CPU_LAT UINT64_C(80000)   /* crossing the CPU's root complex */
 #define MAX_SENDS 64
 
 static const HwLink base_link = {
@@ -116,6 +118,24 @@ world_two_switches(World *w, uint32_t n_per_leaf)
     for (uint32_t g = 0; g < 2 * n_per_leaf; g++)
         topo_graph_add_bundle(w->graph, g, g < n_per_leaf ? s0 : s1, &w->link, 1);
     topo_graph_add_bundle(w->graph, s0, s1, &w->link, 2);
+}
+
+/* The host path: GPUs 0, 1 on PCIe switch 4, GPUs 2, 3 on PCIe switch 5,
+ * both switches on CPU 6, which forwards between them and is an endpoint
+ * too. Returns the CPU's vertex id. */
+static uint32_t
+world_host(World *w)
+{
+    for (uint32_t g = 0; g < 4; g++)
+        topo_graph_add_vertex(w->graph, TOPO_GPU, 0, NULL);
+    uint32_t p0 = topo_graph_add_vertex(w->graph, TOPO_PCIE_SWITCH, PCIE_LAT, NULL);
+    uint32_t p1 = topo_graph_add_vertex(w->graph, TOPO_PCIE_SWITCH, PCIE_LAT, NULL);
+    uint32_t cpu = topo_graph_add_vertex(w->graph, TOPO_CPU, CPU_LAT, NULL);
+    for (uint32_t g = 0; g < 4; g++)
+        topo_graph_add_bundle(w->graph, g, g < 2 ? p0 : p1, &w->link, 1);
+    topo_graph_add_bundle(w->graph, p0, cpu, &w->link, 1);
+    topo_graph_add_bundle(w->graph, p1, cpu, &w->link, 1);
+    return cpu;
 }
 
 static void
@@ -283,6 +303,27 @@ START_TEST(lone_packet_takes_the_path_latency)
     ck_assert_uint_eq(w.done.time_ps[0], topo_path_latency_ps(w.graph, &route.path[0], PAYLOAD));
     ck_assert_uint_eq(w.done.time_ps[0], 2 * 10880 + 2 * LAT + SW_LAT);
     ck_assert_uint_eq(w.done.time_ps[1], 2 * 640 + 2 * LAT + SW_LAT);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(lone_packet_over_the_host_path)
+{
+    /* GPU 0 to GPU 2 crosses PCIe switch, CPU, PCIe switch: four hops. */
+    World w;
+    world_init(&w);
+    uint32_t cpu = world_host(&w);
+    world_start(&w, 1);
+    TopoRoute route;
+    ck_assert(topo_router_route(w.router, 0, 2, &route));
+    ck_assert_uint_eq(route.n_paths, 1);
+    ck_assert_uint_eq(route.path[0].n_hops, 4);
+    world_send(&w, 0, 2, PAYLOAD, 0);
+    world_send(&w, 3, cpu, 1, 1);
+    world_run(&w);
+    ck_assert_uint_eq(w.done.time_ps[0], topo_path_latency_ps(w.graph, &route.path[0], PAYLOAD));
+    ck_assert_uint_eq(w.done.time_ps[0], 4 * (10880 + LAT) + 2 * PCIE_LAT + CPU_LAT);
+    ck_assert_uint_eq(w.done.time_ps[1], 2 * (680 + LAT) + PCIE_LAT);
     world_free(&w);
 }
 END_TEST
@@ -563,20 +604,28 @@ START_TEST(same_seed_same_trace)
 }
 END_TEST
 
+typedef enum LookaheadWorld {
+    STAR,
+    TWO_SWITCHES,
+    HOST,
+} LookaheadWorld;
+
 static const struct {
     const char *name;
-    bool two_switches;
+    LookaheadWorld world;
     uint64_t port_buffer_bytes; /* 0: the link's 1 MiB */
     uint64_t switch_latency_ps;
     double error_rate;
     bool whole_packets; /* sizes in whole packets: more ties */
 } lookahead_cases[] = {
-    {"star, roomy buffers", false, 0, SW_LAT, 0, false},
-    {"two switches, 3-packet port buffers, CRC errors", true, 3 * 272, SW_LAT, 0.02, false},
-    {"two switches, no switch latency, whole packets", true, 8 * 272, 0, 0, true},
+    {"star, roomy buffers", STAR, 0, SW_LAT, 0, false},
+    {"two switches, 3-packet port buffers, CRC errors", TWO_SWITCHES, 3 * 272, SW_LAT, 0.02, false},
+    {"two switches, no switch latency, whole packets", TWO_SWITCHES, 8 * 272, 0, 0, true},
+    {"host path: PCIe switches, a CPU forwarding and receiving", HOST, 0, SW_LAT, 0.01, false},
 };
 
-/* Every ordered pair twice, random sizes; done times into done_ps. */
+/* Every ordered pair of endpoints twice (60 sends; 40 on the host path),
+ * random sizes; done times into done_ps. */
 static uint64_t
 lookahead_run(uint32_t c, bool lookahead, uint64_t *done_ps, uint64_t *n_replays)
 {
@@ -585,27 +634,33 @@ lookahead_run(uint32_t c, bool lookahead, uint64_t *done_ps, uint64_t *n_replays
     w.sw.latency_ps = lookahead_cases[c].switch_latency_ps;
     w.sw.port_buffer_bytes = lookahead_cases[c].port_buffer_bytes;
     w.link.packet_error_rate = lookahead_cases[c].error_rate;
-    if (lookahead_cases[c].two_switches)
+    uint32_t endpoints[6] = {0, 1, 2, 3, 4, 5}, n_endpoints = 6;
+    if (lookahead_cases[c].world == TWO_SWITCHES) {
         world_two_switches(&w, 3);
-    else
+    } else if (lookahead_cases[c].world == STAR) {
         world_star(&w, 6, 2);
+    } else {
+        endpoints[4] = world_host(&w);
+        n_endpoints = 5;
+    }
     world_start(&w, 5);
     if (!lookahead)
         net_packet_disable_lookahead(w.net);
     uint64_t x = 99;
     uint32_t n = 0;
     for (uint32_t rep = 0; rep < 2; rep++)
-        for (uint32_t a = 0; a < 6; a++)
-            for (uint32_t b = 0; b < 6; b++) {
+        for (uint32_t a = 0; a < n_endpoints; a++)
+            for (uint32_t b = 0; b < n_endpoints; b++) {
                 if (a == b)
                     continue;
                 x = x * 6364136223846793005u + 1442695040888963407u;
                 uint64_t size = (x >> 33) % 200000;
                 if (lookahead_cases[c].whole_packets)
                     size -= size % PAYLOAD;
-                world_send(&w, a, b, size, n++);
+                world_send(&w, endpoints[a], endpoints[b], size, n++);
             }
     world_run(&w);
+    ck_assert_uint_eq(w.done.n, n);
     memcpy(done_ps, w.done.time_ps, sizeof w.done.time_ps);
     *n_replays = w.stats.n_replays;
     SimEngineStats es;
@@ -619,7 +674,7 @@ START_TEST(deciding_ahead_changes_no_time)
     uint64_t ahead_ps[MAX_SENDS], alone_ps[MAX_SENDS], ahead_replays, alone_replays;
     uint64_t ahead_events = lookahead_run(_i, true, ahead_ps, &ahead_replays);
     uint64_t alone_events = lookahead_run(_i, false, alone_ps, &alone_replays);
-    for (uint32_t i = 0; i < 60; i++)
+    for (uint32_t i = 0; i < MAX_SENDS; i++)
         ck_assert_msg(ahead_ps[i] == alone_ps[i],
                       "%s: send %u landed at %" PRIu64 " ps deciding ahead, %" PRIu64
                       " ps one at a time",
@@ -638,6 +693,7 @@ net_packet_suite(void)
     tcase_add_loop_test(tc, one_packet_one_link, 0, G_N_ELEMENTS(one_packet_cases));
     tcase_add_loop_test(tc, long_transfer_at_line_rate, 0, G_N_ELEMENTS(line_rate_cases));
     tcase_add_test(tc, lone_packet_takes_the_path_latency);
+    tcase_add_test(tc, lone_packet_over_the_host_path);
     tcase_add_test(tc, two_sends_share_a_source_link);
     tcase_add_test(tc, two_senders_share_a_switch_output);
     tcase_add_test(tc, incast_limited_by_the_output);
