@@ -75,14 +75,21 @@ p2p_context(P2pOptions *o)
     return context;
 }
 
-/* A size with a unit, or a plain number of bytes as nccl-tests takes. */
+/* A positive size with a unit, or a plain number of bytes as nccl-tests
+ * takes. */
 static bool
 parse_size(const char *option, const char *text, uint64_t *out, GError **error)
 {
-    if (sim_units_parse_count(text, out, NULL) || sim_units_parse_size_bytes(text, out, error))
-        return true;
-    g_prefix_error(error, "--%s: ", option);
-    return false;
+    if (!sim_units_parse_count(text, out, NULL) && !sim_units_parse_size_bytes(text, out, error)) {
+        g_prefix_error(error, "--%s: ", option);
+        return false;
+    }
+    if (*out == 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--%s: '%s': expected a positive size", option, text);
+        return false;
+    }
+    return true;
 }
 
 static bool
@@ -123,9 +130,11 @@ plan_from_options(const P2pOptions *o, P2pPlan *plan, GError **error)
                     "--stepfactor: '%s': expected a whole number of at least 2", o->factor);
         return false;
     }
-    if (plan->n_bytes == 0 || plan->min_bytes == 0 || plan->min_bytes > plan->max_bytes) {
+    if (plan->min_bytes > plan->max_bytes) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "sizes must be positive and --minbytes no larger than --maxbytes");
+                    "--minbytes %" G_GUINT64_FORMAT
+                    " B is larger than --maxbytes %" G_GUINT64_FORMAT " B",
+                    plan->min_bytes, plan->max_bytes);
         return false;
     }
     if (o->pair) {
