@@ -305,7 +305,7 @@ validate_run(const ValidateOptions *o, const char *path, NetFidelity fidelity, d
     }
     status = max_mape > 0 && worst > max_mape ? CLI_EXIT_GATE : CLI_EXIT_OK;
     if (status == CLI_EXIT_GATE)
-        fprintf(stderr, "nvlsim validate: MAPE %.2f%% exceeds --max-mape %.2f%%\n", worst,
+        fprintf(stderr, "nvlsim validate: MAPE %.2f%% exceeds --max-mape %g%%\n", worst,
                 max_mape);
 out:
     if (error != NULL)
