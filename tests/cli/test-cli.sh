@@ -1,7 +1,9 @@
 #!/bin/sh
-# The nvlsim command line: help and version, exit statuses (0 ok, 2 usage),
-# one-line errors naming what was wrong, and bench-core's output being
-# reproducible in everything but the wall-clock columns.
+# The nvlsim command line: help and version, exit statuses (0 ok, 1 bad
+# input, 2 usage, 3 a failed --max-mape gate), one-line errors naming what
+# was wrong, output files written whole or not at all, p2p and validate on
+# the shipped systems, and reproducible output (bench-core in everything
+# but the wall-clock columns, the packet engine's p2p sweep byte for byte).
 set -u
 # GLib translates its own messages; the checks below read the English ones.
 LC_ALL=C
@@ -12,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 n_fail=0
 
 # expect STATUS STREAM TEXT -- ARGS: runs nvlsim ARGS, checks the exit status
-# and that STREAM (out or err) contains TEXT; errors must be one line.
+# and that STREAM (out or err) contains TEXT; errors (a non-zero status,
+# TEXT on stderr) must be one line.
 expect() {
     want=$1 stream=$2 text=$3
     shift 4
@@ -26,7 +29,7 @@ expect() {
         echo "FAIL: $what: std$stream lacks '$text':"
         cat "$tmp/$stream"
         n_fail=$((n_fail + 1))
-    elif [ "$want" -eq 2 ] && [ "$stream" = err ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    elif [ "$want" -ne 0 ] && [ "$stream" = err ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
         echo "FAIL: $what: error is not one line:"
         cat "$tmp/err"
         n_fail=$((n_fail + 1))
@@ -86,6 +89,130 @@ export NVLSIM_MODELS
 expect 1 err "system/dgx-h100.ini: [network] bogus: unknown key" -- list systems
 expect 0 out "cx7-ndr " -- list nics
 unset NVLSIM_MODELS
+
+# nvlsim p2p on DGX-1V: the GPU0 row of the unidirectional matrix has the
+# NV2 pairs (GPU3, GPU4) at twice the NV1 pairs (GPU1, GPU2), and the
+# non-neighbours (GPU5-7, through the host) below both.
+expect 0 out "Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)" -- \
+    p2p --system dgx1-v100 --matrices-only
+row=$(awk '/^Unidirectional/ {m = 1; next} m && $1 == "0" {print; exit}' "$tmp/out")
+if echo "$row" | awk '{
+        nv1 = $3; nv2 = $5; host = $7
+        ok = NF == 9 && $2 == "-" && $3 == $4 && $5 == $6 && $7 == $8 && $8 == $9
+        ok = ok && nv1 > 0 && (nv2 / nv1 - 2) ^ 2 < 0.002 ^ 2 && host < nv1
+        exit !ok
+    }'; then
+    echo "ok: p2p dgx1-v100 GPU0 row is NV1/NV1/NV2/NV2/host x3: $row"
+else
+    echo "FAIL: p2p dgx1-v100 GPU0 unidirectional row lacks the 2:1 pattern: '$row'"
+    n_fail=$((n_fail + 1))
+fi
+
+# --csv: tidy rows with units in the column names, 56 ordered pairs per
+# matrix, the file renamed into place whole (no temporary left beside it).
+mkdir "$tmp/csv"
+expect 0 out "Bidirectional" -- p2p --system dgx1-v100 --matrices-only --csv "$tmp/csv/p2p.csv"
+header=$(head -n 1 "$tmp/csv/p2p.csv")
+n_uni=$(grep -c '^unidirectional,' "$tmp/csv/p2p.csv")
+if [ "$header" = "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s" ] &&
+    [ "$n_uni" -eq 56 ] && [ "$(ls -A "$tmp/csv")" = p2p.csv ]; then
+    echo "ok: p2p --csv: header, $n_uni unidirectional rows, no temporary file"
+else
+    echo "FAIL: p2p --csv: header '$header', $n_uni unidirectional rows, folder holds:"
+    ls -A "$tmp/csv"
+    n_fail=$((n_fail + 1))
+fi
+
+# Bad p2p input: 1 for what the files say or a file that cannot be
+# written, 2 for malformed options; each message names what was wrong.
+expect 1 err "system/nonexistent.ini does not exist" -- p2p --system nonexistent
+expect 2 err "--fidelity: 'warp': expected packet or flow" -- p2p --fidelity warp
+expect 2 err "--pair: '0,0': expected two different GPU numbers" -- p2p --pair 0,0
+expect 2 err "--pair: GPU 99 does not exist: dgx-h100 has GPUs 0 to 7" -- p2p --pair 0,99
+expect 2 err "--minbytes: '0'" -- p2p -b 0
+expect 1 err "/nonexistent-dir/x.csv: cannot write" -- \
+    p2p --matrices-only --csv /nonexistent-dir/x.csv
+mkdir "$tmp/busy" "$tmp/busy/x.csv"
+expect 1 err "x.csv: cannot write" -- p2p --system dgx1-v100 --matrices-only --csv "$tmp/busy/x.csv"
+if [ ! -e /nonexistent-dir/x.csv ] && [ "$(ls -A "$tmp/busy")" = x.csv ] &&
+    [ -z "$(ls -A "$tmp/busy/x.csv")" ]; then
+    echo "ok: p2p --csv that cannot be written leaves no file behind"
+else
+    echo "FAIL: p2p --csv that cannot be written left files:"
+    ls -lA "$tmp/busy" "$tmp/busy/x.csv"
+    n_fail=$((n_fail + 1))
+fi
+
+# A system file naming a GPU model that does not exist: bad input, the
+# message names the system file, its group and key.
+mkdir "$tmp/models-gpu"
+cp -R "$top_srcdir/models/." "$tmp/models-gpu/"
+sed 's/^gpu = .*/gpu = h999/' "$top_srcdir/models/system/dgx-h100.ini" \
+    >"$tmp/models-gpu/system/dgx-h100.ini"
+NVLSIM_MODELS="$tmp/models-gpu"
+export NVLSIM_MODELS
+expect 1 err "system/dgx-h100.ini: [system] gpu: no GPU model 'h999'" -- p2p --matrices-only
+unset NVLSIM_MODELS
+
+# nvlsim validate on measured rows in the columns of collectives.csv: one
+# DGX H100 p2p row replays to a MAPE line; a short row is named by file and
+# line, a missing nvlsim_system column is bad input, and --max-mape gates.
+columns="system,nvlsim_system,gpu,generation,nvlink_gen,num_gpus,nodes,collective,algorithm"
+columns="$columns,protocol,dtype,bytes,time_us,algbw_gbps,busbw_gbps,in_place,nccl_version"
+columns="$columns,source_url,source_note"
+row="8x H100,dgx-h100,H100,Hopper,NVLink4,2,1,p2p_write_unidirectional,cudaMemcpyPeer,,,,"
+row="$row,364.13,364.13,,,https://example.org/p2p,\"Unidirectional matrix, GPU0->GPU1\""
+printf '%s\n%s\n' "$columns" "$row" >"$tmp/rows.csv"
+printf '%s\n%s\n%s\n' "$columns" "$row" "8x H100,dgx-h100,H100" >"$tmp/short.csv"
+printf '%s\n%s\n' "${columns#system,nvlsim_system,}" "${row#8x H100,dgx-h100,}" \
+    >"$tmp/nosystem.csv"
+expect 0 out "# MAPE per system and measure" -- validate "$tmp/rows.csv"
+if grep -q '^dgx-h100 *p2p_write_unidirectional *1 ' "$tmp/out"; then
+    echo "ok: validate: one dgx-h100 p2p_write_unidirectional row in the MAPE table"
+else
+    echo "FAIL: validate: no MAPE line for dgx-h100 p2p_write_unidirectional:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+expect 1 err "$tmp/short.csv:3: 3 fields: expected 19" -- validate "$tmp/short.csv"
+expect 1 err "no column 'nvlsim_system'" -- validate "$tmp/nosystem.csv"
+expect 3 err "exceeds --max-mape 0.001%" -- validate --max-mape 0.001 "$tmp/rows.csv"
+mkdir "$tmp/vcsv" "$tmp/vcsv-bad"
+expect 0 out "MAPE" -- validate --csv "$tmp/vcsv/replayed.csv" "$tmp/rows.csv"
+expect 1 err "short.csv:3:" -- validate --csv "$tmp/vcsv-bad/replayed.csv" "$tmp/short.csv"
+if [ "$(ls -A "$tmp/vcsv")" = replayed.csv ] && [ -z "$(ls -A "$tmp/vcsv-bad")" ] &&
+    head -n 1 "$tmp/vcsv/replayed.csv" | grep -q '^line,system,measure,' &&
+    [ "$(wc -l <"$tmp/vcsv/replayed.csv")" -eq 2 ]; then
+    echo "ok: validate --csv writes the file whole, and nothing when the input is bad"
+else
+    echo "FAIL: validate --csv left a temporary file, or wrote a partial one:"
+    ls -lA "$tmp/vcsv" "$tmp/vcsv-bad"
+    n_fail=$((n_fail + 1))
+fi
+
+# nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
+expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2
+if awk '$1 == "flow" && $6 == 16 {found = 1} END {exit !found}' "$tmp/out"; then
+    echo "ok: bench-net --only flow --nodes 2 runs 16 GPUs"
+else
+    echo "FAIL: bench-net --only flow --nodes 2: no flow row of 16 GPUs:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+
+# The packet engine's p2p sweep is deterministic: two runs, same bytes.
+p2p_sweep() {
+    "$nvlsim" p2p --system dgx-h100 --sweep-only -e 1MiB --fidelity packet
+}
+p2p_sweep >"$tmp/sweep-a" 2>&1
+p2p_sweep >"$tmp/sweep-b" 2>&1
+if [ "$(grep -c '^ *[0-9]' "$tmp/sweep-a")" -eq 21 ] && cmp -s "$tmp/sweep-a" "$tmp/sweep-b"; then
+    echo "ok: p2p --fidelity packet sweep is reproducible ($(wc -l <"$tmp/sweep-a") lines)"
+else
+    echo "FAIL: two p2p --fidelity packet sweeps differ, or the sweep is not 1 B..1 MiB:"
+    diff "$tmp/sweep-a" "$tmp/sweep-b"
+    n_fail=$((n_fail + 1))
+fi
 
 # Two runs with one seed agree on the simulated part (pending, events,
 # pool columns and trace hash); another seed changes the trace.
