@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 
@@ -47,6 +48,18 @@ cli_output_open(const char *path, char **tmp_path, GError **error)
     int fd = g_mkstemp(templ);
     if (fd < 0) {
         int saved = errno;
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
+                    path, g_strerror(saved));
+        return NULL;
+    }
+    /* mkstemp makes the file private; an output file gets the usual
+     * permissions, 0666 less the umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        int saved = errno;
+        close(fd);
+        g_unlink(templ);
         g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
                     path, g_strerror(saved));
         return NULL;

@@ -55,6 +55,10 @@ typedef struct Stream {
     uint32_t payload_bytes;
     uint32_t n_hops;
     uint32_t link[TOPO_MAX_HOPS];
+    /* Header a packet carries on each hop: the link's own, or its share of
+     * it where the link packs larger packets (a NIC filling MTU-sized
+     * network packets from smaller PCIe ones), as the flow engine charges. */
+    uint16_t header_bytes[TOPO_MAX_HOPS];
 } Stream;
 
 typedef struct Xfer {
@@ -343,16 +347,17 @@ source_cut(NetPacket *np, uint32_t l, uint64_t *payload_bytes)
     return s;
 }
 
-/* Payload of the packet queue i of link l would send next. */
+/* Wire bytes of the packet queue i of link l would send next. */
 static inline uint64_t
-voq_peek_payload(NetPacket *np, uint32_t l, uint32_t i)
+voq_peek_wire(NetPacket *np, uint32_t l, uint32_t i)
 {
     if (i == np->n_voqs[l] - 1) {
         source_rotate(np, l);
         const Stream *s = stream_at(np, np->voq_head[np->voq_base[l] + i]);
-        return s->n_uncut == 1 ? s->bytes_left : s->payload_bytes;
+        return (s->n_uncut == 1 ? s->bytes_left : s->payload_bytes) + s->header_bytes[0];
     }
-    return packet_at(np, np->voq_head[np->voq_base[l] + i])->payload_bytes;
+    const Packet *pk = packet_at(np, np->voq_head[np->voq_base[l] + i]);
+    return pk->payload_bytes + stream_at(np, pk->stream)->header_bytes[pk->hop];
 }
 
 /* ---- Hops. ---- */
@@ -434,7 +439,7 @@ link_start(NetPacket *np, uint32_t l, uint32_t i, uint64_t now_ps, uint64_t ser_
     uint64_t end_ps = now_ps + link_occupancy_ps(np, l, ser_ps);
     np->busy_until_ps[l] = end_ps;
     np->n_link_packets[l]++;
-    np->link_wire_bytes[l] += payload + np->header_bytes[l];
+    np->link_wire_bytes[l] += payload + stream_at(np, s)->header_bytes[hop];
     if (hop + 1 == stream_at(np, s)->n_hops) {
         if (p != NONE)
             pool_give(&np->packets, p);
@@ -462,7 +467,7 @@ link_try_start(NetPacket *np, uint32_t l)
         if (i != NONE) {
             uint64_t ser_ps;
             int64_t need;
-            link_cost(np, l, voq_peek_payload(np, l, i) + np->header_bytes[l], &ser_ps, &need);
+            link_cost(np, l, voq_peek_wire(np, l, i), &ser_ps, &need);
             if (net_credits_take(&np->credits, l, need, t, &retry_ps)) {
                 np->rr_next[l] = i + 1 == np->n_voqs[l] ? 0 : i + 1;
                 link_start(np, l, i, t, ser_ps, need);
@@ -522,7 +527,7 @@ route_payload_bytes(const NetPacket *np, const TopoRoute *route, uint32_t first,
  * it at its first link. */
 static void
 stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_bytes,
-           uint64_t n_packets, uint64_t n_bytes)
+           uint64_t n_packets, uint64_t n_bytes, NetIssuer issuer)
 {
     uint32_t s = pool_take(&np->streams);
     Stream *st = stream_at(np, s);
@@ -538,6 +543,12 @@ stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_byt
         SIM_HOT_ASSERT(h == 0 || topo_graph_link(np->base.graph, path->link[h])->src ==
                                      topo_graph_link(np->base.graph, path->link[h - 1])->dst);
         st->link[h] = path->link[h];
+        const HwLink *spec = topo_graph_link(np->base.graph, path->link[h])->spec;
+        uint64_t own = net_payload_bytes(spec, issuer);
+        uint64_t header = payload_bytes >= own
+                              ? spec->header_bytes
+                              : (spec->header_bytes * payload_bytes + own - 1) / own;
+        st->header_bytes[h] = (uint16_t)MIN(header, UINT16_MAX);
     }
     source_push(np, path->link[0], s);
     link_try_start(np, path->link[0]);
@@ -593,7 +604,7 @@ packet_send(NetModel *net, const NetSend *send)
         if (n_packets == 0)
             continue;
         uint64_t n_bytes = n_packets * payload - (upto == k ? short_bytes : 0);
-        stream_add(np, x, &route.path[p], payload, n_packets, n_bytes);
+        stream_add(np, x, &route.path[p], payload, n_packets, n_bytes, send->issuer);
     }
 }
 

@@ -2,8 +2,10 @@
  * endpoints that crosses only switches and CPUs, found by a breadth-first
  * search from each endpoint of node 0 when the router is made; all nodes
  * share node 0's table, offset by the node's link base. Between nodes: the
- * GPU's NIC(s), the fabric (leaf, or leaf-spine-leaf), the peer's NIC on the
- * same rail. Weights: the narrowest bundle (in physical links) on a path.
+ * GPU's NIC(s), the fabric (leaf, or leaf-spine-leaf), the destination
+ * GPU's NIC(s). Inside a node, paths over NVLink are preferred: PCIe and
+ * the host carry peer traffic only where no NVLink path exists. Weights: the
+ * narrowest bundle (in physical links) on a path.
  */
 #include "topo/topo-route.h"
 

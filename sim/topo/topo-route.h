@@ -9,7 +9,10 @@
  * 5/5/4/4 links to 4 switches carry 5/18, 5/18, 4/18, 4/18 of the bytes.
  * Between nodes, a GPU's traffic leaves through its own NIC(s) (NIC k
  * serves GPUs k × gpus/nics ...), crosses the fabric (leaf, or leaf-spine-
- * leaf) to the peer's NIC on the same rail, and climbs down to the peer.
+ * leaf) to the destination GPU's own NIC (the i-th of its NICs for the
+ * i-th of the source's), and climbs down to it. GPUs on different rails
+ * therefore cross the spine; moving data first to the GPU on the peer's
+ * rail over NVLink (NCCL's PXN) is the collectives layer's choice.
  */
 #pragma once
 

@@ -6,6 +6,5 @@
 #include <inttypes.h>
 
 Suite *net_agree_suite(void);
-Suite *net_agree_suite(void);
 Suite *net_flow_suite(void);
 Suite *net_packet_suite(void);
