@@ -89,7 +89,7 @@ typedef struct NetPacket {
     uint64_t *bytes_per_s;
     uint64_t *latency_ps;
     uint64_t *ready_delay_ps; /* link latency plus the latency of its far vertex */
-    uint64_t *header_bytes;
+    bool *switch_far; /* its far vertex is a switch: credits held until the packet leaves */
     uint64_t *replay_ps;
     double *error_rate;
     /* Its block of queues: one per input port of its source vertex, then
@@ -412,6 +412,13 @@ packet_forward(NetPacket *np, uint32_t l, uint32_t s, uint32_t p, uint32_t hop,
     pk->ready_ps = ready_ps;
     pk->hop = hop;
     pk->in_link = l;
+    if (!np->switch_far[l]) {
+        /* A NIC or CPU takes the packet into its own memory on arrival: its
+         * latency is a pipeline, not time spent holding the link's buffer. */
+        uint64_t arrival_ps = ready_ps - (np->ready_delay_ps[l] - np->latency_ps[l]);
+        credits_return(np, l, arrival_ps + np->latency_ps[l], (uint64_t)need);
+        need = 0;
+    }
     pk->credits_held = (uint32_t)need;
     uint32_t out = stream_at(np, s)->link[hop];
     voq_push_packet(np, out, np->in_port[l], p);
@@ -622,7 +629,7 @@ packet_free(NetModel *net)
     NetPacket *np = (NetPacket *)net;
     net_credits_clear(&np->credits);
     void *arrays[] = {
-        np->bytes_per_s,     np->latency_ps,      np->ready_delay_ps, np->header_bytes,
+        np->bytes_per_s,     np->latency_ps,      np->ready_delay_ps, np->switch_far,
         np->replay_ps,       np->error_rate,      np->voq_base,       np->n_voqs,
         np->mask_base,       np->in_port,         np->lookahead_ps,   np->busy_until_ps,
         np->wake_ps,         np->rr_next,         np->source_served,  np->n_active,
@@ -649,7 +656,7 @@ alloc_link_arrays(NetPacket *np, uint32_t n)
     np->bytes_per_s = g_new0(uint64_t, n);
     np->latency_ps = g_new0(uint64_t, n);
     np->ready_delay_ps = g_new0(uint64_t, n);
-    np->header_bytes = g_new0(uint64_t, n);
+    np->switch_far = g_new0(bool, n);
     np->replay_ps = g_new0(uint64_t, n);
     np->error_rate = g_new0(double, n);
     np->voq_base = g_new0(uint32_t, n);
@@ -683,7 +690,8 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
     np->bytes_per_s[l] = link->bytes_per_s;
     np->latency_ps[l] = link->latency_ps;
     np->ready_delay_ps[l] = link->latency_ps + far->latency_ps;
-    np->header_bytes[l] = spec->header_bytes;
+    np->switch_far[l] = far->kind == TOPO_NVSWITCH || far->kind == TOPO_PCIE_SWITCH ||
+                        far->kind == TOPO_LEAF || far->kind == TOPO_SPINE;
     np->replay_ps[l] = spec->replay_latency_ps;
     np->error_rate[l] = spec->packet_error_rate;
     net_credits_set_buffer(&np->credits, l, link->rx_buffer_bytes, spec->credit_bytes);

@@ -2,12 +2,16 @@
  * bandwidth-bound, within 2% of each other and of the closed form. Cases:
  * one transfer on one link, two flows sharing a link, an all-to-all through
  * a crossbar, a ring (a permutation) through a crossbar, and 5/5/4/4 planes
- * as on an H100 baseboard. */
+ * as on an H100 baseboard; and, on two DGX H100 nodes, one copy and a ring
+ * across the fabric (against each other only). */
 #include <check.h>
 #include <math.h>
 
+#include "hw/hw-models.h"
+#include "hw/hw-system.h"
 #include "net/net-probe.h"
 #include "net-suites.h"
+#include "topo/topo-build.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
 
@@ -147,6 +151,38 @@ START_TEST(engines_agree)
 }
 END_TEST
 
+
+/* Two DGX H100 nodes on their fabric: NVLink, PCIe, NIC and InfiniBand hops
+ * in one path, each with its own packet size. */
+START_TEST(engines_agree_across_nodes)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) sys = hw_system_load_by_id("dgx-h100", hw_models_dir(), &error);
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    TopoGraph *g = topo_build_system(sys, 2, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    TopoRouter *r = topo_router_new(g);
+    NetProbeXfer xfers[16];
+    size_t n = 0;
+    if (_i == 0) {
+        xfers[n++] = (NetProbeXfer){topo_graph_gpu_vertex(g, 0), topo_graph_gpu_vertex(g, 9),
+                                    64 << 20};
+    } else {
+        for (uint32_t i = 0; i < 16; i++)
+            xfers[n++] = (NetProbeXfer){topo_graph_gpu_vertex(g, i),
+                                        topo_graph_gpu_vertex(g, (i + 1) % 16), 16 << 20};
+    }
+    NetProbeResult packet, flow;
+    net_probe_run(NET_FIDELITY_PACKET, g, r, xfers, n, NET_ISSUER_CE, NULL, &packet);
+    net_probe_run(NET_FIDELITY_FLOW, g, r, xfers, n, NET_ISSUER_CE, NULL, &flow);
+    double tp = (double)packet.last_done_ps, tf = (double)flow.last_done_ps;
+    ck_assert_msg(fabs(tp - tf) / tf <= 0.02, "case %d: packet %.3f us vs flow %.3f us", _i,
+                  tp / 1e6, tf / 1e6);
+    topo_router_free(r);
+    topo_graph_free(g);
+}
+END_TEST
+
 Suite *
 net_agree_suite(void)
 {
@@ -154,6 +190,7 @@ net_agree_suite(void)
     TCase *tc = tcase_create("packet-vs-flow");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, engines_agree, 0, G_N_ELEMENTS(cases));
+    tcase_add_loop_test(tc, engines_agree_across_nodes, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
