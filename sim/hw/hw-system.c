@@ -99,7 +99,7 @@ static const HwKey network_keys[] = {
     {"fabric_switch", HW_KEY_STRING, SPEC(fabric_switch), false,
      "the leaf and spine switch model id, such as ib-qm9700"},
     {"rail_optimized", HW_KEY_BOOL, SPEC(rail_optimized), false,
-     "yes or no (default no): NIC k of every node on leaf group k"},
+     "yes (default) or no: NIC k of every node on leaf group k"},
     {"nodes", HW_KEY_COUNT, SPEC(n_nodes), false, "nodes on the fabric (default 1)"},
 };
 
@@ -307,6 +307,7 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
     spec->n_hosts = 1;
     spec->n_ports_per_nic = 1;
     spec->n_nodes = 1;
+    spec->rail_optimized = true;
     if (!check_groups(kf, path, error))
         return false;
     for (size_t i = 0; i < G_N_ELEMENTS(system_groups); i++) {

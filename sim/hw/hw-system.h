@@ -17,7 +17,7 @@
  *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
  *             copy_overhead (optional, default 0)
  *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
- *             (optional), rail_optimized (no), nodes (1). Optional group.
+ *             (optional), rail_optimized (yes), nodes (1). Optional group.
  * Defaults in parentheses. Each GPU's pair and switch links may not exceed
  * its NVLinks, and must use all of them when there is a switch.
  */
