@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/core-debug.h"
 #include "core/core-time.h"
 
 enum {
@@ -91,8 +92,13 @@ advance(NetFlow *nf, uint64_t now_ps)
     nf->last_update_ps = now_ps;
     if (dt_s == 0)
         return;
-    for (uint32_t i = 0; i < nf->n_flows; i++)
+    for (uint32_t i = 0; i < nf->n_flows; i++) {
         nf->flows[i].remaining_bytes -= nf->flows[i].rate_bytes_per_s * dt_s;
+        /* A flow never drains past its end by more than a ps of its rate. */
+        SIM_HOT_ASSERT(nf->flows[i].xfer == DEAD ||
+                       nf->flows[i].remaining_bytes >=
+                           -nf->flows[i].rate_bytes_per_s / (double)SIM_PS_PER_S - 1e-6);
+    }
 }
 
 /* Drops drained flows, keeping order, and packs their hops. */
@@ -252,6 +258,7 @@ finish_xfer_part(NetFlow *nf, uint32_t x, uint64_t done_ps)
     ev->arg[1] = xf->n_bytes;
     nf->stats.n_sends_done++;
     nf->stats.payload_bytes_delivered += xf->n_bytes;
+    SIM_HOT_ASSERT(nf->stats.payload_bytes_delivered <= nf->stats.payload_bytes_sent);
     xf->n_left = nf->free_xfer;
     nf->free_xfer = x;
 }

@@ -506,6 +506,7 @@ on_xfer_done(SimEngine *engine, const SimEvent *event, void *ctx)
     const Xfer *xf = xfer_at(np, event->target);
     np->stats.n_sends_done++;
     np->stats.payload_bytes_delivered += xf->n_bytes;
+    SIM_HOT_ASSERT(np->stats.payload_bytes_delivered <= np->stats.payload_bytes_sent);
     np->stats.n_packets += xf->n_packets;
     SimEvent *done = sim_engine_schedule(engine, event->time_ps, PHASE, xf->on_done);
     done->target = xf->target;
