@@ -39,6 +39,19 @@ cli_fabric_free(CliFabric *fabric)
     g_free(fabric);
 }
 
+/* Sets error from errno for path and removes the temporary file. */
+static void
+fail_write(const char *path, int fd, const char *tmp, GError **error)
+{
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (tmp != NULL)
+        g_unlink(tmp);
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s", path,
+                g_strerror(saved));
+}
+
 FILE *
 cli_output_open(const char *path, char **tmp_path, GError **error)
 {
@@ -47,30 +60,16 @@ cli_output_open(const char *path, char **tmp_path, GError **error)
     g_autofree char *templ = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
     int fd = g_mkstemp(templ);
     if (fd < 0) {
-        int saved = errno;
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
-                    path, g_strerror(saved));
+        fail_write(path, -1, NULL, error);
         return NULL;
     }
     /* mkstemp makes the file private; an output file gets the usual
      * permissions, 0666 less the umask. */
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) {
-        int saved = errno;
-        close(fd);
-        g_unlink(templ);
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
-                    path, g_strerror(saved));
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "w");
+    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
     if (f == NULL) {
-        int saved = errno;
-        close(fd);
-        g_unlink(templ);
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s",
-                    path, g_strerror(saved));
+        fail_write(path, fd, templ, error);
         return NULL;
     }
     *tmp_path = g_steal_pointer(&templ);
@@ -85,10 +84,7 @@ cli_output_commit(FILE *f, char *tmp_path, const char *path, GError **error)
     ok = fclose(f) == 0 && ok;
     if (ok && g_rename(tmp, path) == 0)
         return true;
-    int saved = errno;
-    g_unlink(tmp);
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s", path,
-                g_strerror(saved));
+    fail_write(path, -1, tmp, error);
     return false;
 }
 
