@@ -27,6 +27,7 @@
 #include "core/core-rng.h"
 #include "core/core-time.h"
 #include "net/net-credit.h"
+#include "net/net-pool.h"
 
 #define NONE UINT32_MAX
 
@@ -72,15 +73,6 @@ typedef struct Xfer {
     uint64_t last_landed_ps;
 } Xfer;
 
-/* Fixed-size records in one growable array, a free list of indices through
- * each record's first field. Callers keep indices, never pointers, across
- * pool_take. */
-typedef struct Pool {
-    char *items;
-    size_t item_bytes;
-    uint32_t n_items, free_head;
-} Pool;
-
 typedef struct NetPacket {
     NetModel base;
     SimHandlerId wake_handler, done_handler;
@@ -113,45 +105,9 @@ typedef struct NetPacket {
     uint32_t *voq_head, *voq_tail;
     uint64_t *voq_ready_ps; /* the head packet's ready time: arbitration reads only this */
     uint64_t *active_mask;
-    Pool packets, streams, xfers;
+    NetPool packets, streams, xfers;
     NetStats stats;
 } NetPacket;
-
-static void
-pool_init(Pool *pool, size_t item_bytes)
-{
-    *pool = (Pool){.item_bytes = item_bytes, .free_head = NONE};
-}
-
-/* Doubles the pool and threads the new records onto the free list. */
-static void
-pool_grow(Pool *pool)
-{
-    uint32_t old = pool->n_items, n = old ? 2 * old : 256;
-    g_assert(n > old && n < NONE);
-    pool->items = g_realloc_n(pool->items, n, pool->item_bytes);
-    for (uint32_t i = old; i < n; i++)
-        *(uint32_t *)(pool->items + i * pool->item_bytes) = i + 1 < n ? i + 1 : pool->free_head;
-    pool->free_head = old;
-    pool->n_items = n;
-}
-
-static inline uint32_t
-pool_take(Pool *pool)
-{
-    if (pool->free_head == NONE)
-        pool_grow(pool);
-    uint32_t id = pool->free_head;
-    pool->free_head = *(uint32_t *)(pool->items + id * pool->item_bytes);
-    return id;
-}
-
-static inline void
-pool_give(Pool *pool, uint32_t id)
-{
-    *(uint32_t *)(pool->items + id * pool->item_bytes) = pool->free_head;
-    pool->free_head = id;
-}
 
 static inline Packet *
 packet_at(const NetPacket *np, uint32_t id)
@@ -387,7 +343,7 @@ packet_land(NetPacket *np, uint32_t l, uint32_t s, uint64_t landed_ps, int64_t n
     Stream *st = stream_at(np, s);
     uint32_t x = st->xfer;
     if (--st->n_unlanded == 0)
-        pool_give(&np->streams, s);
+        net_pool_give(&np->streams, s);
     Xfer *xf = xfer_at(np, x);
     xf->last_landed_ps = MAX(xf->last_landed_ps, landed_ps);
     if (--xf->n_unlanded == 0) {
@@ -404,7 +360,7 @@ packet_forward(NetPacket *np, uint32_t l, uint32_t s, uint32_t p, uint32_t hop,
                uint64_t payload_bytes, uint64_t ready_ps, int64_t need)
 {
     if (p == NONE) {
-        p = pool_take(&np->packets);
+        p = net_pool_take(&np->packets);
         packet_at(np, p)->stream = s;
         packet_at(np, p)->payload_bytes = (uint32_t)payload_bytes;
     }
@@ -449,7 +405,7 @@ link_start(NetPacket *np, uint32_t l, uint32_t i, uint64_t now_ps, uint64_t ser_
     np->link_wire_bytes[l] += payload + stream_at(np, s)->header_bytes[hop];
     if (hop + 1 == stream_at(np, s)->n_hops) {
         if (p != NONE)
-            pool_give(&np->packets, p);
+            net_pool_give(&np->packets, p);
         packet_land(np, l, s, end_ps + np->latency_ps[l], need);
     } else {
         packet_forward(np, l, s, p, hop + 1, payload, end_ps + np->ready_delay_ps[l], need);
@@ -512,7 +468,7 @@ on_xfer_done(SimEngine *engine, const SimEvent *event, void *ctx)
     done->target = xf->target;
     done->arg[0] = xf->cookie;
     done->arg[1] = xf->n_bytes;
-    pool_give(&np->xfers, event->target);
+    net_pool_give(&np->xfers, event->target);
 }
 
 /* ---- Sends. ---- */
@@ -537,7 +493,7 @@ static void
 stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_bytes,
            uint64_t n_packets, uint64_t n_bytes, NetIssuer issuer)
 {
-    uint32_t s = pool_take(&np->streams);
+    uint32_t s = net_pool_take(&np->streams);
     Stream *st = stream_at(np, s);
     *st = (Stream){
         .xfer = x,
@@ -588,7 +544,7 @@ packet_send(NetModel *net, const NetSend *send)
         total_weight += n == 1 ? 1 : route.path[p].weight;
     g_return_if_fail(total_weight > 0);
 
-    uint32_t x = pool_take(&np->xfers);
+    uint32_t x = net_pool_take(&np->xfers);
     *xfer_at(np, x) = (Xfer){
         .target = send->target,
         .on_done = send->on_done,
@@ -776,9 +732,9 @@ net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *rout
         init_link(np, graph, l, options != NULL ? options->seed : 1);
     init_queues(np, graph);
     init_lookahead(np, graph);
-    pool_init(&np->packets, sizeof(Packet));
-    pool_init(&np->streams, sizeof(Stream));
-    pool_init(&np->xfers, sizeof(Xfer));
+    net_pool_init(&np->packets, sizeof(Packet));
+    net_pool_init(&np->streams, sizeof(Stream));
+    net_pool_init(&np->xfers, sizeof(Xfer));
     np->wake_handler = sim_engine_register(engine, "net-packet-wake", on_wake, np);
     np->done_handler = sim_engine_register(engine, "net-packet-done", on_xfer_done, np);
     return &np->base;
