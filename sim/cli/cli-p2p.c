@@ -241,6 +241,28 @@ run_sweep(const NetP2p *p2p, const P2pPlan *plan, FILE *csv)
     }
 }
 
+static void
+run_matrices(const NetP2p *p2p, const P2pPlan *plan, uint32_t n, FILE *csv)
+{
+    P2pTables t = {.n = n};
+    t.uni = g_new0(double, (size_t)n * n);
+    t.bi = g_new0(double, (size_t)n * n);
+    t.lat_us = g_new0(double, (size_t)n * n);
+    measure_matrices(p2p, plan, &t);
+    printf("# matrices: %" G_GUINT64_FORMAT " B per copy\n", plan->n_bytes);
+    print_matrix("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)", &t, t.uni, 1e-9);
+    print_matrix("Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)", &t, t.bi, 1e-9);
+    print_matrix("P2P=Enabled Latency Matrix (us)", &t, t.lat_us, 1);
+    if (csv) {
+        csv_matrix(csv, "unidirectional", &t, t.uni, plan->n_bytes);
+        csv_matrix(csv, "bidirectional", &t, t.bi, plan->n_bytes);
+        csv_matrix(csv, "latency", &t, t.lat_us, LATENCY_BYTES);
+    }
+    g_free(t.uni);
+    g_free(t.bi);
+    g_free(t.lat_us);
+}
+
 static int
 p2p_run(const P2pOptions *o, const P2pPlan *plan)
 {
@@ -252,7 +274,7 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         return CLI_EXIT_BAD_INPUT;
     }
     uint32_t n = topo_graph_n_gpus(fabric->graph);
-    if (plan->pair[0] >= n || plan->pair[1] >= n) {
+    if (plan->sweep && (plan->pair[0] >= n || plan->pair[1] >= n)) {
         fprintf(stderr, "nvlsim p2p: --pair: GPU %u does not exist: %s has GPUs 0 to %u\n",
                 MAX(plan->pair[0], plan->pair[1]), system_id, n - 1);
         return CLI_EXIT_USAGE;
@@ -279,25 +301,8 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
            net_fidelity_name(plan->fidelity), o->sm ? "SM" : "copy-engine");
     printf("# every copy also costs the system's copy overhead: %.3f us\n",
            (double)fabric->system->copy_overhead_ps / 1e6);
-    if (plan->matrices) {
-        P2pTables t = {.n = n};
-        t.uni = g_new0(double, (size_t)n * n);
-        t.bi = g_new0(double, (size_t)n * n);
-        t.lat_us = g_new0(double, (size_t)n * n);
-        measure_matrices(&p2p, plan, &t);
-        printf("# matrices: %" G_GUINT64_FORMAT " B per copy\n", plan->n_bytes);
-        print_matrix("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)", &t, t.uni, 1e-9);
-        print_matrix("Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)", &t, t.bi, 1e-9);
-        print_matrix("P2P=Enabled Latency Matrix (us)", &t, t.lat_us, 1);
-        if (csv) {
-            csv_matrix(csv, "unidirectional", &t, t.uni, plan->n_bytes);
-            csv_matrix(csv, "bidirectional", &t, t.bi, plan->n_bytes);
-            csv_matrix(csv, "latency", &t, t.lat_us, LATENCY_BYTES);
-        }
-        g_free(t.uni);
-        g_free(t.bi);
-        g_free(t.lat_us);
-    }
+    if (plan->matrices)
+        run_matrices(&p2p, plan, n, csv);
     if (plan->sweep)
         run_sweep(&p2p, plan, csv);
     if (csv && !cli_output_commit(csv, tmp, o->csv, &error)) {

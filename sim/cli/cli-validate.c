@@ -164,6 +164,25 @@ p2p_kind(const char *measure, NetP2pKind *kind, bool *latency)
     return true;
 }
 
+/* Adds one replayed row to its group, the table and the CSV. */
+static void
+record(Validation *v, uint32_t line, const char *system, const char *measure, bool latency,
+       uint32_t a, uint32_t b, uint64_t n_bytes, double measured, double sim)
+{
+    double pct = (sim - measured) / measured * 100;
+    Group *g = group_for(v, system, measure);
+    g->n++;
+    g->sum_abs_pct += fabs(pct);
+    g->max_abs_pct = MAX(g->max_abs_pct, fabs(pct));
+    const char *unit = latency ? "us" : "GB/s";
+    if (!v->quiet)
+        printf("%5u %-12s %-34s GPU%u->GPU%u %11" G_GUINT64_FORMAT " %10.2f %10.2f %-4s %+8.1f%%\n",
+               line, system, measure, a, b, n_bytes, measured, sim, unit, pct);
+    if (v->out)
+        fprintf(v->out, "%u,%s,%s,%u,%u,%" G_GUINT64_FORMAT ",%s,%.6g,%.6g,%.3f\n", line, system,
+                measure, a, b, n_bytes, unit, measured, sim, pct);
+}
+
 /* Replays row r; false only on bad input (error set). */
 static bool
 replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, const char *only,
@@ -201,6 +220,10 @@ replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint 
         double b;
         if (!cli_rows_number(csv, r, col->bytes, "bytes", &b, error))
             return false;
+        if (b > 1e15) {
+            skip(v, "GPU pair or size outside the system");
+            return true;
+        }
         n_bytes = (uint64_t)b;
     }
     uint32_t a, b;
@@ -224,20 +247,8 @@ replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint 
             kind = kind == NET_P2P_BIDIRECTIONAL ? NET_P2P_RELAY_BIDIRECTIONAL : NET_P2P_RELAY;
     }
     double sim = simulate(v, fabric, system, measure, kind, latency, a, b, n_bytes);
-    double pct = (sim - measured) / measured * 100;
-    Group *g = group_for(v, system, measure);
-    g->n++;
-    g->sum_abs_pct += fabs(pct);
-    g->max_abs_pct = MAX(g->max_abs_pct, fabs(pct));
-    const char *unit = latency ? "us" : "GB/s";
-    if (!v->quiet)
-        printf("%5u %-12s %-34s GPU%u->GPU%u %11" G_GUINT64_FORMAT " %10.2f %10.2f %-4s %+8.1f%%\n",
-               g_array_index(csv->lines, uint32_t, r), system, measure, a, b, n_bytes, measured,
-               sim, unit, pct);
-    if (v->out)
-        fprintf(v->out, "%u,%s,%s,%u,%u,%" G_GUINT64_FORMAT ",%s,%.6g,%.6g,%.3f\n",
-                g_array_index(csv->lines, uint32_t, r), system, measure, a, b, n_bytes, unit,
-                measured, sim, pct);
+    record(v, g_array_index(csv->lines, uint32_t, r), system, measure, latency, a, b, n_bytes,
+           measured, sim);
     return true;
 }
 
