@@ -24,6 +24,8 @@
 
 #define DEFAULT_COPY_BYTES 40000000
 #define DEFAULT_LATENCY_BYTES 4
+/* Rows whose printed value cannot be judged this finely are skipped. */
+#define MAX_ROUNDING_SHARE 0.05
 
 typedef struct ValidateOptions {
     char *fidelity;
@@ -164,6 +166,20 @@ p2p_kind(const char *measure, NetP2pKind *kind, bool *latency)
     return true;
 }
 
+/* How much of a printed value its last digit's rounding can hide: half a
+ * unit of the last decimal place over the value ("0.01" GB/s: 50%); 1 for
+ * zero. */
+static double
+rounding_share(const char *text, double value)
+{
+    const char *dot = strchr(text, '.');
+    int decimals = 0;
+    for (const char *p = dot ? dot + 1 : text + strlen(text); g_ascii_isdigit(*p); p++)
+        decimals++;
+    double half_unit = 0.5 * pow(10, -decimals);
+    return value > 0 ? half_unit / value : 1;
+}
+
 /* Adds one replayed row to its group, the table and the CSV. */
 static void
 record(Validation *v, uint32_t line, const char *system, const char *measure, bool latency,
@@ -210,8 +226,9 @@ replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint 
     if (!cli_rows_number(csv, r, latency ? col->time_us : col->busbw,
                       latency ? "time_us" : "busbw_gbps", &measured, error))
         return false;
-    if (measured == 0) {
-        skip(v, "measured value printed as 0 (below the source's precision)");
+    if (rounding_share(report_csv_field(csv, r, latency ? col->time_us : col->busbw),
+                       measured) > MAX_ROUNDING_SHARE) {
+        skip(v, "measured value printed to too few digits (its rounding alone exceeds 5%)");
         return true;
     }
     uint64_t n_bytes = latency ? DEFAULT_LATENCY_BYTES : DEFAULT_COPY_BYTES;
