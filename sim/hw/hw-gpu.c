@@ -25,6 +25,8 @@ static const HwKey gpu_keys[] = {
     {"nvlink_generation", HW_KEY_COUNT, FIELD(nvlink_generation), true, "1 to 5"},
     {"nvlinks", HW_KEY_COUNT, FIELD(n_nvlinks), true, "the number of NVLink links, such as 18"},
     {"pcie_generation", HW_KEY_COUNT, FIELD(pcie_generation), true, "3 to 6"},
+    {"sm_version", HW_KEY_COUNT, FIELD(sm_version), true,
+     "the CUDA compute capability times 10, such as 90 for SM 9.0 (30 to 200)"},
 };
 
 void
@@ -56,6 +58,7 @@ check(const HwGpu *gpu, const char *path, GError **error)
            check_range(path, "nvlink_generation", gpu->nvlink_generation, 1, 5, error) &&
            check_range(path, "nvlinks", gpu->n_nvlinks, 1, 64, error) &&
            check_range(path, "pcie_generation", gpu->pcie_generation, 3, 6, error) &&
+           check_range(path, "sm_version", gpu->sm_version, 30, 200, error) &&
            check_range(path, "hbm_capacity", gpu->hbm_bytes, 1, UINT64_MAX, error) &&
            check_range(path, "l2_size", gpu->l2_bytes, 1, UINT64_MAX, error);
 }

@@ -18,6 +18,7 @@ typedef struct HwGpu {
     uint64_t nvlink_generation; /* 1 ... 5 */
     uint64_t n_nvlinks;
     uint64_t pcie_generation; /* 3 ... 6 */
+    uint64_t sm_version;      /* CUDA compute capability x 10: 60, 70, 80, 90, 100 */
 } HwGpu;
 
 /* Loads and checks a GPU model file; NULL and error ("PATH: [gpu] key:

@@ -14,16 +14,17 @@ static const struct {
     uint64_t hbm_bytes;
     uint64_t nvlink_generation;
     uint64_t n_nvlinks;
+    uint64_t sm_version;
 } shipped[] = {
-    {"p100-sxm2.ini", 56, 21200000000000, 0, 16000000000, 1, 4},
-    {"v100-sxm2.ini", 80, 125000000000000, 0, 32000000000, 2, 6},
-    {"a100-sxm4-40gb.ini", 108, 312000000000000, 0, 40000000000, 3, 12},
-    {"a100-sxm4-80gb.ini", 108, 312000000000000, 0, 80000000000, 3, 12},
-    {"h100-sxm5.ini", 132, 989400000000000, 1978900000000000, 80000000000, 4, 18},
-    {"h200.ini", 132, 989000000000000, 1979000000000000, 141000000000, 4, 18},
-    {"h800.ini", 132, 989400000000000, 1978900000000000, 80000000000, 4, 8},
-    {"b200.ini", 148, 2250000000000000, 4500000000000000, 180000000000, 5, 18},
-    {"gb200.ini", 148, 2500000000000000, 5000000000000000, 186000000000, 5, 18},
+    {"p100-sxm2.ini", 56, 21200000000000, 0, 16000000000, 1, 4, 60},
+    {"v100-sxm2.ini", 80, 125000000000000, 0, 32000000000, 2, 6, 70},
+    {"a100-sxm4-40gb.ini", 108, 312000000000000, 0, 40000000000, 3, 12, 80},
+    {"a100-sxm4-80gb.ini", 108, 312000000000000, 0, 80000000000, 3, 12, 80},
+    {"h100-sxm5.ini", 132, 989400000000000, 1978900000000000, 80000000000, 4, 18, 90},
+    {"h200.ini", 132, 989000000000000, 1979000000000000, 141000000000, 4, 18, 90},
+    {"h800.ini", 132, 989400000000000, 1978900000000000, 80000000000, 4, 8, 90},
+    {"b200.ini", 148, 2250000000000000, 4500000000000000, 180000000000, 5, 18, 100},
+    {"gb200.ini", 148, 2500000000000000, 5000000000000000, 186000000000, 5, 18, 100},
 };
 
 START_TEST(shipped_models_load)
@@ -38,6 +39,7 @@ START_TEST(shipped_models_load)
     ck_assert_uint_eq(gpu->hbm_bytes, shipped[_i].hbm_bytes);
     ck_assert_uint_eq(gpu->nvlink_generation, shipped[_i].nvlink_generation);
     ck_assert_uint_eq(gpu->n_nvlinks, shipped[_i].n_nvlinks);
+    ck_assert_uint_eq(gpu->sm_version, shipped[_i].sm_version);
     ck_assert(gpu->fp32_flops_per_s > 0 && gpu->fp32_flops_per_s < gpu->fp16_flops_per_s);
 }
 END_TEST
@@ -46,7 +48,8 @@ END_TEST
 static const char *valid_gpu = "[gpu]\nname = Test GPU\nsms = 10\nboost_clock = 1GHz\n"
                                "peak_fp32 = 1TFLOP/s\npeak_fp16 = 2TFLOP/s\n"
                                "hbm_capacity = 1GB\nhbm_bandwidth = 1TB/s\nl2_size = 1MB\n"
-                               "nvlink_generation = 4\nnvlinks = 2\npcie_generation = 5\n";
+                               "nvlink_generation = 4\nnvlinks = 2\npcie_generation = 5\n"
+                               "sm_version = 90\n";
 
 static const struct {
     const char *name;
@@ -67,6 +70,12 @@ static const struct {
     {"generation out of range", "nvlink_generation = 4", "nvlink_generation = 7",
      ": [gpu] nvlink_generation: 7 is out of range: expected 1 to 5"},
     {"no links", "nvlinks = 2", "nvlinks = 0", ": [gpu] nvlinks: 0 is out of range"},
+    {"no sm version", "sm_version = 90\n", "",
+     ": [gpu] sm_version: missing; expected the CUDA compute capability times 10"},
+    {"sm version as a dotted number", "sm_version = 90", "sm_version = 9.0",
+     ": [gpu] sm_version: 9 is out of range: expected 30 to 200"},
+    {"sm version out of range", "sm_version = 90", "sm_version = 9",
+     ": [gpu] sm_version: 9 is out of range: expected 30 to 200"},
     {"fractional bytes", "l2_size = 1MB", "l2_size = 0.5B",
      ": [gpu] l2_size: '0.5B' is not a whole number of bytes"},
     {"no group", NULL, "[gpus]\nname = x\n", ": no [gpu] group"},
