@@ -37,6 +37,8 @@ static const HwKey link_keys[] = {
      "the data rate per direction after line coding, such as 25GB/s"},
     {"header", HW_KEY_SIZE_BYTES, FIELD(header_bytes), true,
      "link-layer bytes carried by every packet, such as 16B"},
+    {"sm_header", HW_KEY_SIZE_BYTES, FIELD(sm_header_bytes), false,
+     "overhead bytes of an SM-issued packet where it differs from header, such as 27B"},
     {"sm_payload", HW_KEY_SIZE_BYTES, FIELD(sm_payload_bytes), true,
      "largest payload of an SM-issued packet, such as 128B"},
     {"ce_payload", HW_KEY_SIZE_BYTES, FIELD(ce_payload_bytes), true,

@@ -24,6 +24,7 @@ typedef struct HwLink {
     uint64_t lane_bytes_per_s; /* signalling rate of one lane, as written ("100Gbit/s") */
     uint64_t bytes_per_s;      /* data rate per direction after line coding */
     uint64_t header_bytes;     /* link-layer overhead carried by every packet */
+    uint64_t sm_header_bytes;   /* overhead of an SM-issued packet; 0: header_bytes */
     uint64_t sm_payload_bytes; /* largest payload of one SM-issued packet */
     uint64_t ce_payload_bytes; /* largest payload of one copy-engine (DMA) packet */
     uint64_t latency_ps;       /* one hop: first bit in at the sender to first bit out */

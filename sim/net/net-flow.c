@@ -318,7 +318,8 @@ tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssue
     for (uint32_t h = 0; h < path->n_hops; h++) {
         const TopoLink *link = topo_graph_link(graph, path->link[h]);
         uint64_t packet = MIN(net_payload_bytes(link->spec, issuer), n_bytes);
-        uint64_t ser = sim_serialization_ps(packet + link->spec->header_bytes, link->bytes_per_s);
+        uint64_t ser = sim_serialization_ps(packet + net_header_bytes(link->spec, issuer),
+                                            link->bytes_per_s);
         worst_ser = MAX(worst_ser, ser);
         total += ser + link->latency_ps;
         if (h + 1 < path->n_hops)
@@ -354,7 +355,8 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIss
         uint64_t n_packets = (n_bytes + payload - 1) / payload;
         nf->hops[nf->n_hops + h] = (FlowHop){
             .link = path->link[h],
-            .weight = (float)(1.0 + (double)(n_packets * spec->header_bytes) / (double)n_bytes),
+            .weight = (float)(1.0 + (double)(n_packets * net_header_bytes(spec, issuer)) /
+                                        (double)n_bytes),
         };
     }
     nf->n_hops += path->n_hops;

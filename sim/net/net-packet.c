@@ -509,9 +509,9 @@ stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_byt
         st->link[h] = path->link[h];
         const HwLink *spec = topo_graph_link(np->base.graph, path->link[h])->spec;
         uint64_t own = net_payload_bytes(spec, issuer);
-        uint64_t header = payload_bytes >= own
-                              ? spec->header_bytes
-                              : (spec->header_bytes * payload_bytes + own - 1) / own;
+        uint64_t link_header = net_header_bytes(spec, issuer);
+        uint64_t header = payload_bytes >= own ? link_header
+                                               : (link_header * payload_bytes + own - 1) / own;
         st->header_bytes[h] = (uint16_t)MIN(header, UINT16_MAX);
     }
     source_push(np, path->link[0], s);

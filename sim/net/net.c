@@ -49,6 +49,13 @@ net_fidelity_name(NetFidelity fidelity)
 }
 
 uint64_t
+net_header_bytes(const HwLink *link, NetIssuer issuer)
+{
+    return issuer == NET_ISSUER_SM && link->sm_header_bytes > 0 ? link->sm_header_bytes
+                                                                 : link->header_bytes;
+}
+
+uint64_t
 net_payload_bytes(const HwLink *link, NetIssuer issuer)
 {
     return issuer == NET_ISSUER_SM ? link->sm_payload_bytes : link->ce_payload_bytes;

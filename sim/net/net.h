@@ -98,5 +98,9 @@ void net_free(NetModel *net);
 bool net_fidelity_parse(const char *text, NetFidelity *fidelity);
 const char *net_fidelity_name(NetFidelity fidelity);
 
+/* Overhead bytes of one packet on link for issuer (SM writes may carry
+ * more than the header flit). */
+uint64_t net_header_bytes(const HwLink *link, NetIssuer issuer);
+
 /* Largest payload of one packet on link for issuer. */
 uint64_t net_payload_bytes(const HwLink *link, NetIssuer issuer);
