@@ -35,10 +35,12 @@ forwards(TopoVertexKind kind)
     return kind == TOPO_NVSWITCH || kind == TOPO_PCIE_SWITCH || kind == TOPO_CPU;
 }
 
+/* Switch chips are endpoints too: in-switch reduction and multicast
+ * (NVLS) send to and from them. */
 static bool
 is_endpoint(TopoVertexKind kind)
 {
-    return kind == TOPO_GPU || kind == TOPO_CPU || kind == TOPO_NIC;
+    return kind == TOPO_GPU || kind == TOPO_CPU || kind == TOPO_NIC || kind == TOPO_NVSWITCH;
 }
 
 /* Outgoing node-local links per vertex, as a CSR built once. */
