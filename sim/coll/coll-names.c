@@ -1,0 +1,141 @@
+/* The words of sim/coll: collective, algorithm and protocol names as
+ * nccl-tests and NCCL print them, their parsers, and nccl-tests' bus
+ * bandwidth factor. Pure functions of the enums; no state.
+ *
+ * Sources: the nccl-tests sources (binary names such as
+ * all_reduce_perf; each test's getBw() sets busBw = algBw x factor), and
+ * NCCL's ncclAlgoStr/ncclProtoStr (src/include/collectives.h) for the
+ * spellings NCCL_ALGO and NCCL_PROTO accept.
+ */
+#include "coll/coll.h"
+
+/* Indexed by enum value; the first spelling is the one printed, the rest
+ * are accepted by the parsers (compared case-insensitively after dropping
+ * '_' and '-', so "AllReduce", "all-reduce" and "allreduce" are one name). */
+static const char *const op_names[COLL_N_OPS] = {
+    [COLL_OP_ALL_REDUCE] = "all_reduce",
+    [COLL_OP_ALL_GATHER] = "all_gather",
+    [COLL_OP_REDUCE_SCATTER] = "reduce_scatter",
+    [COLL_OP_BROADCAST] = "broadcast",
+    [COLL_OP_REDUCE] = "reduce",
+    [COLL_OP_ALLTOALL] = "alltoall",
+    [COLL_OP_SENDRECV] = "sendrecv",
+};
+
+static const char *const algo_names[COLL_N_ALGOS] = {
+    [COLL_ALGO_AUTO] = "auto", [COLL_ALGO_RING] = "ring",           [COLL_ALGO_TREE] = "tree",
+    [COLL_ALGO_NVLS] = "nvls", [COLL_ALGO_NVLS_TREE] = "nvls_tree", [COLL_ALGO_DIRECT] = "direct",
+    [COLL_ALGO_PAT] = "pat",
+};
+
+static const char *const proto_names[COLL_N_PROTOS] = {
+    [COLL_PROTO_AUTO] = "auto",
+    [COLL_PROTO_LL] = "LL",
+    [COLL_PROTO_LL128] = "LL128",
+    [COLL_PROTO_SIMPLE] = "Simple",
+};
+
+const char *
+coll_op_name(CollOp op)
+{
+    g_return_val_if_fail((unsigned)op < COLL_N_OPS, "?");
+    return op_names[op];
+}
+
+const char *
+coll_algo_name(CollAlgo algo)
+{
+    g_return_val_if_fail((unsigned)algo < COLL_N_ALGOS, "?");
+    return algo_names[algo];
+}
+
+const char *
+coll_proto_name(CollProto proto)
+{
+    g_return_val_if_fail((unsigned)proto < COLL_N_PROTOS, "?");
+    return proto_names[proto];
+}
+
+/* True when text and name are equal ignoring case, '_' and '-'. */
+static bool
+same_word(const char *text, const char *name)
+{
+    for (;;) {
+        while (*text == '_' || *text == '-')
+            text++;
+        while (*name == '_' || *name == '-')
+            name++;
+        if (*text == '\0' || *name == '\0')
+            return *text == *name;
+        if (g_ascii_tolower(*text) != g_ascii_tolower(*name))
+            return false;
+        text++;
+        name++;
+    }
+}
+
+/* The index of text among names[0..n), or -1. An empty text is no name. */
+static int
+find_word(const char *text, const char *const *names, int n)
+{
+    if (text == NULL || *text == '\0')
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (same_word(text, names[i]))
+            return i;
+    return -1;
+}
+
+bool
+coll_op_parse(const char *text, CollOp *op)
+{
+    int i = find_word(text, op_names, COLL_N_OPS);
+    if (i < 0)
+        return false;
+    *op = (CollOp)i;
+    return true;
+}
+
+bool
+coll_algo_parse(const char *text, CollAlgo *algo)
+{
+    int i = find_word(text, algo_names, COLL_N_ALGOS);
+    if (i < 0)
+        return false;
+    *algo = (CollAlgo)i;
+    return true;
+}
+
+bool
+coll_proto_parse(const char *text, CollProto *proto)
+{
+    int i = find_word(text, proto_names, COLL_N_PROTOS);
+    if (i < 0)
+        return false;
+    *proto = (CollProto)i;
+    return true;
+}
+
+/* nccl-tests' getBw() per test: all_reduce 2(n-1)/n; all_gather,
+ * reduce_scatter and alltoall (n-1)/n; broadcast, reduce and sendrecv 1. */
+double
+coll_busbw_factor(CollOp op, uint32_t n_ranks)
+{
+    g_return_val_if_fail(n_ranks > 0, 1.0);
+    double n = n_ranks;
+    switch (op) {
+    case COLL_OP_ALL_REDUCE:
+        return 2.0 * (n - 1.0) / n;
+    case COLL_OP_ALL_GATHER:
+    case COLL_OP_REDUCE_SCATTER:
+    case COLL_OP_ALLTOALL:
+        return (n - 1.0) / n;
+    case COLL_OP_BROADCAST:
+    case COLL_OP_REDUCE:
+    case COLL_OP_SENDRECV:
+        return 1.0;
+    case COLL_N_OPS:
+        break;
+    }
+    g_return_val_if_reached(1.0);
+}

@@ -1,0 +1,596 @@
+/* NCCL's view of a system and its channel search, emulated (NCCL 2.30,
+ * nccl_model.md §2): coll_tune_info parses an HwSystem as NCCL's topology
+ * code would (per-link NVLink constants, PCIe and NIC parse rules), and
+ * coll_tune_graph finds the channels and per-channel GB/s of the ring,
+ * tree and NVLS graphs. Main simplification: the backtracking search over
+ * GPU orders (search.cc) is replaced by a closed form per speed, the most
+ * channels the links can carry at that speed (fit_*); the passes around it
+ * (speed lists, start speed, the .49 rule, ties, duplication, raising the
+ * speed in pass 2) follow ncclTopoCompute (search.cc:1074-1300). Each
+ * fit_* function says what it leaves out. Units: NCCL's GB/s.
+ */
+#include "coll/coll-tune-search.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LOC_BW 5000.0             /* topo.h:17: a single GPU */
+#define P2P_PER_CHANNEL_NET_BW 14 /* paths.cc:917 (NCCL_P2P_PER_CHANNEL_NET_BW) */
+#define MAX_GRAPH_CHANNELS 32     /* ring graph maxChannels = MAXCHANNELS / 2, init.cc:1177 */
+#define MAX_NVLS_ARITY 32         /* NCCL_MAX_NVLS_ARITY, device.h:192-213 */
+#define DUP_MIN_BW 25.0           /* ncclTopoDupChannels, search.cc:1036-1049 */
+#define DUP_SM90_MIN_BW 50.0
+#define SPEED_RATIO 0.49 /* try a lower speed while it is above this share (search.cc:1245) */
+#define FALLBACK_BW 0.1  /* "falling back to simple order" (search.cc:1290) */
+#define SLACK 1e-6       /* NCCL rounds link budgets to 0.001 GB/s (SUB_ROUND) */
+#define MAX_CHANNELS 64  /* MAXCHANNELS, device.h:91 */
+#define P2P_PER_BATCH 8  /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h:391 */
+
+/* ---- Per-link constants and parse rules --------------------------------- */
+
+/* NCCL's GB/s of one NVLink by SM: topo.h:19-24, ncclTopoNVLinkBw :273-281. */
+static double
+nvlink_link_bw(uint32_t sm)
+{
+    return sm >= 100  ? 40.1
+           : sm >= 90 ? 20.6
+           : sm == 86 ? 12.0
+           : sm >= 80 ? 20.0
+           : sm >= 70 ? 20.0
+           : sm >= 60 ? 18.0
+                      : 20.0;
+}
+
+/* A PCIe link as NCCL parses it: width x speed code / 80 GB/s, the code
+ * 15, 30, 60, 120, 240, 480 for gen 1-6 (topo.cc:545-556, :650-658). */
+static double
+pcie_bw(uint64_t generation, uint64_t lanes)
+{
+    uint64_t gen = CLAMP(generation, 1, 6);
+    return (double)(lanes * (15u << (gen - 1))) / 80.0;
+}
+
+/* Speed lists (GB/s per channel), search.cc:1051-1067: intra-node lists
+ * for single-node searches, inter-node lists as soon as there is a
+ * network (for the intra-node part too). */
+static const double speeds_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                      9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+static const double speeds_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                      7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_sm90_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                           15.0, 12.0, 11.0, 6.0,  3.0};
+static const double speeds_sm90_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                           15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double speeds_sm100_intra[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+                                            40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const double speeds_sm100_inter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
+                                            30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                            6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* ---- coll_tune_info ------------------------------------------------------ */
+
+/* True when GPUs 0..n-1 have a directed ring over direct NVLinks that
+ * visits each once, extending order[0..depth). */
+static bool
+direct_ring_from(const HwSystem *system, uint32_t n, uint32_t *order, uint32_t depth, uint32_t used)
+{
+    uint32_t last = order[depth - 1];
+    if (depth == n)
+        return hw_system_pair_links(system, last, order[0]) > 0;
+    for (uint32_t g = 1; g < n; g++) {
+        if ((used & (1u << g)) != 0 || hw_system_pair_links(system, last, g) == 0)
+            continue;
+        order[depth] = g;
+        if (direct_ring_from(system, n, order, depth + 1, used | (1u << g)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the NVLink pairs among GPUs 0..n-1 connect them all. */
+static bool
+nvlink_connected(const HwSystem *system, uint32_t n)
+{
+    if (n > 31)
+        return false;
+    uint32_t reached = 1, grew = 1;
+    while (grew != 0) {
+        grew = 0;
+        for (uint32_t a = 0; a < n; a++)
+            for (uint32_t b = 0; b < n; b++)
+                if ((reached & (1u << a)) && !(reached & (1u << b)) &&
+                    hw_system_pair_links(system, a, b) > 0) {
+                    reached |= 1u << b;
+                    grew = 1;
+                }
+    }
+    return reached == (1u << n) - 1;
+}
+
+/* The PCIe path a ring of n ranks needs: one switch, one CPU, or both. */
+static CollPath
+pcie_path(const HwSystem *system, uint32_t n)
+{
+    if (system->gpus_per_pcie_switch >= n)
+        return COLL_PATH_PIX;
+    uint32_t n_cpus = MAX(1, system->n_hosts * system->n_cpus_per_host);
+    return n <= system->n_gpus / n_cpus ? COLL_PATH_PHB : COLL_PATH_SYS;
+}
+
+/* Direct-pair NVLink systems (DGX-1): NCCL's topology holds only the
+ * communicator's GPUs, so only links among the node's ranks count. */
+static void
+info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system)
+{
+    uint32_t n = info->ppn, max_links = 0, min_links = UINT32_MAX, max_pair = 0;
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t sum = 0;
+        for (uint32_t b = 0; b < n; b++) {
+            uint32_t l = a == b ? 0 : hw_system_pair_links(system, a, b);
+            sum += l;
+            max_pair = MAX(max_pair, l);
+        }
+        max_links = MAX(max_links, sum);
+        min_links = MIN(min_links, sum);
+    }
+    info->nvlink_bw = max_links * info->nvlink_link_bw;
+    info->nvlink_max_path_bw = max_pair * info->nvlink_link_bw;
+    info->nvlink_ring_links = n > 1 ? min_links : 0;
+    info->nvlink_all_pairs = n <= 1 || nvlink_connected(system, n);
+    /* Rings over direct links only (path NVL) if there is one; checked
+     * exhaustively up to 16 ranks, beyond that taken as needing NVB. */
+    uint32_t order[16] = {0};
+    bool direct = n >= 2 && n <= 16 && direct_ring_from(system, n, order, 1, 1);
+    info->path_gpu = n <= 1                   ? COLL_PATH_LOC
+                     : direct                 ? COLL_PATH_NVL
+                     : info->nvlink_all_pairs ? COLL_PATH_NVB
+                                              : pcie_path(system, n);
+    /* sendrecv's neighbour pairs: direct links, else one link through a
+     * GPU (NVB), else PCIe. */
+    info->p2p_bw = 0;
+    for (uint32_t r = 0; n > 1 && r < n; r++) {
+        uint32_t l = hw_system_pair_links(system, r, (r + 1) % n);
+        double bw = l > 0                    ? l * info->nvlink_link_bw
+                    : info->nvlink_all_pairs ? info->nvlink_link_bw
+                                             : info->pci_bw;
+        info->p2p_bw = r == 0 ? bw : MIN(info->p2p_bw, bw);
+    }
+}
+
+static void
+info_nvlink(CollTopoInfo *info, const HwSystem *system)
+{
+    info->nvlink_link_bw = nvlink_link_bw(info->sm_version);
+    uint32_t n = info->ppn;
+    if (system->nvlink == NULL) {
+        info->nvlink_all_pairs = n <= 1;
+        info->path_gpu = n <= 1 ? COLL_PATH_LOC : pcie_path(system, n);
+        info->p2p_bw = n > 1 ? info->pci_bw : 0.0;
+        return;
+    }
+    if (system->nvswitch == NULL) {
+        info_nvlink_pairs(info, system);
+        return;
+    }
+    uint32_t links = 0;
+    for (uint32_t s = 0; s < system->n_switches_per_board; s++)
+        links += system->gpu_switch_links[s];
+    info->nvswitch = true;
+    info->nvlink_bw = links * info->nvlink_link_bw;
+    info->nvlink_max_path_bw = info->nvlink_bw;
+    info->nvlink_ring_links = links;
+    info->nvlink_all_pairs = true;
+    info->path_gpu = n <= 1 ? COLL_PATH_LOC : COLL_PATH_NVL;
+    info->p2p_bw = n > 1 ? info->nvlink_bw : 0.0;
+}
+
+/* NICs: every port is one NCCL NET device of port-rate GB/s (Mbit/s / 8000,
+ * topo.cc:415-418). A NIC shares the GPU's PCIe switch when there is one
+ * NIC per switch or more (PIX), else it is reached through the CPU (PHB);
+ * Grace reaches its NICs over C2C then PCIe (P2C). */
+static void
+info_net(CollTopoInfo *info, const HwSystem *system)
+{
+    info->path_net = COLL_PATH_SYS;
+    if (system->nic == NULL || system->n_nics == 0)
+        return;
+    uint32_t n_nets = system->n_nics * MAX(1, system->n_nic_ports_per_nic);
+    info->nic_bw = (double)system->nic->port_link->bytes_per_s / 1e9;
+    info->net_bw = info->nic_bw * n_nets / system->n_gpus;
+    info->n_nics = MAX(1, (n_nets * info->ppn + system->n_gpus - 1) / system->n_gpus);
+    uint32_t n_switches =
+        system->gpus_per_pcie_switch == 0
+            ? 0
+            : (system->n_gpus + system->gpus_per_pcie_switch - 1) / system->gpus_per_pcie_switch;
+    info->path_net = info->cpu_arm                                    ? COLL_PATH_P2C
+                     : n_switches > 0 && system->n_nics >= n_switches ? COLL_PATH_PIX
+                                                                      : COLL_PATH_PHB;
+    info->net_path_bw =
+        MIN(info->nic_bw, pcie_bw(system->nic->pcie_generation, system->nic->pcie_lanes));
+    if (!info->cpu_arm)
+        info->net_path_bw = MIN(info->net_path_bw, info->pci_bw);
+    if (info->path_net == COLL_PATH_PHB && system->pcie != NULL)
+        info->net_path_bw =
+            MIN(info->net_path_bw, pcie_bw(system->pcie->generation, system->pcie->n_lanes));
+}
+
+/* p2pnChannelsPerPeer of rank 0 (paths.cc:919-975): NVLink peers 2 x
+ * links, PCIe peers 2, network peers max(local NICs, netBw / 14), the
+ * fewest over its peers, rounded up to a power of two. */
+static void
+info_p2p_channels(CollTopoInfo *info, const HwSystem *system)
+{
+    uint32_t n = UINT32_MAX;
+    if (info->ppn > 1 && info->path_gpu <= COLL_PATH_NVB) {
+        if (info->nvswitch) {
+            n = 2 * MAX(1, (uint32_t)(info->nvlink_bw / info->nvlink_link_bw + SLACK));
+        } else {
+            for (uint32_t b = 1; b < info->ppn; b++)
+                n = MIN(n, 2 * MAX(1, hw_system_pair_links(system, 0, b)));
+        }
+    } else if (info->ppn > 1) {
+        n = 2;
+    }
+    if (info->n_nodes > 1 && info->n_nics > 0) {
+        uint32_t n_nets = system->n_nics * MAX(1, system->n_nic_ports_per_nic);
+        uint32_t local = n_nets >= system->n_gpus ? n_nets / system->n_gpus : 1;
+        uint32_t bw = (uint32_t)(local * info->nic_bw);
+        n = MIN(n, MAX(local, (bw + P2P_PER_CHANNEL_NET_BW - 1) / P2P_PER_CHANNEL_NET_BW));
+    } else if (info->n_nodes > 1) {
+        n = MIN(n, 2);
+    }
+    uint32_t p = 1;
+    while (n != UINT32_MAX && p < n)
+        p <<= 1;
+    info->p2p_channels = p;
+}
+
+void
+coll_tune_info(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes, CollTopoInfo *info)
+{
+    g_return_if_fail(system != NULL && system->gpu != NULL && info != NULL);
+    g_return_if_fail(n_nodes >= 1 && n_ranks >= n_nodes && n_ranks % n_nodes == 0);
+    g_return_if_fail(n_ranks / n_nodes <= system->n_gpus);
+    memset(info, 0, sizeof *info);
+    info->n_ranks = n_ranks;
+    info->n_nodes = n_nodes;
+    info->ppn = n_ranks / n_nodes;
+    uint32_t sm = (uint32_t)system->gpu->sm_version;
+    info->sm_version = sm;
+    info->arch_index = sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
+    info->scale_index = n_nodes <= 2 ? n_nodes - 1 : 2;
+    /* No CPU vendor in the system model: a system file that names AMD
+     * EPYC still gets Intel's constants (see the header). Grace is the
+     * only host reached over C2C. */
+    info->cpu_amd = false;
+    info->cpu_arm = system->gpu_host_link != NULL && system->gpu_host_link->kind == HW_LINK_C2C;
+    const HwLink *host = system->gpu_host_link;
+    info->pci_bw = host != NULL && host->kind == HW_LINK_PCIE
+                       ? pcie_bw(host->generation, host->n_lanes)
+                       : pcie_bw(system->gpu->pcie_generation, 16);
+    info_nvlink(info, system);
+    info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->ppn >= 2;
+    info_net(info, system);
+    info_p2p_channels(info, system);
+}
+
+/* ---- The search ---------------------------------------------------------- */
+
+typedef struct Search {
+    const CollTopoInfo *info;
+    NcclAlgo pattern; /* NA_RING, NA_TREE or NA_NVLS */
+    const double *speeds;
+    uint32_t n_speeds;
+    uint32_t min_channels, max_channels;
+    double max_bw;         /* system->maxBw: the fastest path a channel can take */
+    double total_bw;       /* system->totalBw: a GPU's NVLink (or PCIe) GB/s */
+    double start_total_bw; /* totalBw for the start speed (x n/(n-1) off rings) */
+} Search;
+
+/* Ring and tree channels of s GB/s the links between a node's GPUs carry.
+ * NVSwitch: a GPU sends each channel once over its NVLinks (multi-node:
+ * all but the GPU that leaves to the network, spread evenly). Direct
+ * pairs: a channel takes one NVLink per hop (faster rings over doubled
+ * links, such as DGX-1V's 40 GB/s pairs, are not searched: on the shipped
+ * systems the single-link rings carry more in total), and there are as
+ * many link-disjoint rings as the fewest links a rank has (the bound the
+ * DGX-1 hybrid cube mesh reaches; NVB rings through a GPU are counted
+ * like direct ones). PCIe: one link per GPU, without Intel's 6/5 P2P
+ * overhead or shared uplinks. */
+static uint32_t
+fit_intra(const CollTopoInfo *info, double s)
+{
+    if (info->ppn <= 1)
+        return UINT32_MAX;
+    if (info->path_gpu > COLL_PATH_NVB)
+        return s > info->pci_bw + SLACK ? 0 : (uint32_t)floor((info->pci_bw + SLACK) / s);
+    if (!info->nvswitch) {
+        if (s > info->nvlink_link_bw + SLACK)
+            return 0;
+        return info->nvlink_ring_links * (uint32_t)floor((info->nvlink_link_bw + SLACK) / s);
+    }
+    if (s > info->nvlink_bw + SLACK)
+        return 0;
+    double per_gpu = info->nvlink_bw;
+    if (info->n_nodes > 1)
+        per_gpu *= (double)info->ppn / (info->ppn - 1);
+    return (uint32_t)floor((per_gpu + SLACK) / s);
+}
+
+/* Channels of s GB/s the network carries: every channel enters through
+ * one NIC and leaves through one (search.cc:745-800), each NIC port takes
+ * floor(port / s) of them, each GPU's PCIe link as many. Rail and
+ * cross-NIC rules are not modelled. */
+static uint32_t
+fit_inter(const CollTopoInfo *info, double s)
+{
+    if (info->n_nics == 0 || s > info->net_path_bw + SLACK || s > info->nic_bw + SLACK)
+        return 0;
+    uint32_t n = info->n_nics * (uint32_t)floor((info->nic_bw + SLACK) / s);
+    if (!info->cpu_arm)
+        n = MIN(n, info->ppn * (uint32_t)floor((info->pci_bw + SLACK) / s));
+    return n;
+}
+
+/* NVLS channels: each has its own head GPU, which carries it twice, and
+ * every GPU carries every channel (search.cc:271-304), so k channels of
+ * s GB/s need (k + 1) s of a GPU's NVLinks. Multi-node, each channel's
+ * head needs its own NIC of bw_inter (search.cc:760-780). */
+static uint32_t
+fit_nvls(const Search *se, double intra, double inter)
+{
+    const CollTopoInfo *info = se->info;
+    if (intra > info->nvlink_bw + SLACK)
+        return 0;
+    uint32_t k = (uint32_t)floor((info->nvlink_bw + SLACK) / intra);
+    k = k > 0 ? k - 1 : 0;
+    if (info->n_nodes > 1) {
+        if (inter > info->net_path_bw + SLACK || inter > info->nic_bw + SLACK)
+            return 0;
+        k = MIN(k, MIN(info->ppn, info->n_nics));
+    }
+    return k;
+}
+
+static void
+try_speed(const Search *se, double intra, double inter, CollTuneGraph *g)
+{
+    uint32_t n;
+    if (se->pattern == NA_NVLS) {
+        n = fit_nvls(se, intra, inter);
+    } else {
+        n = fit_intra(se->info, intra);
+        if (se->info->n_nodes > 1)
+            n = MIN(n, fit_inter(se->info, inter));
+    }
+    memset(g, 0, sizeof *g);
+    g->n_channels = MIN(n, se->max_channels);
+    g->bw_intra = intra;
+    g->bw_inter = inter;
+}
+
+/* ncclTopoCompareGraphs (search.cc:306-329). */
+static bool
+better(const Search *se, const CollTuneGraph *g, const CollTuneGraph *ref)
+{
+    if (g->n_channels == 0 || g->n_channels < se->min_channels)
+        return false;
+    if (se->pattern == NA_NVLS)
+        return (g->n_channels > ref->n_channels && g->n_channels <= se->info->ppn) ||
+               g->n_channels * g->bw_inter > ref->n_channels * ref->bw_inter;
+    return g->n_channels * g->bw_intra > ref->n_channels * ref->bw_intra;
+}
+
+/* Pass 1: from the fastest speed no path exceeds, down the list while the
+ * next speed is above .49 of the best found, keeping the most GB/s; done
+ * at the channel limit or once a GPU's bandwidth is covered. */
+static void
+pass_one(const Search *se, CollTuneGraph *best)
+{
+    uint32_t i = 0;
+    while (i < se->n_speeds - 1 &&
+           (se->speeds[i] > se->max_bw || se->speeds[i] * se->min_channels > se->start_total_bw))
+        i++;
+    for (;;) {
+        CollTuneGraph g;
+        try_speed(se, se->speeds[i], se->speeds[i], &g);
+        if (better(se, &g, best))
+            *best = g;
+        if (best->n_channels == se->max_channels ||
+            best->n_channels * best->bw_inter >= se->total_bw)
+            return;
+        if (i + 1 < se->n_speeds &&
+            (best->n_channels == 0 || se->speeds[i + 1] / best->bw_inter > SPEED_RATIO)) {
+            i++;
+            continue;
+        }
+        return;
+    }
+}
+
+/* ncclTopoDupChannels (search.cc:1036-1049): twice the channels at half
+ * the speed, except for NVLS, slow channels, and many mid-speed channels
+ * after Ampere. */
+static void
+dup_channels(const Search *se, CollTuneGraph *g)
+{
+    if (g->n_channels == 0 || se->pattern == NA_NVLS || g->bw_intra < DUP_MIN_BW)
+        return;
+    if (se->info->sm_version > 80 && g->bw_intra < DUP_SM90_MIN_BW && g->n_channels > 4)
+        return;
+    uint32_t dup = MIN(2 * g->n_channels, se->max_channels);
+    uint32_t div = (dup + g->n_channels - 1) / g->n_channels;
+    g->bw_intra /= div;
+    g->bw_inter /= div;
+    g->n_channels = dup;
+}
+
+/* Pass 2 (search.cc:1262-1285) keeps the channels and tries faster
+ * speeds: both for rings; bw_inter for NVLS (up to twice bw_intra);
+ * bw_intra for trees (up to twice bw_inter), stopping at the first miss. */
+static void
+pass_two(Search *se, CollTuneGraph *best)
+{
+    uint32_t i = 0;
+    while (i < se->n_speeds - 1 && se->speeds[i] > best->bw_inter)
+        i++;
+    se->min_channels = best->n_channels;
+    double intra = se->speeds[i], inter = se->speeds[i];
+    while (i > 0) {
+        if (se->pattern == NA_RING) {
+            intra = inter = se->speeds[--i];
+        } else if (se->pattern == NA_NVLS) {
+            if (inter != best->bw_inter || inter >= intra * 2)
+                return;
+            se->max_channels = best->n_channels;
+            inter = se->speeds[--i];
+        } else {
+            if (intra != best->bw_intra || intra >= inter * 2)
+                return;
+            intra = se->speeds[--i];
+        }
+        CollTuneGraph g;
+        try_speed(se, intra, inter, &g);
+        if (better(se, &g, best))
+            *best = g;
+    }
+}
+
+static void
+search_init(Search *se, const CollTopoInfo *info, NcclAlgo pattern)
+{
+    memset(se, 0, sizeof *se);
+    se->info = info;
+    se->pattern = pattern;
+    bool multi = info->n_nodes > 1;
+    if (info->sm_version >= 100) {
+        se->speeds = multi ? speeds_sm100_inter : speeds_sm100_intra;
+        se->n_speeds = multi ? G_N_ELEMENTS(speeds_sm100_inter) : G_N_ELEMENTS(speeds_sm100_intra);
+    } else if (info->sm_version >= 90) {
+        se->speeds = multi ? speeds_sm90_inter : speeds_sm90_intra;
+        se->n_speeds = multi ? G_N_ELEMENTS(speeds_sm90_inter) : G_N_ELEMENTS(speeds_sm90_intra);
+    } else {
+        se->speeds = multi ? speeds_inter : speeds_intra;
+        se->n_speeds = multi ? G_N_ELEMENTS(speeds_inter) : G_N_ELEMENTS(speeds_intra);
+    }
+    /* ncclTopoSearchInit (search.cc:18-54). */
+    se->total_bw = MAX(info->pci_bw, info->nvlink_bw);
+    if (multi)
+        se->max_bw = info->net_path_bw;
+    else if (info->ppn <= 1)
+        se->max_bw = se->total_bw = LOC_BW;
+    else if (info->path_gpu <= COLL_PATH_NVB)
+        se->max_bw = info->nvlink_max_path_bw;
+    else
+        se->max_bw = info->pci_bw;
+    se->start_total_bw = se->total_bw;
+    if (pattern != NA_RING && info->ppn > 1)
+        se->start_total_bw *= (double)info->ppn / (info->ppn - 1);
+    se->min_channels = 1;
+    se->max_channels = MAX_GRAPH_CHANNELS;
+}
+
+static void
+run_search(Search *se, CollTuneGraph *out)
+{
+    CollTuneGraph best = {0};
+    pass_one(se, &best);
+    if (best.n_channels > 0) {
+        dup_channels(se, &best);
+        pass_two(se, &best);
+    } else if (se->pattern != NA_NVLS) {
+        best.n_channels = 1;
+        best.bw_intra = best.bw_inter = FALLBACK_BW;
+    }
+    *out = best;
+}
+
+/* The ring and tree graphs; NCCL then gives both the fewer channels
+ * (init.cc:1455). The tree searches for exactly the ring's channels. */
+static void
+ring_tree_graphs(const CollTopoInfo *info, CollTuneGraph *ring, CollTuneGraph *tree)
+{
+    Search se;
+    search_init(&se, info, NA_RING);
+    run_search(&se, ring);
+    search_init(&se, info, NA_TREE);
+    se.min_channels = se.max_channels = ring->n_channels;
+    run_search(&se, tree);
+    ring->n_channels = tree->n_channels = MIN(ring->n_channels, tree->n_channels);
+    /* Paths: the ring's, or SYS for the fallback order. Rings differ per
+     * channel only where direct pairs need several disjoint rings. */
+    bool fallback = ring->bw_intra == FALLBACK_BW;
+    CollPath intra = info->ppn <= 1 ? COLL_PATH_LOC : fallback ? COLL_PATH_SYS : info->path_gpu;
+    CollPath inter = info->n_nodes > 1 ? info->path_net : COLL_PATH_PIX;
+    bool same = info->nvswitch || info->nvlink_ring_links <= 1 || info->path_gpu > COLL_PATH_NVB;
+    ring->path_intra = tree->path_intra = intra;
+    ring->path_inter = tree->path_inter = inter;
+    ring->same_channels = tree->same_channels = same;
+}
+
+/* The NVLS graph: one channel per head GPU, min(32, ppn) of them on one
+ * node (all required), up to that many across nodes. */
+static void
+nvls_graph(const CollTopoInfo *info, CollTuneGraph *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!info->nvls)
+        return;
+    Search se;
+    search_init(&se, info, NA_NVLS);
+    se.max_channels = MIN(MAX_NVLS_ARITY, info->ppn);
+    se.min_channels = info->n_nodes == 1 ? se.max_channels : 1;
+    run_search(&se, g);
+    g->path_intra = COLL_PATH_NVL;
+    g->path_inter = info->n_nodes > 1 ? info->path_net : COLL_PATH_PIX;
+    g->same_channels = false;
+}
+
+void
+coll_tune_graph(const CollTopoInfo *info, CollAlgo algo, CollTuneGraph *graph)
+{
+    g_return_if_fail(info != NULL && graph != NULL);
+    memset(graph, 0, sizeof *graph);
+    CollTuneGraph ring, tree;
+    switch (algo) {
+    case COLL_ALGO_RING:
+    case COLL_ALGO_TREE:
+    case COLL_ALGO_PAT:
+        ring_tree_graphs(info, &ring, &tree);
+        *graph = algo == COLL_ALGO_RING ? ring : tree;
+        return;
+    case COLL_ALGO_NVLS:
+    case COLL_ALGO_NVLS_TREE:
+        nvls_graph(info, graph);
+        return;
+    case COLL_ALGO_DIRECT: {
+        uint32_t n_total;
+        coll_tune_p2p_channels(info, &n_total, &graph->n_channels);
+        graph->bw_intra = info->path_gpu <= COLL_PATH_NVB ? info->nvlink_bw : info->pci_bw;
+        graph->bw_inter = info->net_bw;
+        graph->path_intra = info->path_gpu;
+        graph->path_inter = info->n_nodes > 1 ? info->path_net : COLL_PATH_PIX;
+        return;
+    }
+    case COLL_ALGO_AUTO:
+    case COLL_N_ALGOS:
+        return;
+    }
+}
+
+void
+coll_tune_p2p_channels(const CollTopoInfo *info, uint32_t *n_total, uint32_t *n_per_peer)
+{
+    uint32_t total = 1, per_peer = MAX(info->p2p_channels, 1);
+    while (total < MIN(coll_tune_channels(info), MAX_CHANNELS))
+        total <<= 1;
+    if (info->n_nodes > 1) {
+        uint32_t batches = (info->n_ranks + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
+        while (per_peer * batches > total && per_peer > 1)
+            per_peer /= 2;
+    } else {
+        per_peer = MIN(per_peer, total);
+    }
+    *n_total = total;
+    *n_per_peer = per_peer;
+}

@@ -1,0 +1,53 @@
+/* Collectives as NCCL runs them: the vocabulary shared by the tuner (NCCL's
+ * own cost model, which picks algorithm, protocol and channels) and the
+ * executor (which turns a call into the transfers and reductions NCCL would
+ * issue and runs them through net.h).
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum CollOp {
+    COLL_OP_ALL_REDUCE,
+    COLL_OP_ALL_GATHER,
+    COLL_OP_REDUCE_SCATTER,
+    COLL_OP_BROADCAST,
+    COLL_OP_REDUCE,
+    COLL_OP_ALLTOALL,
+    COLL_OP_SENDRECV,
+    COLL_N_OPS,
+} CollOp;
+
+typedef enum CollAlgo {
+    COLL_ALGO_AUTO, /* NCCL's choice */
+    COLL_ALGO_RING,
+    COLL_ALGO_TREE,
+    COLL_ALGO_NVLS,
+    COLL_ALGO_NVLS_TREE,
+    COLL_ALGO_DIRECT, /* all-pairs: alltoall, sendrecv */
+    COLL_ALGO_PAT,
+    COLL_N_ALGOS,
+} CollAlgo;
+
+typedef enum CollProto {
+    COLL_PROTO_AUTO,
+    COLL_PROTO_LL,    /* 8 B of data per 16 B line, flag in the line */
+    COLL_PROTO_LL128, /* 120 B of data per 128 B line, flag in the line */
+    COLL_PROTO_SIMPLE,
+    COLL_N_PROTOS,
+} CollProto;
+
+/* Names as nccl-tests and NCCL spell them: "all_reduce", "ring", "LL128". */
+const char *coll_op_name(CollOp op);
+const char *coll_algo_name(CollAlgo algo);
+const char *coll_proto_name(CollProto proto);
+/* Parse a name (case-insensitive; ops also accept nccl-tests' short names
+ * such as "allreduce"); false if unknown. */
+bool coll_op_parse(const char *text, CollOp *op);
+bool coll_algo_parse(const char *text, CollAlgo *algo);
+bool coll_proto_parse(const char *text, CollProto *proto);
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw × factor. */
+double coll_busbw_factor(CollOp op, uint32_t n_ranks);

@@ -1,0 +1,24 @@
+/* The Check suites of sim/coll, one per module, run by test-coll; and the
+ * helpers they share (defined in test-coll.c). */
+#pragma once
+
+#include <check.h>
+#include <glib.h>
+#include <stdint.h>
+
+#include "coll/coll-tune.h"
+#include "hw/hw-system.h"
+
+Suite *coll_names_suite(void);
+Suite *coll_tune_suite(void);
+
+/* $top_srcdir/models (the shipped models), newly allocated. */
+char *coll_test_models_dir(void);
+
+/* Loads the shipped system models/system/ID.ini; fails the test (naming
+ * id) when it does not load. */
+HwSystem *coll_test_load_system(const char *id);
+
+/* NCCL's view of n_nodes full nodes of the shipped system id (every GPU a
+ * rank). */
+void coll_test_info(const char *id, uint32_t n_nodes, CollTopoInfo *info);
