@@ -16,6 +16,7 @@ static const CliCommand commands[] = {
     {"bench-core", "measure the event engine with the hold model", cli_bench_core},
     {"bench-net", "measure the packet and flow network engines", cli_bench_net},
     {"calibrate", "fit a model parameter from measurements (copy-overhead)", cli_calibrate},
+    {"coll", "an NCCL collective over a size sweep, as nccl-tests prints it", cli_coll},
     {"p2p", "peer-to-peer bandwidth and latency matrices, and a size sweep", cli_p2p},
     {"validate", "replay measured rows and report the error per row and the MAPE", cli_validate},
     {"list", "list the shipped models: systems, gpus, links, switches, nics", cli_list},
@@ -47,8 +48,8 @@ main_context(gboolean *show_version)
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         g_string_append_printf(desc, "  %-14s %s\n", commands[i].name, commands[i].summary);
     g_string_append(desc, "  help [COMMAND] show help for nvlsim or for a command\n\n"
-                          "Exit status: 0 success, 1 bad input, 2 usage error, 3 a requested\n"
-                          "check failed (validate --max-mape).");
+                          "Exit status: 0 success, 1 bad input (or validate above --max-mape),\n"
+                          "2 usage error.");
     g_option_context_set_description(context, desc->str);
     g_string_free(desc, TRUE);
     g_option_context_add_main_entries(context, entries, NULL);

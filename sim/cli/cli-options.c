@@ -6,6 +6,9 @@
 #include "cli/cli.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "core/core-units.h"
 
 void
 cli_print_error(const char *command, const GError *error)
@@ -20,5 +23,27 @@ cli_parse_options(GOptionContext *context, const char *command, int *argc, char 
     if (g_option_context_parse(context, argc, argv, &error))
         return true;
     cli_print_error(command, error);
+    return false;
+}
+
+bool
+cli_parse_size(const char *option, const char *text, uint64_t *out, GError **error)
+{
+    /* nccl-tests' own form: a number with K, M, G or T, powers of 1024. */
+    static const char suffixes[] = "KMGT";
+    size_t len = strlen(text);
+    const char *at = len > 1 ? strchr(suffixes, text[len - 1]) : NULL;
+    if (at != NULL && text[len - 1] != '\0') {
+        g_autofree char *digits = g_strndup(text, len - 1);
+        uint64_t n;
+        unsigned shift = 10 * (unsigned)(at - suffixes + 1);
+        if (sim_units_parse_count(digits, &n, NULL) && n <= (UINT64_MAX >> shift)) {
+            *out = n << shift;
+            return true;
+        }
+    }
+    if (sim_units_parse_count(text, out, NULL) || sim_units_parse_size_bytes(text, out, error))
+        return true;
+    g_prefix_error(error, "--%s: ", option);
     return false;
 }

@@ -70,20 +70,18 @@ p2p_context(P2pOptions *o)
         context, "Bandwidth is GB/s = 1e9 bytes/s; bidirectional is the sum of both directions.\n"
                  "Latency is the simulated time of a 4-byte copy: links, switches and the\n"
                  "system's fixed cost of a copy ([host] copy_overhead).\n"
-                 "Sizes take units (B, kB, MB, KiB, MiB, ...) or a plain number of bytes.");
+                 "Sizes: a number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a\n"
+                 "unit (kB, MB, KiB, MiB, ...).");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
 }
 
-/* A positive size with a unit, or a plain number of bytes as nccl-tests
- * takes. */
+/* A positive size (see cli_parse_size). */
 static bool
-parse_size(const char *option, const char *text, uint64_t *out, GError **error)
+parse_positive_size(const char *option, const char *text, uint64_t *out, GError **error)
 {
-    if (!sim_units_parse_count(text, out, NULL) && !sim_units_parse_size_bytes(text, out, error)) {
-        g_prefix_error(error, "--%s: ", option);
+    if (!cli_parse_size(option, text, out, error))
         return false;
-    }
     if (*out == 0) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "--%s: '%s': expected a positive size", option, text);
@@ -121,9 +119,9 @@ plan_from_options(const P2pOptions *o, P2pPlan *plan, GError **error)
                     "--fidelity: '%s': expected packet or flow", o->fidelity);
         return false;
     }
-    if ((o->bytes && !parse_size("bytes", o->bytes, &plan->n_bytes, error)) ||
-        (o->min_bytes && !parse_size("minbytes", o->min_bytes, &plan->min_bytes, error)) ||
-        (o->max_bytes && !parse_size("maxbytes", o->max_bytes, &plan->max_bytes, error)))
+    if ((o->bytes && !parse_positive_size("bytes", o->bytes, &plan->n_bytes, error)) ||
+        (o->min_bytes && !parse_positive_size("minbytes", o->min_bytes, &plan->min_bytes, error)) ||
+        (o->max_bytes && !parse_positive_size("maxbytes", o->max_bytes, &plan->max_bytes, error)))
         return false;
     if (o->factor && (!sim_units_parse_count(o->factor, &plan->factor, NULL) || plan->factor < 2)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

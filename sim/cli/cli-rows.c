@@ -9,10 +9,14 @@
 bool
 cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
 {
-    static const char *const names[] = {"nvlsim_system", "collective", "algorithm", "bytes",
-                                        "time_us",       "busbw_gbps", "source_note"};
-    int *slots[] = {&col->system,  &col->collective, &col->algorithm, &col->bytes,
-                    &col->time_us, &col->busbw,      &col->note};
+    static const char *const names[] = {
+        "nvlsim_system", "collective", "algorithm",  "protocol", "dtype",       "num_gpus",
+        "bytes",         "time_us",    "busbw_gbps", "in_place", "source_note",
+    };
+    int *slots[] = {
+        &col->system, &col->collective, &col->algorithm, &col->protocol, &col->dtype,
+        &col->num_gpus, &col->bytes, &col->time_us, &col->busbw, &col->in_place, &col->note,
+    };
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
         *slots[i] = report_csv_column(csv, names[i]);
         if (*slots[i] < 0) {

@@ -10,7 +10,8 @@
 #include "report/report-csv.h"
 
 typedef struct CliRowColumns {
-    int system, collective, algorithm, bytes, time_us, busbw, note;
+    int system, collective, algorithm, protocol, dtype, num_gpus, bytes, time_us, busbw, in_place,
+        note;
 } CliRowColumns;
 
 /* Finds the columns; an error names the file and the missing column. */

@@ -1,55 +1,38 @@
 /* nvlsim validate: replays measured rows (the schema of
- * shared/reference/collectives.csv) on the simulator and reports the error
- * of every row and the mean absolute percentage error (MAPE) per system and
- * measure. Rows this version cannot replay are counted and named, never
- * silently dropped. --max-mape turns the run into a gate.
- *
- * Replayed now: the p2p_* rows (p2pBandwidthLatencyTest and its variants):
- * copy bandwidth one way, both ways, staged through the host, relayed
- * through an intermediate GPU where the algorithm column says so, and the
- * time of one copy ("latency"). The GPU pair comes from the source note
- * ("GPU0->GPU3"); a blank size means the CUDA sample's 40 MB copy (4 B for
- * latency).
+ * shared/reference/collectives.csv, columns found by name) on the simulator
+ * and reports each row's error, the mean absolute percentage error (MAPE)
+ * per system and measure and per system, NCCL's own model's MAPE on the
+ * same rows, and as the last line the MAPE over all rows. Rows it cannot
+ * replay are counted with the reason, never silently dropped; malformed
+ * rows are reported one by one (FILE:LINE: column: what) and make the exit
+ * status 1, as does --max-mape exceeded. The row kinds live in
+ * cli-validate-p2p.c and cli-validate-coll.c.
  */
+#include "cli/cli-validate.h"
+
 #include <math.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli-fabric.h"
-#include "cli/cli-rows.h"
 #include "cli/cli.h"
-#include "net/net-p2p.h"
-#include "report/report-csv.h"
-
-#define DEFAULT_COPY_BYTES 40000000
-#define DEFAULT_LATENCY_BYTES 4
-/* Rows whose printed value cannot be judged this finely are skipped. */
-#define MAX_ROUNDING_SHARE 0.05
+#include "coll/coll-run.h"
+#include "core/core-units.h"
 
 typedef struct ValidateOptions {
     char *fidelity;
     char *max_mape;
+    char *min_bytes;
     char *csv;
     char *system;
     gboolean quiet;
 } ValidateOptions;
 
-typedef struct Group {
-    char *system, *measure;
-    uint32_t n;
-    double sum_abs_pct, max_abs_pct;
-} Group;
-
-typedef struct Validation {
-    NetFidelity fidelity;
-    GHashTable *fabrics; /* system id -> CliFabric */
-    GHashTable *memo;    /* "system|kind|a|b|bytes" -> double* simulated value */
-    GPtrArray *groups;   /* Group */
-    GHashTable *skipped; /* reason -> count (GUINT_TO_POINTER) */
-    FILE *out;           /* per-row CSV, or NULL */
-    bool quiet;
-} Validation;
+typedef struct ValidateGroup {
+    char *system, *measure; /* measure NULL: the system's total */
+    uint32_t n, n_model;
+    double sum_abs_pct, max_abs_pct, sum_abs_model_pct;
+} ValidateGroup;
 
 static GOptionContext *
 validate_context(ValidateOptions *o)
@@ -58,7 +41,9 @@ validate_context(ValidateOptions *o)
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
          "F"},
         {"max-mape", 0, 0, G_OPTION_ARG_STRING, &o->max_mape,
-         "Exit 3 when any system's MAPE exceeds PCT percent", "PCT"},
+         "Exit 1 when the MAPE over all rows exceeds PCT percent", "PCT"},
+        {"min-bytes", 0, 0, G_OPTION_ARG_STRING, &o->min_bytes,
+         "Replay only rows of at least SIZE bytes", "SIZE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Write every replayed row with its error",
          "FILE"},
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "Replay only rows of this system",
@@ -69,108 +54,54 @@ validate_context(ValidateOptions *o)
     GOptionContext *context = g_option_context_new("FILE.csv");
     g_option_context_set_summary(context,
                                  "Replays measured rows on the simulator and reports the error "
-                                 "per row and the MAPE\nper system and measure.");
+                                 "per row and the MAPE\nper system and measure, beside NCCL's "
+                                 "own model's.");
     g_option_context_set_description(
-        context, "FILE.csv has the columns of shared/reference/collectives.csv. Replayed: p2p_*\n"
-                 "rows. Other rows are counted as skipped, with the reason.\n"
-                 "Exit status: 0 done, 1 bad input, 2 usage error, 3 MAPE above --max-mape.");
+        context, "FILE.csv has the columns of shared/reference/collectives.csv (found by name).\n"
+                 "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
+                 "no system, no size or an unmodelled algorithm are counted as skipped.\n"
+                 "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
 }
 
-static void
-skip(Validation *v, const char *reason)
+void
+validate_skip(Validation *v, const char *reason)
 {
     gpointer n = g_hash_table_lookup(v->skipped, reason);
     g_hash_table_insert(v->skipped, g_strdup(reason), GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
 }
 
-static CliFabric *
-fabric_for(Validation *v, const char *system, GError **error)
+void
+validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, const char *format,
+             ...)
 {
-    CliFabric *fabric = g_hash_table_lookup(v->fabrics, system);
+    va_list args;
+    va_start(args, format);
+    g_autofree char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    fprintf(stderr, "nvlsim validate: %s:%u: %s%s%s%s\n", csv->path,
+            g_array_index(csv->lines, uint32_t, r), column ? "column " : "", column ? column : "",
+            column ? ": " : "", message);
+    v->n_bad++;
+}
+
+CliFabric *
+validate_fabric(Validation *v, const char *system, uint32_t n_nodes, GError **error)
+{
+    g_autofree char *key = g_strdup_printf("%s|%u", system, n_nodes);
+    CliFabric *fabric = g_hash_table_lookup(v->fabrics, key);
     if (fabric == NULL) {
-        fabric = cli_fabric_load(system, 1, error);
+        fabric = cli_fabric_load(system, n_nodes, error);
         if (fabric == NULL)
             return NULL;
-        g_hash_table_insert(v->fabrics, g_strdup(system), fabric);
+        g_hash_table_insert(v->fabrics, g_steal_pointer(&key), fabric);
     }
     return fabric;
 }
 
-/* The simulated value of a row: GB/s for bandwidths, us for latency. */
-static double
-simulate(Validation *v, CliFabric *fabric, const char *system, const char *measure,
-         NetP2pKind kind, bool latency, uint32_t a, uint32_t b, uint64_t n_bytes)
-{
-    g_autofree char *key = g_strdup_printf("%s|%s|%d|%u|%u|%" G_GUINT64_FORMAT, system, measure,
-                                           (int)kind, a, b, n_bytes);
-    double *memo = g_hash_table_lookup(v->memo, key);
-    if (memo != NULL)
-        return *memo;
-    NetP2p p2p = {
-        .fidelity = v->fidelity,
-        .issuer = NET_ISSUER_CE,
-        .copy_overhead_ps = fabric->system->copy_overhead_ps,
-        .graph = fabric->graph,
-        .router = fabric->router,
-    };
-    double value = latency ? (double)net_p2p_time_ps(&p2p, kind, a, b, n_bytes) / 1e6
-                           : net_p2p_bandwidth(&p2p, kind, a, b, n_bytes) / 1e9;
-    memo = g_new(double, 1);
-    *memo = value;
-    g_hash_table_insert(v->memo, g_steal_pointer(&key), memo);
-    return value;
-}
-
-static Group *
-group_for(Validation *v, const char *system, const char *measure)
-{
-    for (guint i = 0; i < v->groups->len; i++) {
-        Group *g = v->groups->pdata[i];
-        if (strcmp(g->system, system) == 0 && strcmp(g->measure, measure) == 0)
-            return g;
-    }
-    Group *g = g_new0(Group, 1);
-    g->system = g_strdup(system);
-    g->measure = g_strdup(measure);
-    g_ptr_array_add(v->groups, g);
-    return g;
-}
-
-static void
-group_free(gpointer data)
-{
-    Group *g = data;
-    g_free(g->system);
-    g_free(g->measure);
-    g_free(g);
-}
-
-static bool
-p2p_kind(const char *measure, NetP2pKind *kind, bool *latency)
-{
-    *latency = false;
-    if (strcmp(measure, "p2p_write_unidirectional") == 0 ||
-        strcmp(measure, "p2p_copy_unidirectional") == 0)
-        *kind = NET_P2P_UNIDIRECTIONAL;
-    else if (strcmp(measure, "p2p_copy_bidirectional_total") == 0)
-        *kind = NET_P2P_BIDIRECTIONAL;
-    else if (strcmp(measure, "p2p_copy_unidirectional_via_host") == 0)
-        *kind = NET_P2P_VIA_HOST;
-    else if (strcmp(measure, "p2p_latency") == 0) {
-        *kind = NET_P2P_UNIDIRECTIONAL;
-        *latency = true;
-    } else
-        return false;
-    return true;
-}
-
-/* How much of a printed value its last digit's rounding can hide: half a
- * unit of the last decimal place over the value ("0.01" GB/s: 50%); 1 for
- * zero. */
-static double
-rounding_share(const char *text, double value)
+double
+validate_rounding_share(const char *text, double value)
 {
     const char *dot = strchr(text, '.');
     int decimals = 0;
@@ -180,118 +111,118 @@ rounding_share(const char *text, double value)
     return value > 0 ? half_unit / value : 1;
 }
 
-/* Adds one replayed row to its group, the table and the CSV. */
-static void
-record(Validation *v, uint32_t line, const char *system, const char *measure, bool latency,
-       uint32_t a, uint32_t b, uint64_t n_bytes, double measured, double sim)
+static ValidateGroup *
+group_for(Validation *v, const char *system, const char *measure)
 {
-    double pct = (sim - measured) / measured * 100;
-    Group *g = group_for(v, system, measure);
+    for (guint i = 0; i < v->groups->len; i++) {
+        ValidateGroup *g = v->groups->pdata[i];
+        if (strcmp(g->system, system) == 0 && g_strcmp0(g->measure, measure) == 0)
+            return g;
+    }
+    ValidateGroup *g = g_new0(ValidateGroup, 1);
+    g->system = g_strdup(system);
+    g->measure = g_strdup(measure);
+    g_ptr_array_add(v->groups, g);
+    return g;
+}
+
+static void
+group_free(gpointer data)
+{
+    ValidateGroup *g = data;
+    g_free(g->system);
+    g_free(g->measure);
+    g_free(g);
+}
+
+static void
+group_add(ValidateGroup *g, double pct, double model_pct)
+{
     g->n++;
     g->sum_abs_pct += fabs(pct);
     g->max_abs_pct = MAX(g->max_abs_pct, fabs(pct));
-    const char *unit = latency ? "us" : "GB/s";
-    if (!v->quiet)
-        printf("%5u %-12s %-34s GPU%u->GPU%u %11" G_GUINT64_FORMAT " %10.2f %10.2f %-4s %+8.1f%%\n",
-               line, system, measure, a, b, n_bytes, measured, sim, unit, pct);
-    if (v->out)
-        fprintf(v->out, "%u,%s,%s,%u,%u,%" G_GUINT64_FORMAT ",%s,%.6g,%.6g,%.3f\n", line, system,
-                measure, a, b, n_bytes, unit, measured, sim, pct);
+    if (!isnan(model_pct)) {
+        g->n_model++;
+        g->sum_abs_model_pct += fabs(model_pct);
+    }
 }
 
-/* Replays row r; false only on bad input (error set). */
-static bool
-replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, const char *only,
-           GError **error)
+void
+validate_record(Validation *v, const ValidateRow *row)
+{
+    double pct = (row->simulated - row->measured) / row->measured * 100;
+    double model_pct = (row->model - row->measured) / row->measured * 100;
+    group_add(group_for(v, row->system, row->measure), pct, model_pct);
+    group_add(group_for(v, row->system, NULL), pct, model_pct);
+    group_add(group_for(v, "", NULL), pct, model_pct);
+    if (!v->quiet)
+        printf("%5u %-15s %-32s %5u %11" G_GUINT64_FORMAT " %-16s %10.2f %10.2f %-4s %+8.1f%% "
+               "%+8.1f%%\n",
+               row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,
+               row->measured, row->simulated, row->unit, pct, model_pct);
+    if (v->out)
+        fprintf(v->out, "%u,%s,%s,%u,%" G_GUINT64_FORMAT ",%s,%s,%.6g,%.6g,%.3f,%.6g,%.3f\n",
+                row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,
+                row->unit, row->measured, row->simulated, pct, row->model, model_pct);
+}
+
+static void
+replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
 {
     const char *system = report_csv_field(csv, r, col->system);
     const char *measure = report_csv_field(csv, r, col->collective);
-    if (only != NULL && strcmp(system, only) != 0)
-        return true;
-    if (*system == '\0') {
-        skip(v, "no nvlsim_system named");
-        return true;
-    }
-    NetP2pKind kind;
-    bool latency;
-    if (!g_str_has_prefix(measure, "p2p_")) {
-        skip(v, "collectives (not replayed by this version)");
-        return true;
-    }
-    if (!p2p_kind(measure, &kind, &latency)) {
-        skip(v, "unknown p2p measure");
-        return true;
-    }
-    double measured;
-    if (!cli_rows_number(csv, r, latency ? col->time_us : col->busbw,
-                      latency ? "time_us" : "busbw_gbps", &measured, error))
-        return false;
-    if (rounding_share(report_csv_field(csv, r, latency ? col->time_us : col->busbw),
-                       measured) > MAX_ROUNDING_SHARE) {
-        skip(v, "measured value printed to too few digits (its rounding alone exceeds 5%)");
-        return true;
-    }
-    uint64_t n_bytes = latency ? DEFAULT_LATENCY_BYTES : DEFAULT_COPY_BYTES;
-    const char *bytes_text = report_csv_field(csv, r, col->bytes);
-    if (*bytes_text != '\0') {
-        double b;
-        if (!cli_rows_number(csv, r, col->bytes, "bytes", &b, error))
-            return false;
-        if (b > 1e15) {
-            skip(v, "GPU pair or size outside the system");
-            return true;
-        }
-        n_bytes = (uint64_t)b;
-    }
-    uint32_t a, b;
-    cli_rows_pair(report_csv_field(csv, r, col->note), &a, &b);
-    CliFabric *fabric = fabric_for(v, system, error);
-    if (fabric == NULL) {
-        g_prefix_error(error, "%s:%u: nvlsim_system '%s': ", csv->path,
-                       g_array_index(csv->lines, uint32_t, r), system);
-        return false;
-    }
-    uint32_t n_gpus = topo_graph_n_gpus(fabric->graph);
-    if (a >= n_gpus || b >= n_gpus || a == b || n_bytes == 0) {
-        skip(v, "GPU pair or size outside the system");
-        return true;
-    }
-    /* Tartan's variant relays copies between GPUs without a direct NVLink
-     * through an intermediate GPU; its rows say so in the algorithm column. */
-    if (strstr(report_csv_field(csv, r, col->algorithm), "intermediate GPU") != NULL) {
-        NetP2p probe = {.graph = fabric->graph, .router = fabric->router};
-        if (!net_p2p_nvlink(&probe, a, b) && kind != NET_P2P_VIA_HOST)
-            kind = kind == NET_P2P_BIDIRECTIONAL ? NET_P2P_RELAY_BIDIRECTIONAL : NET_P2P_RELAY;
-    }
-    double sim = simulate(v, fabric, system, measure, kind, latency, a, b, n_bytes);
-    record(v, g_array_index(csv->lines, uint32_t, r), system, measure, latency, a, b, n_bytes,
-           measured, sim);
-    return true;
+    if (v->only_system != NULL && strcmp(system, v->only_system) != 0)
+        return;
+    if (*system == '\0')
+        validate_skip(v, "no nvlsim_system named");
+    else if (g_str_has_prefix(measure, "p2p_"))
+        validate_p2p_row(v, csv, col, r);
+    else
+        validate_coll_row(v, csv, col, r);
 }
 
+/* Prints the groups; returns the MAPE over all rows (0 when none). */
 static double
 print_summary(const Validation *v)
 {
-    double worst = 0;
-    printf("\n# MAPE per system and measure (%s fidelity)\n", net_fidelity_name(v->fidelity));
-    printf("%-14s %-34s %6s %8s %9s\n", "system", "measure", "rows", "MAPE_%", "max_err_%");
-    for (guint i = 0; i < v->groups->len; i++) {
-        const Group *g = v->groups->pdata[i];
-        double mape = g->sum_abs_pct / g->n;
-        worst = MAX(worst, mape);
-        printf("%-14s %-34s %6u %8.2f %9.2f\n", g->system, g->measure, g->n, mape,
-               g->max_abs_pct);
-    }
+    printf("\n# MAPE per system and measure (%s fidelity); nccl_model: NCCL's own cost model on "
+           "the same rows\n",
+           net_fidelity_name(v->fidelity));
+    printf("%-15s %-32s %6s %8s %9s %12s\n", "system", "measure", "rows", "MAPE_%", "max_err_%",
+           "nccl_model_%");
+    const ValidateGroup *all = NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (guint i = 0; i < v->groups->len; i++) {
+            const ValidateGroup *g = v->groups->pdata[i];
+            if (*g->system == '\0') {
+                all = g;
+                continue;
+            }
+            if ((pass == 0) != (g->measure != NULL))
+                continue;
+            g_autofree char *model =
+                g->n_model ? g_strdup_printf("%.2f", g->sum_abs_model_pct / g->n_model)
+                           : g_strdup("-");
+            printf("%-15s %-32s %6u %8.2f %9.2f %12s\n", g->system, g->measure ? g->measure : "(all)",
+                   g->n, g->sum_abs_pct / g->n, g->max_abs_pct, model);
+        }
+    uint32_t n_skipped = 0;
     GHashTableIter it;
     gpointer key, value;
     g_hash_table_iter_init(&it, v->skipped);
-    while (g_hash_table_iter_next(&it, &key, &value))
+    while (g_hash_table_iter_next(&it, &key, &value)) {
         printf("# skipped %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
-    return worst;
+        n_skipped += GPOINTER_TO_UINT(value);
+    }
+    if (v->n_bad)
+        printf("# %u malformed rows (reported on stderr)\n", v->n_bad);
+    double mape = all ? all->sum_abs_pct / all->n : 0;
+    printf("MAPE: %.1f%% over %u rows (%u skipped)\n", mape, all ? all->n : 0, n_skipped);
+    return mape;
 }
 
 static int
-validate_run(const ValidateOptions *o, const char *path, NetFidelity fidelity, double max_mape)
+validate_run(Validation *v, const ValidateOptions *o, const char *path, double max_mape)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
@@ -300,51 +231,61 @@ validate_run(const ValidateOptions *o, const char *path, NetFidelity fidelity, d
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    Validation v = {
-        .fidelity = fidelity,
-        .fabrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify)cli_fabric_free),
-        .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
-        .groups = g_ptr_array_new_with_free_func(group_free),
-        .skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-        .quiet = o->quiet,
-    };
     char *tmp = NULL;
-    int status = CLI_EXIT_BAD_INPUT;
     if (o->csv) {
-        v.out = cli_output_open(o->csv, &tmp, &error);
-        if (v.out == NULL)
-            goto out;
-        fprintf(v.out, "line,system,measure,src_gpu,dst_gpu,bytes,unit,measured,simulated,"
-                       "error_pct\n");
+        if ((v->out = cli_output_open(o->csv, &tmp, &error)) == NULL) {
+            cli_print_error("validate", error);
+            return CLI_EXIT_BAD_INPUT;
+        }
+        fprintf(v->out, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,error_pct,"
+                        "nccl_model,nccl_model_error_pct\n");
     }
     if (!o->quiet)
-        printf("%5s %-12s %-34s %-11s %11s %10s %10s %-4s %9s\n", "line", "system", "measure",
-               "pair", "bytes", "measured", "simulated", "unit", "error");
+        printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
+               "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
+               "nccl_mod");
     for (guint r = 0; r < csv->rows->len; r++)
-        if (!replay_row(&v, csv, &col, r, o->system, &error))
-            goto out;
-    double worst = print_summary(&v);
-    if (v.out != NULL) {
-        FILE *f = v.out;
-        v.out = NULL;
-        if (!cli_output_commit(f, tmp, o->csv, &error))
-            goto out;
+        replay_row(v, csv, &col, r);
+    double mape = print_summary(v);
+    if (v->out != NULL) {
+        FILE *f = v->out;
+        v->out = NULL;
+        if (!cli_output_commit(f, tmp, o->csv, &error)) {
+            cli_print_error("validate", error);
+            return CLI_EXIT_BAD_INPUT;
+        }
     }
-    status = max_mape > 0 && worst > max_mape ? CLI_EXIT_GATE : CLI_EXIT_OK;
-    if (status == CLI_EXIT_GATE)
-        fprintf(stderr, "nvlsim validate: MAPE %.2f%% exceeds --max-mape %g%%\n", worst,
-                max_mape);
-out:
-    if (error != NULL)
-        cli_print_error("validate", error);
-    if (v.out != NULL)
-        cli_output_abandon(v.out, tmp);
-    g_hash_table_unref(v.fabrics);
-    g_hash_table_unref(v.memo);
-    g_ptr_array_unref(v.groups);
-    g_hash_table_unref(v.skipped);
-    return status;
+    if (max_mape > 0 && mape > max_mape) {
+        fprintf(stderr, "nvlsim validate: MAPE %.2f%% exceeds --max-mape %g%%\n", mape, max_mape);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    return v->n_bad ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
+}
+
+static bool
+parse_options(const ValidateOptions *o, Validation *v, double *max_mape)
+{
+    if (o->fidelity && !net_fidelity_parse(o->fidelity, &v->fidelity)) {
+        fprintf(stderr, "nvlsim validate: --fidelity: '%s': expected packet or flow\n",
+                o->fidelity);
+        return false;
+    }
+    if (o->max_mape) {
+        char *end;
+        *max_mape = g_ascii_strtod(o->max_mape, &end);
+        if (*end != '\0' || !(*max_mape > 0)) {
+            fprintf(stderr, "nvlsim validate: --max-mape: '%s': expected a positive percentage\n",
+                    o->max_mape);
+            return false;
+        }
+    }
+    if (o->min_bytes && !sim_units_parse_count(o->min_bytes, &v->min_bytes, NULL) &&
+        !sim_units_parse_size_bytes(o->min_bytes, &v->min_bytes, NULL)) {
+        fprintf(stderr, "nvlsim validate: --min-bytes: '%s': expected a size such as 1MiB\n",
+                o->min_bytes);
+        return false;
+    }
+    return true;
 }
 
 int
@@ -353,32 +294,38 @@ cli_validate(int argc, char **argv)
     ValidateOptions o = {0};
     g_autoptr(GOptionContext) context = validate_context(&o);
     int status = CLI_EXIT_USAGE;
-    NetFidelity fidelity = NET_FIDELITY_FLOW;
     double max_mape = 0;
+    Validation v = {
+        .fidelity = NET_FIDELITY_FLOW,
+        .fabrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify)cli_fabric_free),
+        .comms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify)coll_comm_free),
+        .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+        .groups = g_ptr_array_new_with_free_func(group_free),
+        .skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+    };
     if (!cli_parse_options(context, "validate", &argc, &argv))
         goto out;
     if (argc != 2) {
         fprintf(stderr, "nvlsim validate: expected one FILE.csv (see nvlsim help validate)\n");
         goto out;
     }
-    if (o.fidelity && !net_fidelity_parse(o.fidelity, &fidelity)) {
-        fprintf(stderr, "nvlsim validate: --fidelity: '%s': expected packet or flow\n",
-                o.fidelity);
+    if (!parse_options(&o, &v, &max_mape))
         goto out;
-    }
-    if (o.max_mape) {
-        char *end;
-        max_mape = g_ascii_strtod(o.max_mape, &end);
-        if (*end != '\0' || !(max_mape > 0)) {
-            fprintf(stderr, "nvlsim validate: --max-mape: '%s': expected a positive percentage\n",
-                    o.max_mape);
-            goto out;
-        }
-    }
-    status = validate_run(&o, argv[1], fidelity, max_mape);
+    v.only_system = o.system;
+    v.quiet = o.quiet;
+    status = validate_run(&v, &o, argv[1], max_mape);
 out:
+    /* Communicators point into fabrics: free them first. */
+    g_hash_table_unref(v.comms);
+    g_hash_table_unref(v.fabrics);
+    g_hash_table_unref(v.memo);
+    g_ptr_array_unref(v.groups);
+    g_hash_table_unref(v.skipped);
     g_free(o.fidelity);
     g_free(o.max_mape);
+    g_free(o.min_bytes);
     g_free(o.csv);
     g_free(o.system);
     return status;

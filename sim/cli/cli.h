@@ -9,12 +9,12 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 enum {
     CLI_EXIT_OK = 0,
     CLI_EXIT_BAD_INPUT = 1,
     CLI_EXIT_USAGE = 2,
-    CLI_EXIT_GATE = 3, /* a check the user asked for failed (validate --max-mape) */
 };
 
 /* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status. */
@@ -28,12 +28,17 @@ typedef struct CliCommand {
  * "nvlsim CMD: message" to stderr and returns false. Handles --help. */
 bool cli_parse_options(GOptionContext *context, const char *command, int *argc, char ***argv);
 
+/* A size option: bytes as a plain number, nccl-tests' 8K / 128M / 8G
+ * (powers of 1024), or with a unit (4MiB, 1GB). The error names --option. */
+bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError **error);
+
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);
 
 int cli_bench_core(int argc, char **argv);
 int cli_bench_net(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_coll(int argc, char **argv);
 int cli_p2p(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_list(int argc, char **argv);

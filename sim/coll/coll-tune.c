@@ -191,7 +191,12 @@ coll_tune_base_latency_us(CollAlgo algo, CollProto proto)
     if (algo == COLL_ALGO_DIRECT)
         return p < 0 ? 0.0 : base_latency_us[NA_RING][p];
     int a = coll_tune_nccl_algo(algo);
-    return a < 0 || p < 0 ? 0.0 : base_latency_us[a][p];
+    if (a < 0 || p < 0)
+        return 0.0;
+    /* NCCL replaces NVLS's base latency by its NVLink per-step term (:424-426). */
+    if (algo == COLL_ALGO_NVLS || algo == COLL_ALGO_NVLS_TREE)
+        return hw_latency_us[0][a][p];
+    return base_latency_us[a][p];
 }
 
 uint32_t
@@ -344,10 +349,10 @@ nvls_channel_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, const CollTuneG
     return bw;
 }
 
-/* comm->bandwidths[op][a][p]: the algorithm GB/s NCCL's model gives,
- * 0 when disabled (tuning.cc:306-382). */
+/* The bus GB/s NCCL's model gives all channels together, 0 when disabled
+ * (tuning.cc:306-375, before the conversion to algorithm bandwidth). */
 static double
-model_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollTuneGraph *g)
+model_bus_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollTuneGraph *g)
 {
     uint32_t ai = info->arch_index, si = info->scale_index, n = info->n_ranks;
     bool ag_rs = op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER;
@@ -379,6 +384,17 @@ model_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollTuneG
         bus *= PAT_FACTOR;
     if (a == NA_NVLS && ag_rs && info->n_nodes > 1)
         bus = 0.0;
+    (void)n;
+    return bus;
+}
+
+/* comm->bandwidths[op][a][p]: the algorithm GB/s (tuning.cc:376-382). */
+static double
+model_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollTuneGraph *g)
+{
+    bool ag_rs = op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER;
+    uint32_t n = info->n_ranks;
+    double bus = model_bus_bw(info, op, a, p, g);
     if (!(a != NA_RING && ag_rs))
         bus *= a == NA_RING || a == NA_NVLS || a == NA_NVLS_TREE ? (double)n / n_steps(op, n) : 0.5;
     return bus;
@@ -756,4 +772,33 @@ coll_tune_plan(const CollTopoInfo *info, CollOp op, CollAlgo algo, CollProto pro
         call_chunk(info, op, (NcclAlgo)a, p, n_bytes, plan->n_channels, chunk_steps);
     plan->slice_bytes = plan->chunk_bytes * slice_steps / chunk_steps;
     plan->slices_in_flight = NCCL_STEPS / slice_steps;
+}
+
+double
+coll_tune_channel_bw(const CollTopoInfo *info, CollOp op, CollAlgo algo, CollProto proto)
+{
+    int a = coll_tune_nccl_algo(algo), p = nccl_proto(proto);
+    if (a < 0 || p < 0)
+        return 0.0;
+    CollTuneGraph g;
+    coll_tune_graph(info, algo, &g);
+    double bus = model_bus_bw(info, op, (NcclAlgo)a, p, &g);
+    uint32_t nc = algo == COLL_ALGO_NVLS || algo == COLL_ALGO_NVLS_TREE
+                      ? coll_tune_nvls_channels(info)
+                      : coll_tune_channels(info);
+    return nc > 0 ? bus / nc : 0.0;
+}
+
+double
+coll_tune_step_latency_us(const CollTopoInfo *info, CollAlgo algo, CollProto proto)
+{
+    int a = coll_tune_nccl_algo(algo), p = nccl_proto(proto);
+    if (algo == COLL_ALGO_DIRECT)
+        a = NA_RING;
+    if (a < 0 || p < 0)
+        return 0.0;
+    CollTuneGraph g;
+    coll_tune_graph(info, algo == COLL_ALGO_DIRECT ? COLL_ALGO_RING : algo, &g);
+    int hw = g.path_intra == COLL_PATH_NVL ? HW_NVLINK : HW_PCI;
+    return hw_latency_us[hw][a][p];
 }

@@ -100,8 +100,9 @@ uint32_t coll_tune_nvls_channels(const CollTopoInfo *info);
 double coll_tune_nvls_efficiency(const CollTopoInfo *info);
 
 /* NCCL's base latency in us of algo with proto (baseLatencies,
- * tuning.cc:149-155); DIRECT takes Ring's (the p2p model's base). 0 for
- * AUTO and combinations without one. */
+ * tuning.cc:149-155); DIRECT takes Ring's (the p2p model's base); NVLS,
+ * whose base NCCL replaces by its NVLink per-step term, that term (25 us).
+ * 0 for AUTO and combinations without one. */
 double coll_tune_base_latency_us(CollAlgo algo, CollProto proto);
 
 /* NCCL's predicted time in us for op on n_bytes (nccl-tests' size) with
@@ -132,12 +133,14 @@ typedef struct CollTunePlan {
 void coll_tune_plan(const CollTopoInfo *info, CollOp op, CollAlgo algo, CollProto proto,
                     uint64_t n_bytes, CollTunePlan *plan);
 
-/* NCCL's base latency (us) of an algorithm and protocol (tuning.cc
- * baseLatencies; NVLS's, which NCCL replaces by the per-step NVLink latency,
- * is that latency): the fixed cost of a call, kernel launch included. */
-double coll_tune_base_latency_us(CollAlgo algo, CollProto proto);
 
-/* NCCL's NVLS efficiency for the communicator's GPU generation (tuning.cc
- * nvlsEfficiency): the fraction of the port rate in-switch reduction and
- * multicast reach. */
-double coll_tune_nvls_efficiency(const CollTopoInfo *info);
+/* What one channel (one CTA) can push, GB/s: NCCL's modelled bus bandwidth
+ * for algo and proto (its per-channel speeds and protocol caps, such as
+ * llMaxBw and perChMaxRingLL128Bw) over the channels it runs. The executor
+ * limits each GPU program to it; 0 when NCCL would not run the pair. */
+double coll_tune_channel_bw(const CollTopoInfo *info, CollOp op, CollAlgo algo, CollProto proto);
+
+/* NCCL's per-step latency in us inside a node for algo and proto
+ * (hwLatencies, NVLink or PCI class as its graph's intra path): all a step
+ * costs at zero size, its synchronisation included. */
+double coll_tune_step_latency_us(const CollTopoInfo *info, CollAlgo algo, CollProto proto);

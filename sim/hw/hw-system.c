@@ -41,6 +41,7 @@ typedef struct SystemSpec {
     uint64_t gpus_per_pcie_switch;
     char *cpu_link;
     uint64_t copy_overhead_ps;
+    uint64_t coll_overhead_ps;
 
     char *nic;
     uint64_t n_nics;
@@ -89,6 +90,9 @@ static const HwKey host_keys[] = {
      "the link model id between the CPUs of a host, such as upi-spr"},
     {"copy_overhead", HW_KEY_TIME_PS, SPEC(copy_overhead_ps), false,
      "fixed cost of one cudaMemcpyPeer beyond moving its bytes, such as 9.6us (default 0)"},
+    {"coll_overhead", HW_KEY_TIME_PS, SPEC(coll_overhead_ps), false,
+     "fixed cost of one NCCL collective call (launch, setup), such as 12us (default: NCCL's "
+     "base latency)"},
 };
 
 static const HwKey network_keys[] = {
@@ -718,6 +722,7 @@ fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
     system->n_cpus_per_host = (uint32_t)spec->n_cpus;
     system->gpus_per_pcie_switch = (uint32_t)spec->gpus_per_pcie_switch;
     system->copy_overhead_ps = spec->copy_overhead_ps;
+    system->coll_overhead_ps = spec->coll_overhead_ps;
     system->n_nodes = 1;
     system->ids = (HwSystemIds){
         .gpu = g_strdup(spec->gpu),

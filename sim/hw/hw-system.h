@@ -15,7 +15,7 @@
  *   [host]    hosts (1), cpus (per host), gpu_link (pcie3..5 or c2c),
  *             pcie (PCIe id of switch uplinks and NICs),
  *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
- *             copy_overhead (optional, default 0)
+ *             copy_overhead (optional, default 0), coll_overhead (optional)
  *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
  *             (optional), rail_optimized (yes), nodes (1). Optional group.
  * Defaults in parentheses. Each GPU's pair and switch links may not exceed
@@ -75,6 +75,7 @@ typedef struct HwSystem {
     uint32_t gpus_per_pcie_switch; /* 0: GPUs and NICs attach to the CPU directly */
     HwLink *cpu_link;              /* between the CPUs of one host; NULL with one CPU */
     uint64_t copy_overhead_ps;     /* one cudaMemcpyPeer's fixed cost: API, DMA setup, completion */
+    uint64_t coll_overhead_ps;     /* one NCCL call's fixed cost (launch, setup); 0: NCCL's base latency */
 
     /* Scale-out. */
     HwNic *nic;      /* NULL when the system has no compute NIC */

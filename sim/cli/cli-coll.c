@@ -1,0 +1,283 @@
+/* nvlsim coll: a collective size sweep as nccl-tests prints it, simulated.
+ *
+ * Per size: count, type, redop, root, time, algbw and busbw (nccl-tests'
+ * factors), and what ran: algorithm, protocol, channels, and NCCL's own
+ * model time for the same choice. --gpus below the system's count places
+ * ranks on the first GPUs of a node; above it adds nodes on the fabric.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-fabric.h"
+#include "cli/cli.h"
+#include "coll/coll-run.h"
+#include "core/core-units.h"
+#include "hw/hw-models.h"
+
+typedef struct CollOptions {
+    char *system, *op, *gpus, *min_bytes, *max_bytes, *factor, *algo, *proto, *fidelity, *csv,
+        *dtype, *root;
+} CollOptions;
+
+typedef struct CollPlan {
+    CollOp op;
+    uint32_t n_gpus; /* 0: the system's GPUs per node */
+    uint64_t min_bytes, max_bytes, factor;
+    CollAlgo algo;
+    CollProto proto;
+    NetFidelity fidelity;
+    const char *dtype;
+    uint32_t elem_bytes;
+    uint32_t root;
+} CollPlan;
+
+static GOptionContext *
+coll_context(CollOptions *o)
+{
+    GOptionEntry entries[] = {
+        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System model (default dgx-h100)",
+         "NAME"},
+        {"op", 'o', 0, G_OPTION_ARG_STRING, &o->op,
+         "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+         "sendrecv",
+         "OP"},
+        {"gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, "Ranks (default: one node's GPUs)", "N"},
+        {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes, "Smallest size (default 8)",
+         "SIZE"},
+        {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes, "Largest size (default 128MiB)",
+         "SIZE"},
+        {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->factor,
+         "Multiplier between sizes (default 2)", "N"},
+        {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
+         "auto (default, NCCL's choice), ring, tree, nvls, direct", "A"},
+        {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "auto (default), LL, LL128, Simple", "P"},
+        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
+         "F"},
+        {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
+         "float (default), double, half, bfloat16, int8, int32, int64", "TYPE"},
+        {"root", 'r', 0, G_OPTION_ARG_STRING, &o->root, "Root rank of broadcast/reduce (0)",
+         "N"},
+        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the rows as CSV", "FILE"},
+        G_OPTION_ENTRY_NULL,
+    };
+    GOptionContext *context = g_option_context_new(NULL);
+    g_option_context_set_summary(context,
+                                 "Simulates an NCCL collective over a size sweep and prints "
+                                 "nccl-tests' table.");
+    g_option_context_set_description(
+        context, "busbw uses nccl-tests' factors: all_reduce 2(n-1)/n; all_gather,\n"
+                 "reduce_scatter, alltoall (n-1)/n; others 1. GB/s = 1e9 bytes/s. Sizes: a\n"
+                 "number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a unit.");
+    g_option_context_add_main_entries(context, entries, NULL);
+    return context;
+}
+
+static const struct {
+    const char *name;
+    uint32_t bytes;
+} dtypes[] = {
+    {"float", 4},  {"double", 8}, {"half", 2},  {"bfloat16", 2}, {"int8", 1},
+    {"uint8", 1},  {"int32", 4},  {"uint32", 4}, {"int64", 8},    {"uint64", 8},
+};
+
+/* Bytes per element of a nccl-tests type name; 0 if unknown. */
+static uint32_t
+dtype_bytes(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(dtypes); i++)
+        if (g_ascii_strcasecmp(name, dtypes[i].name) == 0)
+            return dtypes[i].bytes;
+    return 0;
+}
+
+/* "--OPTION: 'TEXT': expected EXPECT" */
+static bool
+bad(GError **error, const char *option, const char *text, const char *expect)
+{
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s: '%s': expected %s", option,
+                text, expect);
+    return false;
+}
+
+static bool
+plan_from_options(const CollOptions *o, CollPlan *plan, GError **error)
+{
+    *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE, .min_bytes = 8, .max_bytes = 128 << 20,
+                       .factor = 2, .fidelity = NET_FIDELITY_FLOW, .dtype = "float",
+                       .elem_bytes = 4};
+    uint64_t v;
+    if (o->op && !coll_op_parse(o->op, &plan->op))
+        return bad(error, "op", o->op,
+                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
+                   "sendrecv");
+    if (o->algo && !coll_algo_parse(o->algo, &plan->algo))
+        return bad(error, "algo", o->algo, "auto, ring, tree, nvls, nvls_tree or direct");
+    if (o->proto && !coll_proto_parse(o->proto, &plan->proto))
+        return bad(error, "proto", o->proto, "auto, LL, LL128 or Simple");
+    if (o->fidelity && !net_fidelity_parse(o->fidelity, &plan->fidelity))
+        return bad(error, "fidelity", o->fidelity, "packet or flow");
+    if (o->dtype && (plan->elem_bytes = dtype_bytes(o->dtype)) == 0)
+        return bad(error, "datatype", o->dtype,
+                   "float, double, half, bfloat16, int8, uint8, int32, uint32, int64 or uint64");
+    if (o->dtype)
+        plan->dtype = o->dtype;
+    if (o->gpus) {
+        if (!sim_units_parse_count(o->gpus, &v, NULL) || v < 1 || v > 65536)
+            return bad(error, "gpus", o->gpus, "a whole number from 1 to 65536");
+        plan->n_gpus = (uint32_t)v;
+    }
+    if (o->root) {
+        if (!sim_units_parse_count(o->root, &v, NULL) || v > 65535)
+            return bad(error, "root", o->root, "a rank number");
+        plan->root = (uint32_t)v;
+    }
+    if ((o->min_bytes && !cli_parse_size("minbytes", o->min_bytes, &plan->min_bytes, error)) ||
+        (o->max_bytes && !cli_parse_size("maxbytes", o->max_bytes, &plan->max_bytes, error)))
+        return false;
+    if (o->factor && (!sim_units_parse_count(o->factor, &plan->factor, NULL) || plan->factor < 2))
+        return bad(error, "stepfactor", o->factor, "a whole number of at least 2");
+    if (plan->min_bytes == 0 || plan->min_bytes > plan->max_bytes) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--minbytes: %" G_GUINT64_FORMAT ": expected a positive size no larger than "
+                    "--maxbytes (%" G_GUINT64_FORMAT ")",
+                    plan->min_bytes, plan->max_bytes);
+        return false;
+    }
+    return true;
+}
+
+/* nccl-tests rounds sizes down to whole elements of every rank's part. */
+static uint64_t
+round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
+{
+    uint64_t unit = plan->elem_bytes;
+    if (plan->op == COLL_OP_ALL_GATHER || plan->op == COLL_OP_REDUCE_SCATTER ||
+        plan->op == COLL_OP_ALLTOALL)
+        unit *= n_ranks;
+    return bytes / unit * unit;
+}
+
+static void
+print_header(const CollPlan *plan, const CollComm *comm, const char *system_id)
+{
+    printf("# nvlsim coll: %s on %u GPUs of %s (%u node%s), %s fidelity\n", coll_op_name(plan->op),
+           comm->n_ranks, system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "",
+           net_fidelity_name(plan->fidelity));
+    printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "size", "count", "type",
+           "redop", "root", "time", "algbw", "busbw", "algo", "proto", "nch", "nccl_model");
+    printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "(B)", "(elements)", "",
+           "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(us)");
+}
+
+static bool
+run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
+{
+    bool rooted = plan->op == COLL_OP_BROADCAST || plan->op == COLL_OP_REDUCE;
+    const char *redop = plan->op == COLL_OP_ALL_REDUCE || plan->op == COLL_OP_REDUCE ||
+                                plan->op == COLL_OP_REDUCE_SCATTER
+                            ? "sum"
+                            : "none";
+    for (uint64_t s = plan->min_bytes; s <= plan->max_bytes;) {
+        uint64_t bytes = round_size(plan, comm->n_ranks, s);
+        if (bytes > 0) {
+            CollCall call = {.op = plan->op, .n_bytes = bytes, .elem_bytes = plan->elem_bytes,
+                             .algo = plan->algo, .proto = plan->proto, .root = plan->root};
+            CollResult r;
+            if (!coll_run(comm, &call, plan->fidelity, &r, error)) {
+                g_prefix_error(error, "%" G_GUINT64_FORMAT " bytes: ", bytes);
+                return false;
+            }
+            double us = (double)r.time_ps / 1e6;
+            double algbw = (double)bytes / (us * 1e3);
+            double busbw = algbw * coll_busbw_factor(plan->op, comm->n_ranks);
+            uint64_t count = bytes / plan->elem_bytes;
+            printf(" %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %8s %6s %6d %11.2f %8.2f "
+                   "%8.2f  %-6s %-6s %4u %11.2f\n",
+                   bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
+                   busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels,
+                   r.nccl_model_us);
+            fflush(stdout);
+            if (csv)
+                fprintf(csv,
+                        "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%s,%d,%.4f,%.4f,%.4f,%s,%s,"
+                        "%u,%.4f\n",
+                        bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
+                        busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels,
+                        r.nccl_model_us);
+        }
+        if (s > plan->max_bytes / plan->factor)
+            break;
+        s *= plan->factor;
+    }
+    return true;
+}
+
+static int
+coll_run_plan(const CollOptions *o, const CollPlan *plan)
+{
+    g_autoptr(GError) error = NULL;
+    const char *system_id = o->system ? o->system : "dgx-h100";
+    g_autoptr(HwSystem) probe = hw_system_load_by_id(system_id, hw_models_dir(), &error);
+    if (probe == NULL) {
+        cli_print_error("coll", error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    uint32_t per_node = probe->n_gpus;
+    uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : per_node;
+    uint32_t n_nodes = (n_gpus + per_node - 1) / per_node;
+    g_autoptr(CliFabric) fabric = cli_fabric_load(system_id, n_nodes, &error);
+    g_autoptr(CollComm) comm =
+        fabric ? coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus, &error)
+               : NULL;
+    if (comm == NULL) {
+        cli_print_error("coll", error);
+        return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+    }
+    FILE *csv = NULL;
+    char *tmp = NULL;
+    if (o->csv) {
+        if ((csv = cli_output_open(o->csv, &tmp, &error)) == NULL) {
+            cli_print_error("coll", error);
+            return CLI_EXIT_BAD_INPUT;
+        }
+        fprintf(csv, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
+                     "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us\n");
+    }
+    print_header(plan, comm, system_id);
+    if (!run_sweep(plan, comm, csv, &error)) {
+        if (csv)
+            cli_output_abandon(csv, tmp);
+        cli_print_error("coll", error);
+        return CLI_EXIT_USAGE;
+    }
+    if (csv && !cli_output_commit(csv, tmp, o->csv, &error)) {
+        cli_print_error("coll", error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+int
+cli_coll(int argc, char **argv)
+{
+    CollOptions o = {0};
+    g_autoptr(GOptionContext) context = coll_context(&o);
+    g_autoptr(GError) error = NULL;
+    CollPlan plan;
+    int status = CLI_EXIT_USAGE;
+    if (!cli_parse_options(context, "coll", &argc, &argv))
+        goto out;
+    if (argc > 1) {
+        fprintf(stderr, "nvlsim coll: unexpected argument '%s'\n", argv[1]);
+        goto out;
+    }
+    if (!plan_from_options(&o, &plan, &error)) {
+        cli_print_error("coll", error);
+        goto out;
+    }
+    status = coll_run_plan(&o, &plan);
+out:
+    for (char **p = (char **)&o; p < (char **)(&o + 1); p++)
+        g_free(*p);
+    return status;
+}

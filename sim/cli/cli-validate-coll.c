@@ -1,0 +1,198 @@
+/* validate's collective rows: each is simulated as nccl-tests ran it (the
+ * row's GPU count, size, data type, and algorithm/protocol when the source
+ * states them, NCCL's choice otherwise) and compared in the row's own
+ * measure: time when the row has one, else bus bandwidth. NCCL's own model
+ * for the same choice is reported beside it. */
+#include <math.h>
+#include <string.h>
+
+#include "cli/cli-validate.h"
+#include "coll/coll-run.h"
+#include "hw/hw-models.h"
+
+static const struct {
+    const char *name;
+    uint32_t bytes;
+} dtypes[] = {
+    {"float", 4}, {"double", 8}, {"half", 2},   {"bfloat16", 2}, {"int8", 1},
+    {"uint8", 1}, {"int32", 4},  {"uint32", 4}, {"int64", 8},    {"uint64", 8},
+};
+
+static uint32_t
+dtype_bytes(const char *name)
+{
+    if (*name == '\0')
+        return 4;
+    for (size_t i = 0; i < G_N_ELEMENTS(dtypes); i++)
+        if (g_ascii_strcasecmp(name, dtypes[i].name) == 0)
+            return dtypes[i].bytes;
+    return 0;
+}
+
+/* The algorithm a row names; NULL skip reason when it is runnable. */
+static const char *
+row_algo(const char *text, CollAlgo *algo)
+{
+    *algo = COLL_ALGO_AUTO;
+    if (*text == '\0' || coll_algo_parse(text, algo))
+        return NULL;
+    if (strstr(text, "SHARP") != NULL)
+        return "in-network reduction in IB switches (SHARP, CollNet) is not modelled";
+    if (strcmp(text, "PCIe") == 0)
+        return "runs with NVLink disabled (NCCL 1.x over PCIe) are not modelled";
+    return "an algorithm nvlsim does not model";
+}
+
+static CollComm *
+comm_for(Validation *v, const char *system, uint32_t n_gpus, GError **error)
+{
+    g_autofree char *key = g_strdup_printf("%s|%u", system, n_gpus);
+    CollComm *comm = g_hash_table_lookup(v->comms, key);
+    if (comm != NULL)
+        return comm;
+    CliFabric *one = validate_fabric(v, system, 1, error);
+    if (one == NULL)
+        return NULL;
+    uint32_t per_node = one->system->n_gpus;
+    CliFabric *fabric = validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, error);
+    if (fabric == NULL)
+        return NULL;
+    comm = coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus, error);
+    if (comm != NULL)
+        g_hash_table_insert(v->comms, g_steal_pointer(&key), comm);
+    return comm;
+}
+
+/* Simulated and NCCL-model time (us) of a call, and what ran; each call
+ * simulated once. */
+static bool
+simulate(Validation *v, const CollComm *comm, const CollCall *call, double *sim_us,
+         double *model_us, CollAlgo *algo, CollProto *proto, GError **error)
+{
+    g_autofree char *key = g_strdup_printf("coll|%s|%u|%d|%d|%d|%" G_GUINT64_FORMAT "|%u",
+                                           comm->system->id, comm->n_ranks, call->op, call->algo,
+                                           call->proto, call->n_bytes, call->elem_bytes);
+    double *memo = g_hash_table_lookup(v->memo, key);
+    if (memo == NULL) {
+        CollResult r;
+        if (!coll_run(comm, call, v->fidelity, &r, error))
+            return false;
+        memo = g_new(double, 4);
+        memo[0] = (double)r.time_ps / 1e6;
+        memo[1] = r.nccl_model_us;
+        memo[2] = r.algo;
+        memo[3] = r.proto;
+        g_hash_table_insert(v->memo, g_steal_pointer(&key), memo);
+    }
+    *sim_us = memo[0];
+    *model_us = memo[1];
+    *algo = (CollAlgo)memo[2];
+    *proto = (CollProto)memo[3];
+    return true;
+}
+
+/* Reads the row's call; false with the row skipped or reported. */
+static bool
+read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, CollCall *call,
+          uint32_t *n_gpus)
+{
+    g_autoptr(GError) error = NULL;
+    const char *op_text = report_csv_field(csv, r, col->collective);
+    if (!coll_op_parse(op_text, &call->op)) {
+        validate_bad(v, csv, r, "collective", "'%s' is not a collective: expected %s", op_text,
+                     "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+                     "sendrecv or p2p_*");
+        return false;
+    }
+    const char *why = row_algo(report_csv_field(csv, r, col->algorithm), &call->algo);
+    const char *proto = report_csv_field(csv, r, col->protocol);
+    if (why == NULL && *proto != '\0' && !coll_proto_parse(proto, &call->proto))
+        why = "a protocol nvlsim does not model";
+    if (why == NULL && *report_csv_field(csv, r, col->num_gpus) == '\0')
+        why = "no GPU count";
+    if (why == NULL && *report_csv_field(csv, r, col->bytes) == '\0')
+        why = "no message size (a peak figure)";
+    if (why != NULL) {
+        validate_skip(v, why);
+        return false;
+    }
+    double gpus, bytes;
+    if (!cli_rows_number(csv, r, col->num_gpus, "num_gpus", &gpus, &error) ||
+        !cli_rows_number(csv, r, col->bytes, "bytes", &bytes, &error)) {
+        validate_bad(v, csv, r, NULL, "%s", error->message);
+        return false;
+    }
+    const char *dtype = report_csv_field(csv, r, col->dtype);
+    call->elem_bytes = dtype_bytes(dtype);
+    if (call->elem_bytes == 0) {
+        validate_bad(v, csv, r, "dtype", "'%s' is not a data type: expected float, double, half, "
+                     "bfloat16, int8, int32 or int64", dtype);
+        return false;
+    }
+    if (gpus < 1 || gpus > 65536 || gpus != floor(gpus) || bytes > 1e15 || bytes != floor(bytes)) {
+        validate_bad(v, csv, r, NULL, "%g GPUs and %g bytes: expected whole numbers in range",
+                     gpus, bytes);
+        return false;
+    }
+    *n_gpus = (uint32_t)gpus;
+    call->n_bytes = (uint64_t)bytes;
+    return true;
+}
+
+void
+validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
+{
+    g_autoptr(GError) error = NULL;
+    const char *system = report_csv_field(csv, r, col->system);
+    CollCall call = {.algo = COLL_ALGO_AUTO, .proto = COLL_PROTO_AUTO};
+    uint32_t n_gpus;
+    if (!read_call(v, csv, col, r, &call, &n_gpus))
+        return;
+    if (call.n_bytes < v->min_bytes) {
+        validate_skip(v, "below --min-bytes");
+        return;
+    }
+    bool by_time = *report_csv_field(csv, r, col->time_us) != '\0';
+    int mcol = by_time ? col->time_us : col->busbw;
+    double measured;
+    if (!cli_rows_number(csv, r, mcol, by_time ? "time_us" : "busbw_gbps", &measured, &error)) {
+        validate_bad(v, csv, r, NULL, "%s", error->message);
+        return;
+    }
+    if (validate_rounding_share(report_csv_field(csv, r, mcol), measured) >
+        VALIDATE_MAX_ROUNDING_SHARE) {
+        validate_skip(v, "measured value printed to too few digits (its rounding alone exceeds "
+                         "5%)");
+        return;
+    }
+    CollComm *comm = comm_for(v, system, n_gpus, &error);
+    if (comm == NULL) {
+        validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);
+        return;
+    }
+    double sim_us, model_us;
+    CollAlgo algo;
+    CollProto proto;
+    if (!simulate(v, comm, &call, &sim_us, &model_us, &algo, &proto, &error)) {
+        validate_bad(v, csv, r, NULL, "%s", error->message);
+        return;
+    }
+    double factor = coll_busbw_factor(call.op, n_gpus);
+    char detail[48];
+    g_snprintf(detail, sizeof detail, "%s/%s", coll_algo_name(algo), coll_proto_name(proto));
+    ValidateRow row = {
+        .line = g_array_index(csv->lines, uint32_t, r),
+        .system = system,
+        .measure = coll_op_name(call.op),
+        .n_gpus = n_gpus,
+        .n_bytes = call.n_bytes,
+        .detail = detail,
+        .unit = by_time ? "us" : "GB/s",
+        .measured = measured,
+        .simulated = by_time ? sim_us : (double)call.n_bytes / (sim_us * 1e3) * factor,
+        .model = model_us <= 0 ? NAN
+                 : by_time     ? model_us
+                               : (double)call.n_bytes / (model_us * 1e3) * factor,
+    };
+    validate_record(v, &row);
+}

@@ -1,0 +1,56 @@
+/* nvlsim validate's parts (internal to sim/cli): the accounting every row
+ * kind shares, and one replayer per kind of row. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli-fabric.h"
+#include "cli/cli-rows.h"
+#include "net/net.h"
+#include "report/report-csv.h"
+
+/* Rows whose printed value cannot be judged this finely are skipped. */
+#define VALIDATE_MAX_ROUNDING_SHARE 0.05
+
+typedef struct Validation {
+    NetFidelity fidelity;
+    const char *only_system; /* NULL: every system */
+    uint64_t min_bytes;      /* rows below it are skipped */
+    bool quiet;
+    GHashTable *fabrics; /* "system|nodes" -> CliFabric */
+    GHashTable *comms;   /* "system|gpus" -> CollComm (on a fabric of fabrics) */
+    GHashTable *memo;    /* a row's simulation key -> double* (simulated, model) */
+    GPtrArray *groups;   /* ValidateGroup */
+    GHashTable *skipped; /* reason -> count */
+    uint32_t n_bad;      /* malformed rows reported */
+    FILE *out;           /* per-row CSV, or NULL */
+} Validation;
+
+/* One replayed row. */
+typedef struct ValidateRow {
+    uint32_t line;
+    const char *system, *measure;
+    uint32_t n_gpus;
+    uint64_t n_bytes;
+    const char *detail; /* "GPU0->GPU3", "ring/LL128" ... */
+    const char *unit;   /* "us", "GB/s" */
+    double measured, simulated;
+    double model; /* NCCL's model's value in the same unit, NAN if none */
+} ValidateRow;
+
+void validate_skip(Validation *v, const char *reason);
+void validate_record(Validation *v, const ValidateRow *row);
+/* Reports a malformed row on stderr ("FILE:LINE: column C: message") and
+ * counts it; the run goes on. */
+void validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column,
+                  const char *format, ...) G_GNUC_PRINTF(5, 6);
+/* The fabric of n_nodes nodes of system, built once. */
+CliFabric *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, GError **error);
+/* Half a unit of the printed value's last decimal, over the value. */
+double validate_rounding_share(const char *text, double value);
+
+void validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r);
+void validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r);

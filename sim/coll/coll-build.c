@@ -1,0 +1,526 @@
+/* Schedules as NCCL runs them, as programs for the executor.
+ *
+ * Ring (all_reduce, all_gather, reduce_scatter, broadcast, reduce): per
+ * channel a ring over all ranks; data split over channels, each channel's
+ * part over the ranks' segments, processed loop by loop in chunks, each
+ * step of a chunk in slices (NCCL's loop -> step -> slice order). On
+ * NVSwitch systems the ring is the rank order (the switch sprays every
+ * channel over all planes), across nodes entering each node on the rail it
+ * left the last; on systems of direct NVLink pairs (DGX-1) the rings are
+ * Hamiltonian cycles over the NVLink graph, as many directed ones as the
+ * links carry, channels taking them in turn.
+ * Tree (all_reduce): per channel a chain through each node's ranks and a
+ * binary tree over the nodes (mirrored on odd channels, NCCL's double
+ * tree); reduce up and broadcast down run as separate programs, as NCCL's
+ * split tree threads do.
+ * NVLS (all_reduce, all_gather, reduce_scatter, one node): every NVSwitch
+ * plane reduces each rank's segment from all ranks and multicasts results,
+ * bytes split over planes by their links; NCCL's NVLS efficiency for the
+ * generation scales the wire bytes (the switch's reduction and multicast
+ * reach that fraction of the port rate).
+ * Direct (alltoall, sendrecv): a connection per peer pair, chunked.
+ */
+#include "coll/coll-build.h"
+
+#include <string.h>
+
+#define MAX_RINGS 64
+#define MAX_PPN 128 /* ranks of one node a ring search handles */
+#define P2P_CHUNK_BYTES (512 * 1024) /* NCCL's P2P_NVL_CHUNKSIZE */
+
+double
+coll_proto_wire_factor(CollProto proto)
+{
+    switch (proto) {
+    case COLL_PROTO_LL:
+        return 16.0 / 8.0;
+    case COLL_PROTO_LL128:
+        return 128.0 / 120.0;
+    default:
+        return 1.0;
+    }
+}
+
+static uint32_t
+depth(const CollBuild *b)
+{
+    return CLAMP(b->plan.slices_in_flight, 1, 64);
+}
+
+static uint32_t
+conn(CollBuild *b, uint32_t from_part, uint32_t to_part)
+{
+    return coll_exec_connection(b->ex, from_part, to_part, depth(b),
+                                coll_proto_wire_factor(b->proto));
+}
+
+/* ---- Ring orders. ---- */
+
+/* Links of the direct NVLink bundle from rank a to rank b, 0 if none. */
+static uint32_t
+direct_links(const CollComm *comm, uint32_t a, uint32_t b)
+{
+    TopoRoute route;
+    if (!topo_router_route(comm->router, comm->rank_vertex[a], comm->rank_vertex[b], &route) ||
+        route.n_paths != 1 || route.path[0].n_hops != 1)
+        return 0;
+    const TopoLink *l = topo_graph_link(comm->graph, route.path[0].link[0]);
+    return l->spec->kind == HW_LINK_NVLINK ? l->n_links : 0;
+}
+
+typedef struct RingSearch {
+    const CollComm *comm;
+    uint32_t n;            /* ranks of one node */
+    uint32_t *cap, *used;  /* [n * n] directed link capacity and use */
+    uint32_t path[MAX_PPN];
+    bool on_path[MAX_PPN];
+    uint32_t rings[MAX_RINGS][MAX_PPN];
+    uint32_t n_rings;
+} RingSearch;
+
+static bool
+ring_fits(const RingSearch *s, const uint32_t *order, bool reverse)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t a = order[i], b = order[(i + 1) % s->n];
+        if (reverse) {
+            uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        if (s->used[a * s->n + b] >= s->cap[a * s->n + b])
+            return false;
+    }
+    return true;
+}
+
+static void
+ring_take(RingSearch *s, const uint32_t *order, bool reverse)
+{
+    uint32_t *ring = s->rings[s->n_rings++];
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t a = order[i], b = order[(i + 1) % s->n];
+        ring[i] = reverse ? order[(s->n - i) % s->n] : a;
+        if (reverse)
+            s->used[b * s->n + a]++;
+        else
+            s->used[a * s->n + b]++;
+    }
+}
+
+/* Depth-first search for Hamiltonian cycles from rank 0; each found cycle
+ * is taken in both directions while the links it crosses have room. */
+static void
+ring_dfs(RingSearch *s, uint32_t depth_now)
+{
+    if (s->n_rings >= MAX_RINGS - 1)
+        return;
+    uint32_t last = s->path[depth_now - 1];
+    if (depth_now == s->n) {
+        if (s->cap[last * s->n + s->path[0]] == 0)
+            return;
+        for (int dir = 0; dir < 2; dir++)
+            while (s->n_rings < MAX_RINGS && ring_fits(s, s->path, dir))
+                ring_take(s, s->path, dir);
+        return;
+    }
+    for (uint32_t v = 1; v < s->n; v++) {
+        if (s->on_path[v] || s->cap[last * s->n + v] == 0)
+            continue;
+        s->on_path[v] = true;
+        s->path[depth_now] = v;
+        ring_dfs(s, depth_now + 1);
+        s->on_path[v] = false;
+    }
+}
+
+/* Rings over one node's ranks 0..n-1: NVLink Hamiltonian cycles where the
+ * node is direct pairs, else the rank order. */
+static uint32_t
+node_rings(const CollComm *comm, uint32_t n, uint32_t rings[][MAX_PPN])
+{
+    g_assert(n <= MAX_PPN);
+    RingSearch s = {.comm = comm, .n = n};
+    s.cap = g_new0(uint32_t, (size_t)n * n);
+    s.used = g_new0(uint32_t, (size_t)n * n);
+    bool all_direct = true;
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++)
+            if (a != b) {
+                s.cap[a * n + b] = direct_links(comm, a, b);
+                all_direct = all_direct && s.cap[a * n + b] > 0;
+            }
+    if (!comm->info.nvswitch && !all_direct && n > 2 && n <= 64) {
+        s.path[0] = 0;
+        s.on_path[0] = true;
+        ring_dfs(&s, 1);
+    }
+    if (s.n_rings == 0) {
+        for (uint32_t i = 0; i < n; i++)
+            s.rings[0][i] = i;
+        s.n_rings = 1;
+    }
+    memcpy(rings, s.rings, sizeof(s.rings[0]) * s.n_rings);
+    g_free(s.cap);
+    g_free(s.used);
+    return s.n_rings;
+}
+
+/* The ring of channel ch over all ranks: node by node, each node's local
+ * ring rotated so that it starts on the rail the previous node left on. */
+static void
+ring_order(const CollComm *comm, uint32_t rings[][MAX_PPN], uint32_t n_rings, uint32_t ch,
+           uint32_t *order)
+{
+    const uint32_t *local = rings[ch % n_rings];
+    uint32_t ppn = comm->ppn;
+    for (uint32_t node = 0; node < comm->n_nodes; node++) {
+        uint32_t start = comm->n_nodes == 1 ? 0 : (ch + ppn - node % ppn) % ppn;
+        for (uint32_t i = 0; i < ppn; i++)
+            order[node * ppn + i] = node * ppn + local[(start + i) % ppn];
+    }
+}
+
+/* ---- Ring schedules. ---- */
+
+/* Splits total bytes into part i of n (the first parts one byte larger). */
+static uint64_t
+share(uint64_t total, uint32_t n, uint32_t i)
+{
+    return total / n + (i < total % n ? 1 : 0);
+}
+
+/* Appends the ops of one ring pass of n_steps steps over data of seg bytes
+ * per segment to the program of ring position pos. */
+static void
+ring_pass(CollBuild *b, uint32_t prog, uint32_t in, uint32_t out, uint64_t seg, uint32_t n_steps,
+          uint32_t pos, uint32_t n_ranks)
+{
+    CollOp op = b->call->op;
+    uint64_t chunk = MAX(b->plan.chunk_bytes, 1), slice = MAX(b->plan.slice_bytes, 1);
+    for (uint64_t off = 0; off < seg || (seg == 0 && off == 0); off += chunk) {
+        uint64_t cb = MIN(chunk, seg - off);
+        for (uint32_t s = 0; s < n_steps; s++) {
+            bool recv, send, reduce;
+            if (op == COLL_OP_BROADCAST || op == COLL_OP_REDUCE) {
+                recv = pos > 0;
+                send = pos + 1 < n_ranks;
+                reduce = op == COLL_OP_REDUCE && recv;
+            } else {
+                recv = s > 0;
+                send = s + 1 < n_steps;
+                reduce = (op == COLL_OP_ALL_REDUCE && s >= 1 && s <= n_ranks - 1) ||
+                         (op == COLL_OP_REDUCE_SCATTER && s >= 1);
+            }
+            for (uint64_t so = 0; so < cb || (cb == 0 && so == 0); so += slice) {
+                uint64_t sb = MIN(slice, cb - so);
+                coll_exec_op(b->ex, prog, &in, recv ? 1 : 0, &out, send ? 1 : 0, sb,
+                             reduce ? sb : 0);
+                if (cb == 0)
+                    break;
+            }
+        }
+        if (seg == 0)
+            break;
+    }
+}
+
+bool
+coll_build_ring(CollBuild *b, GError **error)
+{
+    const CollComm *comm = b->comm;
+    uint32_t n = comm->n_ranks;
+    CollOp op = b->call->op;
+    if (op == COLL_OP_ALLTOALL || op == COLL_OP_SENDRECV) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s runs as peer-to-peer sends, not on a ring (use --algo direct)",
+                    coll_op_name(op));
+        return false;
+    }
+    if (comm->ppn > MAX_PPN) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "rings over more than %d ranks per node are not modelled", MAX_PPN);
+        return false;
+    }
+    uint32_t(*rings)[MAX_PPN] = g_malloc(sizeof(uint32_t[MAX_PPN]) * MAX_RINGS);
+    uint32_t n_rings = node_rings(comm, comm->ppn, rings);
+    uint32_t nch = MAX(b->plan.n_channels, 1);
+    g_autofree uint32_t *order = g_new(uint32_t, n);
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        ring_order(comm, rings, n_rings, ch, order);
+        if (op == COLL_OP_BROADCAST || op == COLL_OP_REDUCE) {
+            /* The root first (broadcast) or last (reduce). */
+            uint32_t at = 0;
+            while (order[at] != b->call->root % n)
+                at++;
+            g_autofree uint32_t *rot = g_new(uint32_t, n);
+            for (uint32_t i = 0; i < n; i++)
+                rot[i] = order[(at + i + (op == COLL_OP_REDUCE ? 1 : 0)) % n];
+            memcpy(order, rot, sizeof(uint32_t) * n);
+        }
+        g_autofree uint32_t *link = g_new(uint32_t, n); /* link[i]: order[i] -> order[i+1] */
+        for (uint32_t i = 0; i < n; i++)
+            link[i] = conn(b, b->rank_part[order[i]], b->rank_part[order[(i + 1) % n]]);
+        uint64_t seg;
+        uint32_t n_steps;
+        switch (op) {
+        case COLL_OP_ALL_REDUCE:
+            seg = share(b->call->n_bytes, nch, ch) / n;
+            n_steps = 2 * n - 1;
+            break;
+        case COLL_OP_ALL_GATHER:
+        case COLL_OP_REDUCE_SCATTER:
+            seg = share(b->call->n_bytes / n, nch, ch);
+            n_steps = n;
+            break;
+        default:
+            seg = share(b->call->n_bytes, nch, ch);
+            n_steps = 1;
+            break;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t prog = coll_exec_program(b->ex, b->rank_part[order[i]]);
+            ring_pass(b, prog, link[(i + n - 1) % n], link[i], seg, n_steps, i, n);
+        }
+    }
+    g_free(rings);
+    return true;
+}
+
+/* ---- Tree. ---- */
+
+/* Parent of rank position p in channel ch's tree, or n for the root; the
+ * tree is a chain per node (in rank order, reversed on odd channels) whose
+ * head joins a binary tree over nodes (mirrored on odd channels). */
+static uint32_t
+tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
+{
+    uint32_t ppn = comm->ppn, node = r / ppn, local = r % ppn;
+    bool odd = ch % 2 == 1;
+    uint32_t chain = odd ? ppn - 1 - local : local; /* position in the node's chain */
+    if (chain > 0) {
+        uint32_t up = chain - 1;
+        return node * ppn + (odd ? ppn - 1 - up : up);
+    }
+    uint32_t N = comm->n_nodes;
+    uint32_t id = odd ? N - 1 - node : node;
+    if (id == 0)
+        return comm->n_ranks;
+    uint32_t parent_id = (id - 1) / 2;
+    uint32_t parent_node = odd ? N - 1 - parent_id : parent_id;
+    return parent_node * ppn + (odd ? ppn - 1 : 0);
+}
+
+bool
+coll_build_tree(CollBuild *b, GError **error)
+{
+    const CollComm *comm = b->comm;
+    if (b->call->op != COLL_OP_ALL_REDUCE) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "the tree algorithm runs all_reduce only, not %s", coll_op_name(b->call->op));
+        return false;
+    }
+    uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1);
+    uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
+    g_autofree uint32_t *up = g_new(uint32_t, n);   /* rank -> parent */
+    g_autofree uint32_t *down = g_new(uint32_t, n); /* parent -> rank */
+    g_autofree uint32_t *kids = g_new(uint32_t, (size_t)n * n);
+    g_autofree uint32_t *n_kids = g_new(uint32_t, n);
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        memset(n_kids, 0, sizeof(uint32_t) * n);
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t p = tree_parent(comm, ch, r);
+            up[r] = down[r] = UINT32_MAX;
+            if (p == n)
+                continue;
+            up[r] = conn(b, b->rank_part[r], b->rank_part[p]);
+            down[r] = conn(b, b->rank_part[p], b->rank_part[r]);
+            kids[p * n + n_kids[p]++] = r;
+        }
+        uint64_t data = share(b->call->n_bytes, nch, ch);
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t in_up[8], out_down[8], nk = n_kids[r];
+            g_assert(nk <= 8);
+            for (uint32_t k = 0; k < nk; k++) {
+                in_up[k] = up[kids[r * n + k]];
+                out_down[k] = down[kids[r * n + k]];
+            }
+            bool root = up[r] == UINT32_MAX;
+            uint32_t reduce_prog = coll_exec_program(b->ex, b->rank_part[r]);
+            uint32_t bcast_prog = root ? reduce_prog : coll_exec_program(b->ex, b->rank_part[r]);
+            for (uint64_t off = 0; off < data || off == 0; off += chunk) {
+                uint64_t cb = MIN(chunk, data - off);
+                if (root) {
+                    coll_exec_op(b->ex, reduce_prog, in_up, nk, out_down, nk, cb,
+                                 nk > 0 ? cb : 0);
+                } else {
+                    coll_exec_op(b->ex, reduce_prog, in_up, nk, &up[r], 1, cb, nk > 0 ? cb : 0);
+                    coll_exec_op(b->ex, bcast_prog, &down[r], 1, out_down, nk, cb, 0);
+                }
+                if (data == 0)
+                    break;
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- NVLS. ---- */
+
+typedef struct Plane {
+    uint32_t vertex;
+    uint32_t weight; /* links from each GPU */
+} Plane;
+
+/* The NVLS-capable switch planes every rank of node 0 reaches directly. */
+static uint32_t
+nvls_planes(const CollComm *comm, Plane *planes, uint32_t max)
+{
+    const TopoGraph *g = comm->graph;
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < topo_graph_node_links(g) && n < max; l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        const TopoVertex *dst = topo_graph_vertex(g, link->dst);
+        if (link->src != comm->rank_vertex[0] || dst->kind != TOPO_NVSWITCH || dst->sw == NULL ||
+            !dst->sw->nvls)
+            continue;
+        planes[n++] = (Plane){link->dst, link->n_links};
+    }
+    return n;
+}
+
+/* A program of participant part that needs no flags. */
+static uint32_t
+nvls_program(CollBuild *b, uint32_t part)
+{
+    uint32_t prog = coll_exec_program(b->ex, part);
+    coll_exec_set_fenced(b->ex, prog, false);
+    return prog;
+}
+
+bool
+coll_build_nvls(CollBuild *b, GError **error)
+{
+    const CollComm *comm = b->comm;
+    CollOp op = b->call->op;
+    Plane planes[64];
+    uint32_t n_planes = comm->n_nodes == 1 ? nvls_planes(comm, planes, 64) : 0;
+    if (n_planes == 0 || (op != COLL_OP_ALL_REDUCE && op != COLL_OP_ALL_GATHER &&
+                          op != COLL_OP_REDUCE_SCATTER)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "NVLS needs one node of NVLS-capable NVSwitches and all_reduce, all_gather "
+                    "or reduce_scatter");
+        return false;
+    }
+    uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1), np = n_planes;
+    uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
+    uint32_t total_weight = 0;
+    for (uint32_t p = 0; p < np; p++)
+        total_weight += planes[p].weight;
+    double factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
+    bool reduce = op != COLL_OP_ALL_GATHER, multicast = op != COLL_OP_REDUCE_SCATTER;
+    uint64_t per_rank = b->call->n_bytes / n;
+    /* Connections per rank and plane: up (its copy of a segment to reduce),
+     * down (the reduced segment), mc_up (its segment to multicast), mc_down
+     * (a multicast copy). up[r * np + p]. */
+    g_autofree uint32_t *up = g_new(uint32_t, (size_t)n * np);
+    g_autofree uint32_t *down = g_new(uint32_t, (size_t)n * np);
+    g_autofree uint32_t *mc_up = g_new(uint32_t, (size_t)n * np);
+    g_autofree uint32_t *mc_down = g_new(uint32_t, (size_t)n * np);
+    g_autofree uint32_t *list = g_new(uint32_t, n);
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        uint64_t seg = share(per_rank, nch, ch);
+        g_autofree uint32_t *sw_reduce = g_new(uint32_t, np), *sw_mc = g_new(uint32_t, np);
+        for (uint32_t p = 0; p < np; p++) {
+            uint32_t sw = coll_exec_participant(b->ex, planes[p].vertex);
+            sw_reduce[p] = nvls_program(b, sw);
+            sw_mc[p] = nvls_program(b, sw);
+            for (uint32_t r = 0; r < n; r++) {
+                uint32_t part = b->rank_part[r];
+                uint32_t *conns[] = {&up[r * np + p], &down[r * np + p], &mc_up[r * np + p],
+                                     &mc_down[r * np + p]};
+                for (int k = 0; k < 4; k++) {
+                    uint32_t from = k % 2 == 0 ? part : sw, to = k % 2 == 0 ? sw : part;
+                    *conns[k] = coll_exec_connection(b->ex, from, to, depth(b), factor);
+                    coll_exec_set_share(b->ex, *conns[k],
+                                        (double)planes[p].weight / total_weight);
+                }
+            }
+        }
+        /* Per rank: give (its copies, to be reduced), own (its segment:
+         * the sum comes back and goes out to be multicast), take (the
+         * multicast copies). Each operation covers every plane at once. */
+        g_autofree uint32_t *give = g_new(uint32_t, n), *own = g_new(uint32_t, n),
+                            *take = g_new(uint32_t, n);
+        for (uint32_t r = 0; r < n; r++) {
+            give[r] = nvls_program(b, b->rank_part[r]);
+            own[r] = nvls_program(b, b->rank_part[r]);
+            take[r] = nvls_program(b, b->rank_part[r]);
+        }
+        for (uint64_t off = 0; off < seg || off == 0; off += chunk) {
+            /* Each plane carries its share of the chunk (by its links). */
+            uint64_t pb = MIN(chunk, seg - off);
+            for (uint32_t g = 0; g < n; g++) {
+                if (reduce) {
+                    for (uint32_t r = 0; r < n; r++)
+                        coll_exec_op(b->ex, give[r], NULL, 0, &up[r * np], np, pb, 0);
+                    for (uint32_t p = 0; p < np; p++) {
+                        for (uint32_t r = 0; r < n; r++)
+                            list[r] = up[r * np + p];
+                        coll_exec_op(b->ex, sw_reduce[p], list, n, &down[g * np + p], 1, pb, 0);
+                    }
+                }
+                if (multicast) {
+                    coll_exec_op(b->ex, own[g], reduce ? &down[g * np] : NULL, reduce ? np : 0,
+                                 &mc_up[g * np], np, pb, 0);
+                    for (uint32_t p = 0; p < np; p++) {
+                        for (uint32_t r = 0; r < n; r++)
+                            list[r] = mc_down[r * np + p];
+                        coll_exec_op(b->ex, sw_mc[p], &mc_up[g * np + p], 1, list, n, pb, 0);
+                    }
+                    for (uint32_t r = 0; r < n; r++)
+                        coll_exec_op(b->ex, take[r], &mc_down[r * np], np, NULL, 0, pb, 0);
+                } else {
+                    coll_exec_op(b->ex, own[g], &down[g * np], np, NULL, 0, pb, 0);
+                }
+            }
+            if (seg == 0)
+                break;
+        }
+    }
+    return true;
+}
+
+/* ---- Direct peers. ---- */
+
+bool
+coll_build_direct(CollBuild *b, GError **error)
+{
+    const CollComm *comm = b->comm;
+    CollOp op = b->call->op;
+    if (op != COLL_OP_ALLTOALL && op != COLL_OP_SENDRECV) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "direct peer sends run alltoall and sendrecv, not %s", coll_op_name(op));
+        return false;
+    }
+    uint32_t n = comm->n_ranks;
+    uint64_t chunk = MIN(MAX(b->plan.chunk_bytes, 1), P2P_CHUNK_BYTES);
+    uint64_t per_peer = op == COLL_OP_ALLTOALL ? b->call->n_bytes / n : b->call->n_bytes;
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t d = 1; d < n; d++) {
+            uint32_t q = (r + d) % n;
+            if (op == COLL_OP_SENDRECV && d != 1)
+                continue;
+            uint32_t c = conn(b, b->rank_part[r], b->rank_part[q]);
+            uint32_t tx = coll_exec_program(b->ex, b->rank_part[r]);
+            uint32_t rx = coll_exec_program(b->ex, b->rank_part[q]);
+            for (uint64_t off = 0; off < per_peer || off == 0; off += chunk) {
+                uint64_t cb = MIN(chunk, per_peer - off);
+                coll_exec_op(b->ex, tx, NULL, 0, &c, 1, cb, 0);
+                coll_exec_op(b->ex, rx, &c, 1, NULL, 0, cb, 0);
+                if (per_peer == 0)
+                    break;
+            }
+        }
+    return true;
+}

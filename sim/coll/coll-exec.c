@@ -1,0 +1,501 @@
+/* The collective executor (see coll-exec.h): connections with credits,
+ * programs run in order, messages through net.h. All state lives in arrays
+ * indexed by connection, program and operation; events carry those indices.
+ * Each connection has exactly one sending and one receiving program, so a
+ * wake-up names one program.
+ */
+#include "coll/coll-exec.h"
+
+#include <math.h>
+
+#include "core/core-engine.h"
+#include "core/core-time.h"
+#include "topo/topo-route.h"
+
+#define NONE UINT32_MAX
+#define MAX_DEPTH 64 /* a connection's visible-message window is one 64-bit mask */
+
+typedef struct Conn {
+    uint32_t src, dst; /* participants */
+    uint32_t depth;
+    double wire_factor;
+    double share; /* of an operation's bytes this connection carries */
+    uint64_t flag_ps; /* a small write from src to dst lands after this */
+    uint64_t back_ps; /* and from dst to src */
+    uint32_t sender, receiver; /* programs, NONE until an operation names the connection */
+    /* Run state. */
+    uint64_t n_sent, n_freed, n_visible, n_taken;
+    uint64_t visible_mask; /* bit (seq % depth) of landed-and-visible messages past n_visible */
+} Conn;
+
+typedef struct Op {
+    uint32_t recv0, n_recv; /* into peers */
+    uint32_t send0, n_send;
+    uint64_t bytes, reduce_bytes;
+} Op;
+
+typedef struct Prog {
+    uint32_t participant;
+    uint32_t first_op, n_ops; /* ops of one program are contiguous once built */
+    uint32_t next_op;
+    uint32_t pending_sends; /* Simple: sends of the running operation not landed yet */
+    uint64_t reduce_done_ps;
+    bool fenced; /* waits for its writes to land before its flag and next operation */
+    bool running, waiting;
+    uint64_t done_ps; /* SIM_TIME_NEVER until finished */
+} Prog;
+
+typedef struct Part {
+    uint32_t vertex;
+    bool gpu;
+} Part;
+
+struct CollExec {
+    const TopoGraph *graph;
+    const TopoRouter *router;
+    const HwGpu *gpu;
+    CollProto proto;
+    uint32_t channels_per_gpu;
+    double channel_bytes_per_s; /* what one GPU program can push; 0: no limit */
+    uint64_t step_overhead_ps;  /* a GPU program's delay before acting on an operation */
+    uint64_t start_ps;
+    GArray *parts, *conns, *progs, *ops, *peers;
+    /* Per program, its operations while building (GArray of Op), flattened
+     * into ops by coll_exec_run. */
+    GPtrArray *building;
+    /* Run. */
+    SimEngine *engine;
+    NetModel *net;
+    SimHandlerId h_try, h_issue, h_landed, h_visible, h_credit, h_op_done;
+    uint64_t end_ps;
+    uint64_t n_messages, payload_bytes;
+};
+
+#define CONN(ex, i) (&g_array_index((ex)->conns, Conn, i))
+#define PROG(ex, i) (&g_array_index((ex)->progs, Prog, i))
+#define OP(ex, i) (&g_array_index((ex)->ops, Op, i))
+#define PEER(ex, i) (g_array_index((ex)->peers, uint32_t, i))
+
+CollExec *
+coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const HwGpu *gpu, CollProto proto,
+              uint32_t channels_per_gpu, double channel_bytes_per_s, uint64_t start_ps)
+{
+    g_return_val_if_fail(proto != COLL_PROTO_AUTO, NULL);
+    CollExec *ex = g_new0(CollExec, 1);
+    ex->graph = graph;
+    ex->router = router;
+    ex->gpu = gpu;
+    ex->proto = proto;
+    ex->channels_per_gpu = MAX(channels_per_gpu, 1);
+    ex->channel_bytes_per_s = channel_bytes_per_s;
+    ex->start_ps = start_ps;
+    ex->parts = g_array_new(FALSE, TRUE, sizeof(Part));
+    ex->conns = g_array_new(FALSE, TRUE, sizeof(Conn));
+    ex->progs = g_array_new(FALSE, TRUE, sizeof(Prog));
+    ex->ops = g_array_new(FALSE, TRUE, sizeof(Op));
+    ex->peers = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    ex->building = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    return ex;
+}
+
+void
+coll_exec_free(CollExec *ex)
+{
+    if (ex == NULL)
+        return;
+    g_array_unref(ex->parts);
+    g_array_unref(ex->conns);
+    g_array_unref(ex->progs);
+    g_array_unref(ex->ops);
+    g_array_unref(ex->peers);
+    g_ptr_array_unref(ex->building);
+    g_free(ex);
+}
+
+uint32_t
+coll_exec_participant(CollExec *ex, uint32_t vertex)
+{
+    const TopoVertex *v = topo_graph_vertex(ex->graph, vertex);
+    g_return_val_if_fail(v->kind == TOPO_GPU || v->kind == TOPO_NVSWITCH, NONE);
+    Part p = {.vertex = vertex, .gpu = v->kind == TOPO_GPU};
+    g_array_append_val(ex->parts, p);
+    return ex->parts->len - 1;
+}
+
+/* Time a small write (a flag, a head pointer) takes from vertex a to b. */
+static uint64_t
+small_write_ps(const CollExec *ex, uint32_t a, uint32_t b)
+{
+    TopoRoute route;
+    if (!topo_router_route(ex->router, a, b, &route))
+        g_error("coll-exec: no route from vertex %u to vertex %u", a, b);
+    return topo_path_latency_ps(ex->graph, &route.path[0], 8);
+}
+
+uint32_t
+coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, double wire_factor)
+{
+    g_return_val_if_fail(src < ex->parts->len && dst < ex->parts->len && src != dst, NONE);
+    g_return_val_if_fail(depth >= 1 && depth <= MAX_DEPTH && wire_factor >= 1, NONE);
+    uint32_t va = g_array_index(ex->parts, Part, src).vertex;
+    uint32_t vb = g_array_index(ex->parts, Part, dst).vertex;
+    Conn c = {
+        .src = src,
+        .dst = dst,
+        .depth = depth,
+        .wire_factor = wire_factor,
+        .share = 1.0,
+        .flag_ps = small_write_ps(ex, va, vb),
+        .back_ps = small_write_ps(ex, vb, va),
+        .sender = NONE,
+        .receiver = NONE,
+    };
+    g_array_append_val(ex->conns, c);
+    return ex->conns->len - 1;
+}
+
+void
+coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps)
+{
+    ex->step_overhead_ps = step_overhead_ps;
+}
+
+void
+coll_exec_set_share(CollExec *ex, uint32_t conn, double share)
+{
+    g_return_if_fail(conn < ex->conns->len && share > 0 && share <= 1);
+    CONN(ex, conn)->share = share;
+}
+
+uint32_t
+coll_exec_program(CollExec *ex, uint32_t participant)
+{
+    g_return_val_if_fail(participant < ex->parts->len, NONE);
+    Prog p = {.participant = participant,
+              .done_ps = SIM_TIME_NEVER,
+              .fenced = ex->proto == COLL_PROTO_SIMPLE};
+    g_array_append_val(ex->progs, p);
+    g_ptr_array_add(ex->building, g_array_new(FALSE, FALSE, sizeof(Op)));
+    return ex->progs->len - 1;
+}
+
+/* Records that program prog is the one end of connection c it claims. */
+static void
+claim(CollExec *ex, uint32_t prog, uint32_t c, bool sending)
+{
+    g_assert(c < ex->conns->len);
+    Conn *conn = CONN(ex, c);
+    uint32_t *end = sending ? &conn->sender : &conn->receiver;
+    g_assert(*end == NONE || *end == prog);
+    g_assert(PROG(ex, prog)->participant == (sending ? conn->src : conn->dst));
+    *end = prog;
+}
+
+void
+coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced)
+{
+    g_return_if_fail(prog < ex->progs->len);
+    PROG(ex, prog)->fenced = fenced;
+}
+
+void
+coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
+             const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes)
+{
+    g_return_if_fail(prog < ex->progs->len);
+    Op op = {.recv0 = ex->peers->len, .n_recv = n_recv, .bytes = bytes,
+             .reduce_bytes = reduce_bytes};
+    for (uint32_t i = 0; i < n_recv; i++) {
+        claim(ex, prog, recv[i], false);
+        g_array_append_val(ex->peers, recv[i]);
+    }
+    op.send0 = ex->peers->len;
+    op.n_send = n_send;
+    for (uint32_t i = 0; i < n_send; i++) {
+        claim(ex, prog, send[i], true);
+        g_array_append_val(ex->peers, send[i]);
+    }
+    g_array_append_val((GArray *)ex->building->pdata[prog], op);
+}
+
+/* ---- Running. ---- */
+
+static void try_start(CollExec *ex, uint32_t prog);
+
+static void
+wake(CollExec *ex, uint32_t prog)
+{
+    if (prog == NONE || !PROG(ex, prog)->waiting)
+        return;
+    PROG(ex, prog)->waiting = false;
+    SimEvent *ev = sim_engine_schedule(ex->engine, sim_engine_now(ex->engine), 0, ex->h_try);
+    ev->target = prog;
+}
+
+static bool
+ready(const CollExec *ex, const Op *op)
+{
+    for (uint32_t i = 0; i < op->n_recv; i++) {
+        const Conn *c = CONN(ex, PEER(ex, op->recv0 + i));
+        if (c->n_taken >= c->n_visible)
+            return false;
+    }
+    for (uint32_t i = 0; i < op->n_send; i++) {
+        const Conn *c = CONN(ex, PEER(ex, op->send0 + i));
+        if (c->n_sent - c->n_freed >= c->depth)
+            return false;
+    }
+    return true;
+}
+
+static void
+finish_op_at(CollExec *ex, uint32_t prog, uint64_t time_ps)
+{
+    SimEvent *ev = sim_engine_schedule(ex->engine, time_ps, 0, ex->h_op_done);
+    ev->target = prog;
+}
+
+/* Sends op's messages (now: the program has acted on its inputs). */
+static void
+issue_sends(CollExec *ex, uint32_t prog, const Op *op)
+{
+    Prog *p = PROG(ex, prog);
+    p->pending_sends = 0;
+    for (uint32_t i = 0; i < op->n_send; i++) {
+        uint32_t ci = PEER(ex, op->send0 + i);
+        Conn *c = CONN(ex, ci);
+        uint64_t seq = c->n_sent++;
+        uint64_t bytes = (uint64_t)ceil((double)op->bytes * c->share);
+        ex->n_messages++;
+        ex->payload_bytes += bytes;
+        NetSend send = {
+            .src = g_array_index(ex->parts, Part, c->src).vertex,
+            .dst = g_array_index(ex->parts, Part, c->dst).vertex,
+            .n_bytes = (uint64_t)ceil((double)bytes * c->wire_factor),
+            .channel = prog,
+            .path = NET_PATH_SPRAY,
+            .issuer = NET_ISSUER_SM,
+            .on_done = ex->h_landed,
+            .target = ci,
+            .cookie = seq,
+        };
+        net_send(ex->net, &send);
+        p->pending_sends++;
+    }
+    /* Simple waits for its writes (the fence before the flag); LL and LL128
+     * go on once they are issued. */
+    if (!p->fenced || p->pending_sends == 0)
+        finish_op_at(ex, prog, MAX(p->reduce_done_ps, sim_engine_now(ex->engine)));
+}
+
+/* Takes the messages op receives (their slots free a path latency later),
+ * then, after the program's step overhead, sends its own. */
+static void
+start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
+{
+    Prog *p = PROG(ex, prog);
+    for (uint32_t i = 0; i < op->n_recv; i++) {
+        uint32_t ci = PEER(ex, op->recv0 + i);
+        Conn *c = CONN(ex, ci);
+        c->n_taken++;
+        SimEvent *ev = sim_engine_schedule(ex->engine, now + c->back_ps, 0, ex->h_credit);
+        ev->target = ci;
+    }
+    const Part *part = &g_array_index(ex->parts, Part, p->participant);
+    uint64_t overhead = part->gpu ? ex->step_overhead_ps : 0;
+    uint64_t busy_ps = 0;
+    if (op->reduce_bytes > 0 && part->gpu)
+        busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,
+                                       ex->gpu->hbm_bytes_per_s);
+    /* The CTA moves the operation's bytes no faster than a channel can. */
+    if (part->gpu && ex->channel_bytes_per_s > 0)
+        busy_ps = MAX(busy_ps, (uint64_t)((double)op->bytes / ex->channel_bytes_per_s *
+                                          (double)SIM_PS_PER_S));
+    p->reduce_done_ps = now + overhead + busy_ps;
+    if (overhead == 0) {
+        issue_sends(ex, prog, op);
+        return;
+    }
+    SimEvent *ev = sim_engine_schedule(ex->engine, now + overhead, 0, ex->h_issue);
+    ev->target = prog;
+}
+
+static void
+on_issue(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    CollExec *ex = ctx;
+    Prog *p = PROG(ex, event->target);
+    issue_sends(ex, event->target, OP(ex, p->first_op + p->next_op));
+}
+
+static void
+try_start(CollExec *ex, uint32_t prog)
+{
+    Prog *p = PROG(ex, prog);
+    if (p->running)
+        return;
+    uint64_t now = sim_engine_now(ex->engine);
+    if (p->next_op == p->n_ops) {
+        if (p->done_ps == SIM_TIME_NEVER) {
+            p->done_ps = now;
+            ex->end_ps = MAX(ex->end_ps, now);
+        }
+        return;
+    }
+    const Op *op = OP(ex, p->first_op + p->next_op);
+    if (!ready(ex, op)) {
+        p->waiting = true;
+        return;
+    }
+    p->running = true;
+    start_op(ex, prog, op, now);
+}
+
+static void
+on_try(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    try_start(ctx, event->target);
+}
+
+static void
+on_op_done(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    CollExec *ex = ctx;
+    Prog *p = PROG(ex, event->target);
+    p->running = false;
+    p->next_op++;
+    try_start(ex, event->target);
+}
+
+static void
+make_visible(CollExec *ex, uint32_t ci, uint64_t seq)
+{
+    Conn *c = CONN(ex, ci);
+    g_assert(seq >= c->n_visible && seq < c->n_visible + c->depth);
+    c->visible_mask |= UINT64_C(1) << (seq % c->depth);
+    while (c->visible_mask & (UINT64_C(1) << (c->n_visible % c->depth))) {
+        c->visible_mask &= ~(UINT64_C(1) << (c->n_visible % c->depth));
+        c->n_visible++;
+    }
+    ex->end_ps = MAX(ex->end_ps, sim_engine_now(ex->engine));
+    wake(ex, c->receiver);
+}
+
+static void
+on_landed(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    CollExec *ex = ctx;
+    uint32_t ci = event->target;
+    Conn *c = CONN(ex, ci);
+    uint64_t now = sim_engine_now(engine);
+    if (PROG(ex, c->sender)->fenced) {
+        /* The flag follows the data once the sender's fence has seen it land. */
+        SimEvent *ev = sim_engine_schedule(engine, now + c->flag_ps, 0, ex->h_visible);
+        ev->target = ci;
+        ev->arg[0] = event->arg[0];
+        Prog *p = PROG(ex, c->sender);
+        if (--p->pending_sends == 0)
+            finish_op_at(ex, c->sender, MAX(now, p->reduce_done_ps));
+    } else {
+        make_visible(ex, ci, event->arg[0]);
+    }
+}
+
+static void
+on_visible(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    make_visible(ctx, event->target, event->arg[0]);
+}
+
+static void
+on_credit(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    CollExec *ex = ctx;
+    Conn *c = CONN(ex, event->target);
+    c->n_freed++;
+    wake(ex, c->sender);
+}
+
+/* Lays every program's operations out contiguously. */
+static void
+flatten(CollExec *ex)
+{
+    g_array_set_size(ex->ops, 0);
+    for (uint32_t i = 0; i < ex->progs->len; i++) {
+        GArray *ops = ex->building->pdata[i];
+        Prog *p = PROG(ex, i);
+        p->first_op = ex->ops->len;
+        p->n_ops = ops->len;
+        g_array_append_vals(ex->ops, ops->data, ops->len);
+    }
+}
+
+static void
+reset(CollExec *ex)
+{
+    for (uint32_t i = 0; i < ex->conns->len; i++) {
+        Conn *c = CONN(ex, i);
+        c->n_sent = c->n_freed = c->n_visible = c->n_taken = 0;
+        c->visible_mask = 0;
+    }
+    for (uint32_t i = 0; i < ex->progs->len; i++) {
+        Prog *p = PROG(ex, i);
+        p->next_op = 0;
+        p->running = p->waiting = false;
+        p->done_ps = SIM_TIME_NEVER;
+    }
+    ex->end_ps = 0;
+    ex->n_messages = ex->payload_bytes = 0;
+}
+
+static void
+check_finished(const CollExec *ex)
+{
+    for (uint32_t i = 0; i < ex->progs->len; i++) {
+        const Prog *p = PROG(ex, i);
+        if (p->done_ps == SIM_TIME_NEVER)
+            g_error("coll-exec: deadlock: program %u (participant %u) stopped at operation %u "
+                    "of %u",
+                    i, p->participant, p->next_op, p->n_ops);
+    }
+}
+
+void
+coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result)
+{
+    flatten(ex);
+    reset(ex);
+    ex->engine = sim_engine_new();
+    ex->h_try = sim_engine_register(ex->engine, "coll-try", on_try, ex);
+    ex->h_issue = sim_engine_register(ex->engine, "coll-issue", on_issue, ex);
+    ex->h_landed = sim_engine_register(ex->engine, "coll-landed", on_landed, ex);
+    ex->h_visible = sim_engine_register(ex->engine, "coll-visible", on_visible, ex);
+    ex->h_credit = sim_engine_register(ex->engine, "coll-credit", on_credit, ex);
+    ex->h_op_done = sim_engine_register(ex->engine, "coll-op-done", on_op_done, ex);
+    ex->net = net_new(fidelity, ex->engine, ex->graph, ex->router, NULL);
+    for (uint32_t i = 0; i < ex->progs->len; i++) {
+        SimEvent *ev = sim_engine_schedule(ex->engine, ex->start_ps, 0, ex->h_try);
+        ev->target = i;
+    }
+    SimRunOutcome outcome = sim_engine_run(ex->engine, SIM_TIME_NEVER);
+    g_assert(outcome == SIM_RUN_DRAINED);
+    check_finished(ex);
+    *result = (CollExecResult){
+        .time_ps = MAX(ex->end_ps, ex->start_ps),
+        .n_messages = ex->n_messages,
+        .payload_bytes = ex->payload_bytes,
+    };
+    net_get_stats(ex->net, &result->net);
+    SimEngineStats es;
+    sim_engine_get_stats(ex->engine, &es);
+    result->n_events = es.n_events_executed;
+    net_free(ex->net);
+    sim_engine_free(ex->engine);
+    ex->net = NULL;
+    ex->engine = NULL;
+}

@@ -1,0 +1,91 @@
+/* The collective executor: programs of operations over connections, run
+ * through net.h.
+ *
+ * A collective is described as participants (GPU or NVSwitch vertices),
+ * connections (a one-way channel between two participants with a buffer of
+ * `depth` messages, NCCL's slots) and programs (each a participant's list of
+ * operations for one channel, run in order, as one CTA or thread group runs
+ * its primitives). An operation may receive one message from each of some
+ * connections, reduce, and send one message on each of some connections:
+ * NCCL's send, recvReduceSend, recvCopySend, recv ... The k-th message sent
+ * on a connection is the k-th received from it.
+ *
+ * An operation starts when every message it receives is visible and every
+ * connection it sends on has a free slot. Messages are visible when they
+ * land (LL and LL128 carry their flags in the data) or, for Simple, when the
+ * flag written after the data lands a path latency later (programs can be
+ * told otherwise: coll_exec_set_fenced). A slot is free
+ * again a path latency after the receiving operation started (the receiver
+ * writes its head pointer back). A Simple operation finishes when its sends
+ * have landed (the fence before the flag); LL and LL128 operations finish as
+ * soon as their sends are issued. Reductions cost the GPU 2 bytes read per
+ * byte reduced at the HBM rate shared by the GPU's active channels, and a
+ * CTA pushes its bytes no faster than a channel can; an operation finishes
+ * no earlier than either. NVSwitch participants
+ * reduce in the switch (NVLS) and cost no GPU time.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "hw/hw-gpu.h"
+#include "net/net.h"
+
+typedef struct CollExec CollExec;
+
+typedef struct CollExecResult {
+    uint64_t time_ps;       /* from the start of the call to the last operation's end */
+    uint64_t n_messages;
+    uint64_t payload_bytes; /* data bytes moved (before protocol inflation) */
+    NetStats net;
+    uint64_t n_events;
+} CollExecResult;
+
+/* An executor for protocol proto on graph/router; gpu gives HBM bandwidth
+ * for reductions; channels_per_gpu is how many programs share a GPU's HBM;
+ * a GPU program (one CTA) moves an operation's bytes no faster than
+ * channel_bytes_per_s (0: no limit). The start of every program is delayed
+ * by start_ps (the launch). */
+CollExec *coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const HwGpu *gpu,
+                        CollProto proto, uint32_t channels_per_gpu, double channel_bytes_per_s,
+                        uint64_t start_ps);
+void coll_exec_free(CollExec *ex);
+
+/* A participant at vertex (GPU or NVSwitch); returns its index. */
+uint32_t coll_exec_participant(CollExec *ex, uint32_t vertex);
+
+/* A connection from participant src to dst holding depth messages; each
+ * message's bytes go on the wire × wire_factor (protocol lines, switch
+ * efficiency). Returns its index. */
+uint32_t coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth,
+                              double wire_factor);
+
+/* A GPU program waits step_overhead_ps after an operation's inputs are
+ * there before it sends (polling, synchronisation, the per-step software
+ * cost beyond the wire); 0 by default. */
+void coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps);
+
+/* Connection conn carries share (0 < share <= 1) of the bytes of the
+ * operations that send on it (1 by default): an NVSwitch plane's part of
+ * traffic sprayed over several planes. */
+void coll_exec_set_share(CollExec *ex, uint32_t conn, double share);
+
+/* A new, empty program of participant p; returns its index. */
+uint32_t coll_exec_program(CollExec *ex, uint32_t participant);
+
+/* Whether prog waits for its writes to land (a fence) before flagging
+ * them and going on: by default, as the protocol does (Simple yes, LL and
+ * LL128 no). NVLS's multimem loads and stores need no flag. */
+void coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced);
+
+/* Appends an operation to program prog: receive one message from each of
+ * recv[0..n_recv), reduce reduce_bytes (0: a copy), send one message of
+ * bytes on each of send[0..n_send). */
+void coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
+                  const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes);
+
+/* Runs every program to the end on a fresh engine and network of the given
+ * fidelity. Aborts (a bug in the program builder) when programs deadlock. */
+void coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result);

@@ -1,0 +1,149 @@
+/* One collective call: check it, let NCCL's model choose (unless forced),
+ * plan channels and chunks as NCCL would, lay the schedule out and run it.
+ * The call starts with the system's launch cost ([host] coll_overhead when
+ * the system model has one, fitted from measurements; NCCL's own base
+ * latency for the algorithm and protocol otherwise). */
+#include "coll/coll-run.h"
+
+#include "coll/coll-build.h"
+#include "core/core-time.h"
+
+CollComm *
+coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
+              uint32_t n_ranks, GError **error)
+{
+    uint32_t per_node = graph->gpus->len;
+    uint32_t n_gpus = topo_graph_n_gpus(graph);
+    if (n_ranks < 1 || n_ranks > n_gpus || (n_ranks > per_node && n_ranks % per_node != 0)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%u GPUs do not fit %s: expected 1 to %u, or a multiple of its %u GPUs per "
+                    "node",
+                    n_ranks, system->id, per_node, per_node);
+        return NULL;
+    }
+    CollComm *comm = g_new0(CollComm, 1);
+    comm->system = system;
+    comm->graph = graph;
+    comm->router = router;
+    comm->n_ranks = n_ranks;
+    comm->ppn = MIN(n_ranks, per_node);
+    comm->n_nodes = (n_ranks + per_node - 1) / per_node;
+    comm->rank_vertex = g_new(uint32_t, n_ranks);
+    for (uint32_t r = 0; r < n_ranks; r++)
+        comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, r);
+    coll_tune_info(system, n_ranks, comm->n_nodes, &comm->info);
+    return comm;
+}
+
+void
+coll_comm_free(CollComm *comm)
+{
+    if (comm == NULL)
+        return;
+    g_free(comm->rank_vertex);
+    g_free(comm);
+}
+
+static bool
+check_call(const CollCall *call, GError **error)
+{
+    uint32_t elem = MAX(call->elem_bytes, 1);
+    if (call->n_bytes % elem != 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%" G_GUINT64_FORMAT " bytes is not a whole number of %u-byte elements",
+                    call->n_bytes, elem);
+        return false;
+    }
+    return true;
+}
+
+static bool
+build(CollBuild *b, GError **error)
+{
+    switch (b->algo) {
+    case COLL_ALGO_RING:
+        return coll_build_ring(b, error);
+    case COLL_ALGO_TREE:
+        return coll_build_tree(b, error);
+    case COLL_ALGO_NVLS:
+        return coll_build_nvls(b, error);
+    case COLL_ALGO_DIRECT:
+        return coll_build_direct(b, error);
+    default:
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "the %s algorithm is not simulated", coll_algo_name(b->algo));
+        return false;
+    }
+}
+
+/* NCCL's per-step latency is all a step costs at zero size; what the wire
+ * between neighbours does not explain (one small write; two for Simple's
+ * data then flag) is the GPU's own synchronisation, charged per step. */
+static uint64_t
+step_overhead_ps(const CollComm *comm, CollAlgo algo, CollProto proto)
+{
+    if (comm->n_ranks < 2 || algo == COLL_ALGO_NVLS)
+        return 0;
+    TopoRoute route;
+    if (!topo_router_route(comm->router, comm->rank_vertex[0], comm->rank_vertex[1], &route))
+        return 0;
+    uint64_t wire = topo_path_latency_ps(comm->graph, &route.path[0], 8);
+    if (proto == COLL_PROTO_SIMPLE)
+        wire *= 2;
+    uint64_t step = (uint64_t)(coll_tune_step_latency_us(&comm->info, algo, proto) * SIM_PS_PER_US);
+    return step > wire ? step - wire : 0;
+}
+
+bool
+coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, CollResult *result,
+         GError **error)
+{
+    if (!check_call(call_in, error))
+        return false;
+    /* nccl-tests sizes all_gather, reduce_scatter and alltoall by the whole
+     * buffer and rounds it down to whole elements per rank. */
+    CollCall rounded = *call_in;
+    const CollCall *call = &rounded;
+    if (call->op == COLL_OP_ALL_GATHER || call->op == COLL_OP_REDUCE_SCATTER ||
+        call->op == COLL_OP_ALLTOALL) {
+        uint64_t unit = (uint64_t)MAX(call->elem_bytes, 1) * comm->n_ranks;
+        rounded.n_bytes = call->n_bytes / unit * unit;
+    }
+    CollAlgo algo = call->algo;
+    CollProto proto = call->proto;
+    if (!coll_tune_select(&comm->info, call->op, call->n_bytes, &algo, &proto)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "NCCL cannot run %s with algorithm %s and protocol %s on %u GPUs of %s",
+                    coll_op_name(call->op), coll_algo_name(call->algo),
+                    coll_proto_name(call->proto), comm->n_ranks, comm->system->id);
+        return false;
+    }
+    CollBuild b = {.comm = comm, .call = call, .algo = algo, .proto = proto};
+    coll_tune_plan(&comm->info, call->op, algo, proto, call->n_bytes, &b.plan);
+    uint64_t start_ps = comm->system->coll_overhead_ps;
+    if (start_ps == 0)
+        start_ps = (uint64_t)(coll_tune_base_latency_us(algo, proto) * SIM_PS_PER_US);
+    /* NVLS moves data with the switch's engines, not with CTA copies. */
+    double channel_bw = algo == COLL_ALGO_NVLS
+                            ? 0.0
+                            : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
+    b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, proto, b.plan.n_channels,
+                         channel_bw, start_ps);
+    coll_exec_set_step_overhead(b.ex, step_overhead_ps(comm, algo, proto));
+    b.rank_part = g_new(uint32_t, comm->n_ranks);
+    for (uint32_t r = 0; r < comm->n_ranks; r++)
+        b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
+    bool ok = comm->n_ranks == 1 || build(&b, error);
+    if (ok) {
+        coll_exec_run(b.ex, fidelity, &result->exec);
+        result->time_ps = result->exec.time_ps;
+        result->algo = algo;
+        result->proto = proto;
+        result->n_channels = b.plan.n_channels;
+        result->nccl_model_us = coll_tune_time_us(&comm->info, call->op, algo, proto,
+                                                  call->n_bytes);
+    }
+    g_free(b.rank_part);
+    coll_exec_free(b.ex);
+    return ok;
+}

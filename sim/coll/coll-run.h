@@ -1,0 +1,60 @@
+/* Running one collective call on a communicator: NCCL's choices (from
+ * coll-tune), the schedule NCCL would run (rings, trees, NVLS, direct
+ * peers; built here), and its execution through net.h (coll-exec).
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coll/coll-exec.h"
+#include "coll/coll-tune.h"
+#include "coll/coll.h"
+#include "hw/hw-system.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+
+/* n_ranks ranks on a system's graph, placed as NCCL's launcher would: rank
+ * r on GPU r (node r / GPUs per node), one rank per GPU. */
+typedef struct CollComm {
+    const HwSystem *system;   /* borrowed */
+    const TopoGraph *graph;   /* borrowed */
+    const TopoRouter *router; /* borrowed */
+    uint32_t n_ranks;
+    uint32_t n_nodes;
+    uint32_t ppn;             /* ranks per node */
+    uint32_t *rank_vertex;    /* [n_ranks] */
+    CollTopoInfo info;
+} CollComm;
+
+/* NULL and error when the ranks do not fit: more than the graph's GPUs, or
+ * several nodes not all full. */
+CollComm *coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
+                        uint32_t n_ranks, GError **error);
+void coll_comm_free(CollComm *comm);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollComm, coll_comm_free)
+
+typedef struct CollCall {
+    CollOp op;
+    uint64_t n_bytes;    /* nccl-tests' size: for all_gather/reduce_scatter the whole buffer */
+    uint32_t elem_bytes; /* 4 for float */
+    CollAlgo algo;       /* AUTO: NCCL's choice */
+    CollProto proto;     /* AUTO: NCCL's choice */
+    uint32_t root;       /* broadcast, reduce */
+} CollCall;
+
+typedef struct CollResult {
+    uint64_t time_ps;     /* the simulated call, launch included */
+    CollAlgo algo;        /* what ran */
+    CollProto proto;
+    uint32_t n_channels;
+    double nccl_model_us; /* NCCL's own prediction for the same choice */
+    CollExecResult exec;
+} CollResult;
+
+/* Simulates call on comm at the given fidelity. Errors (bad input, not a
+ * bug): a size that is not a whole number of elements or of ranks' parts,
+ * an algorithm or protocol NCCL cannot run for this call or system. */
+bool coll_run(const CollComm *comm, const CollCall *call, NetFidelity fidelity, CollResult *result,
+              GError **error);
