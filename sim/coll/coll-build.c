@@ -27,6 +27,12 @@
 #define MAX_RINGS 64
 #define MAX_PPN 128 /* ranks of one node a ring search handles */
 #define P2P_CHUNK_BYTES (512 * 1024) /* NCCL's P2P_NVL_CHUNKSIZE */
+/* Past this many chunks per channel an NVLS pipeline is in its steady
+ * state: larger calls merge consecutive chunks so that a channel has at
+ * most this many. That lengthens the fill and drain of the 5-stage
+ * pipeline: 8 GiB on 8 x H100 comes out 1.9% slower than with 128 chunks,
+ * and runs in a fifth of the time. */
+#define NVLS_MAX_CHUNKS 64
 
 double
 coll_proto_wire_factor(CollProto proto)
@@ -430,6 +436,7 @@ coll_build_nvls(CollBuild *b, GError **error)
     g_autofree uint32_t *list = g_new(uint32_t, n);
     for (uint32_t ch = 0; ch < nch; ch++) {
         uint64_t seg = share(per_rank, nch, ch);
+        chunk = MAX(MAX(b->plan.chunk_bytes, 1), (seg + NVLS_MAX_CHUNKS - 1) / NVLS_MAX_CHUNKS);
         g_autofree uint32_t *sw_reduce = g_new(uint32_t, np), *sw_mc = g_new(uint32_t, np);
         for (uint32_t p = 0; p < np; p++) {
             uint32_t sw = coll_exec_participant(b->ex, planes[p].vertex);
