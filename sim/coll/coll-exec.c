@@ -48,6 +48,7 @@ typedef struct Prog {
 typedef struct Part {
     uint32_t vertex;
     bool gpu;
+    uint64_t sent_bytes, received_bytes; /* payload, for traffic counts */
 } Part;
 
 struct CollExec {
@@ -268,6 +269,8 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
         uint64_t bytes = (uint64_t)ceil((double)op->bytes * c->share);
         ex->n_messages++;
         ex->payload_bytes += bytes;
+        g_array_index(ex->parts, Part, c->src).sent_bytes += bytes;
+        g_array_index(ex->parts, Part, c->dst).received_bytes += bytes;
         NetSend send = {
             .src = g_array_index(ex->parts, Part, c->src).vertex,
             .dst = g_array_index(ex->parts, Part, c->dst).vertex,
@@ -304,7 +307,7 @@ start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
     const Part *part = &g_array_index(ex->parts, Part, p->participant);
     uint64_t overhead = part->gpu ? ex->step_overhead_ps : 0;
     uint64_t busy_ps = 0;
-    if (op->reduce_bytes > 0 && part->gpu)
+    if (op->reduce_bytes > 0 && part->gpu && ex->gpu != NULL)
         busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,
                                        ex->gpu->hbm_bytes_per_s);
     /* The CTA moves the operation's bytes no faster than a channel can. */
@@ -451,6 +454,9 @@ reset(CollExec *ex)
     }
     ex->end_ps = 0;
     ex->n_messages = ex->payload_bytes = 0;
+    for (uint32_t i = 0; i < ex->parts->len; i++)
+        g_array_index(ex->parts, Part, i).sent_bytes =
+            g_array_index(ex->parts, Part, i).received_bytes = 0;
 }
 
 static void
@@ -498,4 +504,14 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result)
     sim_engine_free(ex->engine);
     ex->net = NULL;
     ex->engine = NULL;
+}
+
+void
+coll_exec_participant_bytes(const CollExec *ex, uint32_t participant, uint64_t *sent,
+                            uint64_t *received)
+{
+    g_return_if_fail(participant < ex->parts->len);
+    const Part *p = &g_array_index(ex->parts, Part, participant);
+    *sent = p->sent_bytes;
+    *received = p->received_bytes;
 }

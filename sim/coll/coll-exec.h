@@ -44,7 +44,7 @@ typedef struct CollExecResult {
 } CollExecResult;
 
 /* An executor for protocol proto on graph/router; gpu gives HBM bandwidth
- * for reductions; channels_per_gpu is how many programs share a GPU's HBM;
+ * for reductions (NULL: reductions cost nothing); channels_per_gpu is how many programs share a GPU's HBM;
  * a GPU program (one CTA) moves an operation's bytes no faster than
  * channel_bytes_per_s (0: no limit). The start of every program is delayed
  * by start_ps (the launch). */
@@ -85,6 +85,11 @@ void coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced);
  * bytes on each of send[0..n_send). */
 void coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
                   const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes);
+
+/* Payload bytes participant sent and received in the last run (messages
+ * land in full: sent by all == received by all). */
+void coll_exec_participant_bytes(const CollExec *ex, uint32_t participant, uint64_t *sent,
+                                 uint64_t *received);
 
 /* Runs every program to the end on a fresh engine and network of the given
  * fidelity. Aborts (a bug in the program builder) when programs deadlock. */

@@ -9,6 +9,7 @@
 #include "coll/coll-tune.h"
 #include "hw/hw-system.h"
 
+Suite *coll_exec_suite(void);
 Suite *coll_names_suite(void);
 Suite *coll_tune_suite(void);
 

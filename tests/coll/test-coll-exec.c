@@ -1,0 +1,265 @@
+/* Schedules on an ideal crossbar against closed forms: n GPUs around one
+ * switch, one link each, no launch or step overhead, no CTA limit, free
+ * reductions. Ring all_reduce moves 2(n-1)/n S per GPU in 2(n-1) steps of
+ * S/n (each a transfer plus, for Simple, a flag); all_gather and
+ * reduce_scatter (n-1)/n S in n-1 steps; a bandwidth-bound ring's busbw is
+ * the link's payload rate, LL's half of it, LL128's 120/128; tree and NVLS
+ * move the bytes their structure says; packet and flow fidelity agree. */
+#include <math.h>
+
+#include "coll-suites.h"
+#include "coll/coll-build.h"
+#include "core/core-time.h"
+#include "net/net.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+
+#define RATE UINT64_C(25000000000)
+#define LAT UINT64_C(100000)
+#define SW_LAT UINT64_C(200000)
+#define HEADER UINT64_C(16)
+
+static const HwLink xbar_link = {
+    .name = "crossbar link",
+    .kind = HW_LINK_NVLINK,
+    .bytes_per_s = RATE,
+    .header_bytes = HEADER,
+    .sm_payload_bytes = 128,
+    .ce_payload_bytes = 256,
+    .latency_ps = LAT,
+    .rx_buffer_bytes = 1 << 20,
+    .credit_bytes = 16,
+};
+
+static const HwSwitch xbar_switch = {
+    .name = "crossbar",
+    .kind = HW_SWITCH_NVSWITCH,
+    .n_ports = 64,
+    .latency_ps = SW_LAT,
+    .port_buffer_bytes = 1 << 20,
+    .nvls = true,
+};
+
+static const HwSystem xbar_system = {.id = "crossbar", .name = "ideal crossbar"};
+
+typedef struct Xbar {
+    TopoGraph *graph;
+    TopoRouter *router;
+    CollComm comm;
+    uint32_t vertex[16];
+} Xbar;
+
+static void
+xbar_init(Xbar *x, uint32_t n)
+{
+    x->graph = topo_graph_new();
+    for (uint32_t g = 0; g < n; g++)
+        x->vertex[g] = topo_graph_add_vertex(x->graph, TOPO_GPU, 0, NULL);
+    uint32_t sw = topo_graph_add_vertex(x->graph, TOPO_NVSWITCH, SW_LAT, &xbar_switch);
+    for (uint32_t g = 0; g < n; g++)
+        topo_graph_add_bundle(x->graph, g, sw, &xbar_link, 1);
+    x->router = topo_router_new(x->graph);
+    x->comm = (CollComm){
+        .system = &xbar_system,
+        .graph = x->graph,
+        .router = x->router,
+        .n_ranks = n,
+        .n_nodes = 1,
+        .ppn = n,
+        .rank_vertex = x->vertex,
+        .info = {.n_ranks = n, .n_nodes = 1, .ppn = n, .arch_index = 2, .nvswitch = true,
+                 .nvls = true},
+    };
+}
+
+static void
+xbar_clear(Xbar *x)
+{
+    topo_router_free(x->router);
+    topo_graph_free(x->graph);
+}
+
+typedef bool (*BuildFn)(CollBuild *, GError **);
+
+/* Runs op over the crossbar with one channel, chunk = slice = slice_bytes. */
+static CollExecResult
+xbar_run(Xbar *x, BuildFn build, CollOp op, CollAlgo algo, CollProto proto, uint64_t n_bytes,
+         uint64_t slice_bytes, uint32_t n_channels, NetFidelity fidelity, uint64_t *sent)
+{
+    CollCall call = {.op = op, .n_bytes = n_bytes, .elem_bytes = 4, .algo = algo, .proto = proto};
+    CollBuild b = {.comm = &x->comm, .call = &call, .algo = algo, .proto = proto};
+    b.plan = (CollTunePlan){.n_channels = n_channels, .chunk_bytes = slice_bytes,
+                            .slice_bytes = slice_bytes, .slices_in_flight = 8};
+    b.ex = coll_exec_new(x->graph, x->router, NULL, proto, n_channels, 0, 0);
+    uint32_t parts[16];
+    for (uint32_t r = 0; r < x->comm.n_ranks; r++)
+        parts[r] = coll_exec_participant(b.ex, x->vertex[r]);
+    b.rank_part = parts;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(build(&b, &error), "%s", error ? error->message : "");
+    CollExecResult result;
+    coll_exec_run(b.ex, fidelity, &result);
+    for (uint32_t r = 0; sent != NULL && r < x->comm.n_ranks; r++) {
+        uint64_t received;
+        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received);
+    }
+    coll_exec_free(b.ex);
+    return result;
+}
+
+/* One transfer of b payload bytes GPU-switch-GPU, flow fidelity: the
+ * bottleneck's wire time plus the rest of one packet's path. */
+static uint64_t
+transfer_ps(uint64_t b, double wire_factor)
+{
+    uint64_t wire = (uint64_t)ceil((double)b * wire_factor);
+    uint64_t n_packets = (wire + 127) / 128, pkt = MIN(wire, 128);
+    uint64_t drain = sim_serialization_ps(wire + n_packets * HEADER, RATE);
+    return drain + sim_serialization_ps(pkt + HEADER, RATE) + 2 * LAT + SW_LAT;
+}
+
+/* A small write (a flag) from a GPU to another. */
+static uint64_t
+flag_ps(void)
+{
+    return 2 * sim_serialization_ps(8 + HEADER, RATE) + 2 * LAT + SW_LAT;
+}
+
+START_TEST(ring_all_reduce_closed_form)
+{
+    const uint32_t n = 4;
+    const uint64_t S = 4 * 128 * 64; /* segments of 64 whole packets */
+    Xbar x;
+    xbar_init(&x, n);
+    uint64_t sent[16];
+    CollExecResult simple = xbar_run(&x, coll_build_ring, COLL_OP_ALL_REDUCE, COLL_ALGO_RING,
+                                     COLL_PROTO_SIMPLE, S, S / n, 1, NET_FIDELITY_FLOW, sent);
+    /* 2(n-1) steps of S/n, each a transfer then its flag. */
+    ck_assert_uint_eq(simple.time_ps, 2 * (n - 1) * (transfer_ps(S / n, 1.0) + flag_ps()));
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_uint_eq(sent[r], 2 * (n - 1) * S / n);
+    ck_assert_uint_eq(simple.payload_bytes, n * 2 * (n - 1) * S / n);
+    /* LL: the flag travels in the data, which is twice as large. */
+    CollExecResult ll = xbar_run(&x, coll_build_ring, COLL_OP_ALL_REDUCE, COLL_ALGO_RING,
+                                 COLL_PROTO_LL, S, S / n, 1, NET_FIDELITY_FLOW, NULL);
+    ck_assert_uint_eq(ll.time_ps, 2 * (n - 1) * transfer_ps(S / n, 2.0));
+    xbar_clear(&x);
+}
+END_TEST
+
+START_TEST(ring_all_gather_and_reduce_scatter)
+{
+    const uint32_t n = 8;
+    const uint64_t S = 8 * 128 * 32;
+    Xbar x;
+    xbar_init(&x, n);
+    CollOp ops[] = {COLL_OP_ALL_GATHER, COLL_OP_REDUCE_SCATTER};
+    for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
+        uint64_t sent[16];
+        CollExecResult r = xbar_run(&x, coll_build_ring, ops[i], COLL_ALGO_RING, COLL_PROTO_SIMPLE,
+                                    S, S / n, 1, NET_FIDELITY_FLOW, sent);
+        ck_assert_uint_eq(r.time_ps, (n - 1) * (transfer_ps(S / n, 1.0) + flag_ps()));
+        for (uint32_t k = 0; k < n; k++)
+            ck_assert_uint_eq(sent[k], (n - 1) * S / n);
+    }
+    xbar_clear(&x);
+}
+END_TEST
+
+/* busbw of a long ring all_reduce: the link's payload rate for SM packets
+ * (128 of 144 B), half of it with LL, 120/128 of it with LL128. */
+START_TEST(ring_busbw_is_link_bandwidth)
+{
+    const uint32_t n = 8;
+    const uint64_t S = UINT64_C(256) << 20;
+    static const struct {
+        CollProto proto;
+        double efficiency;
+    } cases[] = {
+        {COLL_PROTO_SIMPLE, 1.0},
+        {COLL_PROTO_LL, 0.5},
+        {COLL_PROTO_LL128, 120.0 / 128.0},
+    };
+    Xbar x;
+    xbar_init(&x, n);
+    double link = (double)RATE * 128.0 / (128.0 + HEADER);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        CollExecResult r = xbar_run(&x, coll_build_ring, COLL_OP_ALL_REDUCE, COLL_ALGO_RING,
+                                    cases[i].proto, S, 1 << 20, 8, NET_FIDELITY_FLOW, NULL);
+        double busbw = (double)S / ((double)r.time_ps / 1e12) * 2 * (n - 1) / n;
+        double expect = link * cases[i].efficiency;
+        ck_assert_msg(fabs(busbw - expect) / expect < 0.01, "%s: busbw %.3f GB/s, expected %.3f",
+                      coll_proto_name(cases[i].proto), busbw / 1e9, expect / 1e9);
+    }
+    xbar_clear(&x);
+}
+END_TEST
+
+/* Tree on one node is a chain 0-1-...-(n-1) rooted at 0: reduce up, then
+ * broadcast down; the ends send S once, the middle twice. NVLS: each rank
+ * sends its copy of every segment (S) and its own reduced segment to
+ * multicast (S/n). */
+START_TEST(tree_and_nvls_traffic)
+{
+    const uint32_t n = 4;
+    const uint64_t S = 4 * 128 * 64;
+    Xbar x;
+    xbar_init(&x, n);
+    uint64_t sent[16];
+    xbar_run(&x, coll_build_tree, COLL_OP_ALL_REDUCE, COLL_ALGO_TREE, COLL_PROTO_SIMPLE, S, S, 1,
+             NET_FIDELITY_FLOW, sent);
+    ck_assert_uint_eq(sent[0], S);         /* root: down to rank 1 */
+    ck_assert_uint_eq(sent[1], 2 * S);     /* up to 0, down to 2 */
+    ck_assert_uint_eq(sent[n - 1], S);     /* leaf: up only */
+    xbar_run(&x, coll_build_nvls, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, COLL_PROTO_SIMPLE, S, S, 1,
+             NET_FIDELITY_FLOW, sent);
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_uint_eq(sent[r], S + S / n);
+    xbar_clear(&x);
+}
+END_TEST
+
+/* The same schedules at packet and flow fidelity, bandwidth-bound. */
+START_TEST(packet_and_flow_agree)
+{
+    static const struct {
+        BuildFn build;
+        CollAlgo algo;
+        CollProto proto;
+    } cases[] = {
+        {coll_build_ring, COLL_ALGO_RING, COLL_PROTO_SIMPLE},
+        {coll_build_ring, COLL_ALGO_RING, COLL_PROTO_LL128},
+        {coll_build_tree, COLL_ALGO_TREE, COLL_PROTO_SIMPLE},
+        {coll_build_nvls, COLL_ALGO_NVLS, COLL_PROTO_SIMPLE},
+    };
+    Xbar x;
+    xbar_init(&x, 8);
+    const uint64_t S = UINT64_C(128) << 20;
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        CollExecResult p = xbar_run(&x, cases[i].build, COLL_OP_ALL_REDUCE, cases[i].algo,
+                                    cases[i].proto, S, 1 << 20, 4, NET_FIDELITY_PACKET, NULL);
+        CollExecResult f = xbar_run(&x, cases[i].build, COLL_OP_ALL_REDUCE, cases[i].algo,
+                                    cases[i].proto, S, 1 << 20, 4, NET_FIDELITY_FLOW, NULL);
+        double diff = fabs((double)p.time_ps - (double)f.time_ps) / (double)f.time_ps;
+        ck_assert_msg(diff <= 0.02, "%s/%s: packet %.2f us, flow %.2f us",
+                      coll_algo_name(cases[i].algo), coll_proto_name(cases[i].proto),
+                      (double)p.time_ps / 1e6, (double)f.time_ps / 1e6);
+    }
+    xbar_clear(&x);
+}
+END_TEST
+
+Suite *
+coll_exec_suite(void)
+{
+    Suite *s = suite_create("coll-exec");
+    TCase *tc = tcase_create("crossbar");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, ring_all_reduce_closed_form);
+    tcase_add_test(tc, ring_all_gather_and_reduce_scatter);
+    tcase_add_test(tc, ring_busbw_is_link_bandwidth);
+    tcase_add_test(tc, tree_and_nvls_traffic);
+    tcase_add_test(tc, packet_and_flow_agree);
+    suite_add_tcase(s, tc);
+    return s;
+}
