@@ -1,14 +1,18 @@
-/* nvlsim calibrate copy-overhead: fits a system's fixed cost of one
- * cudaMemcpyPeer from measured copy times.
+/* nvlsim calibrate: fits a system's fixed costs from measurements.
  *
- * The calibration set is the p2p_latency rows of one system in a
- * measurement file (the schema of shared/reference/collectives.csv),
- * narrowed by --match to rows whose algorithm column contains the text, and
- * to GPU pairs with a direct NVLink route. For each row the simulator gives
- * the copy's transfer time without overhead; the overhead is the median of
- * measured minus simulated (robust to a few slow pairs). The command prints
- * the fit, its error on the rows it was fitted on, and the line to put in
- * the system model; nvlsim validate then judges it on every other row.
+ *   copy-overhead: one cudaMemcpyPeer ([host] copy_overhead), from the
+ *     p2p_latency rows (GPU pairs with a direct NVLink route), the
+ *     algorithm column containing --match;
+ *   coll-overhead: one NCCL collective call, launch and setup included
+ *     ([host] coll_overhead), from the collective rows with a time of at
+ *     most --max-bytes (where the fixed cost is nearly all of it), their
+ *     source (URL or note) containing --match.
+ *
+ * For each calibration row the simulator gives the time without the fixed
+ * cost; the fit is the median of measured minus that (robust to a few odd
+ * rows). The command prints the fit, its error on the rows it was fitted
+ * on, and the line to put in the system model; nvlsim validate then judges
+ * it on every other row.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include "cli/cli-fabric.h"
 #include "cli/cli-rows.h"
 #include "cli/cli.h"
+#include "coll/coll-run.h"
 #include "net/net-p2p.h"
 
 #define LATENCY_BYTES 4
@@ -26,11 +31,18 @@ typedef struct CalibrateOptions {
     char *system;
     char *match;
     char *fidelity;
+    char *max_bytes;
 } CalibrateOptions;
 
-typedef struct Sample {
-    double measured_us, transfer_us;
-} Sample;
+typedef struct Calibration {
+    const CalibrateOptions *o;
+    NetFidelity fidelity;
+    uint64_t max_bytes;
+    const ReportCsv *csv;
+    CliRowColumns col;
+    CliFabric *fabric; /* one node */
+    GArray *measured_us, *base_us; /* base: the simulated time without the fixed cost */
+} Calibration;
 
 static GOptionContext *
 calibrate_context(CalibrateOptions *o)
@@ -39,20 +51,26 @@ calibrate_context(CalibrateOptions *o)
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System whose rows to fit (required)",
          "NAME"},
         {"match", 0, 0, G_OPTION_ARG_STRING, &o->match,
-         "Fit only rows whose algorithm column contains TEXT", "TEXT"},
+         "Fit only rows whose algorithm (copy-overhead) or source URL or note (coll-overhead) "
+         "contains TEXT",
+         "TEXT"},
+        {"max-bytes", 0, 0, G_OPTION_ARG_STRING, &o->max_bytes,
+         "coll-overhead: fit rows of at most SIZE (default 1KiB)", "SIZE"},
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
          "F"},
         G_OPTION_ENTRY_NULL,
     };
-    GOptionContext *context = g_option_context_new("copy-overhead FILE.csv");
+    GOptionContext *context = g_option_context_new("copy-overhead|coll-overhead FILE.csv");
     g_option_context_set_summary(
-        context, "Fits a system's fixed cost of one peer copy (the [host] copy_overhead key)\n"
-                 "from the p2p_latency rows of a measurement file.");
+        context, "Fits a system's fixed cost of one peer copy ([host] copy_overhead) or of one\n"
+                 "NCCL collective call ([host] coll_overhead) from a measurement file.");
     g_option_context_set_description(
-        context, "Example, the fit shipped in models/system/dgx1-p100.ini:\n"
+        context, "The fits shipped in models/system/:\n"
                  "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
                  "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
-                 "Judge the fit on the rows it was not fitted on with nvlsim validate.");
+                 "  nvlsim calibrate coll-overhead shared/reference/collectives.csv \\\n"
+                 "    --system dgx-a100 --match superbenchmark\n"
+                 "Judge a fit on the rows it was not fitted on with nvlsim validate.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
 }
@@ -64,88 +82,154 @@ compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Collects (measured, simulated transfer) for the calibration rows. */
-static bool
-collect(const ReportCsv *csv, const CalibrateOptions *o, const NetP2p *p2p, GArray *samples,
-        GError **error)
+static void
+add_sample(Calibration *c, double measured_us, double base_us)
 {
-    CliRowColumns col;
-    if (!cli_rows_find_columns(csv, &col, error))
-        return false;
+    g_array_append_val(c->measured_us, measured_us);
+    g_array_append_val(c->base_us, base_us);
+}
+
+/* The p2p_latency rows of direct NVLink pairs. */
+static bool
+collect_copies(Calibration *c, GError **error)
+{
+    const ReportCsv *csv = c->csv;
+    const CalibrateOptions *o = c->o;
+    NetP2p p2p = {.fidelity = c->fidelity,
+                  .issuer = NET_ISSUER_CE,
+                  .graph = c->fabric->graph,
+                  .router = c->fabric->router};
     for (guint r = 0; r < csv->rows->len; r++) {
-        if (strcmp(report_csv_field(csv, r, col.system), o->system) != 0 ||
-            strcmp(report_csv_field(csv, r, col.collective), "p2p_latency") != 0 ||
-            (o->match && !strstr(report_csv_field(csv, r, col.algorithm), o->match)))
+        if (strcmp(report_csv_field(csv, r, c->col.system), o->system) != 0 ||
+            strcmp(report_csv_field(csv, r, c->col.collective), "p2p_latency") != 0 ||
+            (o->match && !strstr(report_csv_field(csv, r, c->col.algorithm), o->match)))
             continue;
         double measured, bytes = LATENCY_BYTES;
-        if (!cli_rows_number(csv, r, col.time_us, "time_us", &measured, error))
+        if (!cli_rows_number(csv, r, c->col.time_us, "time_us", &measured, error))
             return false;
-        if (*report_csv_field(csv, r, col.bytes) != '\0' &&
-            !cli_rows_number(csv, r, col.bytes, "bytes", &bytes, error))
+        if (*report_csv_field(csv, r, c->col.bytes) != '\0' &&
+            !cli_rows_number(csv, r, c->col.bytes, "bytes", &bytes, error))
             return false;
-        uint32_t a, b, n = topo_graph_n_gpus(p2p->graph);
-        cli_rows_pair(report_csv_field(csv, r, col.note), &a, &b);
-        if (a >= n || b >= n || a == b || bytes < 1 || !net_p2p_nvlink(p2p, a, b))
+        uint32_t a, b, n = topo_graph_n_gpus(p2p.graph);
+        cli_rows_pair(report_csv_field(csv, r, c->col.note), &a, &b);
+        if (a >= n || b >= n || a == b || bytes < 1 || !net_p2p_nvlink(&p2p, a, b))
             continue;
-        Sample s = {
-            .measured_us = measured,
-            .transfer_us =
-                (double)net_p2p_time_ps(p2p, NET_P2P_UNIDIRECTIONAL, a, b, (uint64_t)bytes) / 1e6,
-        };
-        g_array_append_val(samples, s);
+        add_sample(c, measured,
+                   (double)net_p2p_time_ps(&p2p, NET_P2P_UNIDIRECTIONAL, a, b, (uint64_t)bytes) /
+                       1e6);
     }
     return true;
 }
 
-static int
-calibrate_run(const CalibrateOptions *o, const char *path, NetFidelity fidelity)
+static bool
+row_matches(const Calibration *c, guint r)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    g_autoptr(CliFabric) fabric = csv ? cli_fabric_load(o->system, 1, &error) : NULL;
-    if (fabric == NULL) {
-        cli_print_error("calibrate", error);
-        return CLI_EXIT_BAD_INPUT;
+    const char *m = c->o->match;
+    int url = report_csv_column(c->csv, "source_url");
+    return m == NULL || strstr(report_csv_field(c->csv, r, c->col.note), m) != NULL ||
+           strstr(report_csv_field(c->csv, r, url), m) != NULL;
+}
+
+/* The small collective rows with a time, one node's worth of GPUs or a
+ * multiple. */
+static bool
+collect_calls(Calibration *c, GError **error)
+{
+    const ReportCsv *csv = c->csv;
+    GHashTable *fabrics = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                                (GDestroyNotify)cli_fabric_free);
+    bool ok = true;
+    for (guint r = 0; ok && r < csv->rows->len; r++) {
+        CollCall call = {.elem_bytes = 4};
+        double measured, gpus, bytes;
+        if (strcmp(report_csv_field(csv, r, c->col.system), c->o->system) != 0 ||
+            !coll_op_parse(report_csv_field(csv, r, c->col.collective), &call.op) ||
+            *report_csv_field(csv, r, c->col.time_us) == '\0' ||
+            *report_csv_field(csv, r, c->col.algorithm) != '\0' || !row_matches(c, r))
+            continue;
+        ok = cli_rows_number(csv, r, c->col.time_us, "time_us", &measured, error) &&
+             cli_rows_number(csv, r, c->col.num_gpus, "num_gpus", &gpus, error) &&
+             cli_rows_number(csv, r, c->col.bytes, "bytes", &bytes, error);
+        if (!ok || bytes > (double)c->max_bytes || gpus < 1 || gpus > 65536)
+            continue;
+        uint32_t per_node = c->fabric->system->n_gpus;
+        uint32_t n_nodes = ((uint32_t)gpus + per_node - 1) / per_node;
+        CliFabric *fabric = g_hash_table_lookup(fabrics, GUINT_TO_POINTER(n_nodes));
+        if (fabric == NULL) {
+            if ((fabric = cli_fabric_load(c->o->system, n_nodes, error)) == NULL) {
+                ok = false;
+                break;
+            }
+            g_hash_table_insert(fabrics, GUINT_TO_POINTER(n_nodes), fabric);
+        }
+        g_autoptr(CollComm) comm =
+            coll_comm_new(fabric->system, fabric->graph, fabric->router, (uint32_t)gpus, error);
+        call.n_bytes = (uint64_t)bytes;
+        call.elem_bytes = strcmp(report_csv_field(csv, r, c->col.dtype), "double") == 0 ? 8 : 4;
+        CollResult result;
+        ok = comm != NULL && coll_run(comm, &call, c->fidelity, &result, error);
+        if (ok)
+            add_sample(c, measured, (double)(result.time_ps - result.start_ps) / 1e6);
     }
-    NetP2p p2p = {.fidelity = fidelity,
-                  .issuer = NET_ISSUER_CE,
-                  .graph = fabric->graph,
-                  .router = fabric->router};
-    g_autoptr(GArray) samples = g_array_new(FALSE, FALSE, sizeof(Sample));
-    if (!collect(csv, o, &p2p, samples, &error)) {
-        cli_print_error("calibrate", error);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    if (samples->len == 0) {
-        fprintf(stderr,
-                "nvlsim calibrate: %s: no p2p_latency rows of %s%s%s over a direct NVLink\n",
-                path, o->system, o->match ? " matching " : "", o->match ? o->match : "");
-        return CLI_EXIT_BAD_INPUT;
-    }
-    g_autofree double *residual = g_new(double, samples->len);
-    for (guint i = 0; i < samples->len; i++) {
-        const Sample *s = &g_array_index(samples, Sample, i);
-        residual[i] = s->measured_us - s->transfer_us;
-    }
-    qsort(residual, samples->len, sizeof(double), compare_double);
-    guint n = samples->len;
-    double fit = n % 2 ? residual[n / 2] : (residual[n / 2 - 1] + residual[n / 2]) / 2;
-    fit = MAX(fit, 0);
+    g_hash_table_unref(fabrics);
+    return ok;
+}
+
+/* Prints the fit of key from the samples. */
+static void
+report_fit(const Calibration *c, const char *what, const char *path, const char *key)
+{
+    guint n = c->measured_us->len;
+    g_autofree double *residual = g_new(double, n);
+    for (guint i = 0; i < n; i++)
+        residual[i] = g_array_index(c->measured_us, double, i) - g_array_index(c->base_us, double, i);
+    qsort(residual, n, sizeof(double), compare_double);
+    double fit = MAX(n % 2 ? residual[n / 2] : (residual[n / 2 - 1] + residual[n / 2]) / 2, 0);
     double sum_abs = 0, worst = 0;
     for (guint i = 0; i < n; i++) {
-        const Sample *s = &g_array_index(samples, Sample, i);
-        double pct = fabs(s->transfer_us + fit - s->measured_us) / s->measured_us * 100;
+        double m = g_array_index(c->measured_us, double, i);
+        double pct = fabs(g_array_index(c->base_us, double, i) + fit - m) / m * 100;
         sum_abs += pct;
         worst = MAX(worst, pct);
     }
-    printf("# nvlsim calibrate copy-overhead: %s, %u rows of %s%s%s (%s fidelity)\n", path, n,
+    const CalibrateOptions *o = c->o;
+    printf("# nvlsim calibrate %s: %s, %u rows of %s%s%s (%s fidelity)\n", what, path, n,
            o->system, o->match ? " matching " : "", o->match ? o->match : "",
-           net_fidelity_name(fidelity));
-    printf("# measured - simulated transfer: min %.3f us, median %.3f us, max %.3f us\n",
+           net_fidelity_name(c->fidelity));
+    printf("# measured - simulated without it: min %.3f us, median %.3f us, max %.3f us\n",
            residual[0], fit, residual[n - 1]);
     printf("# error on the fitted rows: MAPE %.2f%%, max %.2f%%\n", sum_abs / n, worst);
-    printf("copy_overhead = %.0fns\n", fit * 1e3);
-    return CLI_EXIT_OK;
+    printf("%s = %.0fns\n", key, fit * 1e3);
+}
+
+static int
+calibrate_run(Calibration *c, const char *what, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(CliFabric) fabric = csv ? cli_fabric_load(c->o->system, 1, &error) : NULL;
+    bool copies = strcmp(what, "copy-overhead") == 0;
+    c->csv = csv;
+    c->fabric = fabric;
+    c->measured_us = g_array_new(FALSE, FALSE, sizeof(double));
+    c->base_us = g_array_new(FALSE, FALSE, sizeof(double));
+    bool ok = fabric != NULL && cli_rows_find_columns(csv, &c->col, &error) &&
+              (copies ? collect_copies(c, &error) : collect_calls(c, &error));
+    int status = CLI_EXIT_OK;
+    if (!ok) {
+        cli_print_error("calibrate", error);
+        status = CLI_EXIT_BAD_INPUT;
+    } else if (c->measured_us->len == 0) {
+        fprintf(stderr, "nvlsim calibrate: %s: no %s rows of %s%s%s\n", path,
+                copies ? "p2p_latency (direct NVLink)" : "small timed collective",
+                c->o->system, c->o->match ? " matching " : "", c->o->match ? c->o->match : "");
+        status = CLI_EXIT_BAD_INPUT;
+    } else {
+        report_fit(c, what, path, copies ? "copy_overhead" : "coll_overhead");
+    }
+    g_array_unref(c->measured_us);
+    g_array_unref(c->base_us);
+    return status;
 }
 
 int
@@ -154,27 +238,34 @@ cli_calibrate(int argc, char **argv)
     CalibrateOptions o = {0};
     g_autoptr(GOptionContext) context = calibrate_context(&o);
     int status = CLI_EXIT_USAGE;
-    NetFidelity fidelity = NET_FIDELITY_FLOW;
+    Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW, .max_bytes = 1024};
+    g_autoptr(GError) error = NULL;
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
-    if (argc != 3 || strcmp(argv[1], "copy-overhead") != 0) {
-        fprintf(stderr, "nvlsim calibrate: expected copy-overhead FILE.csv (see nvlsim help "
-                        "calibrate)\n");
+    if (argc != 3 ||
+        (strcmp(argv[1], "copy-overhead") != 0 && strcmp(argv[1], "coll-overhead") != 0)) {
+        fprintf(stderr, "nvlsim calibrate: expected copy-overhead or coll-overhead, then "
+                        "FILE.csv (see nvlsim help calibrate)\n");
         goto out;
     }
     if (o.system == NULL) {
         fprintf(stderr, "nvlsim calibrate: --system is required\n");
         goto out;
     }
-    if (o.fidelity && !net_fidelity_parse(o.fidelity, &fidelity)) {
+    if (o.fidelity && !net_fidelity_parse(o.fidelity, &c.fidelity)) {
         fprintf(stderr, "nvlsim calibrate: --fidelity: '%s': expected packet or flow\n",
                 o.fidelity);
         goto out;
     }
-    status = calibrate_run(&o, argv[2], fidelity);
+    if (o.max_bytes && !cli_parse_size("max-bytes", o.max_bytes, &c.max_bytes, &error)) {
+        cli_print_error("calibrate", error);
+        goto out;
+    }
+    status = calibrate_run(&c, argv[1], argv[2]);
 out:
     g_free(o.system);
     g_free(o.match);
     g_free(o.fidelity);
+    g_free(o.max_bytes);
     return status;
 }

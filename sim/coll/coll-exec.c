@@ -20,6 +20,7 @@ typedef struct Conn {
     uint32_t depth;
     double wire_factor;
     double share; /* of an operation's bytes this connection carries */
+    bool crosses_nodes;
     uint64_t flag_ps; /* a small write from src to dst lands after this */
     uint64_t back_ps; /* and from dst to src */
     uint32_t sender, receiver; /* programs, NONE until an operation names the connection */
@@ -59,6 +60,7 @@ struct CollExec {
     uint32_t channels_per_gpu;
     double channel_bytes_per_s; /* what one GPU program can push; 0: no limit */
     uint64_t step_overhead_ps;  /* a GPU program's delay before acting on an operation */
+    uint64_t net_step_overhead_ps; /* the same when the operation sends to another node */
     uint64_t start_ps;
     GArray *parts, *conns, *progs, *ops, *peers;
     /* Per program, its operations while building (GArray of Op), flattened
@@ -146,6 +148,8 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
         .depth = depth,
         .wire_factor = wire_factor,
         .share = 1.0,
+        .crosses_nodes = topo_graph_vertex(ex->graph, va)->node !=
+                         topo_graph_vertex(ex->graph, vb)->node,
         .flag_ps = small_write_ps(ex, va, vb),
         .back_ps = small_write_ps(ex, vb, va),
         .sender = NONE,
@@ -156,9 +160,10 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
 }
 
 void
-coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps)
+coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps, uint64_t net_step_overhead_ps)
 {
     ex->step_overhead_ps = step_overhead_ps;
+    ex->net_step_overhead_ps = net_step_overhead_ps;
 }
 
 void
@@ -306,6 +311,9 @@ start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
     }
     const Part *part = &g_array_index(ex->parts, Part, p->participant);
     uint64_t overhead = part->gpu ? ex->step_overhead_ps : 0;
+    for (uint32_t i = 0; part->gpu && i < op->n_send; i++)
+        if (CONN(ex, PEER(ex, op->send0 + i))->crosses_nodes)
+            overhead = MAX(overhead, ex->net_step_overhead_ps);
     uint64_t busy_ps = 0;
     if (op->reduce_bytes > 0 && part->gpu && ex->gpu != NULL)
         busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,

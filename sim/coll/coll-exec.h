@@ -64,8 +64,10 @@ uint32_t coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t
 
 /* A GPU program waits step_overhead_ps after an operation's inputs are
  * there before it sends (polling, synchronisation, the per-step software
- * cost beyond the wire); 0 by default. */
-void coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps);
+ * cost beyond the wire), net_step_overhead_ps when it sends to another
+ * node (the network proxy's posting); 0 by default. */
+void coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps,
+                                 uint64_t net_step_overhead_ps);
 
 /* Connection conn carries share (0 < share <= 1) of the bytes of the
  * operations that send on it (1 by default): an NVSwitch plane's part of

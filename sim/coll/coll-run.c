@@ -129,7 +129,9 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
                             : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
     b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, proto, b.plan.n_channels,
                          channel_bw, start_ps);
-    coll_exec_set_step_overhead(b.ex, step_overhead_ps(comm, algo, proto));
+    coll_exec_set_step_overhead(
+        b.ex, step_overhead_ps(comm, algo, proto),
+        (uint64_t)(coll_tune_net_step_latency_us(&comm->info, algo, proto) * SIM_PS_PER_US));
     b.rank_part = g_new(uint32_t, comm->n_ranks);
     for (uint32_t r = 0; r < comm->n_ranks; r++)
         b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
@@ -137,6 +139,7 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     if (ok) {
         coll_exec_run(b.ex, fidelity, &result->exec);
         result->time_ps = result->exec.time_ps;
+        result->start_ps = start_ps;
         result->algo = algo;
         result->proto = proto;
         result->n_channels = b.plan.n_channels;

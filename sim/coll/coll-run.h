@@ -46,6 +46,7 @@ typedef struct CollCall {
 
 typedef struct CollResult {
     uint64_t time_ps;     /* the simulated call, launch included */
+    uint64_t start_ps;    /* of which the launch (fixed cost of a call) */
     CollAlgo algo;        /* what ran */
     CollProto proto;
     uint32_t n_channels;
