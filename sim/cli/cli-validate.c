@@ -154,6 +154,10 @@ validate_record(Validation *v, const ValidateRow *row)
     double model_pct = (row->model - row->measured) / row->measured * 100;
     group_add(group_for(v, row->system, row->measure), pct, model_pct);
     group_add(group_for(v, row->system, NULL), pct, model_pct);
+    if (!g_str_has_prefix(row->measure, "p2p_"))
+        group_add(group_for(v, row->system,
+                            row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),
+                  pct, model_pct);
     group_add(group_for(v, "", NULL), pct, model_pct);
     if (!v->quiet)
         printf("%5u %-15s %-32s %5u %11" G_GUINT64_FORMAT " %-16s %10.2f %10.2f %-4s %+8.1f%% "
@@ -190,15 +194,19 @@ print_summary(const Validation *v)
            net_fidelity_name(v->fidelity));
     printf("%-15s %-32s %6s %8s %9s %12s\n", "system", "measure", "rows", "MAPE_%", "max_err_%",
            "nccl_model_%");
+    /* Measures first, then each system's rows by size (>= or < 1 MiB), then
+     * each system's total. */
     const ValidateGroup *all = NULL;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (guint i = 0; i < v->groups->len; i++) {
             const ValidateGroup *g = v->groups->pdata[i];
             if (*g->system == '\0') {
                 all = g;
                 continue;
             }
-            if ((pass == 0) != (g->measure != NULL))
+            bool by_size = g->measure != NULL && strstr(g->measure, "MiB") != NULL;
+            int kind = g->measure == NULL ? 2 : by_size ? 1 : 0;
+            if (kind != pass)
                 continue;
             g_autofree char *model =
                 g->n_model ? g_strdup_printf("%.2f", g->sum_abs_model_pct / g->n_model)
@@ -217,6 +225,9 @@ print_summary(const Validation *v)
     if (v->n_bad)
         printf("# %u malformed rows (reported on stderr)\n", v->n_bad);
     double mape = all ? all->sum_abs_pct / all->n : 0;
+    if (all && all->n_model)
+        printf("# NCCL's model on the %u rows it covers: MAPE %.1f%%\n", all->n_model,
+               all->sum_abs_model_pct / all->n_model);
     printf("MAPE: %.1f%% over %u rows (%u skipped)\n", mape, all ? all->n : 0, n_skipped);
     return mape;
 }
