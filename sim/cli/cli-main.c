@@ -14,6 +14,7 @@
 
 static const CliCommand commands[] = {
     {"bench-core", "measure the event engine with the hold model", cli_bench_core},
+    {"bench-coll", "measure the collective layer on an 8 x H100 all_reduce sweep", cli_bench_coll},
     {"bench-net", "measure the packet and flow network engines", cli_bench_net},
     {"calibrate", "fit a model parameter from measurements (copy-overhead)", cli_calibrate},
     {"coll", "an NCCL collective over a size sweep, as nccl-tests prints it", cli_coll},

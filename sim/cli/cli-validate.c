@@ -159,11 +159,14 @@ validate_record(Validation *v, const ValidateRow *row)
                             row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),
                   pct, model_pct);
     group_add(group_for(v, "", NULL), pct, model_pct);
-    if (!v->quiet)
-        printf("%5u %-15s %-32s %5u %11" G_GUINT64_FORMAT " %-16s %10.2f %10.2f %-4s %+8.1f%% "
-               "%+8.1f%%\n",
+    if (!v->quiet) {
+        char model[16] = "        -";
+        if (!isnan(model_pct))
+            g_snprintf(model, sizeof model, "%+8.1f%%", model_pct);
+        printf("%5u %-15s %-32s %5u %11" G_GUINT64_FORMAT " %-16s %10.2f %10.2f %-4s %+8.1f%% %s\n",
                row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,
-               row->measured, row->simulated, row->unit, pct, model_pct);
+               row->measured, row->simulated, row->unit, pct, model);
+    }
     if (v->out)
         fprintf(v->out, "%u,%s,%s,%u,%" G_GUINT64_FORMAT ",%s,%s,%.6g,%.6g,%.3f,%.6g,%.3f\n",
                 row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,

@@ -36,6 +36,7 @@ bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError 
 void cli_print_error(const char *command, const GError *error);
 
 int cli_bench_core(int argc, char **argv);
+int cli_bench_coll(int argc, char **argv);
 int cli_bench_net(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_coll(int argc, char **argv);

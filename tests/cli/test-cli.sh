@@ -190,6 +190,93 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# nvlsim validate on the committed fixture (rows of collectives.csv): the
+# known errors of this model, to the tenth of a percent, the skipped rows
+# counted with their reasons, and the last line's summary.
+expect 0 out "MAPE: 6.5% over 6 rows (3 skipped)" -- \
+    validate --csv "$tmp/fixture.csv" "$top_srcdir/tests/data/validate-fixture.csv"
+for want in "6,+10.47" "7,-5.22" "8,-0.74" "9,+9.49" "10,-11.52" "4,+1.78"; do
+    line=${want%%,*} err=${want#*,}
+    got=$(awk -F, -v l="$line" '$1 == l {printf "%+.2f", $10}' "$tmp/fixture.csv")
+    if [ "$got" = "$err" ]; then
+        echo "ok: validate fixture line $line: error $got%"
+    else
+        echo "FAIL: validate fixture line $line: error '$got'%, expected $err%"
+        n_fail=$((n_fail + 1))
+    fi
+done
+if grep -q "skipped 2 rows: runs with NVLink disabled" "$tmp/out" &&
+    grep -q "skipped 1 rows: no nvlsim_system named" "$tmp/out"; then
+    echo "ok: validate counts the fixture's skipped rows with their reasons"
+else
+    echo "FAIL: validate does not explain the fixture's skipped rows:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+
+# Malformed collective rows are reported one by one (file:line: column:
+# what), the good row still replays, and the exit status is 1.
+bad="$columns"
+for cell in "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,float,1048576,x1,,,0" \
+    "dgx-h100,H100,Hopper,NVLink4,8,1,allscatter,,,float,1048576,30,,,0" \
+    "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,quad,1048576,30,,,0" \
+    "dgx-h100,H100,Hopper,NVLink4,12,2,all_reduce,,,float,1048576,30,,,0" \
+    "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,float,1048575,30,,,0" \
+    "dgx-z900,Z900,Zeta,NVLink9,8,1,all_reduce,,,float,1048576,30,,,0" \
+    "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,float,1048576,30,,,0"; do
+    bad="$bad
+8x GPU,$cell,2.x,https://example.org,note"
+done
+printf '%s\n' "$bad" >"$tmp/bad.csv"
+"$nvlsim" validate "$tmp/bad.csv" >"$tmp/out" 2>"$tmp/err"
+status=$?
+n_err=$(grep -c "bad.csv:[0-9]*: " "$tmp/err")
+if [ "$status" -eq 1 ] && [ "$n_err" -eq 6 ] &&
+    grep -q "bad.csv:2: column time_us: 'x1': expected a non-negative number" "$tmp/err" &&
+    grep -q "bad.csv:3: column collective: 'allscatter' is not a collective" "$tmp/err" &&
+    grep -q "bad.csv:4: column dtype: 'quad' is not a data type" "$tmp/err" &&
+    grep -q "bad.csv:5: column nvlsim_system: 12 GPUs do not fit dgx-h100" "$tmp/err" &&
+    grep -q "bad.csv:6: 1048575 bytes is not a whole number of 4-byte elements" "$tmp/err" &&
+    grep -q "bad.csv:7: column nvlsim_system: .*system/dgx-z900.ini" "$tmp/err" &&
+    grep -q "MAPE: .* over 1 rows" "$tmp/out"; then
+    echo "ok: validate reports 6 malformed rows, replays the good one, exits 1"
+else
+    echo "FAIL: validate on malformed rows: exit $status, $n_err errors:"
+    cat "$tmp/err" "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+
+# nvlsim coll: nccl-tests' table with what ran; sizes in nccl-tests' form;
+# bad options are usage errors, a system that cannot host the GPUs too.
+expect 0 out "(elements)" -- coll --system dgx-h100 -b 8 -e 1M -f 32
+expect 0 out "nvls   Simple" -- coll --system dgx-h100 -b 256M -e 256M
+expect 0 out "ring   Simple" -- coll --system dgx-a100 --op all_gather -b 64M -e 64M
+expect 0 out "direct" -- coll --system dgx-h100 --op alltoall -b 1M -e 1M
+expect 0 out "16 GPUs of dgx-h100 (2 nodes)" -- coll --system dgx-h100 --gpus 16 -b 1M -e 1M
+expect 0 out "busbw" -- coll --system dgx1-v100 --op broadcast -b 1K -e 1K --fidelity packet
+expect 2 err "--op: 'allscatter': expected" -- coll --op allscatter
+expect 2 err "--proto: 'LL64': expected auto, LL, LL128 or Simple" -- coll --proto LL64
+expect 2 err "--maxbytes: '8X' has an unknown unit 'X'" -- coll -e 8X
+expect 2 err "12 GPUs do not fit dgx-h100" -- coll --gpus 12
+expect 2 err "NCCL cannot run all_reduce with algorithm nvls" -- coll --system dgx-a100 --algo nvls
+expect 1 err "system/nonexistent.ini does not exist" -- coll --system nonexistent
+expect 0 out "(elements)" -- coll -b 8 -e 64 --csv "$tmp/coll.csv"
+if head -n 1 "$tmp/coll.csv" | grep -q '^size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us$' &&
+    [ "$(wc -l <"$tmp/coll.csv")" -eq 5 ]; then
+    echo "ok: coll --csv has units in its column names, one row per size"
+else
+    echo "FAIL: coll --csv:"
+    cat "$tmp/coll.csv"
+    n_fail=$((n_fail + 1))
+fi
+
+# nvlsim calibrate: the DGX-1 P100 copy overhead shipped in its model comes
+# back from its calibration rows (Tartan's latency matrix, committed).
+expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \
+    "$top_srcdir/tests/data/calibrate-copy-overhead.csv" --system dgx1-p100 \
+    --match "modified p2pBandwidthLatencyTest"
+expect 2 err "expected copy-overhead or coll-overhead" -- calibrate frobnicate x.csv
+
 # nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
 expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2
 if awk '$1 == "flow" && $6 == 16 {found = 1} END {exit !found}' "$tmp/out"; then
