@@ -295,18 +295,22 @@ coll_build_ring(CollBuild *b, GError **error)
 
 /* ---- Tree. ---- */
 
-/* Parent of rank position p in channel ch's tree, or n for the root; the
- * tree is a chain per node (in rank order, reversed on odd channels) whose
- * head joins a binary tree over nodes (mirrored on odd channels). */
+/* Parent of rank r in channel ch's tree, or n_ranks for the root. The tree
+ * is a chain through each node's ranks whose head joins a binary tree over
+ * the nodes; odd channels mirror both (NCCL's double binary tree). The
+ * chain starts at local rank (ch / 2) mod ppn, so that channels use every
+ * GPU's NICs for the node-to-node edges, as NCCL's trees spread over NICs. */
 static uint32_t
 tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
 {
     uint32_t ppn = comm->ppn, node = r / ppn, local = r % ppn;
     bool odd = ch % 2 == 1;
-    uint32_t chain = odd ? ppn - 1 - local : local; /* position in the node's chain */
+    uint32_t head = (ch / 2) % ppn;
+    /* Position in the node's chain: 0 is the head. */
+    uint32_t chain = odd ? (head + ppn - local) % ppn : (local + ppn - head) % ppn;
     if (chain > 0) {
         uint32_t up = chain - 1;
-        return node * ppn + (odd ? ppn - 1 - up : up);
+        return node * ppn + (odd ? (head + ppn - up) % ppn : (head + up) % ppn);
     }
     uint32_t N = comm->n_nodes;
     uint32_t id = odd ? N - 1 - node : node;
@@ -314,7 +318,7 @@ tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
         return comm->n_ranks;
     uint32_t parent_id = (id - 1) / 2;
     uint32_t parent_node = odd ? N - 1 - parent_id : parent_id;
-    return parent_node * ppn + (odd ? ppn - 1 : 0);
+    return parent_node * ppn + head;
 }
 
 bool

@@ -59,8 +59,8 @@ struct CollExec {
     CollProto proto;
     uint32_t channels_per_gpu;
     double channel_bytes_per_s; /* what one GPU program can push; 0: no limit */
-    uint64_t step_overhead_ps;  /* a GPU program's delay before acting on an operation */
-    uint64_t net_step_overhead_ps; /* the same when the operation sends to another node */
+    uint64_t step_overhead_ps;     /* until a GPU sees a message it received */
+    uint64_t net_step_overhead_ps; /* the same for a message from another node */
     uint64_t start_ps;
     GArray *parts, *conns, *progs, *ops, *peers;
     /* Per program, its operations while building (GArray of Op), flattened
@@ -69,7 +69,7 @@ struct CollExec {
     /* Run. */
     SimEngine *engine;
     NetModel *net;
-    SimHandlerId h_try, h_issue, h_landed, h_visible, h_credit, h_op_done;
+    SimHandlerId h_try, h_landed, h_visible, h_credit, h_op_done;
     uint64_t end_ps;
     uint64_t n_messages, payload_bytes;
 };
@@ -296,8 +296,8 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
         finish_op_at(ex, prog, MAX(p->reduce_done_ps, sim_engine_now(ex->engine)));
 }
 
-/* Takes the messages op receives (their slots free a path latency later),
- * then, after the program's step overhead, sends its own. */
+/* Takes the messages op receives (their slots free a path latency later)
+ * and sends its own. */
 static void
 start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
 {
@@ -310,34 +310,17 @@ start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
         ev->target = ci;
     }
     const Part *part = &g_array_index(ex->parts, Part, p->participant);
-    uint64_t overhead = part->gpu ? ex->step_overhead_ps : 0;
-    for (uint32_t i = 0; part->gpu && i < op->n_send; i++)
-        if (CONN(ex, PEER(ex, op->send0 + i))->crosses_nodes)
-            overhead = MAX(overhead, ex->net_step_overhead_ps);
     uint64_t busy_ps = 0;
     if (op->reduce_bytes > 0 && part->gpu && ex->gpu != NULL)
         busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,
                                        ex->gpu->hbm_bytes_per_s);
-    /* The CTA moves the operation's bytes no faster than a channel can. */
-    if (part->gpu && ex->channel_bytes_per_s > 0)
+    /* The CTA moves the operation's bytes no faster than a channel can
+     * (a receive alone costs it nothing: the sender wrote into place). */
+    if (part->gpu && ex->channel_bytes_per_s > 0 && op->n_send > 0)
         busy_ps = MAX(busy_ps, (uint64_t)((double)op->bytes / ex->channel_bytes_per_s *
                                           (double)SIM_PS_PER_S));
-    p->reduce_done_ps = now + overhead + busy_ps;
-    if (overhead == 0) {
-        issue_sends(ex, prog, op);
-        return;
-    }
-    SimEvent *ev = sim_engine_schedule(ex->engine, now + overhead, 0, ex->h_issue);
-    ev->target = prog;
-}
-
-static void
-on_issue(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    (void)engine;
-    CollExec *ex = ctx;
-    Prog *p = PROG(ex, event->target);
-    issue_sends(ex, event->target, OP(ex, p->first_op + p->next_op));
+    p->reduce_done_ps = now + busy_ps;
+    issue_sends(ex, prog, op);
 }
 
 static void
@@ -402,16 +385,20 @@ on_landed(SimEngine *engine, const SimEvent *event, void *ctx)
     uint32_t ci = event->target;
     Conn *c = CONN(ex, ci);
     uint64_t now = sim_engine_now(engine);
-    if (PROG(ex, c->sender)->fenced) {
-        /* The flag follows the data once the sender's fence has seen it land. */
-        SimEvent *ev = sim_engine_schedule(engine, now + c->flag_ps, 0, ex->h_visible);
+    Prog *p = PROG(ex, c->sender);
+    /* The flag follows the data once the sender's fence has seen it land;
+     * a GPU then takes its step overhead to see it. */
+    uint64_t delay = p->fenced ? c->flag_ps : 0;
+    if (g_array_index(ex->parts, Part, c->dst).gpu)
+        delay += c->crosses_nodes ? ex->net_step_overhead_ps : ex->step_overhead_ps;
+    if (p->fenced && --p->pending_sends == 0)
+        finish_op_at(ex, c->sender, MAX(now, p->reduce_done_ps));
+    if (delay == 0) {
+        make_visible(ex, ci, event->arg[0]);
+    } else {
+        SimEvent *ev = sim_engine_schedule(engine, now + delay, 0, ex->h_visible);
         ev->target = ci;
         ev->arg[0] = event->arg[0];
-        Prog *p = PROG(ex, c->sender);
-        if (--p->pending_sends == 0)
-            finish_op_at(ex, c->sender, MAX(now, p->reduce_done_ps));
-    } else {
-        make_visible(ex, ci, event->arg[0]);
     }
 }
 
@@ -486,7 +473,6 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result)
     reset(ex);
     ex->engine = sim_engine_new();
     ex->h_try = sim_engine_register(ex->engine, "coll-try", on_try, ex);
-    ex->h_issue = sim_engine_register(ex->engine, "coll-issue", on_issue, ex);
     ex->h_landed = sim_engine_register(ex->engine, "coll-landed", on_landed, ex);
     ex->h_visible = sim_engine_register(ex->engine, "coll-visible", on_visible, ex);
     ex->h_credit = sim_engine_register(ex->engine, "coll-credit", on_credit, ex);

@@ -62,10 +62,10 @@ uint32_t coll_exec_participant(CollExec *ex, uint32_t vertex);
 uint32_t coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth,
                               double wire_factor);
 
-/* A GPU program waits step_overhead_ps after an operation's inputs are
- * there before it sends (polling, synchronisation, the per-step software
- * cost beyond the wire), net_step_overhead_ps when it sends to another
- * node (the network proxy's posting); 0 by default. */
+/* A GPU sees a message step_overhead_ps after it (and its flag) landed
+ * (polling, synchronisation: the per-step software cost beyond the wire),
+ * net_step_overhead_ps for a message from another node (the network
+ * proxy's posting); 0 by default. Pipelined slices overlap it. */
 void coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps,
                                  uint64_t net_step_overhead_ps);
 
