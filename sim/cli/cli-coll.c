@@ -72,24 +72,6 @@ coll_context(CollOptions *o)
     return context;
 }
 
-static const struct {
-    const char *name;
-    uint32_t bytes;
-} dtypes[] = {
-    {"float", 4},  {"double", 8}, {"half", 2},  {"bfloat16", 2}, {"int8", 1},
-    {"uint8", 1},  {"int32", 4},  {"uint32", 4}, {"int64", 8},    {"uint64", 8},
-};
-
-/* Bytes per element of a nccl-tests type name; 0 if unknown. */
-static uint32_t
-dtype_bytes(const char *name)
-{
-    for (size_t i = 0; i < G_N_ELEMENTS(dtypes); i++)
-        if (g_ascii_strcasecmp(name, dtypes[i].name) == 0)
-            return dtypes[i].bytes;
-    return 0;
-}
-
 /* "--OPTION: 'TEXT': expected EXPECT" */
 static bool
 bad(GError **error, const char *option, const char *text, const char *expect)
@@ -116,7 +98,7 @@ plan_from_options(const CollOptions *o, CollPlan *plan, GError **error)
         return bad(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &plan->fidelity))
         return bad(error, "fidelity", o->fidelity, "packet or flow");
-    if (o->dtype && (plan->elem_bytes = dtype_bytes(o->dtype)) == 0)
+    if (o->dtype && (plan->elem_bytes = coll_dtype_bytes(o->dtype)) == 0)
         return bad(error, "datatype", o->dtype,
                    "float, double, half, bfloat16, int8, uint8, int32, uint32, int64 or uint64");
     if (o->dtype)

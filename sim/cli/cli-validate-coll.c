@@ -10,25 +10,6 @@
 #include "coll/coll-run.h"
 #include "hw/hw-models.h"
 
-static const struct {
-    const char *name;
-    uint32_t bytes;
-} dtypes[] = {
-    {"float", 4}, {"double", 8}, {"half", 2},   {"bfloat16", 2}, {"int8", 1},
-    {"uint8", 1}, {"int32", 4},  {"uint32", 4}, {"int64", 8},    {"uint64", 8},
-};
-
-static uint32_t
-dtype_bytes(const char *name)
-{
-    if (*name == '\0')
-        return 4;
-    for (size_t i = 0; i < G_N_ELEMENTS(dtypes); i++)
-        if (g_ascii_strcasecmp(name, dtypes[i].name) == 0)
-            return dtypes[i].bytes;
-    return 0;
-}
-
 /* The algorithm a row names; NULL skip reason when it is runnable. */
 static const char *
 row_algo(const char *text, CollAlgo *algo)
@@ -123,7 +104,7 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
         return false;
     }
     const char *dtype = report_csv_field(csv, r, col->dtype);
-    call->elem_bytes = dtype_bytes(dtype);
+    call->elem_bytes = *dtype == '\0' ? 4 : coll_dtype_bytes(dtype);
     if (call->elem_bytes == 0) {
         validate_bad(v, csv, r, "dtype", "'%s' is not a data type: expected float, double, half, "
                      "bfloat16, int8, int32 or int64", dtype);

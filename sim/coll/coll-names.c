@@ -139,3 +139,19 @@ coll_busbw_factor(CollOp op, uint32_t n_ranks)
     }
     g_return_val_if_reached(1.0);
 }
+
+uint32_t
+coll_dtype_bytes(const char *name)
+{
+    static const struct {
+        const char *name;
+        uint32_t bytes;
+    } dtypes[] = {
+        {"float", 4}, {"double", 8}, {"half", 2},   {"bfloat16", 2}, {"int8", 1},
+        {"uint8", 1}, {"int32", 4},  {"uint32", 4}, {"int64", 8},    {"uint64", 8},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(dtypes); i++)
+        if (g_ascii_strcasecmp(name, dtypes[i].name) == 0)
+            return dtypes[i].bytes;
+    return 0;
+}

@@ -49,5 +49,9 @@ bool coll_op_parse(const char *text, CollOp *op);
 bool coll_algo_parse(const char *text, CollAlgo *algo);
 bool coll_proto_parse(const char *text, CollProto *proto);
 
+/* Bytes per element of a data type as nccl-tests names it ("float",
+ * "bfloat16", "int64" ...; case-insensitive); 0 if unknown. */
+uint32_t coll_dtype_bytes(const char *name);
+
 /* nccl-tests' bus bandwidth factor: busbw = algbw × factor. */
 double coll_busbw_factor(CollOp op, uint32_t n_ranks);
