@@ -7,8 +7,9 @@
  * NVSwitch systems the ring is the rank order (the switch sprays every
  * channel over all planes), across nodes entering each node on the rail it
  * left the last; on systems of direct NVLink pairs (DGX-1) the rings are
- * Hamiltonian cycles over the NVLink graph, as many directed ones as the
- * links carry, channels taking them in turn.
+ * directed Hamiltonian cycles over the NVLink graph, the most the links
+ * carry together (a backtracking packing: 4 on DGX-1 P100, 6 on DGX-1
+ * V100, one per link a GPU has), channels taking them in turn.
  * Tree (all_reduce): per channel a chain through each node's ranks and a
  * binary tree over the nodes (mirrored on odd channels, NCCL's double
  * tree); reduce up and broadcast down run as separate programs, as NCCL's
@@ -74,60 +75,32 @@ direct_links(const CollComm *comm, uint32_t a, uint32_t b)
     return l->spec->kind == HW_LINK_NVLINK ? l->n_links : 0;
 }
 
+#define MAX_CYCLES 1024        /* directed Hamiltonian cycles considered */
+#define MAX_PACK_STEPS 1000000 /* backtracking budget of the packing */
+
 typedef struct RingSearch {
-    const CollComm *comm;
-    uint32_t n;            /* ranks of one node */
-    uint32_t *cap, *used;  /* [n * n] directed link capacity and use */
+    uint32_t n;           /* ranks of one node */
+    uint32_t *cap, *used; /* [n * n] directed link capacity and use */
     uint32_t path[MAX_PPN];
     bool on_path[MAX_PPN];
-    uint32_t rings[MAX_RINGS][MAX_PPN];
-    uint32_t n_rings;
+    uint32_t (*cycles)[MAX_PPN]; /* found directed cycles */
+    uint32_t n_cycles;
+    uint32_t chosen[MAX_RINGS], n_chosen;
+    uint32_t best[MAX_RINGS], n_best;
+    uint32_t bound; /* no packing has more rings than a rank has links out */
+    uint64_t steps;
 } RingSearch;
 
-static bool
-ring_fits(const RingSearch *s, const uint32_t *order, bool reverse)
-{
-    for (uint32_t i = 0; i < s->n; i++) {
-        uint32_t a = order[i], b = order[(i + 1) % s->n];
-        if (reverse) {
-            uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        if (s->used[a * s->n + b] >= s->cap[a * s->n + b])
-            return false;
-    }
-    return true;
-}
-
+/* Every directed Hamiltonian cycle from rank 0 over NVLink pairs. */
 static void
-ring_take(RingSearch *s, const uint32_t *order, bool reverse)
+ring_enumerate(RingSearch *s, uint32_t depth_now)
 {
-    uint32_t *ring = s->rings[s->n_rings++];
-    for (uint32_t i = 0; i < s->n; i++) {
-        uint32_t a = order[i], b = order[(i + 1) % s->n];
-        ring[i] = reverse ? order[(s->n - i) % s->n] : a;
-        if (reverse)
-            s->used[b * s->n + a]++;
-        else
-            s->used[a * s->n + b]++;
-    }
-}
-
-/* Depth-first search for Hamiltonian cycles from rank 0; each found cycle
- * is taken in both directions while the links it crosses have room. */
-static void
-ring_dfs(RingSearch *s, uint32_t depth_now)
-{
-    if (s->n_rings >= MAX_RINGS - 1)
-        return;
     uint32_t last = s->path[depth_now - 1];
+    if (s->n_cycles >= MAX_CYCLES)
+        return;
     if (depth_now == s->n) {
-        if (s->cap[last * s->n + s->path[0]] == 0)
-            return;
-        for (int dir = 0; dir < 2; dir++)
-            while (s->n_rings < MAX_RINGS && ring_fits(s, s->path, dir))
-                ring_take(s, s->path, dir);
+        if (s->cap[last * s->n + s->path[0]] > 0)
+            memcpy(s->cycles[s->n_cycles++], s->path, sizeof(uint32_t) * s->n);
         return;
     }
     for (uint32_t v = 1; v < s->n; v++) {
@@ -135,8 +108,48 @@ ring_dfs(RingSearch *s, uint32_t depth_now)
             continue;
         s->on_path[v] = true;
         s->path[depth_now] = v;
-        ring_dfs(s, depth_now + 1);
+        ring_enumerate(s, depth_now + 1);
         s->on_path[v] = false;
+    }
+}
+
+static bool
+ring_fits(const RingSearch *s, const uint32_t *order)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t a = order[i], b = order[(i + 1) % s->n];
+        if (s->used[a * s->n + b] >= s->cap[a * s->n + b])
+            return false;
+    }
+    return true;
+}
+
+static void
+ring_use(RingSearch *s, const uint32_t *order, int delta)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        s->used[order[i] * s->n + order[(i + 1) % s->n]] += (uint32_t)delta;
+}
+
+/* The largest set of cycles (a cycle may repeat) the links carry together:
+ * backtracking from cycle `from` on, within a step budget. */
+static void
+ring_pack(RingSearch *s, uint32_t from)
+{
+    if (s->n_chosen > s->n_best) {
+        memcpy(s->best, s->chosen, sizeof(uint32_t) * s->n_chosen);
+        s->n_best = s->n_chosen;
+    }
+    for (uint32_t c = from; c < s->n_cycles && s->n_best < s->bound &&
+                            s->n_chosen < MAX_RINGS && s->steps++ < MAX_PACK_STEPS;
+         c++) {
+        if (!ring_fits(s, s->cycles[c]))
+            continue;
+        ring_use(s, s->cycles[c], 1);
+        s->chosen[s->n_chosen++] = c;
+        ring_pack(s, c);
+        s->n_chosen--;
+        ring_use(s, s->cycles[c], -1);
     }
 }
 
@@ -146,30 +159,39 @@ static uint32_t
 node_rings(const CollComm *comm, uint32_t n, uint32_t rings[][MAX_PPN])
 {
     g_assert(n <= MAX_PPN);
-    RingSearch s = {.comm = comm, .n = n};
+    RingSearch s = {.n = n, .bound = UINT32_MAX};
     s.cap = g_new0(uint32_t, (size_t)n * n);
     s.used = g_new0(uint32_t, (size_t)n * n);
     bool all_direct = true;
-    for (uint32_t a = 0; a < n; a++)
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t out = 0;
         for (uint32_t b = 0; b < n; b++)
             if (a != b) {
                 s.cap[a * n + b] = direct_links(comm, a, b);
                 all_direct = all_direct && s.cap[a * n + b] > 0;
+                out += s.cap[a * n + b];
             }
+        s.bound = MIN(s.bound, out);
+    }
+    uint32_t n_rings = 0;
     if (!comm->info.nvswitch && !all_direct && n > 2 && n <= 64) {
+        s.cycles = g_malloc(sizeof(uint32_t[MAX_PPN]) * MAX_CYCLES);
         s.path[0] = 0;
         s.on_path[0] = true;
-        ring_dfs(&s, 1);
+        ring_enumerate(&s, 1);
+        ring_pack(&s, 0);
+        for (uint32_t k = 0; k < s.n_best; k++)
+            memcpy(rings[n_rings++], s.cycles[s.best[k]], sizeof(uint32_t) * n);
+        g_free(s.cycles);
     }
-    if (s.n_rings == 0) {
+    if (n_rings == 0) {
         for (uint32_t i = 0; i < n; i++)
-            s.rings[0][i] = i;
-        s.n_rings = 1;
+            rings[0][i] = i;
+        n_rings = 1;
     }
-    memcpy(rings, s.rings, sizeof(s.rings[0]) * s.n_rings);
     g_free(s.cap);
     g_free(s.used);
-    return s.n_rings;
+    return n_rings;
 }
 
 /* The ring of channel ch over all ranks: node by node, each node's local
