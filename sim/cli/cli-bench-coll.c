@@ -41,8 +41,8 @@ cli_bench_coll(int argc, char **argv)
         cli_print_error("bench-coll", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    printf("#%-7s %-34s %8s %12s %12s %10s %12s\n", "engine", "case", "wall_s", "events",
-           "packets", "Mpkt/s", "last_us");
+    printf("#%-7s %-34s %8s %12s %12s %10s %12s\n", "engine", "case", "wall_s", "events", "packets",
+           "Mpkt/s", "last_us");
     struct {
         NetFidelity fidelity;
         const char *label;
@@ -55,8 +55,8 @@ cli_bench_coll(int argc, char **argv)
         uint64_t packets = 0, events = 0;
         double last_us = 0;
         int64_t t0 = g_get_monotonic_time();
-        if (!sweep(comm, cases[i].fidelity, cases[i].min, cases[i].max, &packets, &events,
-                   &last_us, &error)) {
+        if (!sweep(comm, cases[i].fidelity, cases[i].min, cases[i].max, &packets, &events, &last_us,
+                   &error)) {
             cli_print_error("bench-coll", error);
             return CLI_EXIT_BAD_INPUT;
         }

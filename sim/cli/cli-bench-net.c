@@ -111,8 +111,8 @@ cli_bench_net(int argc, char **argv)
         fprintf(stderr, "nvlsim bench-net: unexpected argument '%s'\n", argv[1]);
         goto out;
     }
-    if (o.nodes && (!sim_units_parse_count(o.nodes, &n_nodes, NULL) || n_nodes < 1 ||
-                    n_nodes > 4096)) {
+    if (o.nodes &&
+        (!sim_units_parse_count(o.nodes, &n_nodes, NULL) || n_nodes < 1 || n_nodes > 4096)) {
         fprintf(stderr, "nvlsim bench-net: --nodes: '%s': expected a whole number from 1 to 4096\n",
                 o.nodes);
         goto out;

@@ -40,7 +40,7 @@ typedef struct Calibration {
     uint64_t max_bytes;
     const ReportCsv *csv;
     CliRowColumns col;
-    CliFabric *fabric; /* one node */
+    CliFabric *fabric;             /* one node */
     GArray *measured_us, *base_us; /* base: the simulated time without the fixed cost */
 } Calibration;
 
@@ -56,8 +56,7 @@ calibrate_context(CalibrateOptions *o)
          "TEXT"},
         {"max-bytes", 0, 0, G_OPTION_ARG_STRING, &o->max_bytes,
          "coll-overhead: fit rows of at most SIZE (default 1KiB)", "SIZE"},
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
-         "F"},
+        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new("copy-overhead|coll-overhead FILE.csv");
@@ -136,8 +135,8 @@ static bool
 collect_calls(Calibration *c, GError **error)
 {
     const ReportCsv *csv = c->csv;
-    GHashTable *fabrics = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                                (GDestroyNotify)cli_fabric_free);
+    GHashTable *fabrics =
+        g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)cli_fabric_free);
     bool ok = true;
     for (guint r = 0; ok && r < csv->rows->len; r++) {
         CollCall call = {.elem_bytes = 4};
@@ -182,7 +181,8 @@ report_fit(const Calibration *c, const char *what, const char *path, const char 
     guint n = c->measured_us->len;
     g_autofree double *residual = g_new(double, n);
     for (guint i = 0; i < n; i++)
-        residual[i] = g_array_index(c->measured_us, double, i) - g_array_index(c->base_us, double, i);
+        residual[i] =
+            g_array_index(c->measured_us, double, i) - g_array_index(c->base_us, double, i);
     qsort(residual, n, sizeof(double), compare_double);
     double fit = MAX(n % 2 ? residual[n / 2] : (residual[n / 2 - 1] + residual[n / 2]) / 2, 0);
     double sum_abs = 0, worst = 0;
@@ -193,9 +193,8 @@ report_fit(const Calibration *c, const char *what, const char *path, const char 
         worst = MAX(worst, pct);
     }
     const CalibrateOptions *o = c->o;
-    printf("# nvlsim calibrate %s: %s, %u rows of %s%s%s (%s fidelity)\n", what, path, n,
-           o->system, o->match ? " matching " : "", o->match ? o->match : "",
-           net_fidelity_name(c->fidelity));
+    printf("# nvlsim calibrate %s: %s, %u rows of %s%s%s (%s fidelity)\n", what, path, n, o->system,
+           o->match ? " matching " : "", o->match ? o->match : "", net_fidelity_name(c->fidelity));
     printf("# measured - simulated without it: min %.3f us, median %.3f us, max %.3f us\n",
            residual[0], fit, residual[n - 1]);
     printf("# error on the fitted rows: MAPE %.2f%%, max %.2f%%\n", sum_abs / n, worst);
@@ -221,8 +220,8 @@ calibrate_run(Calibration *c, const char *what, const char *path)
         status = CLI_EXIT_BAD_INPUT;
     } else if (c->measured_us->len == 0) {
         fprintf(stderr, "nvlsim calibrate: %s: no %s rows of %s%s%s\n", path,
-                copies ? "p2p_latency (direct NVLink)" : "small timed collective",
-                c->o->system, c->o->match ? " matching " : "", c->o->match ? c->o->match : "");
+                copies ? "p2p_latency (direct NVLink)" : "small timed collective", c->o->system,
+                c->o->match ? " matching " : "", c->o->match ? c->o->match : "");
         status = CLI_EXIT_BAD_INPUT;
     } else {
         report_fit(c, what, path, copies ? "copy_overhead" : "coll_overhead");

@@ -51,12 +51,10 @@ coll_context(CollOptions *o)
         {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
          "auto (default, NCCL's choice), ring, tree, nvls, direct", "A"},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "auto (default), LL, LL128, Simple", "P"},
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
-         "F"},
+        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
          "float (default), double, half, bfloat16, int8, int32, int64", "TYPE"},
-        {"root", 'r', 0, G_OPTION_ARG_STRING, &o->root, "Root rank of broadcast/reduce (0)",
-         "N"},
+        {"root", 'r', 0, G_OPTION_ARG_STRING, &o->root, "Root rank of broadcast/reduce (0)", "N"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the rows as CSV", "FILE"},
         G_OPTION_ENTRY_NULL,
     };
@@ -84,8 +82,12 @@ bad(GError **error, const char *option, const char *text, const char *expect)
 static bool
 plan_from_options(const CollOptions *o, CollPlan *plan, GError **error)
 {
-    *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE, .min_bytes = 8, .max_bytes = 128 << 20,
-                       .factor = 2, .fidelity = NET_FIDELITY_FLOW, .dtype = "float",
+    *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE,
+                       .min_bytes = 8,
+                       .max_bytes = 128 << 20,
+                       .factor = 2,
+                       .fidelity = NET_FIDELITY_FLOW,
+                       .dtype = "float",
                        .elem_bytes = 4};
     uint64_t v;
     if (o->op && !coll_op_parse(o->op, &plan->op))
@@ -147,8 +149,8 @@ print_header(const CollPlan *plan, const CollComm *comm, const char *system_id)
            net_fidelity_name(plan->fidelity));
     printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "size", "count", "type",
            "redop", "root", "time", "algbw", "busbw", "algo", "proto", "nch", "nccl_model");
-    printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "(B)", "(elements)", "",
-           "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(us)");
+    printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "(B)", "(elements)", "", "",
+           "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(us)");
 }
 
 static bool
@@ -162,8 +164,12 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
     for (uint64_t s = plan->min_bytes; s <= plan->max_bytes;) {
         uint64_t bytes = round_size(plan, comm->n_ranks, s);
         if (bytes > 0) {
-            CollCall call = {.op = plan->op, .n_bytes = bytes, .elem_bytes = plan->elem_bytes,
-                             .algo = plan->algo, .proto = plan->proto, .root = plan->root};
+            CollCall call = {.op = plan->op,
+                             .n_bytes = bytes,
+                             .elem_bytes = plan->elem_bytes,
+                             .algo = plan->algo,
+                             .proto = plan->proto,
+                             .root = plan->root};
             CollResult r;
             if (!coll_run(comm, &call, plan->fidelity, &r, error)) {
                 g_prefix_error(error, "%" G_GUINT64_FORMAT " bytes: ", bytes);

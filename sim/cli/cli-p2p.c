@@ -44,8 +44,7 @@ p2p_context(P2pOptions *o)
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system,
          "System model (default dgx-h100; see nvlsim list systems)", "NAME"},
         {"nodes", 'N', 0, G_OPTION_ARG_STRING, &o->nodes, "Nodes on the fabric (default 1)", "N"},
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
-         "F"},
+        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"bytes", 0, 0, G_OPTION_ARG_STRING, &o->bytes,
          "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
         {"pair", 0, 0, G_OPTION_ARG_STRING, &o->pair, "GPU pair of the size sweep (default 0,1)",
@@ -208,8 +207,8 @@ csv_matrix(FILE *csv, const char *measure, const P2pTables *t, const double *m, 
             if (is_lat)
                 fprintf(csv, "%.4f,\n", v);
             else
-                fprintf(csv, "%.4f,%.4f\n", (double)n_bytes / v * 1e6 *
-                                                (strcmp(measure, "bidirectional") == 0 ? 2 : 1),
+                fprintf(csv, "%.4f,%.4f\n",
+                        (double)n_bytes / v * 1e6 * (strcmp(measure, "bidirectional") == 0 ? 2 : 1),
                         v / 1e9);
         }
 }
@@ -243,9 +242,9 @@ static void
 run_matrices(const NetP2p *p2p, const P2pPlan *plan, uint32_t n, FILE *csv)
 {
     P2pTables t = {.n = n};
-    t.uni = g_new0(double, (size_t)n * n);
-    t.bi = g_new0(double, (size_t)n * n);
-    t.lat_us = g_new0(double, (size_t)n * n);
+    t.uni = g_new0(double, (size_t)n *n);
+    t.bi = g_new0(double, (size_t)n *n);
+    t.lat_us = g_new0(double, (size_t)n *n);
     measure_matrices(p2p, plan, &t);
     printf("# matrices: %" G_GUINT64_FORMAT " B per copy\n", plan->n_bytes);
     print_matrix("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)", &t, t.uni, 1e-9);

@@ -14,15 +14,16 @@ cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
         "bytes",         "time_us",    "busbw_gbps", "in_place", "source_note",
     };
     int *slots[] = {
-        &col->system, &col->collective, &col->algorithm, &col->protocol, &col->dtype,
-        &col->num_gpus, &col->bytes, &col->time_us, &col->busbw, &col->in_place, &col->note,
+        &col->system, &col->collective, &col->algorithm, &col->protocol,
+        &col->dtype,  &col->num_gpus,   &col->bytes,     &col->time_us,
+        &col->busbw,  &col->in_place,   &col->note,
     };
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
         *slots[i] = report_csv_column(csv, names[i]);
         if (*slots[i] < 0) {
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:1: no column '%s': expected the columns of collectives.csv",
-                        csv->path, names[i]);
+                        "%s:1: no column '%s': expected the columns of collectives.csv", csv->path,
+                        names[i]);
             return false;
         }
     }

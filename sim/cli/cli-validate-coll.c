@@ -106,13 +106,15 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
     const char *dtype = report_csv_field(csv, r, col->dtype);
     call->elem_bytes = *dtype == '\0' ? 4 : coll_dtype_bytes(dtype);
     if (call->elem_bytes == 0) {
-        validate_bad(v, csv, r, "dtype", "'%s' is not a data type: expected float, double, half, "
-                     "bfloat16, int8, int32 or int64", dtype);
+        validate_bad(v, csv, r, "dtype",
+                     "'%s' is not a data type: expected float, double, half, "
+                     "bfloat16, int8, int32 or int64",
+                     dtype);
         return false;
     }
     if (gpus < 1 || gpus > 65536 || gpus != floor(gpus) || bytes > 1e15 || bytes != floor(bytes)) {
-        validate_bad(v, csv, r, NULL, "%g GPUs and %g bytes: expected whole numbers in range",
-                     gpus, bytes);
+        validate_bad(v, csv, r, NULL, "%g GPUs and %g bytes: expected whole numbers in range", gpus,
+                     bytes);
         return false;
     }
     *n_gpus = (uint32_t)gpus;

@@ -96,8 +96,8 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
     }
     uint32_t n_gpus = topo_graph_n_gpus(fabric->graph);
     if (a >= n_gpus || b >= n_gpus || a == b || bytes < 1 || bytes > 1e15) {
-        validate_bad(v, csv, r, "source_note", "GPU%u->GPU%u of %.0f bytes does not fit %s", a,
-                     b, bytes, system);
+        validate_bad(v, csv, r, "source_note", "GPU%u->GPU%u of %.0f bytes does not fit %s", a, b,
+                     bytes, system);
         return;
     }
     /* Tartan's variant relays copies between GPUs without a direct NVLink

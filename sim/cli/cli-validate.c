@@ -38,8 +38,7 @@ static GOptionContext *
 validate_context(ValidateOptions *o)
 {
     GOptionEntry entries[] = {
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)",
-         "F"},
+        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"max-mape", 0, 0, G_OPTION_ARG_STRING, &o->max_mape,
          "Exit 1 when the MAPE over all rows exceeds PCT percent", "PCT"},
         {"min-bytes", 0, 0, G_OPTION_ARG_STRING, &o->min_bytes,
@@ -155,9 +154,10 @@ validate_record(Validation *v, const ValidateRow *row)
     group_add(group_for(v, row->system, row->measure), pct, model_pct);
     group_add(group_for(v, row->system, NULL), pct, model_pct);
     if (!g_str_has_prefix(row->measure, "p2p_"))
-        group_add(group_for(v, row->system,
-                            row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),
-                  pct, model_pct);
+        group_add(
+            group_for(v, row->system,
+                      row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),
+            pct, model_pct);
     group_add(group_for(v, "", NULL), pct, model_pct);
     if (!v->quiet) {
         char model[16] = "        -";
@@ -214,8 +214,9 @@ print_summary(const Validation *v)
             g_autofree char *model =
                 g->n_model ? g_strdup_printf("%.2f", g->sum_abs_model_pct / g->n_model)
                            : g_strdup("-");
-            printf("%-15s %-32s %6u %8.2f %9.2f %12s\n", g->system, g->measure ? g->measure : "(all)",
-                   g->n, g->sum_abs_pct / g->n, g->max_abs_pct, model);
+            printf("%-15s %-32s %6u %8.2f %9.2f %12s\n", g->system,
+                   g->measure ? g->measure : "(all)", g->n, g->sum_abs_pct / g->n, g->max_abs_pct,
+                   model);
         }
     uint32_t n_skipped = 0;
     GHashTableIter it;
@@ -311,10 +312,10 @@ cli_validate(int argc, char **argv)
     double max_mape = 0;
     Validation v = {
         .fidelity = NET_FIDELITY_FLOW,
-        .fabrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify)cli_fabric_free),
-        .comms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                       (GDestroyNotify)coll_comm_free),
+        .fabrics =
+            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cli_fabric_free),
+        .comms =
+            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)coll_comm_free),
         .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
         .groups = g_ptr_array_new_with_free_func(group_free),
         .skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),

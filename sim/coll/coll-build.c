@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAX_RINGS 64
-#define MAX_PPN 128 /* ranks of one node a ring search handles */
+#define MAX_PPN 128                  /* ranks of one node a ring search handles */
 #define P2P_CHUNK_BYTES (512 * 1024) /* NCCL's P2P_NVL_CHUNKSIZE */
 /* Past this many chunks per channel an NVLS pipeline is in its steady
  * state: larger calls merge consecutive chunks so that a channel has at
@@ -140,8 +140,8 @@ ring_pack(RingSearch *s, uint32_t from)
         memcpy(s->best, s->chosen, sizeof(uint32_t) * s->n_chosen);
         s->n_best = s->n_chosen;
     }
-    for (uint32_t c = from; c < s->n_cycles && s->n_best < s->bound &&
-                            s->n_chosen < MAX_RINGS && s->steps++ < MAX_PACK_STEPS;
+    for (uint32_t c = from; c < s->n_cycles && s->n_best < s->bound && s->n_chosen < MAX_RINGS &&
+                            s->steps++ < MAX_PACK_STEPS;
          c++) {
         if (!ring_fits(s, s->cycles[c]))
             continue;
@@ -383,8 +383,7 @@ coll_build_tree(CollBuild *b, GError **error)
             for (uint64_t off = 0; off < data || off == 0; off += chunk) {
                 uint64_t cb = MIN(chunk, data - off);
                 if (root) {
-                    coll_exec_op(b->ex, reduce_prog, in_up, nk, out_down, nk, cb,
-                                 nk > 0 ? cb : 0);
+                    coll_exec_op(b->ex, reduce_prog, in_up, nk, out_down, nk, cb, nk > 0 ? cb : 0);
                 } else {
                     coll_exec_op(b->ex, reduce_prog, in_up, nk, &up[r], 1, cb, nk > 0 ? cb : 0);
                     coll_exec_op(b->ex, bcast_prog, &down[r], 1, out_down, nk, cb, 0);
@@ -430,97 +429,129 @@ nvls_program(CollBuild *b, uint32_t part)
     return prog;
 }
 
+/* One NVLS channel's participants and connections. Per rank and plane
+ * (index r * np + p): up (its copy of a segment, to reduce), down (the
+ * reduced segment), mc_up (its segment, to multicast), mc_down (a
+ * multicast copy). Per plane: the switch's reduce and multicast programs.
+ * Per rank: give (its copies), own (its segment: the sum comes back and goes
+ * out to be multicast), take (the multicast copies). */
+typedef struct Nvls {
+    CollBuild *b;
+    const Plane *planes;
+    uint32_t n, np;
+    bool reduce, multicast;
+    uint32_t *up, *down, *mc_up, *mc_down, *sw_reduce, *sw_mc, *give, *own, *take, *list;
+} Nvls;
+
+static void
+nvls_connect(Nvls *v, uint32_t total_weight, double factor)
+{
+    CollBuild *b = v->b;
+    uint32_t n = v->n, np = v->np;
+    for (uint32_t p = 0; p < np; p++) {
+        uint32_t sw = coll_exec_participant(b->ex, v->planes[p].vertex);
+        v->sw_reduce[p] = nvls_program(b, sw);
+        v->sw_mc[p] = nvls_program(b, sw);
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t part = b->rank_part[r];
+            uint32_t *conns[] = {&v->up[r * np + p], &v->down[r * np + p], &v->mc_up[r * np + p],
+                                 &v->mc_down[r * np + p]};
+            for (int k = 0; k < 4; k++) {
+                uint32_t from = k % 2 == 0 ? part : sw, to = k % 2 == 0 ? sw : part;
+                *conns[k] = coll_exec_connection(b->ex, from, to, depth(b), factor);
+                coll_exec_set_share(b->ex, *conns[k], (double)v->planes[p].weight / total_weight);
+            }
+        }
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        v->give[r] = nvls_program(b, b->rank_part[r]);
+        v->own[r] = nvls_program(b, b->rank_part[r]);
+        v->take[r] = nvls_program(b, b->rank_part[r]);
+    }
+}
+
+/* Owner g's chunk of cb bytes through every plane. */
+static void
+nvls_chunk(Nvls *v, uint32_t g, uint64_t cb)
+{
+    CollExec *ex = v->b->ex;
+    uint32_t n = v->n, np = v->np;
+    if (v->reduce) {
+        for (uint32_t r = 0; r < n; r++)
+            coll_exec_op(ex, v->give[r], NULL, 0, &v->up[r * np], np, cb, 0);
+        for (uint32_t p = 0; p < np; p++) {
+            for (uint32_t r = 0; r < n; r++)
+                v->list[r] = v->up[r * np + p];
+            coll_exec_op(ex, v->sw_reduce[p], v->list, n, &v->down[g * np + p], 1, cb, 0);
+        }
+    }
+    if (!v->multicast) {
+        coll_exec_op(ex, v->own[g], &v->down[g * np], np, NULL, 0, cb, 0);
+        return;
+    }
+    coll_exec_op(ex, v->own[g], v->reduce ? &v->down[g * np] : NULL, v->reduce ? np : 0,
+                 &v->mc_up[g * np], np, cb, 0);
+    for (uint32_t p = 0; p < np; p++) {
+        for (uint32_t r = 0; r < n; r++)
+            v->list[r] = v->mc_down[r * np + p];
+        coll_exec_op(ex, v->sw_mc[p], &v->mc_up[g * np + p], 1, v->list, n, cb, 0);
+    }
+    for (uint32_t r = 0; r < n; r++)
+        coll_exec_op(ex, v->take[r], &v->mc_down[r * np], np, NULL, 0, cb, 0);
+}
+
 bool
 coll_build_nvls(CollBuild *b, GError **error)
 {
     const CollComm *comm = b->comm;
     CollOp op = b->call->op;
     Plane planes[64];
-    uint32_t n_planes = comm->n_nodes == 1 ? nvls_planes(comm, planes, 64) : 0;
-    if (n_planes == 0 || (op != COLL_OP_ALL_REDUCE && op != COLL_OP_ALL_GATHER &&
-                          op != COLL_OP_REDUCE_SCATTER)) {
+    uint32_t np = comm->n_nodes == 1 ? nvls_planes(comm, planes, 64) : 0;
+    if (np == 0 ||
+        (op != COLL_OP_ALL_REDUCE && op != COLL_OP_ALL_GATHER && op != COLL_OP_REDUCE_SCATTER)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "NVLS needs one node of NVLS-capable NVSwitches and all_reduce, all_gather "
                     "or reduce_scatter");
         return false;
     }
-    uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1), np = n_planes;
-    uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
-    uint32_t total_weight = 0;
+    uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1), total_weight = 0;
     for (uint32_t p = 0; p < np; p++)
         total_weight += planes[p].weight;
-    double factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
-    bool reduce = op != COLL_OP_ALL_GATHER, multicast = op != COLL_OP_REDUCE_SCATTER;
-    uint64_t per_rank = b->call->n_bytes / n;
-    /* Connections per rank and plane: up (its copy of a segment to reduce),
-     * down (the reduced segment), mc_up (its segment to multicast), mc_down
-     * (a multicast copy). up[r * np + p]. */
-    g_autofree uint32_t *up = g_new(uint32_t, (size_t)n * np);
-    g_autofree uint32_t *down = g_new(uint32_t, (size_t)n * np);
-    g_autofree uint32_t *mc_up = g_new(uint32_t, (size_t)n * np);
-    g_autofree uint32_t *mc_down = g_new(uint32_t, (size_t)n * np);
-    g_autofree uint32_t *list = g_new(uint32_t, n);
+    size_t nnp = (size_t)n * np;
+    Nvls v = {
+        .b = b,
+        .planes = planes,
+        .n = n,
+        .np = np,
+        .reduce = op != COLL_OP_ALL_GATHER,
+        .multicast = op != COLL_OP_REDUCE_SCATTER,
+        .up = g_new(uint32_t, nnp),
+        .down = g_new(uint32_t, nnp),
+        .mc_up = g_new(uint32_t, nnp),
+        .mc_down = g_new(uint32_t, nnp),
+        .sw_reduce = g_new(uint32_t, np),
+        .sw_mc = g_new(uint32_t, np),
+        .give = g_new(uint32_t, n),
+        .own = g_new(uint32_t, n),
+        .take = g_new(uint32_t, n),
+        .list = g_new(uint32_t, n),
+    };
     for (uint32_t ch = 0; ch < nch; ch++) {
-        uint64_t seg = share(per_rank, nch, ch);
-        chunk = MAX(MAX(b->plan.chunk_bytes, 1), (seg + NVLS_MAX_CHUNKS - 1) / NVLS_MAX_CHUNKS);
-        g_autofree uint32_t *sw_reduce = g_new(uint32_t, np), *sw_mc = g_new(uint32_t, np);
-        for (uint32_t p = 0; p < np; p++) {
-            uint32_t sw = coll_exec_participant(b->ex, planes[p].vertex);
-            sw_reduce[p] = nvls_program(b, sw);
-            sw_mc[p] = nvls_program(b, sw);
-            for (uint32_t r = 0; r < n; r++) {
-                uint32_t part = b->rank_part[r];
-                uint32_t *conns[] = {&up[r * np + p], &down[r * np + p], &mc_up[r * np + p],
-                                     &mc_down[r * np + p]};
-                for (int k = 0; k < 4; k++) {
-                    uint32_t from = k % 2 == 0 ? part : sw, to = k % 2 == 0 ? sw : part;
-                    *conns[k] = coll_exec_connection(b->ex, from, to, depth(b), factor);
-                    coll_exec_set_share(b->ex, *conns[k],
-                                        (double)planes[p].weight / total_weight);
-                }
-            }
-        }
-        /* Per rank: give (its copies, to be reduced), own (its segment:
-         * the sum comes back and goes out to be multicast), take (the
-         * multicast copies). Each operation covers every plane at once. */
-        g_autofree uint32_t *give = g_new(uint32_t, n), *own = g_new(uint32_t, n),
-                            *take = g_new(uint32_t, n);
-        for (uint32_t r = 0; r < n; r++) {
-            give[r] = nvls_program(b, b->rank_part[r]);
-            own[r] = nvls_program(b, b->rank_part[r]);
-            take[r] = nvls_program(b, b->rank_part[r]);
-        }
+        nvls_connect(&v, total_weight, 1.0 / coll_tune_nvls_efficiency(&comm->info));
+        uint64_t seg = share(b->call->n_bytes / n, nch, ch);
+        uint64_t chunk =
+            MAX(MAX(b->plan.chunk_bytes, 1), (seg + NVLS_MAX_CHUNKS - 1) / NVLS_MAX_CHUNKS);
         for (uint64_t off = 0; off < seg || off == 0; off += chunk) {
-            /* Each plane carries its share of the chunk (by its links). */
-            uint64_t pb = MIN(chunk, seg - off);
-            for (uint32_t g = 0; g < n; g++) {
-                if (reduce) {
-                    for (uint32_t r = 0; r < n; r++)
-                        coll_exec_op(b->ex, give[r], NULL, 0, &up[r * np], np, pb, 0);
-                    for (uint32_t p = 0; p < np; p++) {
-                        for (uint32_t r = 0; r < n; r++)
-                            list[r] = up[r * np + p];
-                        coll_exec_op(b->ex, sw_reduce[p], list, n, &down[g * np + p], 1, pb, 0);
-                    }
-                }
-                if (multicast) {
-                    coll_exec_op(b->ex, own[g], reduce ? &down[g * np] : NULL, reduce ? np : 0,
-                                 &mc_up[g * np], np, pb, 0);
-                    for (uint32_t p = 0; p < np; p++) {
-                        for (uint32_t r = 0; r < n; r++)
-                            list[r] = mc_down[r * np + p];
-                        coll_exec_op(b->ex, sw_mc[p], &mc_up[g * np + p], 1, list, n, pb, 0);
-                    }
-                    for (uint32_t r = 0; r < n; r++)
-                        coll_exec_op(b->ex, take[r], &mc_down[r * np], np, NULL, 0, pb, 0);
-                } else {
-                    coll_exec_op(b->ex, own[g], &down[g * np], np, NULL, 0, pb, 0);
-                }
-            }
+            for (uint32_t g = 0; g < n; g++)
+                nvls_chunk(&v, g, MIN(chunk, seg - off));
             if (seg == 0)
                 break;
         }
     }
+    uint32_t *arrays[] = {v.up,    v.down, v.mc_up, v.mc_down, v.sw_reduce,
+                          v.sw_mc, v.give, v.own,   v.take,    v.list};
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
+        g_free(arrays[i]);
     return true;
 }
 

@@ -21,8 +21,8 @@ typedef struct Conn {
     double wire_factor;
     double share; /* of an operation's bytes this connection carries */
     bool crosses_nodes;
-    uint64_t flag_ps; /* a small write from src to dst lands after this */
-    uint64_t back_ps; /* and from dst to src */
+    uint64_t flag_ps;          /* a small write from src to dst lands after this */
+    uint64_t back_ps;          /* and from dst to src */
     uint32_t sender, receiver; /* programs, NONE until an operation names the connection */
     /* Run state. */
     uint64_t n_sent, n_freed, n_visible, n_taken;
@@ -58,7 +58,7 @@ struct CollExec {
     const HwGpu *gpu;
     CollProto proto;
     uint32_t channels_per_gpu;
-    double channel_bytes_per_s; /* what one GPU program can push; 0: no limit */
+    double channel_bytes_per_s;    /* what one GPU program can push; 0: no limit */
     uint64_t step_overhead_ps;     /* until a GPU sees a message it received */
     uint64_t net_step_overhead_ps; /* the same for a message from another node */
     uint64_t start_ps;
@@ -148,8 +148,8 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
         .depth = depth,
         .wire_factor = wire_factor,
         .share = 1.0,
-        .crosses_nodes = topo_graph_vertex(ex->graph, va)->node !=
-                         topo_graph_vertex(ex->graph, vb)->node,
+        .crosses_nodes =
+            topo_graph_vertex(ex->graph, va)->node != topo_graph_vertex(ex->graph, vb)->node,
         .flag_ps = small_write_ps(ex, va, vb),
         .back_ps = small_write_ps(ex, vb, va),
         .sender = NONE,
@@ -209,8 +209,8 @@ coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
              const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes)
 {
     g_return_if_fail(prog < ex->progs->len);
-    Op op = {.recv0 = ex->peers->len, .n_recv = n_recv, .bytes = bytes,
-             .reduce_bytes = reduce_bytes};
+    Op op = {
+        .recv0 = ex->peers->len, .n_recv = n_recv, .bytes = bytes, .reduce_bytes = reduce_bytes};
     for (uint32_t i = 0; i < n_recv; i++) {
         claim(ex, prog, recv[i], false);
         g_array_append_val(ex->peers, recv[i]);

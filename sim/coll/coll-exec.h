@@ -36,7 +36,7 @@
 typedef struct CollExec CollExec;
 
 typedef struct CollExecResult {
-    uint64_t time_ps;       /* from the start of the call to the last operation's end */
+    uint64_t time_ps; /* from the start of the call to the last operation's end */
     uint64_t n_messages;
     uint64_t payload_bytes; /* data bytes moved (before protocol inflation) */
     NetStats net;
@@ -44,10 +44,9 @@ typedef struct CollExecResult {
 } CollExecResult;
 
 /* An executor for protocol proto on graph/router; gpu gives HBM bandwidth
- * for reductions (NULL: reductions cost nothing); channels_per_gpu is how many programs share a GPU's HBM;
- * a GPU program (one CTA) moves an operation's bytes no faster than
- * channel_bytes_per_s (0: no limit). The start of every program is delayed
- * by start_ps (the launch). */
+ * for reductions (NULL: reductions cost nothing); channels_per_gpu is how many programs share a
+ * GPU's HBM; a GPU program (one CTA) moves an operation's bytes no faster than channel_bytes_per_s
+ * (0: no limit). The start of every program is delayed by start_ps (the launch). */
 CollExec *coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const HwGpu *gpu,
                         CollProto proto, uint32_t channels_per_gpu, double channel_bytes_per_s,
                         uint64_t start_ps);

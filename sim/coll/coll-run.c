@@ -143,8 +143,8 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
         result->algo = algo;
         result->proto = proto;
         result->n_channels = b.plan.n_channels;
-        result->nccl_model_us = coll_tune_time_us(&comm->info, call->op, algo, proto,
-                                                  call->n_bytes);
+        result->nccl_model_us =
+            coll_tune_time_us(&comm->info, call->op, algo, proto, call->n_bytes);
     }
     g_free(b.rank_part);
     coll_exec_free(b.ex);

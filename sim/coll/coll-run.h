@@ -23,8 +23,8 @@ typedef struct CollComm {
     const TopoRouter *router; /* borrowed */
     uint32_t n_ranks;
     uint32_t n_nodes;
-    uint32_t ppn;             /* ranks per node */
-    uint32_t *rank_vertex;    /* [n_ranks] */
+    uint32_t ppn;          /* ranks per node */
+    uint32_t *rank_vertex; /* [n_ranks] */
     CollTopoInfo info;
 } CollComm;
 
@@ -45,9 +45,9 @@ typedef struct CollCall {
 } CollCall;
 
 typedef struct CollResult {
-    uint64_t time_ps;     /* the simulated call, launch included */
-    uint64_t start_ps;    /* of which the launch (fixed cost of a call) */
-    CollAlgo algo;        /* what ran */
+    uint64_t time_ps;  /* the simulated call, launch included */
+    uint64_t start_ps; /* of which the launch (fixed cost of a call) */
+    CollAlgo algo;     /* what ran */
     CollProto proto;
     uint32_t n_channels;
     double nccl_model_us; /* NCCL's own prediction for the same choice */

@@ -133,7 +133,6 @@ typedef struct CollTunePlan {
 void coll_tune_plan(const CollTopoInfo *info, CollOp op, CollAlgo algo, CollProto proto,
                     uint64_t n_bytes, CollTunePlan *plan);
 
-
 /* What one channel (one CTA) can push, GB/s: NCCL's modelled bus bandwidth
  * for algo and proto (its per-channel speeds and protocol caps, such as
  * llMaxBw and perChMaxRingLL128Bw) over the channels it runs. The executor

@@ -182,7 +182,8 @@ max_min(NetFlow *nf)
         double threshold = level * (1 + 1e-9);
         for (uint32_t k = 0; k < n_active; k++) {
             uint32_t l = nf->active_links[k];
-            if (nf->weight_sum[l] < 0.5 || fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l] > threshold)
+            if (nf->weight_sum[l] < 0.5 ||
+                fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l] > threshold)
                 continue;
             for (uint32_t j = nf->csr_start[l]; j < nf->csr_start[l + 1]; j++)
                 if (!nf->frozen[nf->csr_flow[j]])
@@ -318,8 +319,8 @@ tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssue
     for (uint32_t h = 0; h < path->n_hops; h++) {
         const TopoLink *link = topo_graph_link(graph, path->link[h]);
         uint64_t packet = MIN(net_payload_bytes(link->spec, issuer), n_bytes);
-        uint64_t ser = sim_serialization_ps(packet + net_header_bytes(link->spec, issuer),
-                                            link->bytes_per_s);
+        uint64_t ser =
+            sim_serialization_ps(packet + net_header_bytes(link->spec, issuer), link->bytes_per_s);
         worst_ser = MAX(worst_ser, ser);
         total += ser + link->latency_ps;
         if (h + 1 < path->n_hops)
@@ -386,8 +387,8 @@ flow_send(NetModel *net, const NetSend *send)
     for (uint32_t i = first; i < last; i++)
         total_weight += route.path[i].weight;
     for (uint32_t i = first; i < last; i++) {
-        shares[i] = (uint64_t)((unsigned __int128)send->n_bytes * route.path[i].weight /
-                               total_weight);
+        shares[i] =
+            (uint64_t)((unsigned __int128)send->n_bytes * route.path[i].weight / total_weight);
         assigned += shares[i];
     }
     shares[first] += send->n_bytes - assigned; /* the rounding remainder */

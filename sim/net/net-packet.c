@@ -81,7 +81,7 @@ typedef struct NetPacket {
     uint64_t *bytes_per_s;
     uint64_t *latency_ps;
     uint64_t *ready_delay_ps; /* link latency plus the latency of its far vertex */
-    bool *switch_far; /* its far vertex is a switch: credits held until the packet leaves */
+    bool *switch_far;         /* its far vertex is a switch: credits held until the packet leaves */
     uint64_t *replay_ps;
     double *error_rate;
     /* Its block of queues: one per input port of its source vertex, then
@@ -510,8 +510,8 @@ stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_byt
         const HwLink *spec = topo_graph_link(np->base.graph, path->link[h])->spec;
         uint64_t own = net_payload_bytes(spec, issuer);
         uint64_t link_header = net_header_bytes(spec, issuer);
-        uint64_t header = payload_bytes >= own ? link_header
-                                               : (link_header * payload_bytes + own - 1) / own;
+        uint64_t header =
+            payload_bytes >= own ? link_header : (link_header * payload_bytes + own - 1) / own;
         st->header_bytes[h] = (uint16_t)MIN(header, UINT16_MAX);
     }
     source_push(np, path->link[0], s);

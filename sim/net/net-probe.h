@@ -17,8 +17,8 @@ typedef struct NetProbeXfer {
 typedef struct NetProbeResult {
     uint64_t last_done_ps; /* when the last transfer landed (all start at 0) */
     NetStats stats;
-    uint64_t n_events;    /* engine events executed */
-    uint64_t trace_hash;  /* sim_engine_trace_hash at the end */
+    uint64_t n_events;   /* engine events executed */
+    uint64_t trace_hash; /* sim_engine_trace_hash at the end */
 } NetProbeResult;
 
 /* Starts every transfer at time 0 (issued by issuer, sprayed over their

@@ -52,7 +52,7 @@ uint64_t
 net_header_bytes(const HwLink *link, NetIssuer issuer)
 {
     return issuer == NET_ISSUER_SM && link->sm_header_bytes > 0 ? link->sm_header_bytes
-                                                                 : link->header_bytes;
+                                                                : link->header_bytes;
 }
 
 uint64_t

@@ -31,10 +31,10 @@ typedef enum NetIssuer {
 #define NET_PATH_SPRAY UINT32_MAX
 
 typedef struct NetSend {
-    uint32_t src, dst;    /* endpoint vertices (GPU or CPU) of the graph */
-    uint64_t n_bytes;     /* payload */
-    uint32_t channel;     /* the caller's tag (NCCL channel), kept in statistics */
-    uint32_t path;        /* NET_PATH_SPRAY: over all paths by weight; else that path only */
+    uint32_t src, dst; /* endpoint vertices (GPU or CPU) of the graph */
+    uint64_t n_bytes;  /* payload */
+    uint32_t channel;  /* the caller's tag (NCCL channel), kept in statistics */
+    uint32_t path;     /* NET_PATH_SPRAY: over all paths by weight; else that path only */
     NetIssuer issuer;
     SimHandlerId on_done; /* scheduled when the last byte lands: */
     uint32_t target;      /*   with this target */

@@ -28,8 +28,9 @@ add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
     for (uint32_t g = 0; g < sys->n_gpus; g++)
         for (uint32_t s = 0; s < n_sw; s++)
             if (sys->gpu_switch_links[s] > 0)
-                topo_graph_add_bundle(graph, lay->gpu0 + g, lay->switch0 + (g / per_board) * n_sw + s,
-                                      sys->nvlink, sys->gpu_switch_links[s]);
+                topo_graph_add_bundle(graph, lay->gpu0 + g,
+                                      lay->switch0 + (g / per_board) * n_sw + s, sys->nvlink,
+                                      sys->gpu_switch_links[s]);
     for (uint32_t b1 = 0; b1 < sys->n_boards; b1++)
         for (uint32_t b2 = b1 + 1; b2 < sys->n_boards; b2++)
             for (uint32_t s = 0; s < n_sw && sys->n_trunk_links > 0; s++)
@@ -68,8 +69,8 @@ add_hosts(TopoGraph *graph, const HwSystem *sys, NodeLayout *lay)
         for (uint32_t p = 0; p < n_sw; p++) {
             uint32_t v = topo_graph_add_vertex(graph, TOPO_PCIE_SWITCH, 0, NULL);
             uint32_t g = p * per_sw, host = g / per_host, i = g % per_host;
-            uint32_t cpu = lay->cpu0 + host * sys->n_cpus_per_host +
-                           i * sys->n_cpus_per_host / per_host;
+            uint32_t cpu =
+                lay->cpu0 + host * sys->n_cpus_per_host + i * sys->n_cpus_per_host / per_host;
             topo_graph_add_bundle(graph, v, cpu, sys->pcie, 1);
         }
     }
@@ -82,7 +83,7 @@ add_nics(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
 {
     for (uint32_t k = 0; k < sys->n_nics && sys->nic != NULL; k++) {
         uint32_t g = sys->n_nics >= sys->n_gpus ? k / (sys->n_nics / sys->n_gpus)
-                                                 : k * sys->n_gpus / sys->n_nics;
+                                                : k * sys->n_gpus / sys->n_nics;
         uint32_t v = topo_graph_add_vertex(graph, TOPO_NIC, sys->nic->latency_ps, NULL);
         topo_graph_add_bundle(graph, v, gpu_parent(sys, lay, g), sys->pcie, 1);
     }

@@ -69,8 +69,7 @@ uint32_t
 topo_graph_add_bundle(TopoGraph *graph, uint32_t a, uint32_t b, const HwLink *spec,
                       uint32_t n_links)
 {
-    g_return_val_if_fail(a < graph->vertices->len && b < graph->vertices->len && a != b,
-                         TOPO_NONE);
+    g_return_val_if_fail(a < graph->vertices->len && b < graph->vertices->len && a != b, TOPO_NONE);
     g_return_val_if_fail(spec != NULL && n_links > 0, TOPO_NONE);
     uint32_t id = graph->links->len;
     TopoLink ab = {

@@ -45,11 +45,11 @@ typedef struct TopoVertex {
 } TopoVertex;
 
 typedef struct TopoLink {
-    uint32_t src, dst; /* vertex ids */
-    uint32_t n_links;  /* physical links in the bundle */
-    const HwLink *spec; /* borrowed from the system model */
-    uint64_t bytes_per_s; /* n_links × spec->bytes_per_s, per direction */
-    uint64_t latency_ps;  /* spec->latency_ps */
+    uint32_t src, dst;        /* vertex ids */
+    uint32_t n_links;         /* physical links in the bundle */
+    const HwLink *spec;       /* borrowed from the system model */
+    uint64_t bytes_per_s;     /* n_links × spec->bytes_per_s, per direction */
+    uint64_t latency_ps;      /* spec->latency_ps */
     uint64_t rx_buffer_bytes; /* receive buffer at dst for this bundle (credits the sender holds) */
 } TopoLink;
 
@@ -57,8 +57,8 @@ typedef struct TopoGraph {
     GArray *vertices; /* TopoVertex */
     GArray *links;    /* TopoLink, reverse of i is i ^ 1 */
     uint32_t n_nodes;
-    uint32_t n_node_vertices; /* per node; 0 until topo_graph_replicate */
-    uint32_t n_node_links;    /* per node; 0 until topo_graph_replicate */
+    uint32_t n_node_vertices;                /* per node; 0 until topo_graph_replicate */
+    uint32_t n_node_links;                   /* per node; 0 until topo_graph_replicate */
     uint32_t n_of_kind[TOPO_N_VERTEX_KINDS]; /* numbering of the vertices being added */
     /* Per-node endpoint lists (node-local vertex ids of node 0), filled by
      * topo_graph_add_vertex. */

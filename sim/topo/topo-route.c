@@ -21,12 +21,12 @@ typedef struct LocalRoute {
 struct TopoRouter {
     const TopoGraph *graph;
     uint32_t n_endpoints;
-    uint32_t *endpoint_of;   /* node-local vertex id -> endpoint index, or TOPO_NONE */
-    LocalRoute *local;       /* [n_endpoints * n_endpoints] */
-    GArray *paths;           /* TopoPath, node-local link ids */
-    uint32_t *nic_uplink;    /* [n_nodes * nics per node]: NIC -> leaf link, or TOPO_NONE */
-    uint32_t *leaf_up;       /* [n leaves]: leaf -> spine link, or TOPO_NONE */
-    uint32_t *leaf_down;     /* [n leaves]: spine -> leaf link */
+    uint32_t *endpoint_of; /* node-local vertex id -> endpoint index, or TOPO_NONE */
+    LocalRoute *local;     /* [n_endpoints * n_endpoints] */
+    GArray *paths;         /* TopoPath, node-local link ids */
+    uint32_t *nic_uplink;  /* [n_nodes * nics per node]: NIC -> leaf link, or TOPO_NONE */
+    uint32_t *leaf_up;     /* [n leaves]: leaf -> spine link, or TOPO_NONE */
+    uint32_t *leaf_down;   /* [n leaves]: spine -> leaf link */
 };
 
 static bool

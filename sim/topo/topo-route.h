@@ -53,5 +53,4 @@ bool topo_router_route(const TopoRouter *router, uint32_t src, uint32_t dst, Top
  * serialization (payload + that link's header, at the bundle's rate) and the
  * link latency, plus the latency of every vertex crossed between hops (store
  * and forward per packet). */
-uint64_t topo_path_latency_ps(const TopoGraph *graph, const TopoPath *path,
-                              uint64_t payload_bytes);
+uint64_t topo_path_latency_ps(const TopoGraph *graph, const TopoPath *path, uint64_t payload_bytes);

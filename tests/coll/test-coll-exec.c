@@ -67,8 +67,8 @@ xbar_init(Xbar *x, uint32_t n)
         .n_nodes = 1,
         .ppn = n,
         .rank_vertex = x->vertex,
-        .info = {.n_ranks = n, .n_nodes = 1, .ppn = n, .arch_index = 2, .nvswitch = true,
-                 .nvls = true},
+        .info =
+            {.n_ranks = n, .n_nodes = 1, .ppn = n, .arch_index = 2, .nvswitch = true, .nvls = true},
     };
 }
 
@@ -88,8 +88,10 @@ xbar_run(Xbar *x, BuildFn build, CollOp op, CollAlgo algo, CollProto proto, uint
 {
     CollCall call = {.op = op, .n_bytes = n_bytes, .elem_bytes = 4, .algo = algo, .proto = proto};
     CollBuild b = {.comm = &x->comm, .call = &call, .algo = algo, .proto = proto};
-    b.plan = (CollTunePlan){.n_channels = n_channels, .chunk_bytes = slice_bytes,
-                            .slice_bytes = slice_bytes, .slices_in_flight = 8};
+    b.plan = (CollTunePlan){.n_channels = n_channels,
+                            .chunk_bytes = slice_bytes,
+                            .slice_bytes = slice_bytes,
+                            .slices_in_flight = 8};
     b.ex = coll_exec_new(x->graph, x->router, NULL, proto, n_channels, 0, 0);
     uint32_t parts[16];
     for (uint32_t r = 0; r < x->comm.n_ranks; r++)
@@ -208,9 +210,9 @@ START_TEST(tree_and_nvls_traffic)
     uint64_t sent[16];
     xbar_run(&x, coll_build_tree, COLL_OP_ALL_REDUCE, COLL_ALGO_TREE, COLL_PROTO_SIMPLE, S, S, 1,
              NET_FIDELITY_FLOW, sent);
-    ck_assert_uint_eq(sent[0], S);         /* root: down to rank 1 */
-    ck_assert_uint_eq(sent[1], 2 * S);     /* up to 0, down to 2 */
-    ck_assert_uint_eq(sent[n - 1], S);     /* leaf: up only */
+    ck_assert_uint_eq(sent[0], S);     /* root: down to rank 1 */
+    ck_assert_uint_eq(sent[1], 2 * S); /* up to 0, down to 2 */
+    ck_assert_uint_eq(sent[n - 1], S); /* leaf: up only */
     xbar_run(&x, coll_build_nvls, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, COLL_PROTO_SIMPLE, S, S, 1,
              NET_FIDELITY_FLOW, sent);
     for (uint32_t r = 0; r < n; r++)

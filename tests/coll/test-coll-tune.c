@@ -131,7 +131,8 @@ START_TEST(small_accessors)
     ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_TREE, COLL_PROTO_LL128), 14.0, TOL);
     ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_PAT, COLL_PROTO_SIMPLE), 8.0, TOL);
     /* NVLS: NCCL replaces the base by its NVLink per-step term (tuning.cc:424-426). */
-    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_NVLS, COLL_PROTO_SIMPLE), 25.0, TOL);
+    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_NVLS, COLL_PROTO_SIMPLE), 25.0,
+                            TOL);
     ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_AUTO, COLL_PROTO_LL), 0.0, TOL);
     /* PAT uses the tree's graph; p2p on 8 x H100: '32 p2p channels per peer' */
     CollTuneGraph tree, pat, direct;

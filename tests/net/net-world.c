@@ -32,7 +32,6 @@ on_done(SimEngine *engine, const SimEvent *event, void *ctx)
     done->n++;
 }
 
-
 void
 world_init(World *w)
 {
@@ -173,4 +172,3 @@ star_tail_ps(uint64_t bytes_per_s)
 {
     return ser(PAYLOAD + HEADER, bytes_per_s) + 2 * LAT + SW_LAT;
 }
-

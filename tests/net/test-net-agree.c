@@ -42,9 +42,9 @@ static const HwSwitch agree_switch = {
 typedef struct Case {
     const char *name;
     uint32_t n_gpus;
-    uint32_t n_planes;       /* switches; 0: GPUs 0 and 1 joined directly */
-    uint32_t links[4];       /* per plane, links from every GPU */
-    uint64_t n_bytes;        /* per transfer */
+    uint32_t n_planes; /* switches; 0: GPUs 0 and 1 joined directly */
+    uint32_t links[4]; /* per plane, links from every GPU */
+    uint64_t n_bytes;  /* per transfer */
     enum { ONE, SHARE, ALL_TO_ALL, RING } traffic;
 } Case;
 
@@ -92,8 +92,8 @@ build(const Case *c)
         return g;
     }
     for (uint32_t p = 0; p < c->n_planes; p++) {
-        uint32_t sw = topo_graph_add_vertex(g, TOPO_NVSWITCH, agree_switch.latency_ps,
-                                            &agree_switch);
+        uint32_t sw =
+            topo_graph_add_vertex(g, TOPO_NVSWITCH, agree_switch.latency_ps, &agree_switch);
         for (uint32_t i = 0; i < c->n_gpus; i++)
             topo_graph_add_bundle(g, i, sw, &agree_link, c->links[p]);
     }
@@ -138,8 +138,8 @@ START_TEST(engines_agree)
     net_probe_run(NET_FIDELITY_FLOW, g, r, xfers, n, NET_ISSUER_CE, NULL, &flow);
     double cf = closed_form_s(c);
     double tp = (double)packet.last_done_ps / 1e12, tf = (double)flow.last_done_ps / 1e12;
-    ck_assert_msg(fabs(tp - cf) / cf <= 0.02, "%s: packet %.3f us vs closed form %.3f us",
-                  c->name, tp * 1e6, cf * 1e6);
+    ck_assert_msg(fabs(tp - cf) / cf <= 0.02, "%s: packet %.3f us vs closed form %.3f us", c->name,
+                  tp * 1e6, cf * 1e6);
     ck_assert_msg(fabs(tf - cf) / cf <= 0.02, "%s: flow %.3f us vs closed form %.3f us", c->name,
                   tf * 1e6, cf * 1e6);
     ck_assert_msg(fabs(tp - tf) / tf <= 0.02, "%s: packet %.3f us vs flow %.3f us", c->name,
@@ -150,7 +150,6 @@ START_TEST(engines_agree)
     topo_graph_free(g);
 }
 END_TEST
-
 
 /* Two DGX H100 nodes on their fabric: NVLink, PCIe, NIC and InfiniBand hops
  * in one path, each with its own packet size. */
@@ -165,8 +164,8 @@ START_TEST(engines_agree_across_nodes)
     NetProbeXfer xfers[16];
     size_t n = 0;
     if (_i == 0) {
-        xfers[n++] = (NetProbeXfer){topo_graph_gpu_vertex(g, 0), topo_graph_gpu_vertex(g, 9),
-                                    64 << 20};
+        xfers[n++] =
+            (NetProbeXfer){topo_graph_gpu_vertex(g, 0), topo_graph_gpu_vertex(g, 9), 64 << 20};
     } else {
         for (uint32_t i = 0; i < 16; i++)
             xfers[n++] = (NetProbeXfer){topo_graph_gpu_vertex(g, i),
