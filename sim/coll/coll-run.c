@@ -76,21 +76,20 @@ build(CollBuild *b, GError **error)
     }
 }
 
-/* NCCL's per-step latency is all a step costs at zero size; what the wire
- * between neighbours does not explain (one small write; two for Simple's
- * data then flag) is the GPU's own synchronisation, charged per step. */
+/* NCCL's per-step latency (step_us) is all a step between ranks a and b
+ * costs at zero size; what the wire does not explain (one small write; two
+ * for Simple's data then flag) is software (GPU synchronisation, the
+ * network proxy), charged per step. */
 static uint64_t
-step_overhead_ps(const CollComm *comm, CollAlgo algo, CollProto proto)
+step_overhead_ps(const CollComm *comm, uint32_t a, uint32_t b, CollProto proto, double step_us)
 {
-    if (comm->n_ranks < 2 || algo == COLL_ALGO_NVLS)
-        return 0;
     TopoRoute route;
-    if (!topo_router_route(comm->router, comm->rank_vertex[0], comm->rank_vertex[1], &route))
+    if (!topo_router_route(comm->router, comm->rank_vertex[a], comm->rank_vertex[b], &route))
         return 0;
     uint64_t wire = topo_path_latency_ps(comm->graph, &route.path[0], 8);
     if (proto == COLL_PROTO_SIMPLE)
         wire *= 2;
-    uint64_t step = (uint64_t)(coll_tune_step_latency_us(&comm->info, algo, proto) * SIM_PS_PER_US);
+    uint64_t step = (uint64_t)(step_us * SIM_PS_PER_US);
     return step > wire ? step - wire : 0;
 }
 
@@ -129,9 +128,14 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
                             : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
     b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, proto, b.plan.n_channels,
                          channel_bw, start_ps);
-    coll_exec_set_step_overhead(
-        b.ex, step_overhead_ps(comm, algo, proto),
-        (uint64_t)(coll_tune_net_step_latency_us(&comm->info, algo, proto) * SIM_PS_PER_US));
+    if (comm->n_ranks > 1 && algo != COLL_ALGO_NVLS)
+        coll_exec_set_step_overhead(
+            b.ex,
+            step_overhead_ps(comm, 0, 1, proto, coll_tune_step_latency_us(&comm->info, algo, proto)),
+            comm->n_nodes < 2
+                ? 0
+                : step_overhead_ps(comm, 0, comm->ppn, proto,
+                                   coll_tune_net_step_latency_us(&comm->info, algo, proto)));
     b.rank_part = g_new(uint32_t, comm->n_ranks);
     for (uint32_t r = 0; r < comm->n_ranks; r++)
         b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
