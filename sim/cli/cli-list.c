@@ -1,5 +1,6 @@
 /* nvlsim list KIND: the models shipped under models/KIND/, one line each,
- * sorted by id, with the figures people compare (in GB/s, Gb/s, TFLOP/s).
+ * sorted by id, with the figures people compare (in GB/s, Gb/s, TFLOP/s;
+ * transformer models by shape and billions of parameters).
  *
  * Every file of the kind is loaded and checked as a run would load it, so
  * the listing doubles as a check of the model files: a broken file is an
@@ -11,6 +12,7 @@
 #include "cli/cli.h"
 #include "hw/hw-models.h"
 #include "hw/hw-system.h"
+#include "work/work-model.h"
 
 /* Formats the row of the model in file path (its id given), or NULL and an
  * error. */
@@ -104,6 +106,24 @@ nic_row(const char *path, const char *id, const char *models_dir, GError **error
                            n->pcie_lanes, n->port_link_model);
 }
 
+static char *
+model_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    (void)models_dir;
+    g_autoptr(WorkModel) m = work_model_load(path, error);
+    if (m == NULL)
+        return NULL;
+    g_autofree char *heads =
+        g_strdup_printf("%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, m->n_heads, m->n_kv_heads);
+    g_autofree char *experts =
+        m->n_experts ? g_strdup_printf("%" G_GUINT64_FORMAT " (top %" G_GUINT64_FORMAT ")",
+                                       m->n_experts, m->top_k)
+                     : g_strdup("-");
+    return g_strdup_printf(
+        "%-16s %-20s %6" G_GUINT64_FORMAT "  %6" G_GUINT64_FORMAT "  %-9s %9.2f  %s", id, m->name,
+        m->n_layers, m->hidden_size, heads, (double)work_model_params(m) / 1e9, experts);
+}
+
 static const struct {
     const char *kind; /* the argument, and the folder under models/ */
     const char *dir;
@@ -120,6 +140,9 @@ static const struct {
      switch_row},
     {"nics", "nic", "# nic            name                     Gb/s  PCIe        port link",
      nic_row},
+    {"models", "llm",
+     "# model          name                 layers  hidden  heads/kv   params B  experts",
+     model_row},
 };
 
 static int
@@ -172,7 +195,7 @@ list_context(void)
     GOptionContext *context = g_option_context_new("KIND");
     g_option_context_set_summary(context,
                                  "Lists the models of one kind, one line each, sorted by id.\n"
-                                 "KIND is one of: systems, gpus, links, switches, nics.");
+                                 "KIND is one of: systems, gpus, links, switches, nics, models.");
     g_option_context_set_description(
         context, "Models are read from $NVLSIM_MODELS, else the source tree's models/, else the\n"
                  "installed copy. Every file is loaded and checked: a broken file is an error\n"
@@ -187,7 +210,8 @@ cli_list(int argc, char **argv)
     if (!cli_parse_options(context, "list", &argc, &argv))
         return CLI_EXIT_USAGE;
     if (argc != 2) {
-        fprintf(stderr, "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics\n",
+        fprintf(stderr,
+                "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics, models\n",
                 argc < 2 ? "no kind given" : "more than one kind given");
         return CLI_EXIT_USAGE;
     }
@@ -197,7 +221,7 @@ cli_list(int argc, char **argv)
     if (k == G_N_ELEMENTS(list_kinds)) {
         fprintf(stderr,
                 "nvlsim list: unknown kind '%s'; expected one of: systems, gpus, links, switches, "
-                "nics\n",
+                "nics, models\n",
                 argv[1]);
         return CLI_EXIT_USAGE;
     }

@@ -66,12 +66,15 @@ expect 0 out "h100-sxm5 " -- list gpus
 expect 0 out "nvlink4 " -- list links
 expect 0 out "nvswitch3 " -- list switches
 expect 0 out "cx7-ndr " -- list nics
+expect 0 out "llama3-70b       Llama 3 70B              80    8192  64/8          70.55  -" -- list models
+expect 0 out "mixtral-8x7b     Mixtral 8x7B             32    4096  32/8          46.70  8 (top 2)" -- list models
+expect 0 out "gpt3-175b        GPT-3 175B               96   12288  96/96        174.60  -" -- list models
 expect 0 out "list" -- --help
 expect 0 out "KIND is one of" -- help list
 expect 2 err "unknown kind 'nonsense'; expected one of: systems, gpus" -- list nonsense
 expect 2 err "no kind given" -- list
 expect 2 err "more than one kind given" -- list gpus nics
-for kind in systems gpus links switches nics; do
+for kind in systems gpus links switches nics models; do
     "$nvlsim" list "$kind" | awk '!/^#/ {print $1}' >"$tmp/ids"
     if [ -s "$tmp/ids" ] && LC_ALL=C sort -c "$tmp/ids" 2>/dev/null; then
         echo "ok: nvlsim list $kind is sorted by id ($(wc -l <"$tmp/ids") models)"
@@ -88,6 +91,8 @@ NVLSIM_MODELS="$tmp/models"
 export NVLSIM_MODELS
 expect 1 err "system/dgx-h100.ini: [network] bogus: unknown key" -- list systems
 expect 0 out "cx7-ndr " -- list nics
+printf 'bogus = 1\n' >>"$tmp/models/llm/llama3-70b.ini"
+expect 1 err "llm/llama3-70b.ini: [model] bogus: unknown key" -- list models
 unset NVLSIM_MODELS
 
 # nvlsim p2p on DGX-1V: the GPU0 row of the unidirectional matrix has the
