@@ -20,7 +20,7 @@ static const CliCommand commands[] = {
     {"coll", "an NCCL collective over a size sweep, as nccl-tests prints it", cli_coll},
     {"p2p", "peer-to-peer bandwidth and latency matrices, and a size sweep", cli_p2p},
     {"validate", "replay measured rows and report the error per row and the MAPE", cli_validate},
-    {"list", "list the shipped models: systems, gpus, links, switches, nics", cli_list},
+    {"list", "list the shipped models: systems, gpus, links, switches, nics, models", cli_list},
 };
 
 static const CliCommand *
