@@ -1,5 +1,6 @@
 /* Runs every sim/work suite; exits non-zero when a test fails. Also holds
- * the helpers the suites share: paths of the shipped models. */
+ * the helpers the suites share: paths of the shipped models, a loader and
+ * a tiny model for hand calculations. */
 #include <stdlib.h>
 
 #include "work-suites.h"
@@ -18,10 +19,42 @@ work_test_model_path(const char *file)
     return g_build_filename(models, "llm", file, NULL);
 }
 
+WorkModel *
+work_test_load_model(const char *id)
+{
+    g_autofree char *models = work_test_models_dir();
+    g_autoptr(GError) error = NULL;
+    WorkModel *m = work_model_load_by_id(id, models, &error);
+    ck_assert_msg(m != NULL, "%s: %s", id, error ? error->message : "");
+    return m;
+}
+
+WorkModel *
+work_test_tiny_model(void)
+{
+    WorkModel tiny = {
+        .name = g_strdup("tiny GPT"),
+        .n_layers = 4,
+        .hidden_size = 64,
+        .ffn_hidden_size = 256,
+        .n_heads = 4,
+        .n_kv_heads = 4,
+        .vocab_size = 1000,
+        .seq_len = 128,
+        .ffn_kind = WORK_FFN_GELU,
+        .norm = WORK_NORM_LAYERNORM,
+        .positions = WORK_POSITIONS_LEARNED,
+        .linear_bias = true,
+        .tied_embeddings = true,
+    };
+    return g_memdup2(&tiny, sizeof tiny);
+}
+
 int
 main(void)
 {
     SRunner *runner = srunner_create(work_model_suite());
+    srunner_add_suite(runner, work_layout_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);

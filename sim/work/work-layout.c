@@ -1,0 +1,187 @@
+/* Checks of a parallel layout against a model: every count positive, and
+ * every split even, as Megatron-LM demands before it builds a model (its
+ * training/arguments.py and core TransformerConfig checks). A layout that
+ * fails names the key to change, the values and the model; one that passes
+ * can be split into equal ranks, so later stages never round.
+ * Sources: Narayanan et al., SC21 (the interleaved schedule's conditions);
+ * NVIDIA/Megatron-LM commit f7dfb99 (2025: tp larger than the key/value
+ * heads by sub-sharding them).
+ */
+#include "work/work-layout.h"
+
+#include "hw/hw-keys.h"
+
+/* Bounds on the precisions: fp8 to fp64 for what a GPU computes with, and
+ * room for any optimizer's states (Adam in fp32 with a master copy: 12). */
+#define MAX_VALUE_BYTES 8
+#define MAX_OPTIMIZER_BYTES 64
+
+static bool G_GNUC_PRINTF(2, 3) fail(GError **error, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
+    return false;
+}
+
+static bool
+check_positive(const char *key, uint64_t value, GError **error)
+{
+    if (value >= 1)
+        return true;
+    return fail(error, "%s: 0; expected at least 1", key);
+}
+
+static bool
+check_bytes(const char *key, uint32_t value, uint32_t min, uint32_t max, GError **error)
+{
+    if (value >= min && value <= max)
+        return true;
+    return fail(error, "%s: %u is out of range; expected %u to %u bytes", key, value, min, max);
+}
+
+static bool
+check_counts(const WorkLayout *l, GError **error)
+{
+    return check_positive("tp", l->tp, error) && check_positive("pp", l->pp, error) &&
+           check_positive("dp", l->dp, error) && check_positive("vp", l->vp, error) &&
+           check_positive("ep", l->ep, error) &&
+           check_positive("global_batch", l->global_batch, error) &&
+           check_positive("micro_batch", l->micro_batch, error) &&
+           check_positive("seq_len", l->seq_len, error) &&
+           check_bytes("param_bytes", l->param_bytes, 1, MAX_VALUE_BYTES, error) &&
+           check_bytes("grad_bytes", l->grad_bytes, 1, MAX_VALUE_BYTES, error) &&
+           check_bytes("optimizer_bytes", l->optimizer_bytes, 0, MAX_OPTIMIZER_BYTES, error) &&
+           check_bytes("activation_bytes", l->activation_bytes, 1, MAX_VALUE_BYTES, error);
+}
+
+/* A learned position table has one row per position the model was built
+ * for; rotary positions extend to any length. */
+static bool
+check_seq_len(const WorkLayout *l, const WorkModel *m, GError **error)
+{
+    if (l->seq_len > WORK_MODEL_MAX_SEQ_LEN)
+        return fail(error, "seq_len: %" G_GUINT64_FORMAT " exceeds %d tokens", l->seq_len,
+                    WORK_MODEL_MAX_SEQ_LEN);
+    if (m->positions == WORK_POSITIONS_LEARNED && l->seq_len > m->seq_len)
+        return fail(error,
+                    "seq_len: %" G_GUINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT
+                    " learned positions of %s",
+                    l->seq_len, m->seq_len, m->name);
+    return true;
+}
+
+/* Megatron splits heads and the FFN's columns evenly over the tensor-
+ * parallel ranks (core/utils.divide asserts). Key/value heads: a multiple
+ * of tp is sharded, a divisor of tp sub-sharded (each rank gathers its
+ * group's heads); anything else is refused by TransformerConfig. */
+static bool
+check_tp(const WorkLayout *l, const WorkModel *m, GError **error)
+{
+    uint64_t tp = l->tp;
+    if (m->n_heads % tp != 0)
+        return fail(error, "tp: %u does not divide the %" G_GUINT64_FORMAT " heads of %s", l->tp,
+                    m->n_heads, m->name);
+    if (m->n_kv_heads % tp != 0 && tp % m->n_kv_heads != 0)
+        return fail(error,
+                    "tp: %u is neither a divisor nor a multiple of the %" G_GUINT64_FORMAT
+                    " key/value heads of %s",
+                    l->tp, m->n_kv_heads, m->name);
+    if (m->ffn_hidden_size % tp != 0)
+        return fail(error, "tp: %u does not divide the %" G_GUINT64_FORMAT "-wide FFN of %s", l->tp,
+                    m->ffn_hidden_size, m->name);
+    if (m->n_experts > 0 && m->moe_ffn_hidden_size % tp != 0)
+        return fail(error, "tp: %u does not divide the %" G_GUINT64_FORMAT "-wide experts of %s",
+                    l->tp, m->moe_ffn_hidden_size, m->name);
+    if (l->sp && l->seq_len % tp != 0)
+        return fail(error,
+                    "sp: the %" G_GUINT64_FORMAT "-token sequence does not split over tp %u "
+                    "(sequence parallelism gives each rank seq_len / tp tokens)",
+                    l->seq_len, l->tp);
+    return true;
+}
+
+/* Megatron: layers divisible by pp, and with the interleaved schedule the
+ * stage's layers by vp; interleaving needs pp > 1 (> 2 unless p2p overlap
+ * is on; we take the looser rule). */
+static bool
+check_pipeline(const WorkLayout *l, const WorkModel *m, GError **error)
+{
+    if (m->n_layers % l->pp != 0)
+        return fail(error, "pp: %u does not divide the %" G_GUINT64_FORMAT " layers of %s", l->pp,
+                    m->n_layers, m->name);
+    bool interleaved = l->schedule == WORK_SCHEDULE_INTERLEAVED;
+    if (l->vp > 1 && !interleaved)
+        return fail(error, "vp: %u needs the interleaved schedule; expected vp 1 with %s", l->vp,
+                    l->schedule == WORK_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
+    if (!interleaved)
+        return true;
+    if (l->vp < 2)
+        return fail(error, "schedule: interleaved needs vp > 1 (with vp 1 it is plain 1F1B)");
+    if (l->pp < 2)
+        return fail(error, "vp: %u needs pp > 1 (there are no stages to interleave)", l->vp);
+    uint64_t stage_layers = m->n_layers / l->pp;
+    if (stage_layers % l->vp != 0)
+        return fail(error,
+                    "vp: %u does not divide the %" G_GUINT64_FORMAT
+                    " layers of each of the %u pipeline stages of %s",
+                    l->vp, stage_layers, l->pp, m->name);
+    return true;
+}
+
+/* The batch splits into dp replicas of micro_batch-sized microbatches.
+ * Megatron's interleaved schedule runs microbatches in groups of pp per
+ * virtual stage (microbatch_group_size_per_vp_stage, default pp) and
+ * refuses a last group smaller than pp, so their number is a multiple of
+ * pp. */
+static bool
+check_batch(const WorkLayout *l, GError **error)
+{
+    if (l->micro_batch > l->global_batch || l->global_batch / l->micro_batch < l->dp ||
+        l->global_batch % ((uint64_t)l->dp * l->micro_batch) != 0)
+        return fail(error,
+                    "global_batch: %" G_GUINT64_FORMAT
+                    " is not a multiple of dp x micro_batch (%u x %" G_GUINT64_FORMAT ")",
+                    l->global_batch, l->dp, l->micro_batch);
+    uint64_t microbatches = work_layout_microbatches(l);
+    if (l->schedule == WORK_SCHEDULE_INTERLEAVED && microbatches % l->pp != 0)
+        return fail(error,
+                    "global_batch: the interleaved schedule needs the microbatches per "
+                    "pipeline (%" G_GUINT64_FORMAT ") to be a multiple of pp (%u)",
+                    microbatches, l->pp);
+    return true;
+}
+
+static bool
+check_experts(const WorkLayout *l, const WorkModel *m, GError **error)
+{
+    if (m->n_experts == 0) {
+        if (l->ep > 1)
+            return fail(error, "ep: %u needs a mixture-of-experts model; %s is dense", l->ep,
+                        m->name);
+        return true;
+    }
+    if (m->n_experts % l->ep != 0)
+        return fail(error, "ep: %u does not divide the %" G_GUINT64_FORMAT " experts of %s", l->ep,
+                    m->n_experts, m->name);
+    if (l->dp % l->ep != 0)
+        return fail(error,
+                    "ep: %u does not divide dp (%u); expert-parallel ranks lie inside the "
+                    "data-parallel group",
+                    l->ep, l->dp);
+    return true;
+}
+
+bool
+work_layout_check(const WorkLayout *layout, const WorkModel *model, GError **error)
+{
+    g_return_val_if_fail(layout != NULL && model != NULL, false);
+    g_return_val_if_fail(layout->zero <= WORK_ZERO_3, false);
+    g_return_val_if_fail(layout->recompute <= WORK_RECOMPUTE_FULL, false);
+    g_return_val_if_fail(layout->schedule <= WORK_SCHEDULE_INTERLEAVED, false);
+    return check_counts(layout, error) && check_seq_len(layout, model, error) &&
+           check_tp(layout, model, error) && check_pipeline(layout, model, error) &&
+           check_batch(layout, error) && check_experts(layout, model, error);
+}

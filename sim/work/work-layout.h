@@ -1,0 +1,91 @@
+/* A parallel layout and batch for training a model: how its layers, heads
+ * and batch are split over GPUs (Megatron's tensor, pipeline, data and
+ * expert parallelism, sequence parallelism, ZeRO, recomputation) and the
+ * precisions of what each GPU keeps. Description only.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "work/work-model.h"
+
+typedef enum WorkZero {
+    WORK_ZERO_0, /* every data-parallel rank keeps everything */
+    WORK_ZERO_1, /* optimizer states sharded over data-parallel ranks */
+    WORK_ZERO_2, /* + gradients */
+    WORK_ZERO_3, /* + parameters (FSDP) */
+} WorkZero;
+
+typedef enum WorkRecompute {
+    WORK_RECOMPUTE_NONE,
+    WORK_RECOMPUTE_SELECTIVE, /* attention's core recomputed (Korthikanti et al. 2022) */
+    WORK_RECOMPUTE_FULL,      /* every block recomputed from its input */
+} WorkRecompute;
+
+typedef enum WorkSchedule {
+    WORK_SCHEDULE_GPIPE,       /* all forwards, then all backwards */
+    WORK_SCHEDULE_1F1B,        /* PipeDream-flush: one forward, one backward */
+    WORK_SCHEDULE_INTERLEAVED, /* 1F1B over vp virtual stages per GPU */
+} WorkSchedule;
+
+typedef struct WorkLayout {
+    uint32_t tp; /* tensor-parallel ranks (Megatron: innermost, inside an NVLink domain) */
+    uint32_t pp; /* pipeline stages */
+    uint32_t dp; /* data-parallel replicas */
+    uint32_t vp; /* virtual stages per pipeline rank (interleaved schedule); 1 otherwise */
+    uint32_t ep; /* expert-parallel ranks (MoE), inside the data-parallel group; 1 otherwise */
+    bool sp;     /* sequence parallelism in the tensor-parallel group */
+    WorkZero zero;
+    WorkRecompute recompute;
+    WorkSchedule schedule;
+    uint64_t global_batch;     /* sequences per step */
+    uint64_t micro_batch;      /* sequences per microbatch */
+    uint64_t seq_len;          /* tokens per sequence */
+    uint32_t param_bytes;      /* per parameter in the working copy: 2 (bf16/fp16) */
+    uint32_t grad_bytes;       /* per gradient: 2, or 4 when accumulated in fp32 */
+    uint32_t optimizer_bytes;  /* per parameter: Adam fp32 master + m + v = 12 */
+    uint32_t activation_bytes; /* per activation element: 2 */
+} WorkLayout;
+
+/* GPUs the layout uses: tp × pp × dp. */
+static inline uint64_t
+work_layout_gpus(const WorkLayout *layout)
+{
+    return (uint64_t)layout->tp * layout->pp * layout->dp;
+}
+
+/* Microbatches per step on each pipeline: global_batch / (dp × micro_batch). */
+static inline uint64_t
+work_layout_microbatches(const WorkLayout *layout)
+{
+    return layout->global_batch / ((uint64_t)layout->dp * layout->micro_batch);
+}
+
+/* Checks that layout splits model evenly, as Megatron-LM requires (its
+ * argument and TransformerConfig checks). NULL error and true on success;
+ * otherwise an HW_KEY_ERROR_INVALID error whose message starts with the key
+ * and names the values and the model ("tp: 3 does not divide the 64 heads
+ * of Llama 3 70B"), and false. The rules, in the order checked:
+ *   counts      tp, pp, dp, vp, ep, global_batch, micro_batch, seq_len >= 1;
+ *               param_bytes, grad_bytes, activation_bytes 1 to 8,
+ *               optimizer_bytes 0 to 64; seq_len at most
+ *               WORK_MODEL_MAX_SEQ_LEN, and at most the model's seq_len when
+ *               its positions are a learned table;
+ *   tp          divides heads, the FFN's inner size (an expert's too); the
+ *               key/value heads are a multiple or a divisor of tp (Megatron
+ *               shards them, or since 2025 sub-shards them when tp > kv
+ *               heads; either way every rank holds 1/tp of the weights);
+ *   sp          seq_len divisible by tp (each rank holds s / tp tokens); sp
+ *               with tp = 1 is allowed and changes nothing;
+ *   pp, vp      pp divides layers; vp > 1 only with the interleaved schedule,
+ *               which needs vp > 1, pp > 1, (layers / pp) divisible by vp
+ *               and microbatches a multiple of pp (Megatron's default group
+ *               of pp microbatches per virtual stage);
+ *   batch       global_batch a multiple of dp x micro_batch;
+ *   ep          1 for a dense model; else divides experts and dp (expert
+ *               ranks lie inside the data-parallel group).
+ * A layout that passes may still not fit in memory (work-memory.h): that
+ * is a result, not an error. */
+bool work_layout_check(const WorkLayout *layout, const WorkModel *model, GError **error);
