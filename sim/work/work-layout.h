@@ -37,6 +37,10 @@ typedef struct WorkLayout {
     uint32_t vp; /* virtual stages per pipeline rank (interleaved schedule); 1 otherwise */
     uint32_t ep; /* expert-parallel ranks (MoE), inside the data-parallel group; 1 otherwise */
     bool sp;     /* sequence parallelism in the tensor-parallel group */
+    /* Fused attention (FlashAttention, Dao et al. 2022): the s x s scores
+     * are never stored, only their softmax's log-sum-exp. false keeps them,
+     * as Korthikanti et al. 2022 count. */
+    bool flash_attention;
     WorkZero zero;
     WorkRecompute recompute;
     WorkSchedule schedule;

@@ -55,6 +55,7 @@ main(void)
 {
     SRunner *runner = srunner_create(work_model_suite());
     srunner_add_suite(runner, work_layout_suite());
+    srunner_add_suite(runner, work_memory_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);

@@ -9,6 +9,7 @@
 
 Suite *work_model_suite(void);
 Suite *work_layout_suite(void);
+Suite *work_memory_suite(void);
 
 /* $top_srcdir/models (the shipped models), newly allocated. */
 char *work_test_models_dir(void);

@@ -1,0 +1,426 @@
+/* WorkMemory: weights, gradients and optimizer states by ZeRO stage worked
+ * by hand on a tiny model; Korthikanti et al. 2022's per-layer activations
+ * (Table 2) and first-stage totals (Figure 1) for GPT-3 175B, exactly;
+ * what each pipeline schedule keeps in flight; GQA, SwiGLU and experts;
+ * a layout that does not fit is a result. */
+#include <string.h>
+
+#include "work/work-layout.h"
+#include "work/work-memory.h"
+#include "work-suites.h"
+
+#define GIB (UINT64_C(1) << 30)
+
+/* bf16 weights and activations, fp32 gradients, Adam in fp32 (master
+ * copy, m, v: 12 bytes): Megatron's mixed precision, 18 bytes a
+ * parameter before ZeRO. */
+static WorkLayout
+layout(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t global_batch, uint64_t seq_len)
+{
+    return (WorkLayout){
+        .tp = tp,
+        .pp = pp,
+        .dp = dp,
+        .vp = 1,
+        .ep = 1,
+        .zero = WORK_ZERO_0,
+        .recompute = WORK_RECOMPUTE_NONE,
+        .schedule = WORK_SCHEDULE_1F1B,
+        .global_batch = global_batch,
+        .micro_batch = 1,
+        .seq_len = seq_len,
+        .param_bytes = 2,
+        .grad_bytes = 4,
+        .optimizer_bytes = 12,
+        .activation_bytes = 2,
+    };
+}
+
+static void
+assert_valid(const WorkLayout *l, const WorkModel *m)
+{
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(work_layout_check(l, m, &error), "%s: %s", m->name, error ? error->message : "");
+}
+
+/* The tiny model (h 64, f 256, 4 layers, V 1000, 128 learned positions)
+ * on tp 2, pp 2, dp 4. A block is attention 2 h^2 + 2 h^2 + 4 h = 16,640
+ * and FFN 2 h f + f + h = 33,088, both split over tp (8,320 + 16,544),
+ * and two LayerNorms 4 h = 256 whole: 25,120 a GPU. Stage 0: 2 blocks
+ * (50,240), the embedding ceil(1000 / 2) x 64 = 32,000 and the positions
+ * 128 x 64 = 8,192: 90,432. Stage 1: 2 blocks, the final norm 128 and
+ * the tied embedding's copy 32,000: 82,368. ZeRO shards over dp = 4:
+ * 22,608 and 20,592. Bytes: 2 a weight, 4 a gradient, 12 of Adam. */
+static const struct {
+    WorkZero zero;
+    uint32_t stage;
+    uint64_t weights_bytes, gradients_bytes, optimizer_bytes;
+} tiny_zero[] = {
+    {WORK_ZERO_0, 0, 2 * 90432, 4 * 90432, 12 * 90432},
+    {WORK_ZERO_1, 0, 2 * 90432, 4 * 90432, 12 * 22608},
+    {WORK_ZERO_2, 0, 2 * 90432, 4 * 22608, 12 * 22608},
+    {WORK_ZERO_3, 0, 2 * 22608, 4 * 22608, 12 * 22608},
+    {WORK_ZERO_0, 1, 2 * 82368, 4 * 82368, 12 * 82368},
+    {WORK_ZERO_1, 1, 2 * 82368, 4 * 82368, 12 * 20592},
+    {WORK_ZERO_2, 1, 2 * 82368, 4 * 20592, 12 * 20592},
+    {WORK_ZERO_3, 1, 2 * 20592, 4 * 20592, 12 * 20592},
+};
+
+START_TEST(zero_stages_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout(2, 2, 4, 16, 128);
+    l.zero = tiny_zero[_i].zero;
+    assert_valid(&l, m);
+    WorkMemory mem;
+    work_memory_stage(&l, m, tiny_zero[_i].stage, &mem);
+    ck_assert_uint_eq(mem.n_params, tiny_zero[_i].stage == 0 ? 90432 : 82368);
+    ck_assert_uint_eq(mem.n_layers, 2);
+    ck_assert_msg(mem.weights_bytes == tiny_zero[_i].weights_bytes, "case %d: weights", _i);
+    ck_assert_msg(mem.gradients_bytes == tiny_zero[_i].gradients_bytes, "case %d: gradients", _i);
+    ck_assert_msg(mem.optimizer_bytes == tiny_zero[_i].optimizer_bytes, "case %d: optimizer", _i);
+}
+END_TEST
+
+/* The tiny model's activations on the same layout (1F1B, m = 16 / 4 = 4
+ * microbatches). A block keeps s b h (10 + 24/t + 5 a s / (h t)) =
+ * 8,192 x 42 = 344,064 bytes a microbatch. Stage 0 holds 2 microbatches
+ * of 2 blocks and, for each, the token ids 8 s and the embedding's dropout
+ * mask s h: 2 x 9,216. Stage 1 holds 1 microbatch of 2 blocks and the
+ * output layer's inputs 2 x 2 s h = 32,768 and fp32 logits 4 s V / t =
+ * 256,000. */
+START_TEST(tiny_activations_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout(2, 2, 4, 16, 128);
+    ck_assert_uint_eq(work_memory_layer_activation_bytes(&l, m), 344064);
+    WorkMemory first, last;
+    work_memory_stage(&l, m, 0, &first);
+    work_memory_stage(&l, m, 1, &last);
+    ck_assert_uint_eq(first.n_chunks_in_flight, 2);
+    ck_assert_uint_eq(first.activations_bytes, 4 * 344064);
+    ck_assert_uint_eq(first.embedding_activations_bytes, 2 * 9216);
+    ck_assert_uint_eq(first.output_activations_bytes, 0);
+    ck_assert_uint_eq(last.n_chunks_in_flight, 1);
+    ck_assert_uint_eq(last.activations_bytes, 2 * 344064);
+    ck_assert_uint_eq(last.embedding_activations_bytes, 0);
+    ck_assert_uint_eq(last.output_activations_bytes, 32768 + 256000);
+    ck_assert_uint_eq(first.total_bytes, 18 * 90432 + 4 * 344064 + 2 * 9216);
+    ck_assert_uint_eq(last.total_bytes, 18 * 82368 + 2 * 344064 + 32768 + 256000);
+}
+END_TEST
+
+/* On one GPU the parameters are the model's, every shipped shape. */
+static const char *const one_gpu_models[] = {"gpt3-175b",     "llama2-7b",    "llama3-70b",
+                                             "llama3.1-405b", "mixtral-8x7b", "megatron-1t"};
+
+START_TEST(one_gpu_holds_the_whole_model)
+{
+    g_autoptr(WorkModel) m = work_test_load_model(one_gpu_models[_i]);
+    WorkLayout l = layout(1, 1, 1, 1, m->seq_len);
+    assert_valid(&l, m);
+    WorkMemory mem;
+    work_memory_stage(&l, m, 0, &mem);
+    ck_assert_msg(mem.n_params == work_model_params(m),
+                  "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, m->name, mem.n_params,
+                  work_model_params(m));
+    ck_assert_uint_eq(mem.weights_bytes, 2 * mem.n_params);
+}
+END_TEST
+
+/* Over pp stages, tp 1: the model once, plus the tied embedding's copy
+ * that Megatron keeps on the last stage (GPT-3), none when untied. */
+START_TEST(stages_add_up_to_the_model)
+{
+    const struct {
+        const char *id;
+        uint32_t pp;
+    } cases[] = {{"gpt3-175b", 8}, {"llama3-70b", 4}, {"mixtral-8x7b", 4}};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(WorkModel) m = work_test_load_model(cases[i].id);
+        WorkLayout l = layout(1, cases[i].pp, 1, 8, 2048);
+        assert_valid(&l, m);
+        uint64_t sum = 0;
+        for (uint32_t stage = 0; stage < l.pp; stage++) {
+            WorkMemory mem;
+            work_memory_stage(&l, m, stage, &mem);
+            sum += mem.n_params;
+        }
+        uint64_t copy = m->tied_embeddings ? m->vocab_size * m->hidden_size : 0;
+        ck_assert_msg(sum == work_model_params(m) + copy, "%s", m->name);
+    }
+}
+END_TEST
+
+/* Korthikanti et al. 2022, Table 2, for GPT-3 175B (s 2048, b 1, h 12288,
+ * a 96, so 5 a s / h = 80) at t = 8, and without tensor parallelism. */
+static const struct {
+    uint32_t tp;
+    bool sp;
+    WorkRecompute recompute;
+    uint64_t bytes;
+    const char *row;
+} table2[] = {
+    /* s b h (34 + 5 a s / h) = 25,165,824 x 114 */
+    {1, false, WORK_RECOMPUTE_NONE, 2868903936, "no parallelism"},
+    /* s b h (10 + 24/t + 5 a s / (h t)) = 25,165,824 x 23 */
+    {8, false, WORK_RECOMPUTE_NONE, 578813952, "tensor parallel"},
+    /* s b h (34/t + 5 a s / (h t)) = 25,165,824 x 14.25 */
+    {8, true, WORK_RECOMPUTE_NONE, 358612992, "tensor + sequence parallel"},
+    /* s b h (10 + 24/t) = 25,165,824 x 13 */
+    {8, false, WORK_RECOMPUTE_SELECTIVE, 327155712, "tensor parallel + selective"},
+    /* s b h 34/t = 25,165,824 x 4.25 */
+    {8, true, WORK_RECOMPUTE_SELECTIVE, 106954752, "tensor + sequence + selective"},
+    /* s b h 2 */
+    {8, false, WORK_RECOMPUTE_FULL, 50331648, "full recompute"},
+    /* the block's input as Megatron stores it with sp: s / t tokens */
+    {8, true, WORK_RECOMPUTE_FULL, 6291456, "full recompute, sequence parallel"},
+};
+
+START_TEST(table2_per_layer_gpt3_175b)
+{
+    g_autoptr(WorkModel) m = work_test_load_model("gpt3-175b");
+    WorkLayout l = layout(table2[_i].tp, 8, 1, 64, 2048);
+    l.sp = table2[_i].sp;
+    l.recompute = table2[_i].recompute;
+    assert_valid(&l, m);
+    uint64_t bytes = work_memory_layer_activation_bytes(&l, m);
+    ck_assert_msg(bytes == table2[_i].bytes, "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT,
+                  table2[_i].row, bytes, table2[_i].bytes);
+}
+END_TEST
+
+/* Korthikanti et al. 2022, Figure 1 (as transcribed in Calculon's
+ * calculon/llm/validation.py with its layout, validation/seqsel/fig1):
+ * GPT-3 175B on tp 8, pp 8, interleaved with 3 virtual stages, microbatch
+ * 1, 64 microbatches. The first stage's activations: 66.84375 GiB with
+ * tensor parallelism alone, 12.3515625 GiB with sequence parallelism and
+ * selective recompute. Both are Table 2 x 96 layers x (1 + 7/24), the
+ * interleaving factor of Section 4.2.3: 31 chunks of 4 layers in flight. */
+START_TEST(figure1_first_stage_gpt3_175b)
+{
+    g_autoptr(WorkModel) m = work_test_load_model("gpt3-175b");
+    WorkLayout l = layout(8, 8, 1, 64, 2048);
+    l.schedule = WORK_SCHEDULE_INTERLEAVED;
+    l.vp = 3;
+    assert_valid(&l, m);
+    WorkMemory mem;
+    work_memory_stage(&l, m, 0, &mem);
+    ck_assert_uint_eq(mem.n_chunks_in_flight, 31);
+    ck_assert_uint_eq(mem.n_microbatches_in_flight, 11);
+    ck_assert_uint_eq(mem.activations_bytes, 66 * GIB + 27 * GIB / 32); /* 66.84375 GiB */
+    l.sp = true;
+    l.recompute = WORK_RECOMPUTE_SELECTIVE;
+    work_memory_stage(&l, m, 0, &mem);
+    ck_assert_uint_eq(mem.activations_bytes, 12 * GIB + 45 * GIB / 128); /* 12.3515625 GiB */
+}
+END_TEST
+
+/* Figure 1's "parameters and optimizer state" for GPT-3 175B: 45.5625
+ * GiB, 12 l h^2 / (p t) x 18 bytes (matrices only). A middle stage, with no
+ * embedding, holds that plus biases and norms: within 0.05%. */
+START_TEST(figure1_parameters_and_optimizer)
+{
+    g_autoptr(WorkModel) m = work_test_load_model("gpt3-175b");
+    WorkLayout l = layout(8, 8, 1, 64, 2048);
+    WorkMemory mem;
+    work_memory_stage(&l, m, 3, &mem);
+    double states = (double)(mem.weights_bytes + mem.gradients_bytes + mem.optimizer_bytes);
+    double paper = 45.5625 * (double)GIB;
+    ck_assert_msg(states >= paper && states <= paper * 1.0005, "%.4f GiB", states / (double)GIB);
+}
+END_TEST
+
+/* Chunks in flight by schedule, stage and microbatch count: GPipe keeps
+ * all m; 1F1B pp - stage, or m when fewer; interleaved 2 (pp - stage - 1)
+ * + (vp - 1) pp + 1, or all m vp when fewer. */
+static const struct {
+    WorkSchedule schedule;
+    uint32_t pp, vp;
+    uint64_t microbatches;
+    uint32_t stage;
+    uint64_t chunks;
+} in_flight[] = {
+    {WORK_SCHEDULE_GPIPE, 4, 1, 8, 0, 8},         {WORK_SCHEDULE_GPIPE, 4, 1, 8, 3, 8},
+    {WORK_SCHEDULE_1F1B, 4, 1, 8, 0, 4},          {WORK_SCHEDULE_1F1B, 4, 1, 8, 1, 3},
+    {WORK_SCHEDULE_1F1B, 4, 1, 8, 3, 1},          {WORK_SCHEDULE_1F1B, 4, 1, 2, 0, 2},
+    {WORK_SCHEDULE_1F1B, 4, 1, 2, 2, 2},          {WORK_SCHEDULE_1F1B, 4, 1, 2, 3, 1},
+    {WORK_SCHEDULE_1F1B, 1, 1, 8, 0, 1},          {WORK_SCHEDULE_INTERLEAVED, 4, 2, 8, 0, 11},
+    {WORK_SCHEDULE_INTERLEAVED, 4, 2, 8, 3, 5},   {WORK_SCHEDULE_INTERLEAVED, 4, 2, 4, 0, 8},
+    {WORK_SCHEDULE_INTERLEAVED, 8, 3, 64, 0, 31}, {WORK_SCHEDULE_INTERLEAVED, 8, 3, 64, 7, 17},
+};
+
+START_TEST(chunks_in_flight_by_schedule)
+{
+    WorkLayout l = layout(1, in_flight[_i].pp, 1, in_flight[_i].microbatches, 2048);
+    l.schedule = in_flight[_i].schedule;
+    l.vp = in_flight[_i].vp;
+    uint64_t chunks = work_memory_chunks_in_flight(&l, in_flight[_i].stage);
+    ck_assert_msg(chunks == in_flight[_i].chunks,
+                  "case %d: %" G_GUINT64_FORMAT " chunks, expected %" G_GUINT64_FORMAT, _i, chunks,
+                  in_flight[_i].chunks);
+}
+END_TEST
+
+/* The same layout under GPipe holds m / pp times 1F1B's activations on the
+ * first stage (m = 96, pp = 8: 12 times), and its last stage keeps the
+ * logits of all m microbatches, not one. */
+START_TEST(gpipe_holds_m_over_pp_times_1f1b)
+{
+    g_autoptr(WorkModel) m = work_test_load_model("gpt3-175b");
+    WorkLayout l = layout(8, 8, 16, 1536, 2048);
+    assert_valid(&l, m);
+    WorkMemory f1b_first, f1b_last, gpipe_first, gpipe_last;
+    work_memory_stage(&l, m, 0, &f1b_first);
+    work_memory_stage(&l, m, 7, &f1b_last);
+    l.schedule = WORK_SCHEDULE_GPIPE;
+    work_memory_stage(&l, m, 0, &gpipe_first);
+    work_memory_stage(&l, m, 7, &gpipe_last);
+    ck_assert_uint_eq(f1b_first.n_microbatches_in_flight, 8);
+    ck_assert_uint_eq(gpipe_first.n_microbatches_in_flight, 96);
+    ck_assert_uint_eq(gpipe_first.activations_bytes, 12 * f1b_first.activations_bytes);
+    ck_assert_uint_eq(gpipe_last.activations_bytes, 96 * f1b_last.activations_bytes);
+    ck_assert_uint_eq(gpipe_last.output_activations_bytes, 96 * f1b_last.output_activations_bytes);
+    ck_assert_uint_eq(gpipe_first.weights_bytes, f1b_first.weights_bytes);
+}
+END_TEST
+
+/* Llama 3 70B (GQA 64/8, SwiGLU f 28672, head 128), s 8192, sequence
+ * parallel with selective recompute, per token: outside 10 h over t ranks'
+ * tokens; inside 2 x (Q and attention output 2 x 64/t x 128, K and V
+ * 2 x max(8/t, 1) x 128, SwiGLU 3 x 28672 / t).
+ *   t = 8:  1,024 x 81,920 + 8,192 x 2 x 13,056 = 297,795,584;
+ *   t = 16 (key/value heads sub-sharded, one a rank):
+ *           512 x 81,920 + 8,192 x 2 x 6,656 = 150,994,944.
+ * Without recompute the materialised scores would add 5 a s / t per token
+ * (Table 2); fused attention keeps 4 bytes a head instead. */
+START_TEST(gqa_and_swiglu_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_load_model("llama3-70b");
+    WorkLayout l = layout(8, 4, 8, 512, 8192);
+    l.sp = true;
+    l.recompute = WORK_RECOMPUTE_SELECTIVE;
+    assert_valid(&l, m);
+    ck_assert_uint_eq(work_memory_layer_activation_bytes(&l, m), 297795584);
+    /* Fused attention without recompute adds only the fp32 log-sum-exp of
+     * the rank's 8 heads: 8,192 x 4 x 8 = 262,144. */
+    l.recompute = WORK_RECOMPUTE_NONE;
+    l.flash_attention = true;
+    ck_assert_uint_eq(work_memory_layer_activation_bytes(&l, m), 297795584 + 262144);
+    l.recompute = WORK_RECOMPUTE_SELECTIVE;
+    l.tp = 16;
+    l.dp = 4;
+    assert_valid(&l, m);
+    ck_assert_uint_eq(work_memory_layer_activation_bytes(&l, m), 150994944);
+}
+END_TEST
+
+/* Mixtral 8x7B on tp 1, pp 1, dp 8, ep 8, ZeRO-1. Dense a block:
+ * attention 2 h^2 + 2 h 1024 = 41,943,040, two RMSNorms 8,192, the router
+ * h x 8 = 32,768; 32 blocks, two embeddings 2 x 32000 h and the final norm:
+ * 1,605,636,096. Experts: one of 8 a GPU, 3 h 14336 = 176,160,768 a block,
+ * 5,637,144,576 in all. Adam's states: the dense ones over dp = 8, the
+ * experts' over dp / ep = 1 (no other GPU holds the same expert). */
+START_TEST(experts_shard_over_dp_over_ep)
+{
+    g_autoptr(WorkModel) m = work_test_load_model("mixtral-8x7b");
+    WorkLayout l = layout(1, 1, 8, 64, 4096);
+    l.ep = 8;
+    l.zero = WORK_ZERO_1;
+    assert_valid(&l, m);
+    WorkMemory mem;
+    work_memory_stage(&l, m, 0, &mem);
+    ck_assert_uint_eq(mem.n_params, UINT64_C(1605636096) + UINT64_C(5637144576));
+    ck_assert_uint_eq(mem.optimizer_bytes, 12 * (UINT64_C(1605636096) / 8 + UINT64_C(5637144576)));
+    ck_assert_uint_eq(mem.weights_bytes, 2 * mem.n_params);
+}
+END_TEST
+
+/* Llama 3 70B unsplit over 8 data-parallel GPUs needs 18 bytes of state
+ * for each of its 70.6B parameters: a valid layout that does not fit in
+ * 80 GiB, reported with its numbers. GPT-3 175B on 1,024 GPUs with
+ * sequence parallelism, selective recompute and ZeRO-1 fits. */
+START_TEST(layout_too_big_is_a_result)
+{
+    g_autoptr(WorkModel) llama = work_test_load_model("llama3-70b");
+    WorkLayout l = layout(1, 1, 8, 64, 8192);
+    assert_valid(&l, llama);
+    WorkMemory mem;
+    ck_assert(!work_memory_fits(&l, llama, 80 * GIB, &mem));
+    ck_assert_uint_gt(mem.total_bytes, 18 * work_model_params(llama));
+    g_autofree char *line = work_memory_describe(&mem, &l, 80 * GIB);
+    ck_assert_msg(strstr(line, "stage 0 of 1: weights 131.42 GiB") == line, "%s", line);
+    ck_assert_msg(strstr(line, "of 80.00 GiB HBM: does not fit (") != NULL, "%s", line);
+
+    g_autoptr(WorkModel) gpt = work_test_load_model("gpt3-175b");
+    l = layout(8, 8, 16, 1536, 2048);
+    l.sp = true;
+    l.recompute = WORK_RECOMPUTE_SELECTIVE;
+    l.zero = WORK_ZERO_1;
+    assert_valid(&l, gpt);
+    ck_assert(work_memory_fits(&l, gpt, 80 * GIB, &mem));
+    g_autofree char *fits = work_memory_describe(&mem, &l, 80 * GIB);
+    ck_assert_msg(strstr(fits, ": fits (") != NULL, "%s", fits);
+}
+END_TEST
+
+/* work_memory_fits reports the stage with the largest total. */
+START_TEST(fits_reports_the_most_loaded_stage)
+{
+    const char *const ids[] = {"gpt3-175b", "llama3-70b", "llama2-7b"};
+    for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+        g_autoptr(WorkModel) m = work_test_load_model(ids[i]);
+        WorkLayout l = layout(2, 4, 2, 32, 2048);
+        assert_valid(&l, m);
+        WorkMemory peak;
+        work_memory_fits(&l, m, UINT64_MAX, &peak);
+        for (uint32_t stage = 0; stage < l.pp; stage++) {
+            WorkMemory mem;
+            work_memory_stage(&l, m, stage, &mem);
+            ck_assert_msg(mem.total_bytes <= peak.total_bytes, "%s stage %u", ids[i], stage);
+            ck_assert_msg(stage >= peak.stage || mem.total_bytes < peak.total_bytes,
+                          "%s: not the first of equal stages", ids[i]);
+        }
+    }
+}
+END_TEST
+
+/* Absurd batches saturate instead of wrapping round to a small number. */
+START_TEST(huge_layouts_saturate)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout(1, 1, 1, UINT64_C(1) << 60, 128);
+    l.micro_batch = UINT64_C(1) << 60;
+    assert_valid(&l, m);
+    WorkMemory mem;
+    ck_assert(!work_memory_fits(&l, m, UINT64_MAX - 1, &mem));
+    ck_assert_uint_eq(mem.total_bytes, UINT64_MAX);
+}
+END_TEST
+
+Suite *
+work_memory_suite(void)
+{
+    Suite *s = suite_create("work-memory");
+    TCase *states = tcase_create("states");
+    tcase_add_loop_test(states, zero_stages_by_hand, 0, G_N_ELEMENTS(tiny_zero));
+    tcase_add_loop_test(states, one_gpu_holds_the_whole_model, 0, G_N_ELEMENTS(one_gpu_models));
+    tcase_add_test(states, stages_add_up_to_the_model);
+    tcase_add_test(states, experts_shard_over_dp_over_ep);
+    tcase_add_test(states, figure1_parameters_and_optimizer);
+    suite_add_tcase(s, states);
+    TCase *activations = tcase_create("activations");
+    tcase_add_test(activations, tiny_activations_by_hand);
+    tcase_add_loop_test(activations, table2_per_layer_gpt3_175b, 0, G_N_ELEMENTS(table2));
+    tcase_add_test(activations, figure1_first_stage_gpt3_175b);
+    tcase_add_loop_test(activations, chunks_in_flight_by_schedule, 0, G_N_ELEMENTS(in_flight));
+    tcase_add_test(activations, gpipe_holds_m_over_pp_times_1f1b);
+    tcase_add_test(activations, gqa_and_swiglu_by_hand);
+    suite_add_tcase(s, activations);
+    TCase *fit = tcase_create("fit");
+    tcase_add_test(fit, layout_too_big_is_a_result);
+    tcase_add_test(fit, fits_reports_the_most_loaded_stage);
+    tcase_add_test(fit, huge_layouts_saturate);
+    suite_add_tcase(s, fit);
+    return s;
+}
