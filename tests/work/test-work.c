@@ -54,6 +54,7 @@ int
 main(void)
 {
     SRunner *runner = srunner_create(work_model_suite());
+    srunner_add_suite(runner, work_compute_suite());
     srunner_add_suite(runner, work_layout_suite());
     srunner_add_suite(runner, work_memory_suite());
     srunner_run_all(runner, CK_NORMAL);

@@ -8,6 +8,7 @@
 #include "work/work-model.h"
 
 Suite *work_model_suite(void);
+Suite *work_compute_suite(void);
 Suite *work_layout_suite(void);
 Suite *work_memory_suite(void);
 

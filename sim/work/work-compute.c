@@ -1,0 +1,692 @@
+/* The per-layer compute model: the kernels of a transformer block, the
+ * embedding, the output head and the optimizer step on one GPU (Megatron-LM
+ * with its fused kernels: QKV and gate/up GEMMs, bias-GELU,
+ * bias-dropout-add, scale-mask-softmax), and their time. Time comes from
+ * first principles, not profiles: a GEMM runs at its generation's measured
+ * cuBLAS ceiling times the useful share of its tile waves, or at the HBM
+ * roofline; a memory-bound kernel moves its bytes at HBM bandwidth; each
+ * pays a launch. FLOPs and bytes are integers, time integer picoseconds.
+ * Sources are given where each figure is used.
+ */
+#include "work/work-compute.h"
+
+#include <math.h>
+
+#include "core/core-time.h"
+
+/* A block has at most 18 kernels a pass (GEMM attention with rotary
+ * positions and dropout, and a mixture of experts). */
+#define MAX_SPECS 24
+
+/* The figures every kernel count of one microbatch uses. */
+typedef struct Shape {
+    uint64_t b, s, t;     /* sequences, tokens each, tensor-parallel ranks */
+    uint64_t tokens;      /* T = b s: rows of every GEMM */
+    uint64_t norm_tokens; /* T / t with sequence parallelism, else T */
+    uint64_t h, d, g;     /* hidden, head size, key/value width (n_kv_heads d) */
+    uint64_t heads;       /* query heads on this GPU: heads / t */
+    uint64_t e;           /* bytes per activation element */
+    uint64_t vocab_shard; /* padded vocabulary / t */
+    uint64_t grad_bytes;  /* bytes per gradient element */
+} Shape;
+
+/* A forward kernel and what its backward pass runs. */
+typedef struct Spec {
+    const char *name;
+    const char *grad_a; /* GEMM: the product giving its first operand's gradient
+                         * (dgrad); other kernels: its backward kernel, or NULL */
+    const char *grad_b; /* GEMM: the product giving its second operand's gradient */
+    WorkOpKind kind;
+    WorkMath math;
+    uint64_t n_batch, m, n, k;
+    uint64_t flops;
+    uint64_t bytes, grad_bytes;
+    bool core; /* part of attention's core: replayed by selective recomputation */
+} Spec;
+
+typedef struct SpecList {
+    Spec spec[MAX_SPECS];
+    unsigned n;
+} SpecList;
+
+static uint64_t
+div_up(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static uint64_t
+math_bytes(WorkMath math)
+{
+    return math == WORK_MATH_FP8 ? 1 : math == WORK_MATH_FP32 ? 4 : 2;
+}
+
+/* A GEMM's HBM traffic at best: both operands read once, the result (fp16,
+ * or fp32 for fp32 math) written once. Larger in practice when operand
+ * tiles fall out of L2; the roofline uses it as the floor. */
+static uint64_t
+gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    uint64_t in = math_bytes(math), out = math == WORK_MATH_FP32 ? 4 : 2;
+    return n_batch * ((m * k + k * n) * in + m * n * out);
+}
+
+static Shape
+shape_of(const WorkModel *model, const WorkLayout *layout)
+{
+    Shape x = {0};
+    x.b = layout->micro_batch;
+    x.s = layout->seq_len;
+    x.t = layout->tp;
+    x.tokens = x.b * x.s;
+    x.norm_tokens = layout->sp ? div_up(x.tokens, x.t) : x.tokens;
+    x.h = model->hidden_size;
+    x.d = model->hidden_size / model->n_heads;
+    x.g = model->n_kv_heads * x.d;
+    x.heads = div_up(model->n_heads, x.t);
+    x.e = layout->activation_bytes;
+    x.vocab_shard = work_compute_vocab_padded(model, layout->tp) / x.t;
+    x.grad_bytes = layout->grad_bytes;
+    return x;
+}
+
+static Spec *
+add_spec(SpecList *list, WorkOpKind kind, const char *name, const char *grad_a, const char *grad_b)
+{
+    g_assert(list->n < MAX_SPECS);
+    Spec *sp = &list->spec[list->n++];
+    *sp = (Spec){.name = name, .grad_a = grad_a, .grad_b = grad_b, .kind = kind};
+    sp->math = WORK_MATH_FP16;
+    return sp;
+}
+
+static Spec *
+add_gemm(SpecList *list, const char *name, const char *dgrad, const char *wgrad, WorkMath math,
+         uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    Spec *sp = add_spec(list, WORK_OP_GEMM, name, dgrad, wgrad);
+    sp->math = math;
+    sp->n_batch = n_batch;
+    sp->m = m;
+    sp->n = n;
+    sp->k = k;
+    sp->flops = 2 * n_batch * m * n * k;
+    sp->bytes = gemm_bytes(math, n_batch, m, n, k);
+    return sp;
+}
+
+static Spec *
+add_memory(SpecList *list, const char *name, const char *backward, uint64_t bytes,
+           uint64_t grad_bytes)
+{
+    Spec *sp = add_spec(list, WORK_OP_MEMORY, name, backward, NULL);
+    sp->bytes = bytes;
+    sp->grad_bytes = grad_bytes;
+    return sp;
+}
+
+/* LayerNorm or RMSNorm over rows of h: forward reads x and writes y;
+ * backward reads x and dy and writes dx. The per-row statistics (8 B a row,
+ * fp32) and the weight gradients (h or 2 h a GPU) are left out: < 0.1%. */
+static void
+add_norm(SpecList *list, const char *name, const char *backward, const Shape *x)
+{
+    uint64_t elements = x->norm_tokens * x->h;
+    add_memory(list, name, backward, 2 * elements * x->e, 3 * elements * x->e);
+}
+
+/* Megatron's fused bias-dropout-add: reads the branch and the residual,
+ * writes the sum, and with dropout its 1-byte mask. Backward: the branch's
+ * gradient is the output gradient through the mask (read it and the mask,
+ * write), and where the residual and the branch meet at the sublayer's
+ * input their gradients are summed (read two, write one). */
+static void
+add_residual(SpecList *list, const char *name, const char *backward, const Shape *x, bool dropout)
+{
+    uint64_t elements = x->norm_tokens * x->h;
+    uint64_t forward = elements * (3 * x->e + (dropout ? 1 : 0));
+    uint64_t grad = elements * (3 * x->e + (dropout ? 2 * x->e + 1 : 0));
+    add_memory(list, name, backward, forward, grad);
+}
+
+/* Attention's core as two batched GEMMs (one product per sequence and
+ * local head) around the fused scale-mask-softmax (reads the scores,
+ * writes the probabilities; backward reads probabilities and gradient,
+ * writes the gradient) and the dropout (reads, writes, 1-byte mask). With
+ * GQA a key/value head serves heads / kv_heads products. */
+static void
+add_attention_gemm(SpecList *list, const Shape *x, bool dropout)
+{
+    uint64_t nb = x->b * x->heads, probs = nb * x->s * x->s;
+    add_gemm(list, "attn.scores", "attn.scores.dq", "attn.scores.dk", WORK_MATH_FP16, nb, x->s,
+             x->s, x->d)
+        ->core = true;
+    add_memory(list, "attn.softmax", "attn.softmax.bwd", 2 * probs * x->e, 3 * probs * x->e)->core =
+        true;
+    if (dropout)
+        add_memory(list, "attn.dropout", "attn.dropout.bwd", probs * (2 * x->e + 1),
+                   probs * (2 * x->e + 1))
+            ->core = true;
+    add_gemm(list, "attn.context", "attn.context.dprobs", "attn.context.dv", WORK_MATH_FP16, nb,
+             x->s, x->d, x->s)
+        ->core = true;
+}
+
+/* Attention's core as one FlashAttention kernel a pass. FLOPs are the two
+ * GEMMs' (the convention's full s x s). Forward reads q, k, v and writes the
+ * output and a log-sum-exp per row (fp32); backward reads q, k, v, the
+ * output, its gradient and the log-sum-exp, writes dq, dk, dv. FA2's fp32
+ * dq accumulator and its row-sum pre-kernel are left out. */
+static void
+add_attention_flash(SpecList *list, const Shape *x)
+{
+    uint64_t nb = x->b * x->heads;
+    uint64_t q = x->tokens * div_up(x->h, x->t), kv = x->tokens * div_up(x->g, x->t);
+    uint64_t lse = nb * x->s * 4;
+    Spec *sp = add_spec(list, WORK_OP_ATTENTION, "attn.core", "attn.core.bwd", NULL);
+    sp->n_batch = nb;
+    sp->m = sp->n = x->s;
+    sp->k = x->d;
+    sp->flops = 4 * nb * x->s * x->s * x->d;
+    sp->bytes = (2 * q + 2 * kv) * x->e + lse;
+    sp->grad_bytes = (4 * q + 4 * kv) * x->e + lse;
+    sp->core = true;
+}
+
+/* The attention sublayer: norm, fused QKV GEMM (h -> h + 2 g, split by t),
+ * rotary positions on q and k (read and write both, each pass), the core,
+ * the output projection (h / t -> h) and the residual add. */
+static void
+add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash,
+              const WorkComputeConfig *config)
+{
+    add_norm(list, "attn.norm", "attn.norm.bwd", x);
+    add_gemm(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config->linear_math, 1,
+             x->tokens, div_up(x->h + 2 * x->g, x->t), x->h);
+    if (model->positions == WORK_POSITIONS_ROPE) {
+        uint64_t qk = x->tokens * div_up(x->h + x->g, x->t) * x->e;
+        add_memory(list, "attn.rope", "attn.rope.bwd", 2 * qk, 2 * qk);
+    }
+    if (flash)
+        add_attention_flash(list, x);
+    else
+        add_attention_gemm(list, x, config->dropout);
+    add_gemm(list, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config->linear_math, 1,
+             x->tokens, x->h, div_up(x->h, x->t));
+    add_residual(list, "attn.residual", "attn.residual.bwd", x, config->dropout);
+}
+
+/* The activation between the FFN's GEMMs over rows x f elements: GELU
+ * (bias fused) reads and writes f; backward reads input and gradient,
+ * writes the gradient. SwiGLU reads gate and up (2 f), writes f; backward
+ * reads gate, up and gradient, writes both gradients. */
+static void
+add_activation(SpecList *list, const char *name, const char *backward, const WorkModel *model,
+               uint64_t elements, uint64_t e)
+{
+    if (model->ffn_kind == WORK_FFN_SWIGLU)
+        add_memory(list, name, backward, 3 * elements * e, 5 * elements * e);
+    else
+        add_memory(list, name, backward, 2 * elements * e, 3 * elements * e);
+}
+
+/* A dense FFN: up (GELU) or fused gate and up (SwiGLU, Megatron's
+ * linear_fc1 of width 2 f / t), the activation, down (f / t -> h). */
+static void
+add_ffn(SpecList *list, const Shape *x, const WorkModel *model, const WorkComputeConfig *config)
+{
+    uint64_t f = div_up(model->ffn_hidden_size, x->t);
+    WorkMath lm = config->linear_math;
+    if (model->ffn_kind == WORK_FFN_SWIGLU)
+        add_gemm(list, "ffn.gate_up", "ffn.gate_up.dgrad", "ffn.gate_up.wgrad", lm, 1, x->tokens,
+                 2 * f, x->h);
+    else
+        add_gemm(list, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", lm, 1, x->tokens, f, x->h);
+    add_activation(list, "ffn.act", "ffn.act.bwd", model, x->tokens * f, x->e);
+    add_gemm(list, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", lm, 1, x->tokens, x->h, f);
+}
+
+/* A mixture of experts (Megatron-Core's all-gather dispatcher): the router
+ * GEMM on the GPU's tokens (T / t with sequence parallelism), softmax and
+ * top-k over its logits (read, write), the permutation of the T top_k
+ * routed rows into expert order (read, write), grouped GEMMs over the
+ * experts / ep local experts with the FFN split by t as a dense one, and
+ * the unpermutation (read the routed rows, write each token's weighted
+ * sum). Routing is taken as balanced: every GPU of an expert-parallel group
+ * receives T top_k rows on average. A grouped GEMM's m is the rows an
+ * expert gets, rounded up; its FLOPs are exact. */
+static void
+add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout *layout,
+        const WorkComputeConfig *config)
+{
+    uint64_t n_local = div_up(model->n_experts, layout->ep);
+    uint64_t routed = x->tokens * model->top_k, rows = div_up(routed, n_local);
+    uint64_t f = div_up(model->moe_ffn_hidden_size, x->t);
+    uint64_t up = model->ffn_kind == WORK_FFN_SWIGLU ? 2 * f : f;
+    uint64_t logits = x->norm_tokens * model->n_experts * x->e;
+    WorkMath lm = config->linear_math;
+    add_gemm(list, "moe.router", "moe.router.dgrad", "moe.router.wgrad", WORK_MATH_FP16, 1,
+             x->norm_tokens, model->n_experts, x->h);
+    add_memory(list, "moe.route", "moe.route.bwd", 2 * logits, 2 * logits);
+    add_memory(list, "moe.permute", "moe.permute.bwd", 2 * routed * x->h * x->e,
+               2 * routed * x->h * x->e);
+    add_gemm(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", lm, n_local, rows, up, x->h)->flops =
+        2 * routed * up * x->h;
+    add_activation(list, "moe.act", "moe.act.bwd", model, routed * f, x->e);
+    add_gemm(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", lm, n_local, rows, x->h, f)
+        ->flops = 2 * routed * x->h * f;
+    uint64_t unpermute = (routed + x->tokens) * x->h * x->e;
+    add_memory(list, "moe.unpermute", "moe.unpermute.bwd", unpermute, unpermute);
+}
+
+static void
+block_specs(SpecList *list, const WorkModel *model, const WorkLayout *layout,
+            const WorkComputeConfig *config)
+{
+    Shape x = shape_of(model, layout);
+    add_attention(list, &x, model, layout->flash_attention, config);
+    add_norm(list, "ffn.norm", "ffn.norm.bwd", &x);
+    if (model->n_experts == 0)
+        add_ffn(list, &x, model, config);
+    else
+        add_moe(list, &x, model, layout, config);
+    add_residual(list, "ffn.residual", "ffn.residual.bwd", &x, config->dropout);
+}
+
+static void
+append(GArray *ops, const Spec *sp, const char *name, WorkPass pass, uint64_t m, uint64_t n,
+       uint64_t k, uint64_t bytes)
+{
+    WorkOp op = {
+        .name = name,
+        .kind = sp->kind,
+        .pass = pass,
+        .math = sp->math,
+        .n_batch = sp->n_batch,
+        .m = m,
+        .n = n,
+        .k = k,
+        .flops = sp->flops,
+        .bytes = bytes,
+    };
+    /* Fused attention's backward runs the convention's two products per
+     * forward one; memory kernels have none. */
+    if (sp->kind == WORK_OP_ATTENTION && pass == WORK_PASS_BACKWARD)
+        op.flops = 2 * sp->flops;
+    g_array_append_val(ops, op);
+}
+
+static void
+emit_forward(GArray *ops, const SpecList *list, WorkPass pass, bool core_only)
+{
+    for (unsigned i = 0; i < list->n; i++) {
+        const Spec *sp = &list->spec[i];
+        if (!core_only || sp->core)
+            append(ops, sp, sp->name, pass, sp->m, sp->n, sp->k, sp->bytes);
+    }
+}
+
+/* Backward in reverse order. A GEMM Y[m, n] = A[m, k] B[k, n] runs two
+ * products: dA = dY B^T, shape (m, k, n), then dB = A^T dY, shape (k, n, m);
+ * each has the forward's FLOPs, so backward is twice forward. */
+static void
+emit_backward(GArray *ops, const SpecList *list)
+{
+    for (unsigned i = list->n; i-- > 0;) {
+        const Spec *sp = &list->spec[i];
+        if (sp->kind == WORK_OP_GEMM) {
+            append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, sp->m, sp->k, sp->n,
+                   gemm_bytes(sp->math, sp->n_batch, sp->m, sp->k, sp->n));
+            append(ops, sp, sp->grad_b, WORK_PASS_BACKWARD, sp->k, sp->n, sp->m,
+                   gemm_bytes(sp->math, sp->n_batch, sp->k, sp->n, sp->m));
+        } else if (sp->grad_a != NULL) {
+            append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, sp->m, sp->n, sp->k, sp->grad_bytes);
+        }
+    }
+}
+
+static void
+emit(GArray *ops, const SpecList *list, WorkPass pass, WorkRecompute recompute)
+{
+    switch (pass) {
+    case WORK_PASS_FORWARD:
+        emit_forward(ops, list, pass, false);
+        break;
+    case WORK_PASS_BACKWARD:
+        emit_backward(ops, list);
+        break;
+    case WORK_PASS_RECOMPUTE:
+        if (recompute != WORK_RECOMPUTE_NONE)
+            emit_forward(ops, list, pass, recompute == WORK_RECOMPUTE_SELECTIVE);
+        break;
+    case WORK_PASS_OPTIMIZER:
+        g_return_if_reached();
+    }
+}
+
+void
+work_compute_config_init(WorkComputeConfig *config, const WorkModel *model)
+{
+    g_return_if_fail(config != NULL && model != NULL);
+    config->linear_math = WORK_MATH_FP16;
+    config->dropout = model->positions == WORK_POSITIONS_LEARNED;
+}
+
+GArray *
+work_compute_ops_new(void)
+{
+    return g_array_new(FALSE, FALSE, sizeof(WorkOp));
+}
+
+static bool
+inputs_ok(const GArray *ops, const WorkModel *model, const WorkLayout *layout,
+          const WorkComputeConfig *config)
+{
+    return ops != NULL && model != NULL && layout != NULL && config != NULL && layout->tp >= 1 &&
+           layout->ep >= 1 && layout->micro_batch >= 1 && layout->seq_len >= 1;
+}
+
+void
+work_compute_block(GArray *ops, WorkPass pass, const WorkModel *model, const WorkLayout *layout,
+                   const WorkComputeConfig *config)
+{
+    g_return_if_fail(inputs_ok(ops, model, layout, config));
+    SpecList list = {.n = 0};
+    block_specs(&list, model, layout, config);
+    emit(ops, &list, pass, layout->recompute);
+}
+
+/* The vocab-parallel lookup writes all T x h output rows (zeros for the
+ * tokens another rank owns) and reads at most T rows of its shard; its
+ * backward reads the T x h gradient and writes the dense V'/t x h table
+ * gradient PyTorch's embedding backward produces. Learned positions: read
+ * token and position rows, write the sum; backward reads the gradient and
+ * writes the s x h table's. Dropout as in a residual add, on the GPU's
+ * tokens. */
+void
+work_compute_embedding(GArray *ops, WorkPass pass, const WorkModel *model, const WorkLayout *layout,
+                       const WorkComputeConfig *config)
+{
+    g_return_if_fail(inputs_ok(ops, model, layout, config));
+    if (pass == WORK_PASS_RECOMPUTE)
+        return;
+    Shape x = shape_of(model, layout);
+    uint64_t rows = x.tokens * x.h;
+    SpecList list = {.n = 0};
+    add_memory(&list, "embed.lookup", "embed.lookup.bwd", 2 * rows * x.e,
+               rows * x.e + x.vocab_shard * x.h * x.grad_bytes);
+    if (model->positions == WORK_POSITIONS_LEARNED)
+        add_memory(&list, "embed.positions", "embed.positions.bwd", 3 * rows * x.e,
+                   rows * x.e + x.s * x.h * x.grad_bytes);
+    if (config->dropout) {
+        uint64_t dropout = x.norm_tokens * x.h * (2 * x.e + 1);
+        add_memory(&list, "embed.dropout", "embed.dropout.bwd", dropout, dropout);
+    }
+    emit(ops, &list, pass, WORK_RECOMPUTE_NONE);
+}
+
+/* Final norm, logits GEMM (fp16 even with fp8 linear layers, as Transformer
+ * Engine keeps the output layer in higher precision), and Megatron's
+ * vocab-parallel cross entropy: reads the T x V'/t logits, writes their
+ * fp32 softmax for the backward, which reads it and writes the logits'
+ * gradient. */
+void
+work_compute_head(GArray *ops, WorkPass pass, const WorkModel *model, const WorkLayout *layout,
+                  const WorkComputeConfig *config)
+{
+    g_return_if_fail(inputs_ok(ops, model, layout, config));
+    if (pass == WORK_PASS_RECOMPUTE)
+        return;
+    Shape x = shape_of(model, layout);
+    uint64_t logits = x.tokens * x.vocab_shard;
+    SpecList list = {.n = 0};
+    add_norm(&list, "head.norm", "head.norm.bwd", &x);
+    add_gemm(&list, "head.logits", "head.logits.dgrad", "head.logits.wgrad", WORK_MATH_FP16, 1,
+             x.tokens, x.vocab_shard, x.h);
+    add_memory(&list, "head.loss", "head.loss.bwd", logits * (x.e + 4), logits * (4 + x.e));
+    emit(ops, &list, pass, WORK_RECOMPUTE_NONE);
+}
+
+static void
+append_memory(GArray *ops, const char *name, WorkPass pass, uint64_t bytes)
+{
+    WorkOp op = {.name = name, .kind = WORK_OP_MEMORY, .pass = pass, .bytes = bytes};
+    g_array_append_val(ops, op);
+}
+
+/* Mixed-precision Adam as Megatron runs it, derived per parameter [D]:
+ * zeroing the gradient buffer writes grad_bytes; the global norm for
+ * clipping reads the gradient (grad_bytes); the fused Adam kernel reads
+ * the gradient, reads and writes the fp32 master weight, m and v
+ * (2 x optimizer_bytes), and writes the working copy (param_bytes). With
+ * fp32 gradients, 12 B of state and bf16 weights: 4 + 4 + 30 = 38 B a
+ * parameter. (The 16 B a parameter of Rajbhandari et al. 2020, ZeRO,
+ * Section 3.1, is what Adam keeps, not what a step moves.) Scaling the
+ * gradients when the clip triggers is left out. */
+void
+work_compute_optimizer(GArray *ops, const WorkLayout *layout, uint64_t n_grad_params,
+                       uint64_t n_shard_params)
+{
+    g_return_if_fail(ops != NULL && layout != NULL);
+    uint64_t adam =
+        layout->grad_bytes + 2 * (uint64_t)layout->optimizer_bytes + layout->param_bytes;
+    append_memory(ops, "optimizer.zero_grad", WORK_PASS_OPTIMIZER,
+                  n_grad_params * layout->grad_bytes);
+    append_memory(ops, "optimizer.grad_norm", WORK_PASS_OPTIMIZER,
+                  n_shard_params * layout->grad_bytes);
+    append_memory(ops, "optimizer.adam", WORK_PASS_OPTIMIZER, n_shard_params * adam);
+}
+
+uint64_t
+work_compute_vocab_padded(const WorkModel *model, uint32_t tp)
+{
+    g_return_val_if_fail(model != NULL && tp >= 1, 0);
+    uint64_t multiple = (uint64_t)WORK_COMPUTE_VOCAB_MULTIPLE * tp;
+    return div_up(model->vocab_size, multiple) * multiple;
+}
+
+/* The best fraction of peak each generation reaches, by sm_version.
+ *
+ * gemm_fp16, gemm_fp8: the Maximum Achievable Matmul FLOPS (MAMF) of a
+ * brute-force search over torch.matmul shapes (cuBLAS), mean of 100 runs,
+ * measured over the GPU's sustained (power-limited) clocks: Bekman, "Machine
+ * Learning Engineering", compute/accelerator/README.md, "Maximum Achievable
+ * Matmul FLOPS comparison table" (github.com/stas00/ml-engineering):
+ *   A100 SXM bf16 271.2 / 312 = 86.9% (torch 2.6.0+cu126);
+ *   H100 SXM bf16 794.5 / 989 = 80.3% (2.7.0+cu126; "H200 is the same"),
+ *        fp8 1402.6 / 1979 = 70.9%;
+ *   B200 SXM bf16 1745 / 2250 = 77.6%, fp8 3432.5 / 4500 = 76.3% (2.7.1+cu128;
+ *        GB200 measured 72.9% and 72.3% with a pre-release torch).
+ * P100 and V100: no published cuBLAS search found; 80% [U], A100's and
+ * H100's range.
+ *
+ * flash: FlashAttention's best forward fraction of peak, counting the
+ * FLOPs it executes: FA2 on A100 "50-73% of the theoretical maximum"
+ * (Dao 2023, arXiv:2307.08691, abstract); FA3 on H100 fp16 "up to 740
+ * TFLOPs/s (75% utilization)" (Shah et al. 2024, arXiv:2407.08608,
+ * abstract). Older generations (no FlashAttention-2 before sm80) and
+ * Blackwell take their GEMM ceiling times the A100's or H100's flash/GEMM
+ * ratio (0.84, 0.93) [U].
+ */
+typedef struct Ceiling {
+    uint64_t sm_version;
+    double gemm_fp16, gemm_fp8, flash;
+} Ceiling;
+
+static const Ceiling ceilings[] = {
+    {60, 0.80, 0, 0.67},      {70, 0.80, 0, 0.67},       {80, 0.869, 0, 0.73},
+    {90, 0.803, 0.709, 0.75}, {100, 0.776, 0.763, 0.72},
+};
+
+/* SGEMM on CUDA cores: cuBLAS reaches about 90% of the fp32 peak [U]. */
+#define FP32_CEILING 0.90
+
+static const Ceiling *
+ceiling_of(const HwGpu *gpu)
+{
+    const Ceiling *c = &ceilings[0];
+    for (size_t i = 0; i < G_N_ELEMENTS(ceilings); i++)
+        if (ceilings[i].sm_version <= gpu->sm_version)
+            c = &ceilings[i];
+    return c;
+}
+
+/* fp8 on a GPU without fp8 tensor cores runs at the fp16 rate (Transformer
+ * Engine falls back to bf16 there; a scenario should reject it first). */
+static WorkMath
+math_on(const HwGpu *gpu, WorkMath math)
+{
+    return math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0 ? WORK_MATH_FP16 : math;
+}
+
+static double
+peak_of(const HwGpu *gpu, WorkMath math)
+{
+    switch (math_on(gpu, math)) {
+    case WORK_MATH_FP8:
+        return (double)gpu->fp8_flops_per_s;
+    case WORK_MATH_FP32:
+        return (double)gpu->fp32_flops_per_s;
+    case WORK_MATH_FP16:
+        break;
+    }
+    return (double)gpu->fp16_flops_per_s;
+}
+
+double
+work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math)
+{
+    g_return_val_if_fail(gpu != NULL, 0);
+    const Ceiling *c = ceiling_of(gpu);
+    switch (math_on(gpu, math)) {
+    case WORK_MATH_FP8:
+        return c->gemm_fp8 > 0 ? c->gemm_fp8 : c->gemm_fp16;
+    case WORK_MATH_FP32:
+        return FP32_CEILING;
+    case WORK_MATH_FP16:
+        break;
+    }
+    return c->gemm_fp16;
+}
+
+/* Wave and tile quantization (NVIDIA, "Matrix Multiplication Background
+ * User's Guide", DU-09799-001, Section 3): cuBLAS covers each [m, n] output
+ * with 128 x 256 tiles, one thread block a tile and one block an SM at a
+ * time, so the kernel runs in ceil(tiles / SMs) waves and every wave lasts
+ * as long as a full tile's K loop. The useful share is the outputs over the
+ * tile slots the waves offer; of the two orientations, the one with fewer
+ * waves is taken (cuBLAS picks its kernel by shape). */
+static double
+wave_share(uint64_t n_sms, uint64_t n_batch, uint64_t m, uint64_t n)
+{
+    const uint64_t ts = WORK_COMPUTE_TILE_SHORT, tl = WORK_COMPUTE_TILE_LONG;
+    uint64_t tall = n_batch * div_up(m, tl) * div_up(n, ts);
+    uint64_t wide = n_batch * div_up(m, ts) * div_up(n, tl);
+    uint64_t waves = div_up(MIN(tall, wide), n_sms);
+    return (double)n_batch * (double)m * (double)n / ((double)waves * n_sms * ts * tl);
+}
+
+/* A GEMM's seconds: compute at peak x ceiling x wave share, or the HBM
+ * roofline (operands once, result once) where that is slower, i.e. where
+ * the arithmetic intensity is below the ridge peak / bandwidth (A100 fp16:
+ * 153 FLOP/B; H100: 295). */
+static double
+gemm_seconds(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k,
+             double flops)
+{
+    math = math_on(gpu, math);
+    double rate = peak_of(gpu, math) * work_compute_gemm_ceiling(gpu, math) *
+                  wave_share(gpu->n_sms, n_batch, m, n);
+    double compute = flops / rate;
+    double memory = (double)gemm_bytes(math, n_batch, m, n, k) / (double)gpu->hbm_bytes_per_s;
+    return MAX(compute, memory);
+}
+
+double
+work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m,
+                             uint64_t n, uint64_t k)
+{
+    g_return_val_if_fail(gpu != NULL && gpu->n_sms > 0 && gpu->hbm_bytes_per_s > 0, 0);
+    g_return_val_if_fail(n_batch >= 1 && m >= 1 && n >= 1 && k >= 1, 0);
+    double flops = 2.0 * (double)n_batch * (double)m * (double)n * (double)k;
+    return flops / (peak_of(gpu, math) * gemm_seconds(gpu, math, n_batch, m, n, k, flops));
+}
+
+/* FlashAttention's seconds. It executes, of the convention's FLOPs, the
+ * causal share (query blocks of 128 rows see the key blocks up to theirs:
+ * (nb + 1) / 2 nb of the s x s products for nb blocks), and backward 5 / 4
+ * of the convention (five products to forward's two, as FlashAttention's
+ * benchmarks count). Thread blocks are (sequence, head, query block)
+ * triples, quantized into waves as GEMM tiles are; then the roofline. */
+static double
+flash_seconds(const WorkOp *op, const HwGpu *gpu)
+{
+    const uint64_t block = WORK_COMPUTE_FLASH_BLOCK;
+    uint64_t nb = div_up(op->m, block);
+    double executed = (double)op->flops * (double)(nb + 1) / (2.0 * (double)nb);
+    if (op->pass == WORK_PASS_BACKWARD)
+        executed *= 5.0 / 4.0;
+    uint64_t waves = div_up(op->n_batch * nb, gpu->n_sms);
+    double share = (double)op->n_batch * (double)op->m / ((double)waves * gpu->n_sms * block);
+    double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling_of(gpu)->flash * share;
+    double memory = (double)op->bytes / (double)gpu->hbm_bytes_per_s;
+    return MAX(executed / rate, memory);
+}
+
+static uint64_t
+seconds_to_ps(double seconds)
+{
+    double ps = ceil(seconds * (double)SIM_PS_PER_S);
+    return ps >= (double)SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)ps;
+}
+
+uint64_t
+work_compute_op_ps(const WorkOp *op, const HwGpu *gpu)
+{
+    g_return_val_if_fail(op != NULL && gpu != NULL, 0);
+    g_return_val_if_fail(gpu->n_sms > 0 && gpu->hbm_bytes_per_s > 0, 0);
+    uint64_t ps = 0;
+    switch (op->kind) {
+    case WORK_OP_MEMORY:
+        ps = sim_serialization_ps(op->bytes, gpu->hbm_bytes_per_s);
+        break;
+    case WORK_OP_GEMM:
+        ps = seconds_to_ps(
+            gemm_seconds(gpu, op->math, op->n_batch, op->m, op->n, op->k, (double)op->flops));
+        break;
+    case WORK_OP_ATTENTION:
+        ps = seconds_to_ps(flash_seconds(op, gpu));
+        break;
+    }
+    return ps + WORK_COMPUTE_LAUNCH_PS;
+}
+
+uint64_t
+work_compute_ops_flops(const GArray *ops)
+{
+    g_return_val_if_fail(ops != NULL, 0);
+    uint64_t flops = 0;
+    for (guint i = 0; i < ops->len; i++)
+        flops += g_array_index(ops, WorkOp, i).flops;
+    return flops;
+}
+
+uint64_t
+work_compute_ops_bytes(const GArray *ops)
+{
+    g_return_val_if_fail(ops != NULL, 0);
+    uint64_t bytes = 0;
+    for (guint i = 0; i < ops->len; i++)
+        bytes += g_array_index(ops, WorkOp, i).bytes;
+    return bytes;
+}
+
+uint64_t
+work_compute_ops_ps(const GArray *ops, const HwGpu *gpu)
+{
+    g_return_val_if_fail(ops != NULL && gpu != NULL, 0);
+    uint64_t ps = 0;
+    for (guint i = 0; i < ops->len; i++)
+        ps += work_compute_op_ps(&g_array_index(ops, WorkOp, i), gpu);
+    return ps;
+}

@@ -1,0 +1,154 @@
+/* The per-layer compute model: the kernels one GPU runs for one microbatch
+ * (b sequences of s tokens) of a transformer under Megatron-style tensor
+ * parallelism (and sequence parallelism), with their FLOPs and HBM bytes,
+ * and the time each kernel takes on a GPU model. It gives lists, not totals,
+ * so a caller can sum FLOPs and time or place each kernel in a schedule.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/hw-gpu.h"
+#include "work/work-layout.h"
+#include "work/work-model.h"
+
+typedef enum WorkOpKind {
+    WORK_OP_GEMM,      /* matrix products on tensor cores, n_batch of [m, k] x [k, n] */
+    WORK_OP_ATTENTION, /* fused attention (FlashAttention): both products and the softmax */
+    WORK_OP_MEMORY,    /* an elementwise or reduction kernel, bound by HBM bandwidth */
+} WorkOpKind;
+
+typedef enum WorkPass {
+    WORK_PASS_FORWARD,
+    WORK_PASS_BACKWARD,
+    WORK_PASS_RECOMPUTE, /* forward kernels replayed before a block's backward pass */
+    WORK_PASS_OPTIMIZER,
+} WorkPass;
+
+/* The inputs of a matrix product: which of the GPU's peaks it runs at. */
+typedef enum WorkMath {
+    WORK_MATH_FP16, /* fp16 or bf16 on tensor cores, fp32 accumulation */
+    WORK_MATH_FP8,  /* fp8 on tensor cores (Transformer Engine's linear layers) */
+    WORK_MATH_FP32, /* fp32 on CUDA cores */
+} WorkMath;
+
+/* Choices of the training code that the model and layout do not fix. */
+typedef struct WorkComputeConfig {
+    WorkMath linear_math; /* the block's linear layers; attention and logits stay fp16 */
+    bool dropout;         /* hidden and attention dropout kernels */
+} WorkComputeConfig;
+
+/* One kernel. GEMM shapes are per product: the kernel multiplies n_batch
+ * pairs [m, k] x [k, n] (attention heads, the experts of a grouped GEMM);
+ * n_batch is 1 for a plain GEMM. */
+typedef struct WorkOp {
+    const char *name; /* static: "attn.qkv", "attn.qkv.dgrad", "ffn.act.bwd" */
+    WorkOpKind kind;
+    WorkPass pass;
+    WorkMath math;             /* GEMM and attention inputs; WORK_MATH_FP16 for memory kernels */
+    uint64_t n_batch, m, n, k; /* attention: n_batch heads, m = n = tokens, k = head size;
+                                * 0 for memory kernels */
+    uint64_t flops; /* Megatron's convention: 2 m n k n_batch a GEMM (exact even where m is
+                     * a rounded-up per-expert token count); attention counts the full
+                     * s x s products forward and twice that backward */
+    uint64_t bytes; /* HBM traffic: what a memory kernel reads plus writes; a GEMM's
+                     * operands read once and its result written once (the roofline's) */
+} WorkOp;
+
+/* Megatron pads the vocabulary to a multiple of this times tp
+ * (--make-vocab-size-divisible-by, default 128), so that every logits
+ * shard is a multiple of 128 columns. */
+#define WORK_COMPUTE_VOCAB_MULTIPLE 128
+
+/* The GEMM tile of the efficiency curve: 128 x 256 outputs a thread
+ * block, one block an SM at a time (NVIDIA, "Matrix Multiplication
+ * Background User's Guide", DU-09799-001, 2023, Section 3: cuBLAS's
+ * largest tile, 256 x 128, runs one thread block per A100 SM). */
+#define WORK_COMPUTE_TILE_SHORT 128
+#define WORK_COMPUTE_TILE_LONG 256
+
+/* FlashAttention's query block: each thread block owns 128 query rows of
+ * one head (Dao 2023, FlashAttention-2, Section 3.2 and its kernels). */
+#define WORK_COMPUTE_FLASH_BLOCK 128
+
+/* The GPU-side cost of one kernel launch in a stream that the CPU keeps
+ * fed: about 1 us (NVIDIA blog "Getting Started with CUDA Graphs", Gray
+ * 2019, V100: a 2.9 us kernel took 3.8 us a launch back to back) [U: read
+ * from memory of the post, not re-read; the backend will measure it]. */
+#define WORK_COMPUTE_LAUNCH_PS UINT64_C(1000000)
+
+/* Defaults for model: fp16/bf16 linear layers, and
+ * dropout for GPT-2 style models (learned positions: GPT-3 and Megatron's
+ * models train with dropout 0.1, Megatron-LM's default) but not for the
+ * Llama and Mixtral families (attention_dropout 0.0 in their configs). */
+void work_compute_config_init(WorkComputeConfig *config, const WorkModel *model);
+
+/* A new, empty list of WorkOp; free with g_array_unref. */
+GArray *work_compute_ops_new(void);
+
+/* Appends to ops the kernels of one transformer block for one microbatch
+ * of layout->micro_batch sequences of layout->seq_len tokens on one GPU of
+ * layout->tp, in the order they run: pass FORWARD, BACKWARD (the forward
+ * kernels in reverse, a GEMM as its two products, dgrad then wgrad) or
+ * RECOMPUTE (what layout->recompute replays: nothing, attention's core, or
+ * the whole forward pass). layout->sp shards the norms, dropout and
+ * residual adds over tp; layout->ep spreads the experts of a mixture.
+ * Attention's core (scores, softmax, weighted values) is, with
+ * layout->flash_attention, one fused kernel a pass (Dao et al. 2022, 2023:
+ * no s x s matrix in HBM, the causal blocks above the diagonal skipped,
+ * the backward recomputing the scores inside the kernel), as Megatron-Core
+ * with Transformer Engine, NeMo and PyTorch's SDPA run it since 2023; else
+ * two batched GEMMs around Megatron's fused scale-mask-softmax and a
+ * dropout kernel, the s x s matrix written to HBM, as Megatron-LM ran in
+ * 2021-22 (SC21; Korthikanti et al. 2022).
+ * Shapes divide evenly when work_layout_check passed; odd splits round up.
+ * See work-compute.c for every kernel's byte count. */
+void work_compute_block(GArray *ops, WorkPass pass, const WorkModel *model,
+                        const WorkLayout *layout, const WorkComputeConfig *config);
+
+/* Appends the input embedding's kernels (the first pipeline stage's):
+ * pass FORWARD or BACKWARD; RECOMPUTE appends nothing. */
+void work_compute_embedding(GArray *ops, WorkPass pass, const WorkModel *model,
+                            const WorkLayout *layout, const WorkComputeConfig *config);
+
+/* Appends the output head's kernels (the last stage's: final norm, logits
+ * GEMM [b s, h] x [h, V'/tp] over the padded vocabulary V', vocab-parallel
+ * cross entropy): pass FORWARD or BACKWARD; RECOMPUTE appends nothing. */
+void work_compute_head(GArray *ops, WorkPass pass, const WorkModel *model, const WorkLayout *layout,
+                       const WorkComputeConfig *config);
+
+/* Appends the optimizer step of one GPU (mixed-precision Adam): zeroing
+ * the n_grad_params gradients it accumulates, and the gradient norm and
+ * Adam update over the n_shard_params parameters it owns (all of them
+ * without ZeRO; its data-parallel shard with it). Byte sizes come from
+ * layout (grad_bytes, optimizer_bytes, param_bytes). */
+void work_compute_optimizer(GArray *ops, const WorkLayout *layout, uint64_t n_grad_params,
+                            uint64_t n_shard_params);
+
+/* The vocabulary padded as Megatron pads it: up to a multiple of
+ * WORK_COMPUTE_VOCAB_MULTIPLE x tp (50257 at tp 8: 51200). */
+uint64_t work_compute_vocab_padded(const WorkModel *model, uint32_t tp);
+
+/* The fraction of gpu's peak for math that one kernel of n_batch products
+ * [m, k] x [k, n] reaches, in (0, 1]: the generation's cuBLAS ceiling, times
+ * the useful share of the waves of 128 x 256 tiles the products fill, or the
+ * HBM roofline where that is slower. See work-compute.c. All counts >= 1. */
+double work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m,
+                                    uint64_t n, uint64_t k);
+
+/* The largest fraction of peak a GEMM reaches on gpu's generation (by its
+ * sm_version), with its source in work-compute.c. */
+double work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math);
+
+/* Time of one kernel on gpu, in ps, launch cost included: a memory kernel
+ * takes bytes / HBM bandwidth (sim_serialization_ps); a GEMM flops / (peak x
+ * efficiency); fused attention the FLOPs it executes at FlashAttention's
+ * published fraction of peak, or its bytes, whichever is slower. */
+uint64_t work_compute_op_ps(const WorkOp *op, const HwGpu *gpu);
+
+/* Sums over a list of WorkOp: FLOPs, HBM bytes, and time on gpu in ps. */
+uint64_t work_compute_ops_flops(const GArray *ops);
+uint64_t work_compute_ops_bytes(const GArray *ops);
+uint64_t work_compute_ops_ps(const GArray *ops, const HwGpu *gpu);
