@@ -23,8 +23,10 @@ typedef struct Shape {
     uint64_t b, s, t;     /* sequences, tokens each, tensor-parallel ranks */
     uint64_t tokens;      /* T = b s: rows of every GEMM */
     uint64_t norm_tokens; /* T / t with sequence parallelism, else T */
-    uint64_t h, d, g;     /* hidden, head size, key/value width (n_kv_heads d) */
+    uint64_t h, d;        /* hidden, head size */
     uint64_t heads;       /* query heads on this GPU: heads / t */
+    uint64_t kv;          /* key/value width on this GPU: kv_heads / t heads of d,
+                           * at least one (replicated when kv_heads < t) */
     uint64_t e;           /* bytes per activation element */
     uint64_t vocab_shard; /* padded vocabulary / t */
     uint64_t grad_bytes;  /* bytes per gradient element */
@@ -82,8 +84,8 @@ shape_of(const WorkModel *model, const WorkLayout *layout)
     x.norm_tokens = layout->sp ? div_up(x.tokens, x.t) : x.tokens;
     x.h = model->hidden_size;
     x.d = model->hidden_size / model->n_heads;
-    x.g = model->n_kv_heads * x.d;
     x.heads = div_up(model->n_heads, x.t);
+    x.kv = MAX(model->n_kv_heads / x.t, 1) * x.d;
     x.e = layout->activation_bytes;
     x.vocab_shard = work_compute_vocab_padded(model, layout->tp) / x.t;
     x.grad_bytes = layout->grad_bytes;
@@ -181,7 +183,7 @@ static void
 add_attention_flash(SpecList *list, const Shape *x)
 {
     uint64_t nb = x->b * x->heads;
-    uint64_t q = x->tokens * div_up(x->h, x->t), kv = x->tokens * div_up(x->g, x->t);
+    uint64_t q = x->tokens * x->heads * x->d, kv = x->tokens * x->kv;
     uint64_t lse = nb * x->s * 4;
     Spec *sp = add_spec(list, WORK_OP_ATTENTION, "attn.core", "attn.core.bwd", NULL);
     sp->n_batch = nb;
@@ -193,7 +195,9 @@ add_attention_flash(SpecList *list, const Shape *x)
     sp->core = true;
 }
 
-/* The attention sublayer: norm, fused QKV GEMM (h -> h + 2 g, split by t),
+/* The attention sublayer: norm, fused QKV GEMM (h -> h + 2 g for g the
+ * key/value width, split by t; a GPU keeps one key/value head when there
+ * are fewer than t),
  * rotary positions on q and k (read and write both, each pass), the core,
  * the output projection (h / t -> h) and the residual add. */
 static void
@@ -202,9 +206,9 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
 {
     add_norm(list, "attn.norm", "attn.norm.bwd", x);
     add_gemm(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config->linear_math, 1,
-             x->tokens, div_up(x->h + 2 * x->g, x->t), x->h);
+             x->tokens, x->heads * x->d + 2 * x->kv, x->h);
     if (model->positions == WORK_POSITIONS_ROPE) {
-        uint64_t qk = x->tokens * div_up(x->h + x->g, x->t) * x->e;
+        uint64_t qk = x->tokens * (x->heads * x->d + x->kv) * x->e;
         add_memory(list, "attn.rope", "attn.rope.bwd", 2 * qk, 2 * qk);
     }
     if (flash)

@@ -255,6 +255,10 @@ START_TEST(gqa_and_swiglu_shapes)
     ck_assert_uint_eq(scores->k, 128);
     /* Rotary: q (h / t) and k (g / t) read and written. */
     ck_assert_uint_eq(find_op(ops, "attn.rope")->bytes, 2 * 2 * 8192 * (1024 + 128) * 2);
+    /* At tp 16 each GPU keeps one of the 8 key/value heads (two GPUs a head). */
+    layout = layout_of(16, true, 1, 2, 8192, WORK_RECOMPUTE_NONE);
+    g_autoptr(GArray) wide = block_ops(llama, &layout, false, WORK_PASS_FORWARD);
+    ck_assert_uint_eq(find_op(wide, "attn.qkv")->n, 8192 / 16 + 2 * 128);
 
     g_autoptr(WorkModel) gpt = load_model("gpt3-175b");
     layout = layout_of(8, false, 1, 1, 2048, WORK_RECOMPUTE_NONE);
