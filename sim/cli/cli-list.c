@@ -145,42 +145,19 @@ static const struct {
      model_row},
 };
 
-static int
-compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The *.ini files of folder, sorted; NULL and an error if it cannot be read. */
-static GPtrArray *
-model_files(const char *folder, GError **error)
-{
-    GDir *listing = g_dir_open(folder, 0, error);
-    if (listing == NULL)
-        return NULL;
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    const char *entry;
-    while ((entry = g_dir_read_name(listing)) != NULL)
-        if (entry[0] != '.' && g_str_has_suffix(entry, ".ini"))
-            g_ptr_array_add(names, g_strdup(entry));
-    g_dir_close(listing);
-    g_ptr_array_sort(names, compare_names);
-    return names;
-}
-
 /* Every row of one kind, or NULL and the first error. */
 static GPtrArray *
 list_rows(size_t k, const char *models_dir, GError **error)
 {
     g_autofree char *folder = g_build_filename(models_dir, list_kinds[k].dir, NULL);
-    g_autoptr(GPtrArray) names = model_files(folder, error);
-    if (names == NULL)
+    g_autoptr(GPtrArray) ids = hw_models_ids(folder, error);
+    if (ids == NULL)
         return NULL;
     g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < names->len; i++) {
-        const char *name = g_ptr_array_index(names, i);
-        g_autofree char *path = g_build_filename(folder, name, NULL);
-        g_autofree char *id = g_strndup(name, strlen(name) - strlen(".ini"));
+    for (guint i = 0; i < ids->len; i++) {
+        const char *id = g_ptr_array_index(ids, i);
+        g_autofree char *file = g_strconcat(id, ".ini", NULL);
+        g_autofree char *path = g_build_filename(folder, file, NULL);
         char *row = list_kinds[k].row(path, id, models_dir, error);
         if (row == NULL)
             return NULL;

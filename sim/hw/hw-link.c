@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hw/hw-keys.h"
+#include "hw/hw-models.h"
 
 /* The loader fills a HwLink plus the kind's word, then turns the word into
  * HwLinkKind; offsets are into this wrapper. */
@@ -88,12 +89,6 @@ hw_link_free(HwLink *link)
         return;
     hw_link_clear(link);
     g_free(link);
-}
-
-static int
-compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool
@@ -182,28 +177,11 @@ hw_link_load(const char *path, GError **error)
     return link;
 }
 
-/* The stems of the *.ini files in folder, sorted and comma-separated; NULL
- * when there are none. */
-static char *
-model_names(const char *folder)
-{
-    g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    for (const char *name; dir != NULL && (name = g_dir_read_name(dir)) != NULL;)
-        if (g_str_has_suffix(name, ".ini") && *name != '.')
-            g_ptr_array_add(names, g_strndup(name, strlen(name) - 4));
-    if (names->len == 0)
-        return NULL;
-    g_ptr_array_sort(names, compare_names);
-    g_ptr_array_add(names, NULL);
-    return g_strjoinv(", ", (char **)names->pdata);
-}
-
 HwLink *
 hw_link_load_by_name(const char *name, const char *models_dir, GError **error)
 {
     g_return_val_if_fail(name != NULL && models_dir != NULL, NULL);
-    if (*name == '\0' || *name == '.' || strchr(name, '/') != NULL) {
+    if (!hw_models_id_is_plain(name)) {
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
                     "'%s' is not a link model name: expected a file stem such as nvlink4", name);
         return NULL;
@@ -212,7 +190,7 @@ hw_link_load_by_name(const char *name, const char *models_dir, GError **error)
     g_autofree char *file = g_strconcat(name, ".ini", NULL);
     g_autofree char *path = g_build_filename(folder, file, NULL);
     if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-        g_autofree char *known = model_names(folder);
+        g_autofree char *known = hw_models_ids_joined(folder);
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_MISSING,
                     "no link model '%s': %s does not exist; expected %s%s", name, path,
                     known ? "one of: " : "a model file in ", known ? known : folder);

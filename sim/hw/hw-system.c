@@ -14,6 +14,7 @@
 
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
+#include "hw/hw-models.h"
 
 /* Generous bounds that keep products of counts far from overflow. */
 #define MAX_GPUS 4096
@@ -198,70 +199,13 @@ hw_system_free(HwSystem *system)
     g_free(system);
 }
 
-/* A model id is a file stem: not empty, no directory part, not hidden. */
-static bool
-id_is_plain(const char *id)
-{
-    return id[0] != '\0' && id[0] != '.' && strchr(id, '/') == NULL && strchr(id, '\\') == NULL;
-}
-
-static int
-compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The ids (file stems of *.ini) under models_dir/dir, sorted and joined
- * with ", "; "none" when there are none. */
-static char *
-known_ids(const char *models_dir, const char *dir)
-{
-    g_autofree char *folder = g_build_filename(models_dir, dir, NULL);
-    g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
-    GDir *listing = g_dir_open(folder, 0, NULL);
-    const char *entry;
-    while (listing && (entry = g_dir_read_name(listing)) != NULL)
-        if (g_str_has_suffix(entry, ".ini") && entry[0] != '.')
-            g_ptr_array_add(ids, g_strndup(entry, strlen(entry) - strlen(".ini")));
-    if (listing)
-        g_dir_close(listing);
-    if (ids->len == 0)
-        return g_strdup("(none found)");
-    g_ptr_array_sort(ids, compare_strings);
-    g_ptr_array_add(ids, NULL);
-    return g_strjoinv(", ", (char **)ids->pdata);
-}
-
-/* The path of model id of a kind, or NULL and an error (without file
- * context: the caller adds it) when id is not plain or names no file. */
-static char *
-model_file(const char *models_dir, const char *dir, const char *what, const char *id,
-           GError **error)
-{
-    if (!id_is_plain(id)) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "'%s' is not a plain model id; expected a file stem under %s/%s/", id,
-                    models_dir, dir);
-        return NULL;
-    }
-    g_autofree char *file = g_strconcat(id, ".ini", NULL);
-    char *path = g_build_filename(models_dir, dir, file, NULL);
-    if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
-        return path;
-    g_autofree char *known = known_ids(models_dir, dir);
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                "no %s model '%s' (%s does not exist); expected one of: %s", what, id, path, known);
-    g_free(path);
-    return NULL;
-}
-
 /* Loads the part that group.key of the system file at path names. */
 static void *
 load_part(const char *path, const char *group, const char *key, const char *models_dir,
           PartKind kind, const char *id, GError **error)
 {
     g_autofree char *file =
-        model_file(models_dir, part_kinds[kind].dir, part_kinds[kind].what, id, error);
+        hw_models_file(models_dir, part_kinds[kind].dir, part_kinds[kind].what, id, error);
     void *part = NULL;
     if (file != NULL) {
         switch (kind) {
@@ -771,7 +715,7 @@ HwSystem *
 hw_system_load_by_id(const char *id, const char *models_dir, GError **error)
 {
     g_return_val_if_fail(id != NULL && models_dir != NULL, NULL);
-    g_autofree char *path = model_file(models_dir, "system", "system", id, error);
+    g_autofree char *path = hw_models_file(models_dir, "system", "system", id, error);
     if (path == NULL)
         return NULL;
     return hw_system_load(path, models_dir, error);

@@ -213,48 +213,14 @@ work_model_load(const char *path, GError **error)
     return g_memdup2(&file.model, sizeof file.model);
 }
 
-static int
-compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The ids (file stems of *.ini) in folder, sorted and joined with ", ". */
-static char *
-known_ids(const char *folder)
-{
-    g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GDir) listing = g_dir_open(folder, 0, NULL);
-    for (const char *entry; listing && (entry = g_dir_read_name(listing)) != NULL;)
-        if (g_str_has_suffix(entry, ".ini") && entry[0] != '.')
-            g_ptr_array_add(ids, g_strndup(entry, strlen(entry) - strlen(".ini")));
-    if (ids->len == 0)
-        return g_strdup("(none found)");
-    g_ptr_array_sort(ids, compare_strings);
-    g_ptr_array_add(ids, NULL);
-    return g_strjoinv(", ", (char **)ids->pdata);
-}
-
 WorkModel *
 work_model_load_by_id(const char *id, const char *models_dir, GError **error)
 {
     g_return_val_if_fail(id != NULL, NULL);
-    if (models_dir == NULL)
-        models_dir = hw_models_dir();
-    g_autofree char *folder = g_build_filename(models_dir, "llm", NULL);
-    if (id[0] == '\0' || id[0] == '.' || strchr(id, '/') != NULL || strchr(id, '\\') != NULL) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "'%s' is not a plain model id; expected a file stem under %s/", id, folder);
+    g_autofree char *path =
+        hw_models_file(models_dir ? models_dir : hw_models_dir(), "llm", NULL, id, error);
+    if (path == NULL)
         return NULL;
-    }
-    g_autofree char *file = g_strconcat(id, ".ini", NULL);
-    g_autofree char *path = g_build_filename(folder, file, NULL);
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-        g_autofree char *known = known_ids(folder);
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                    "no model '%s' (%s does not exist); expected one of: %s", id, path, known);
-        return NULL;
-    }
     return work_model_load(path, error);
 }
 
