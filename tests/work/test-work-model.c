@@ -27,29 +27,40 @@ static const struct {
     uint64_t n_experts, top_k;
     WorkFfnKind ffn_kind;
     bool tied_embeddings;
+    bool gpt2; /* GPT-2's block: learned positions, LayerNorm, biases */
 } shipped[] = {
-    {"gpt3-1.3b", 24, 2048, 8192, 16, 16, 50257, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"gpt3-2.7b", 32, 2560, 10240, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"gpt3-6.7b", 32, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"gpt3-13b", 40, 5120, 20480, 40, 40, 50257, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"gpt3-175b", 96, 12288, 49152, 96, 96, 50257, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-1.7b", 24, 2304, 9216, 24, 24, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-3.6b", 30, 3072, 12288, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-7.5b", 36, 4096, 16384, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-18b", 40, 6144, 24576, 48, 48, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-39b", 48, 8192, 32768, 64, 64, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-76b", 60, 10240, 40960, 80, 80, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-145b", 80, 12288, 49152, 96, 96, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-310b", 96, 16384, 65536, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-530b", 105, 20480, 81920, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"megatron-1t", 128, 25600, 102400, 160, 160, 51200, 2048, 0, 0, WORK_FFN_GELU, true},
-    {"llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false},
-    {"llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false},
-    {"llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false},
-    {"llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false},
-    {"llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false},
-    {"llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false},
-    {"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 32768, 8, 2, WORK_FFN_SWIGLU, false},
+    {"gpt3-1.3b", 24, 2048, 8192, 16, 16, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"gpt3-2.7b", 32, 2560, 10240, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"gpt3-6.7b", 32, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"gpt3-13b", 40, 5120, 20480, 40, 40, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"gpt3-175b", 96, 12288, 49152, 96, 96, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-1.7b", 24, 2304, 9216, 24, 24, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-3.6b", 30, 3072, 12288, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-7.5b", 36, 4096, 16384, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-18b", 40, 6144, 24576, 48, 48, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-39b", 48, 8192, 32768, 64, 64, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-76b", 60, 10240, 40960, 80, 80, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-145b", 80, 12288, 49152, 96, 96, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-310b", 96, 16384, 65536, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-530b", 105, 20480, 81920, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatron-1t", 128, 25600, 102400, 160, 160, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, false},
+    {"llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, false},
+    {"llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, false},
+    {"llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, false},
+    {"llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, false},
+    {"llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, false},
+    {"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 32768, 8, 2, WORK_FFN_SWIGLU, false, false},
+    {"megatronv1-1.2b", 40, 1536, 6144, 16, 16, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatronv1-2.0b", 43, 1920, 7680, 20, 20, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatronv1-4.2b", 64, 2304, 9216, 24, 24, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
+    {"megatronv1-8.7b", 75, 3072, 12288, 32, 32, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
+    {"nemo-gpt3-5b", 24, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"nemo-gpt3-20b", 44, 6144, 24576, 48, 48, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    /* Nemotron's squared-ReLU FFN has GELU's two matrices (see the files). */
+    {"nemotron-8b", 32, 4096, 16384, 32, 32, 256000, 4096, 0, 0, WORK_FFN_GELU, false, false},
+    {"nemotron-22b", 40, 6144, 24576, 48, 48, 256000, 4096, 0, 0, WORK_FFN_GELU, false, false},
+    {"nemotron4-340b", 96, 18432, 73728, 96, 8, 256000, 4096, 0, 0, WORK_FFN_GELU, false, false},
 };
 
 START_TEST(shipped_models_load)
@@ -67,12 +78,16 @@ START_TEST(shipped_models_load)
     ck_assert_msg(m->top_k == shipped[_i].top_k, "%s: top_k", id);
     ck_assert_msg(m->ffn_kind == shipped[_i].ffn_kind, "%s: ffn_kind", id);
     ck_assert_msg(m->tied_embeddings == shipped[_i].tied_embeddings, "%s: tied", id);
-    /* Every Llama-family file spells out its block; GPT files take the
-     * GPT-2 style defaults. */
-    bool gpt = shipped[_i].ffn_kind == WORK_FFN_GELU;
-    ck_assert_msg(m->linear_bias == gpt && (m->norm == WORK_NORM_LAYERNORM) == gpt &&
-                      (m->positions == WORK_POSITIONS_LEARNED) == gpt,
-                  "%s: norm, positions or biases", id);
+    /* GPT files take the GPT-2 style defaults; the others spell out their
+     * block. */
+    bool gpt = shipped[_i].gpt2;
+    if (gpt)
+        ck_assert_msg(m->linear_bias && m->norm == WORK_NORM_LAYERNORM &&
+                          m->positions == WORK_POSITIONS_LEARNED,
+                      "%s: GPT-2's norm, positions and biases", id);
+    else
+        ck_assert_msg(!m->linear_bias && m->positions == WORK_POSITIONS_ROPE,
+                      "%s: rotary positions and no biases", id);
     ck_assert_msg(m->n_experts == 0 ? m->moe_ffn_hidden_size == 0
                                     : m->moe_ffn_hidden_size == m->ffn_hidden_size,
                   "%s: moe_ffn_hidden", id);
@@ -131,6 +146,17 @@ static const struct {
     /* Jiang et al. 2024, Section 2.1: 47B total (46.7B in Mistral's
      * announcement). */
     {"mixtral-8x7b", 46.7e9, 0.01, ""},
+    /* NVIDIA ADLR blog, Megatron-LM V1.0 (two shapes inferred: see the
+     * files); NeMo's names; Nemotron-4 340B, arXiv:2406.11704. */
+    {"megatronv1-1.2b", 1.2e9, 0, ""},
+    {"megatronv1-2.0b", 2.0e9, 0, ""},
+    {"megatronv1-4.2b", 4.2e9, 0, ""},
+    {"megatronv1-8.7b", 8.7e9, 0, ""},
+    {"nemo-gpt3-5b", 5e9, 0.011, "5.05B"},
+    {"nemo-gpt3-20b", 20e9, 0.015, "20.26B"},
+    {"nemotron-8b", 8e9, 0.07, "8.54B: the 256k untied embeddings"},
+    {"nemotron-22b", 22e9, 0.035, "21.27B"},
+    {"nemotron4-340b", 340e9, 0.005, "341.03B"},
 };
 
 START_TEST(params_meet_published_totals)
@@ -180,7 +206,7 @@ END_TEST
  * parameters 12 l h^2 + 13 l h + (V + s) h plus the final LayerNorm. */
 START_TEST(gpt_counts_are_sc21_closed_forms)
 {
-    if (shipped[_i].ffn_kind != WORK_FFN_GELU)
+    if (!shipped[_i].gpt2)
         return;
     g_autoptr(WorkModel) m = load_shipped(shipped[_i].id);
     uint64_t l = m->n_layers, h = m->hidden_size, v = m->vocab_size;
