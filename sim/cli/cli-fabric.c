@@ -28,6 +28,24 @@ cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error)
     return fabric;
 }
 
+CliFabric *
+cli_fabric_load_gpus(const char *system_id, uint32_t n_nodes, uint32_t n_gpus, GError **error)
+{
+    g_autoptr(HwSystem) system = hw_system_load_by_id(system_id, hw_models_dir(), error);
+    if (system == NULL)
+        return NULL;
+    if (n_nodes == 0)
+        n_nodes = MAX(1, (n_gpus + system->n_gpus - 1) / system->n_gpus);
+    TopoGraph *graph = topo_build_system(system, n_nodes, error);
+    if (graph == NULL)
+        return NULL;
+    CliFabric *fabric = g_new0(CliFabric, 1);
+    fabric->system = g_steal_pointer(&system);
+    fabric->graph = graph;
+    fabric->router = topo_router_new(graph);
+    return fabric;
+}
+
 void
 cli_fabric_free(CliFabric *fabric)
 {

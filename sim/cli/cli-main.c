@@ -18,6 +18,8 @@ static const CliCommand commands[] = {
     {"bench-net", "measure the packet and flow network engines", cli_bench_net},
     {"calibrate", "fit a model parameter from measurements (copy-overhead)", cli_calibrate},
     {"coll", "an NCCL collective over a size sweep, as nccl-tests prints it", cli_coll},
+    {"run", "simulate a training step: time, throughput, memory, where the time goes",
+     cli_run},
     {"p2p", "peer-to-peer bandwidth and latency matrices, and a size sweep", cli_p2p},
     {"validate", "replay measured rows and report the error per row and the MAPE", cli_validate},
     {"list", "list the shipped models: systems, gpus, links, switches, nics, models", cli_list},

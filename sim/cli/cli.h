@@ -41,5 +41,6 @@ int cli_bench_net(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_coll(int argc, char **argv);
 int cli_p2p(int argc, char **argv);
+int cli_run(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_list(int argc, char **argv);

@@ -8,6 +8,21 @@
 #include "coll/coll-build.h"
 #include "core/core-time.h"
 
+static CollComm *
+comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router, uint32_t n_ranks,
+         uint32_t n_nodes)
+{
+    CollComm *comm = g_new0(CollComm, 1);
+    comm->system = system;
+    comm->graph = graph;
+    comm->router = router;
+    comm->n_ranks = n_ranks;
+    comm->n_nodes = n_nodes;
+    comm->ppn = n_ranks / n_nodes;
+    comm->rank_vertex = g_new(uint32_t, n_ranks);
+    return comm;
+}
+
 CollComm *
 coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
               uint32_t n_ranks, GError **error)
@@ -21,17 +36,44 @@ coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *
                     n_ranks, system->id, per_node, per_node);
         return NULL;
     }
-    CollComm *comm = g_new0(CollComm, 1);
-    comm->system = system;
-    comm->graph = graph;
-    comm->router = router;
-    comm->n_ranks = n_ranks;
-    comm->ppn = MIN(n_ranks, per_node);
-    comm->n_nodes = (n_ranks + per_node - 1) / per_node;
-    comm->rank_vertex = g_new(uint32_t, n_ranks);
+    CollComm *comm = comm_new(system, graph, router, n_ranks, (n_ranks + per_node - 1) / per_node);
     for (uint32_t r = 0; r < n_ranks; r++)
         comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, r);
     coll_tune_info(system, n_ranks, comm->n_nodes, &comm->info);
+    return comm;
+}
+
+CollComm *
+coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
+                   const uint32_t *gpus, uint32_t n_ranks, GError **error)
+{
+    uint32_t per_node = graph->gpus->len;
+    uint32_t n_gpus = topo_graph_n_gpus(graph);
+    /* Ascending GPUs: each node's ranks are consecutive; count them. */
+    uint32_t n_nodes = 0, ppn = 0, run = 0;
+    bool ok = n_ranks >= 1;
+    for (uint32_t r = 0; ok && r <= n_ranks; r++) {
+        if (r < n_ranks && !(gpus[r] < n_gpus && (r == 0 || gpus[r] > gpus[r - 1]))) {
+            ok = false;
+        } else if (r == n_ranks || (r > 0 && gpus[r] / per_node != gpus[r - 1] / per_node)) {
+            if (n_nodes++ == 0)
+                ppn = run;
+            ok = run == ppn;
+            run = 0;
+        }
+        run++;
+    }
+    if (!ok) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "a communicator of %u GPUs of %s must list distinct GPUs in ascending order, "
+                    "below %u, the same number on every node",
+                    n_ranks, system->id, n_gpus);
+        return NULL;
+    }
+    CollComm *comm = comm_new(system, graph, router, n_ranks, n_nodes);
+    for (uint32_t r = 0; r < n_ranks; r++)
+        comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, gpus[r]);
+    coll_tune_info(system, n_ranks, n_nodes, &comm->info);
     return comm;
 }
 
@@ -131,7 +173,8 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     if (comm->n_ranks > 1 && algo != COLL_ALGO_NVLS)
         coll_exec_set_step_overhead(
             b.ex,
-            step_overhead_ps(comm, 0, 1, proto, coll_tune_step_latency_us(&comm->info, algo, proto)),
+            step_overhead_ps(comm, 0, 1, proto,
+                             coll_tune_step_latency_us(&comm->info, algo, proto)),
             comm->n_nodes < 2
                 ? 0
                 : step_overhead_ps(comm, 0, comm->ppn, proto,

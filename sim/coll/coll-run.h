@@ -32,6 +32,12 @@ typedef struct CollComm {
  * several nodes not all full. */
 CollComm *coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
                         uint32_t n_ranks, GError **error);
+/* The same on the listed GPUs (ascending global indices, the same count on
+ * every node they touch): rank r on gpus[r], the ranks of a node
+ * consecutive, as a sub-communicator of a training job. */
+CollComm *coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph,
+                             const TopoRouter *router, const uint32_t *gpus, uint32_t n_ranks,
+                             GError **error);
 void coll_comm_free(CollComm *comm);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollComm, coll_comm_free)
 

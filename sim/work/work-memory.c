@@ -79,6 +79,15 @@ block_params(const WorkLayout *l, const WorkModel *m)
     return p;
 }
 
+void
+work_memory_block_params(const WorkLayout *layout, const WorkModel *model, uint64_t *dense,
+                         uint64_t *expert)
+{
+    StageParams p = block_params(layout, model);
+    *dense = p.dense;
+    *expert = p.expert;
+}
+
 /* The stage's blocks; the word embedding (vocabulary split over tp, padded
  * to a multiple of tp) and learned positions (whole) on the first stage;
  * the final norm and the output head on the last: an untied head, or with

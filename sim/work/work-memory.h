@@ -49,6 +49,12 @@ uint64_t work_memory_layer_activation_bytes(const WorkLayout *layout, const Work
  *                factor of Korthikanti et al. 2022, Section 4.2.3. */
 uint64_t work_memory_chunks_in_flight(const WorkLayout *layout, uint32_t stage);
 
+/* Parameters of one transformer block on one GPU: those reduced over the
+ * data-parallel group (attention, dense FFN, norms, router) and the
+ * experts' (over the expert-data-parallel group; 0 for a dense model). */
+void work_memory_block_params(const WorkLayout *layout, const WorkModel *model, uint64_t *dense,
+                              uint64_t *expert);
+
 /* Fills *memory with the figures of one GPU of stage (0 to pp - 1). */
 void work_memory_stage(const WorkLayout *layout, const WorkModel *model, uint32_t stage,
                        WorkMemory *memory);

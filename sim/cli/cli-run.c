@@ -1,0 +1,214 @@
+/* nvlsim run: one training step of a scenario (work-scenario.h), simulated
+ * on its system; prints step time, throughput, memory and where the time
+ * goes, and optionally writes them as CSV and the step as a trace.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli-fabric.h"
+#include "cli/cli-run.h"
+#include "cli/cli.h"
+#include "core/core-time.h"
+#include "hw/hw-models.h"
+#include "work/work-run.h"
+#include "report/report-trace.h"
+
+typedef struct RunOptions {
+    char **sets;
+    char *csv;
+    char *trace_out;
+    gboolean quiet;
+} RunOptions;
+
+static GOptionContext *
+run_context(RunOptions *o)
+{
+    GOptionEntry entries[] = {
+        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->sets,
+         "Override a scenario key (layout.tp=4, or tp=4); repeatable", "KEY=VALUE"},
+        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the result as one CSV row",
+         "FILE"},
+        {"write-trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace_out,
+         "Write the simulated step as a trace CSV (replayable with scenario.trace)", "FILE"},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print the step time only", NULL},
+        G_OPTION_ENTRY_NULL,
+    };
+    GOptionContext *context = g_option_context_new("[SCENARIO.ini]");
+    g_option_context_set_summary(
+        context, "Simulates one training step of a scenario and reports step time, tokens/s,\n"
+                 "TFLOP/s per GPU, MFU, memory per GPU and where the time goes.\n"
+                 "Without SCENARIO.ini it runs a built-in study (GPT-3 class model on DGX A100).");
+    g_option_context_set_description(
+        context,
+        "Scenario groups and keys:\n"
+        "  [scenario]  name, system, nodes, model, fidelity (flow|packet), trace\n"
+        "  [layout]    tp, pp, dp | gpus, vp, ep, sp, zero, recompute (none|selective|full),\n"
+        "              schedule (gpipe|1f1b|interleaved), flash_attention, dp_overlap,\n"
+        "              bucket_params\n"
+        "  [batch]     global_batch, micro_batch, seq_len\n"
+        "  [precision] math (bf16|fp16|fp8), param_bytes, grad_bytes, optimizer_bytes,\n"
+        "              activation_bytes, dropout\n"
+        "Exit status: 0 done, 1 bad scenario or model, 2 usage.");
+    g_option_context_add_main_entries(context, entries, NULL);
+    return context;
+}
+
+bool
+cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *result,
+                 WorkStream **stream_out, GError **error)
+{
+    /* The GPU model shapes the generated kernels: load the system first. */
+    g_autoptr(HwSystem) system = hw_system_load_by_id(s->system_id, hw_models_dir(), error);
+    if (system == NULL)
+        return false;
+    g_autoptr(WorkStream) stream = s->trace_path != NULL ? report_trace_read(s->trace_path, error)
+                                                         : work_run_stream(s, system->gpu, error);
+    if (stream == NULL)
+        return false;
+    g_autoptr(CliFabric) fabric =
+        cli_fabric_load_gpus(s->system_id, s->nodes, stream->n_gpus, error);
+    if (fabric == NULL ||
+        !work_run(s, stream, fabric->system, fabric->graph, fabric->router, result, error))
+        return false;
+    if (fabric_out != NULL)
+        *fabric_out = g_steal_pointer(&fabric);
+    if (stream_out != NULL)
+        *stream_out = g_steal_pointer(&stream);
+    return true;
+}
+
+static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const schedule_names[] = {"gpipe", "1f1b", "interleaved"};
+
+static double
+seconds(uint64_t ps)
+{
+    return (double)ps / (double)SIM_PS_PER_S;
+}
+
+static void
+print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, double wall_s)
+{
+    const WorkLayout *l = &s->layout;
+    printf("# nvlsim run: %s\n", s->name);
+    printf("# system %s x %u nodes (%u GPUs of %s); fidelity %s\n", f->system->id,
+           f->graph->n_nodes, topo_graph_n_gpus(f->graph), f->system->gpu->name,
+           net_fidelity_name(s->fidelity));
+    if (s->trace_path == NULL) {
+        printf("# model %s; layout tp %u pp %u dp %u vp %u ep %u, sp %s, zero %d, recompute %s, "
+               "%s; batch %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
+               " tokens, micro %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " microbatches)\n",
+               s->model->name, l->tp, l->pp, l->dp, l->vp, l->ep, l->sp ? "yes" : "no", l->zero,
+               recompute_names[l->recompute], schedule_names[l->schedule], l->global_batch,
+               l->seq_len, l->micro_batch, work_layout_microbatches(l));
+    } else {
+        printf("# trace %s: %u GPUs\n", s->trace_path, r->n_gpus);
+    }
+    printf("%-26s %14.6f s\n", "step time", r->step_s);
+    if (s->trace_path == NULL) {
+        printf("%-26s %14.0f\n", "tokens/s", r->tokens_per_s);
+        printf("%-26s %14.1f\n", "TFLOP/s per GPU", r->tflops_per_gpu);
+        printf("%-26s %13.1f%%\n", "MFU", 100.0 * r->mfu);
+        g_autofree char *mem = work_memory_describe(&r->memory, l, f->system->gpu->hbm_bytes);
+        printf("%-26s %s\n", "memory per GPU", mem);
+    }
+    printf("# where the time goes (mean over %u simulated GPUs)\n", r->replay.n_detailed);
+    static const char *const labels[WORK_N_TIMES] = {"compute",         "exposed TP comm",
+                                                     "exposed PP comm", "exposed DP comm",
+                                                     "exposed EP comm", "idle (bubble, waits)"};
+    for (int k = 0; k < WORK_N_TIMES; k++)
+        printf("%-26s %14.6f s %6.1f%%\n", labels[k], seconds(r->replay.time_ps[k]),
+               r->step_s > 0 ? 100.0 * seconds(r->replay.time_ps[k]) / r->step_s : 0.0);
+    printf("# simulated: %u tasks, %" G_GUINT64_FORMAT " calls (%" G_GUINT64_FORMAT
+           " shapes alone), %" G_GUINT64_FORMAT " flows + %" G_GUINT64_FORMAT
+           " replica flows, %" G_GUINT64_FORMAT " events in %.2f s\n",
+           r->n_tasks, r->replay.n_calls, r->replay.n_shapes, r->replay.n_flows,
+           r->replay.n_mirror_flows, r->replay.n_events, wall_s);
+}
+
+static bool
+write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r,
+          GError **error)
+{
+    char *tmp = NULL;
+    FILE *out = cli_output_open(path, &tmp, error);
+    if (out == NULL)
+        return false;
+    const WorkLayout *l = &s->layout;
+    bool gen = s->trace_path == NULL;
+    fprintf(out, "scenario,system,nodes,gpus,model,tp,pp,dp,vp,ep,sp,zero,recompute,schedule,"
+                 "global_batch,micro_batch,seq_len,fidelity,step_time_s,tokens_per_s,"
+                 "tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
+    for (int k = 0; k < WORK_N_TIMES; k++)
+        fprintf(out, ",%s_s", work_time_name(k));
+    fprintf(out, "\n");
+    g_autofree char *name = g_strdup(s->name);
+    g_strdelimit(name, ",\"\n", ' ');
+    fprintf(out, "%s,%s,%u,%u,%s,", name, f->system->id, f->graph->n_nodes, r->n_gpus,
+            gen ? s->model_id : "");
+    if (gen)
+        fprintf(out,
+                "%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                ",%" G_GUINT64_FORMAT ",",
+                l->tp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero, recompute_names[l->recompute],
+                schedule_names[l->schedule], l->global_batch, l->micro_batch, l->seq_len);
+    else
+        fprintf(out, ",,,,,,,,,,,,");
+    fprintf(out, "%s,%.9f,", net_fidelity_name(s->fidelity), r->step_s);
+    if (gen)
+        fprintf(out, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu, r->mfu,
+                (double)r->memory.total_bytes / (1 << 30),
+                (double)f->system->gpu->hbm_bytes / (1 << 30), r->fits);
+    else
+        fprintf(out, ",,,,,");
+    for (int k = 0; k < WORK_N_TIMES; k++)
+        fprintf(out, ",%.9f", seconds(r->replay.time_ps[k]));
+    fprintf(out, "\n");
+    return cli_output_commit(out, tmp, path, error);
+}
+
+static int
+run(const RunOptions *o, const char *path)
+{
+    GError *error = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    g_autoptr(WorkScenario) s = work_scenario_load(path, o->sets, NULL, &error);
+    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(WorkStream) stream = NULL;
+    WorkRunResult result = {0};
+    int status = CLI_EXIT_OK;
+    if (s == NULL || !cli_run_scenario(s, &fabric, &result, &stream, &error) ||
+        (o->csv != NULL && !write_csv(o->csv, s, fabric, &result, &error)) ||
+        (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error))) {
+        cli_print_error("run", error);
+        g_error_free(error);
+        status = CLI_EXIT_BAD_INPUT;
+    } else if (o->quiet) {
+        printf("%.9f\n", result.step_s);
+    } else {
+        print_table(s, fabric, &result, (double)(g_get_monotonic_time() - t0) / 1e6);
+    }
+    work_run_result_clear(&result);
+    return status;
+}
+
+int
+cli_run(int argc, char **argv)
+{
+    RunOptions o = {0};
+    g_autoptr(GOptionContext) context = run_context(&o);
+    int status;
+    if (!cli_parse_options(context, "run", &argc, &argv)) {
+        status = CLI_EXIT_USAGE;
+    } else if (argc > 2) {
+        fprintf(stderr, "nvlsim run: expected at most one SCENARIO.ini, got %d arguments\n",
+                argc - 1);
+        status = CLI_EXIT_USAGE;
+    } else {
+        status = run(&o, argc == 2 ? argv[1] : NULL);
+    }
+    g_strfreev(o.sets);
+    g_free(o.csv);
+    g_free(o.trace_out);
+    return status;
+}

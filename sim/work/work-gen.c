@@ -1,0 +1,613 @@
+/* The generator (see work-gen.h): a block's kernels cut at its
+ * collectives into items, then every detailed rank's schedule laid out
+ * as tasks. */
+#include "work/work-gen.h"
+
+#include <string.h>
+
+#include "work/work-memory.h"
+
+/* One piece of a block's pass: a run of kernels, or a collective between
+ * two runs. */
+typedef struct Item {
+    bool comm;
+    uint64_t duration_ps, flops; /* compute */
+    WorkCategory category;       /* comm: TP or EP */
+    CollOp op;
+    uint64_t bytes;
+    bool overlap; /* comm: the next run of kernels does not wait for it */
+} Item;
+
+typedef struct Gen {
+    const WorkModel *model;
+    const WorkLayout *l;
+    const HwGpu *gpu;
+    const WorkGenOptions *o;
+    WorkStream *s;
+    uint32_t m;                         /* microbatches */
+    uint32_t chunk_layers;              /* blocks per model chunk */
+    uint32_t n_chunks;                  /* virtual stages: pp vp */
+    GArray *fwd, *bwd, *rec;            /* Item, one block */
+    GArray *embed_fwd, *embed_bwd;      /* Item */
+    GArray *head_fwd, *head_bwd;        /* Item */
+    uint64_t act_bytes;                 /* b s h e: a block's input or output */
+    uint64_t block_dense, block_expert; /* parameters of one block on one GPU */
+    uint64_t bucket_params;
+} Gen;
+
+/* A gradient collective, and for ZeRO 1 and 2 the parameter all-gather
+ * that follows the optimizer step. */
+typedef struct Bucket {
+    uint32_t task;
+    bool expert;
+    uint64_t gather_bytes;
+} Bucket;
+
+/* A rank's place and its emission state. */
+typedef struct Rank {
+    uint32_t t, d, p, gpu;
+    uint32_t last_compute;          /* task */
+    uint32_t first_of_block;        /* the first compute task of the block being emitted */
+    GArray *pending;                /* tasks the next compute task waits for */
+    GArray *deferred;               /* tasks the compute task after next waits for */
+    GArray *buckets;                /* Bucket: the gradient collectives, for the optimizer */
+    uint64_t bucket, expert_bucket; /* parameters waiting for a bucket */
+    uint32_t bucket_dep, expert_bucket_dep;
+} Rank;
+
+static uint32_t
+gpu_of(const Gen *g, uint32_t t, uint32_t d, uint32_t p)
+{
+    return t + g->l->tp * (d + g->l->dp * p);
+}
+
+/* ---- Items: a pass's kernels cut at its collectives. ---- */
+
+typedef enum Cut { CUT_NONE, CUT_BEFORE, CUT_AFTER } Cut;
+
+typedef struct Rule {
+    const char *name;
+    Cut where;
+    WorkCategory category;
+    CollOp op;
+    bool overlap;
+} Rule;
+
+static bool
+name_is(const char *name, const char *a, const char *b, const char *c)
+{
+    return strcmp(name, a) == 0 || (b && strcmp(name, b) == 0) || (c && strcmp(name, c) == 0);
+}
+
+/* The collectives around kernel `name` of a pass, at most two. */
+static unsigned
+rules_for(const Gen *g, const char *name, bool backward, Rule *out)
+{
+    unsigned n = 0;
+    bool tp = g->l->tp > 1, sp = g->l->sp, ep = g->l->ep > 1;
+    bool moe = g->model->n_experts > 0;
+    if (tp && !backward) {
+        if (sp && name_is(name, "attn.qkv", "ffn.up", "ffn.gate_up"))
+            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
+        if (sp && name_is(name, "moe.router", NULL, NULL))
+            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
+        if (name_is(name, "attn.proj", "ffn.down", "moe.unpermute"))
+            out[n++] = (Rule){name, CUT_AFTER, WORK_CAT_TP,
+                              sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE, false};
+    }
+    if (tp && backward) {
+        if (sp && name_is(name, "attn.proj.dgrad", "ffn.down.dgrad", "moe.unpermute.bwd"))
+            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
+        if (name_is(name, "attn.qkv.dgrad", "ffn.up.dgrad", "ffn.gate_up.dgrad"))
+            out[n++] = (Rule){name, CUT_AFTER, WORK_CAT_TP,
+                              sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE, true};
+        if (moe && name_is(name, "ffn.norm.bwd", NULL, NULL))
+            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP,
+                              sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE, false};
+    }
+    if (ep && !backward && name_is(name, "moe.permute", "moe.down", NULL))
+        out[n++] = (Rule){name, CUT_AFTER, WORK_CAT_EP, COLL_OP_ALLTOALL, false};
+    if (ep && backward && name_is(name, "moe.down.dgrad", "moe.permute.bwd", NULL))
+        out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_EP, COLL_OP_ALLTOALL, false};
+    return n;
+}
+
+static void
+flush(GArray *items, Item *run)
+{
+    if (run->duration_ps > 0 || run->flops > 0)
+        g_array_append_val(items, *run);
+    *run = (Item){0};
+}
+
+static uint64_t
+comm_bytes(const Gen *g, const Rule *r)
+{
+    if (r->category == WORK_CAT_EP) {
+        uint64_t tokens = g->l->micro_batch * g->l->seq_len / (g->l->sp ? g->l->tp : 1);
+        return tokens * g->model->top_k * g->model->hidden_size * g->l->activation_bytes;
+    }
+    return g->act_bytes;
+}
+
+static void
+push_comm(const Gen *g, GArray *items, Item *run, const Rule *r)
+{
+    flush(items, run);
+    Item c = {.comm = true,
+              .category = r->category,
+              .op = r->op,
+              .bytes = comm_bytes(g, r),
+              .overlap = r->overlap};
+    g_array_append_val(items, c);
+}
+
+static GArray *
+items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
+{
+    GArray *items = g_array_new(FALSE, TRUE, sizeof(Item));
+    Item run = {0};
+    for (guint i = 0; i < ops->len; i++) {
+        const WorkOp *op = &g_array_index(ops, WorkOp, i);
+        Rule rules[2];
+        unsigned n = cut ? rules_for(g, op->name, backward, rules) : 0;
+        for (unsigned k = 0; k < n; k++)
+            if (rules[k].where == CUT_BEFORE)
+                push_comm(g, items, &run, &rules[k]);
+        run.duration_ps += work_compute_op_ps(op, g->gpu);
+        run.flops += op->flops;
+        for (unsigned k = 0; k < n; k++)
+            if (rules[k].where == CUT_AFTER)
+                push_comm(g, items, &run, &rules[k]);
+    }
+    flush(items, &run);
+    return items;
+}
+
+typedef void (*OpsFn)(GArray *, WorkPass, const WorkModel *, const WorkLayout *,
+                      const WorkComputeConfig *);
+
+static GArray *
+pass_items(const Gen *g, OpsFn fn, WorkPass pass, bool cut)
+{
+    GArray *ops = work_compute_ops_new();
+    fn(ops, pass, g->model, g->l, &g->o->compute);
+    GArray *items = items_of(g, ops, cut, pass == WORK_PASS_BACKWARD);
+    g_array_unref(ops);
+    return items;
+}
+
+/* ---- Emission. ---- */
+
+static uint32_t
+add(Gen *g, Rank *r, const WorkTask *proto, GArray *deps, const char *label)
+{
+    WorkTask t = *proto;
+    t.rank = r->gpu;
+    if (t.kind != WORK_TASK_COLL)
+        t.group = WORK_NONE;
+    if (t.kind != WORK_TASK_SEND && t.kind != WORK_TASK_RECV)
+        t.peer = WORK_NONE;
+    return work_stream_add(g->s, &t, deps ? (uint32_t *)deps->data : NULL, deps ? deps->len : 0,
+                           label);
+}
+
+static void
+compute(Gen *g, Rank *r, uint64_t duration_ps, uint64_t flops, const char *label)
+{
+    WorkTask t = {.kind = WORK_TASK_COMPUTE,
+                  .category = WORK_CAT_COMPUTE,
+                  .duration_ps = duration_ps,
+                  .flops = flops};
+    r->last_compute = add(g, r, &t, r->pending, label);
+    if (r->first_of_block == WORK_NONE)
+        r->first_of_block = r->last_compute;
+    g_array_set_size(r->pending, 0);
+    g_array_append_vals(r->pending, r->deferred->data, r->deferred->len);
+    g_array_set_size(r->deferred, 0);
+}
+
+/* Every task r has not yet made something wait for, and its last compute. */
+static GArray *
+all_waits(const Rank *r)
+{
+    GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_array_append_vals(deps, r->pending->data, r->pending->len);
+    g_array_append_vals(deps, r->deferred->data, r->deferred->len);
+    if (r->last_compute != WORK_NONE)
+        g_array_append_val(deps, r->last_compute);
+    return deps;
+}
+
+static uint32_t
+coll(Gen *g, Rank *r, WorkCategory cat, uint32_t group, CollOp op, uint64_t bytes, GArray *deps,
+     const char *label)
+{
+    WorkTask t = {
+        .kind = WORK_TASK_COLL, .category = cat, .group = group, .op = op, .bytes = bytes};
+    return add(g, r, &t, deps, label);
+}
+
+static uint32_t
+tp_group(Gen *g, const Rank *r, WorkCategory cat)
+{
+    uint32_t ranks[g->l->tp];
+    for (uint32_t t = 0; t < g->l->tp; t++)
+        ranks[t] = gpu_of(g, t, r->d, r->p);
+    return work_stream_group(g->s, cat, ranks, g->l->tp);
+}
+
+static uint32_t
+ep_group(Gen *g, const Rank *r)
+{
+    uint32_t ranks[g->l->ep], base = r->d / g->l->ep * g->l->ep;
+    for (uint32_t e = 0; e < g->l->ep; e++)
+        ranks[e] = gpu_of(g, r->t, base + e, r->p);
+    return work_stream_group(g->s, WORK_CAT_EP, ranks, g->l->ep);
+}
+
+/* The data-parallel group of r, or (expert) the replicas holding the
+ * same experts. */
+static uint32_t
+dp_group(Gen *g, const Rank *r, bool expert)
+{
+    uint32_t step = expert ? g->l->ep : 1, n = g->l->dp / step;
+    uint32_t ranks[n];
+    for (uint32_t k = 0; k < n; k++)
+        ranks[k] = gpu_of(g, r->t, r->d % step + k * step, r->p);
+    return work_stream_group(g->s, WORK_CAT_DP, ranks, n);
+}
+
+static void
+emit_items(Gen *g, Rank *r, const GArray *items, const char *label)
+{
+    for (guint i = 0; i < items->len; i++) {
+        const Item *it = &g_array_index(items, Item, i);
+        if (!it->comm) {
+            compute(g, r, it->duration_ps, it->flops, label);
+            continue;
+        }
+        uint32_t group = it->category == WORK_CAT_EP ? ep_group(g, r) : tp_group(g, r, WORK_CAT_TP);
+        GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        if (r->last_compute != WORK_NONE)
+            g_array_append_val(deps, r->last_compute);
+        uint32_t c = coll(g, r, it->category, group, it->op, it->bytes, deps, label);
+        g_array_unref(deps);
+        g_array_append_val(it->overlap ? r->deferred : r->pending, c);
+    }
+}
+
+/* Gradient buckets: params more parameters are ready after task `after`. */
+static void
+bucket_add(Gen *g, Rank *r, uint64_t params, bool expert, bool force)
+{
+    if (g->l->dp / (expert ? g->l->ep : 1) < 2)
+        return;
+    uint64_t *bucket = expert ? &r->expert_bucket : &r->bucket;
+    *bucket += params;
+    if (*bucket == 0 || (!force && *bucket < g->bucket_params))
+        return;
+    GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    if (r->last_compute != WORK_NONE)
+        g_array_append_val(deps, r->last_compute);
+    CollOp op = g->l->zero == WORK_ZERO_0 ? COLL_OP_ALL_REDUCE : COLL_OP_REDUCE_SCATTER;
+    uint32_t c = coll(g, r, WORK_CAT_DP, dp_group(g, r, expert), op, *bucket * g->l->grad_bytes,
+                      deps, expert ? "grad bucket experts" : "grad bucket");
+    g_array_unref(deps);
+    Bucket b = {.task = c, .expert = expert, .gather_bytes = *bucket * g->l->param_bytes};
+    g_array_append_val(r->buckets, b);
+    *bucket = 0;
+}
+
+static bool
+zero3(const Gen *g)
+{
+    return g->l->zero == WORK_ZERO_3 && g->l->dp > 1;
+}
+
+/* ZeRO 3: gather a block's parameters, one block ahead of its compute. */
+static void
+gather_block(Gen *g, Rank *r, uint32_t prev_first)
+{
+    if (!zero3(g))
+        return;
+    GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    if (prev_first != WORK_NONE)
+        g_array_append_val(deps, prev_first);
+    uint32_t c = coll(g, r, WORK_CAT_DP, dp_group(g, r, false), COLL_OP_ALL_GATHER,
+                      g->block_dense * g->l->param_bytes, deps, "param gather");
+    g_array_unref(deps);
+    g_array_append_val(r->pending, c);
+}
+
+static void
+transfer(Gen *g, Rank *r, WorkTaskKind kind, uint32_t peer_stage, const char *label)
+{
+    uint32_t peer = gpu_of(g, r->t, r->d, peer_stage);
+    uint64_t bytes = g->act_bytes / g->l->tp;
+    WorkTask t = {.kind = kind, .category = WORK_CAT_PP, .peer = peer, .bytes = bytes};
+    if (kind == WORK_TASK_SEND) {
+        GArray *deps = all_waits(r);
+        add(g, r, &t, deps, label);
+        g_array_unref(deps);
+        return;
+    }
+    uint32_t recv = add(g, r, &t, NULL, label);
+    if (g->l->tp > 1 && !g->l->sp) {
+        GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        g_array_append_val(deps, recv);
+        recv = coll(g, r, WORK_CAT_PP, tp_group(g, r, WORK_CAT_TP), COLL_OP_ALL_GATHER,
+                    g->act_bytes, deps, label);
+        g_array_unref(deps);
+    }
+    g_array_append_val(r->pending, recv);
+}
+
+static void
+forward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk)
+{
+    uint32_t vs = chunk * g->l->pp + r->p;
+    char label[64];
+    g_snprintf(label, sizeof label, "fwd mb%u chunk%u", mb, chunk);
+    if (vs > 0)
+        transfer(g, r, WORK_TASK_RECV, (vs - 1) % g->l->pp, label);
+    else
+        emit_items(g, r, g->embed_fwd, label);
+    uint32_t prev_first = WORK_NONE;
+    for (uint32_t b = 0; b < g->chunk_layers; b++) {
+        gather_block(g, r, prev_first);
+        r->first_of_block = WORK_NONE;
+        emit_items(g, r, g->fwd, label);
+        prev_first = r->first_of_block;
+    }
+    if (vs == g->n_chunks - 1)
+        emit_items(g, r, g->head_fwd, label);
+    else
+        transfer(g, r, WORK_TASK_SEND, (vs + 1) % g->l->pp, label);
+}
+
+static void
+backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
+{
+    uint32_t vs = chunk * g->l->pp + r->p;
+    char label[64];
+    g_snprintf(label, sizeof label, "bwd mb%u chunk%u", mb, chunk);
+    bool pp_embedding = g->l->pp > 1 && g->model->tied_embeddings;
+    if (vs < g->n_chunks - 1) {
+        transfer(g, r, WORK_TASK_RECV, (vs + 1) % g->l->pp, label);
+    } else {
+        emit_items(g, r, g->head_bwd, label);
+        if (last && (!g->model->tied_embeddings || pp_embedding))
+            bucket_add(g, r,
+                       work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
+                           g->model->hidden_size,
+                       false, false);
+    }
+    uint32_t prev_first = WORK_NONE;
+    for (uint32_t b = 0; b < g->chunk_layers; b++) {
+        gather_block(g, r, prev_first);
+        r->first_of_block = WORK_NONE;
+        emit_items(g, r, g->rec, label);
+        emit_items(g, r, g->bwd, label);
+        prev_first = r->first_of_block;
+        if (last && zero3(g)) {
+            r->bucket = g->block_dense;
+            bucket_add(g, r, 0, false, true);
+        } else if (last) {
+            bucket_add(g, r, g->block_dense, false, false);
+        }
+        if (last && g->block_expert > 0)
+            bucket_add(g, r, g->block_expert, true, false);
+    }
+    if (vs == 0) {
+        emit_items(g, r, g->embed_bwd, label);
+        if (last)
+            bucket_add(g, r,
+                       work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
+                               g->model->hidden_size +
+                           (g->model->positions == WORK_POSITIONS_LEARNED
+                                ? g->model->seq_len * g->model->hidden_size
+                                : 0),
+                       false, false);
+    } else {
+        transfer(g, r, WORK_TASK_SEND, (vs - 1) % g->l->pp, label);
+    }
+}
+
+/* The schedule of stage p: (forward?, microbatch, chunk) in order. */
+typedef struct Slot {
+    bool fwd;
+    uint32_t mb, chunk;
+} Slot;
+
+static Slot
+interleaved_slot(const Gen *g, bool fwd, uint32_t k)
+{
+    uint32_t pp = g->l->pp, vp = g->l->vp;
+    uint32_t chunk = (k / pp) % vp;
+    return (Slot){fwd, (k / (pp * vp)) * pp + k % pp, fwd ? chunk : vp - 1 - chunk};
+}
+
+static GArray *
+schedule(const Gen *g, uint32_t p)
+{
+    GArray *slots = g_array_new(FALSE, FALSE, sizeof(Slot));
+    uint32_t m = g->m, pp = g->l->pp;
+    if (g->l->schedule == WORK_SCHEDULE_GPIPE) {
+        for (uint32_t i = 0; i < m; i++)
+            g_array_append_val(slots, ((Slot){true, i, 0}));
+        for (uint32_t i = m; i-- > 0;)
+            g_array_append_val(slots, ((Slot){false, i, 0}));
+        return slots;
+    }
+    uint32_t total = m * g->l->vp;
+    uint32_t warmup = g->l->schedule == WORK_SCHEDULE_INTERLEAVED
+                          ? (pp - p - 1) * 2 + (g->l->vp - 1) * pp
+                          : pp - p - 1;
+    warmup = MIN(warmup, total);
+    for (uint32_t k = 0; k < warmup; k++) {
+        Slot f = interleaved_slot(g, true, k);
+        g_array_append_val(slots, f);
+    }
+    for (uint32_t i = 0; i < total - warmup; i++) {
+        Slot f = interleaved_slot(g, true, warmup + i), b = interleaved_slot(g, false, i);
+        g_array_append_val(slots, f);
+        g_array_append_val(slots, b);
+    }
+    for (uint32_t k = total - warmup; k < total; k++) {
+        Slot b = interleaved_slot(g, false, k);
+        g_array_append_val(slots, b);
+    }
+    return slots;
+}
+
+static void
+finish_step(Gen *g, Rank *r)
+{
+    bucket_add(g, r, 0, false, true);
+    bucket_add(g, r, 0, true, true);
+    GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (guint i = 0; i < r->buckets->len; i++)
+        g_array_append_val(deps, g_array_index(r->buckets, Bucket, i).task);
+    if (g->l->pp > 1 && g->model->tied_embeddings && (r->p == 0 || r->p == g->l->pp - 1)) {
+        uint32_t ranks[2] = {gpu_of(g, r->t, r->d, 0), gpu_of(g, r->t, r->d, g->l->pp - 1)};
+        uint32_t group = work_stream_group(g->s, WORK_CAT_DP, ranks, 2);
+        GArray *after = all_waits(r);
+        uint64_t bytes = work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
+                         g->model->hidden_size * g->l->grad_bytes;
+        uint32_t c =
+            coll(g, r, WORK_CAT_DP, group, COLL_OP_ALL_REDUCE, bytes, after, "embedding grads");
+        g_array_unref(after);
+        g_array_append_val(deps, c);
+    }
+    GArray *tail = all_waits(r);
+    g_array_append_vals(deps, tail->data, tail->len);
+    g_array_unref(tail);
+    /* The optimizer over what this GPU owns. */
+    WorkMemory mem;
+    work_memory_stage(g->l, g->model, r->p, &mem);
+    uint64_t shard = g->l->zero >= WORK_ZERO_1 ? mem.n_params / g->l->dp : mem.n_params;
+    GArray *ops = work_compute_ops_new();
+    work_compute_optimizer(ops, g->l, mem.n_params, shard);
+    WorkTask t = {.kind = WORK_TASK_COMPUTE,
+                  .category = WORK_CAT_COMPUTE,
+                  .duration_ps = work_compute_ops_ps(ops, g->gpu),
+                  .flops = work_compute_ops_flops(ops)};
+    g_array_unref(ops);
+    uint32_t opt = add(g, r, &t, deps, "optimizer");
+    g_array_set_size(deps, 0);
+    g_array_append_val(deps, opt);
+    if (g->l->zero == WORK_ZERO_1 || g->l->zero == WORK_ZERO_2)
+        for (guint i = 0; i < r->buckets->len; i++) {
+            const Bucket *b = &g_array_index(r->buckets, Bucket, i);
+            coll(g, r, WORK_CAT_DP, dp_group(g, r, b->expert), COLL_OP_ALL_GATHER, b->gather_bytes,
+                 deps, "param gather");
+        }
+    g_array_unref(deps);
+}
+
+static void
+emit_rank(Gen *g, Rank *r)
+{
+    GArray *slots = schedule(g, r->p);
+    /* The slot of each chunk's last backward: its gradients are final. */
+    uint32_t last_bwd[g->l->vp];
+    for (guint i = 0; i < slots->len; i++) {
+        const Slot *s = &g_array_index(slots, Slot, i);
+        if (!s->fwd)
+            last_bwd[s->chunk] = i;
+    }
+    bool overlap = g->o->dp_overlap;
+    for (guint i = 0; i < slots->len; i++) {
+        const Slot *s = &g_array_index(slots, Slot, i);
+        if (s->fwd)
+            forward(g, r, s->mb, s->chunk);
+        else
+            backward(g, r, s->mb, s->chunk, overlap && last_bwd[s->chunk] == i);
+    }
+    if (!overlap) {
+        /* Every gradient at once, after the last backward. */
+        uint64_t dense = 0, expert = 0;
+        WorkMemory mem;
+        work_memory_stage(g->l, g->model, r->p, &mem);
+        expert = g->block_expert * g->chunk_layers * g->l->vp;
+        dense = mem.n_params - expert;
+        if (zero3(g)) {
+            for (uint32_t b = 0; b < g->chunk_layers * g->l->vp; b++) {
+                r->bucket = g->block_dense;
+                bucket_add(g, r, 0, false, true);
+            }
+            dense -= g->block_dense * g->chunk_layers * g->l->vp;
+        }
+        while (dense > 0) {
+            uint64_t part = MIN(dense, g->bucket_params);
+            bucket_add(g, r, part, false, false);
+            dense -= part;
+        }
+        while (expert > 0) {
+            uint64_t part = MIN(expert, g->bucket_params);
+            bucket_add(g, r, part, true, false);
+            expert -= part;
+        }
+    }
+    finish_step(g, r);
+    g_array_unref(slots);
+}
+
+void
+work_gen_options_init(WorkGenOptions *options, const WorkModel *model)
+{
+    *options = (WorkGenOptions){.dp_overlap = true, .symmetric = true};
+    work_compute_config_init(&options->compute, model);
+}
+
+WorkStream *
+work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
+                const WorkGenOptions *options)
+{
+    Gen g = {.model = model, .l = layout, .gpu = gpu, .o = options};
+    g.m = (uint32_t)work_layout_microbatches(layout);
+    g.n_chunks = layout->pp * layout->vp;
+    g.chunk_layers = (uint32_t)(model->n_layers / g.n_chunks);
+    g.act_bytes =
+        layout->micro_batch * layout->seq_len * model->hidden_size * layout->activation_bytes;
+    g.fwd = pass_items(&g, work_compute_block, WORK_PASS_FORWARD, true);
+    g.bwd = pass_items(&g, work_compute_block, WORK_PASS_BACKWARD, true);
+    g.rec = pass_items(&g, work_compute_block, WORK_PASS_RECOMPUTE, true);
+    g.embed_fwd = pass_items(&g, work_compute_embedding, WORK_PASS_FORWARD, false);
+    g.embed_bwd = pass_items(&g, work_compute_embedding, WORK_PASS_BACKWARD, false);
+    g.head_fwd = pass_items(&g, work_compute_head, WORK_PASS_FORWARD, false);
+    g.head_bwd = pass_items(&g, work_compute_head, WORK_PASS_BACKWARD, false);
+    work_memory_block_params(layout, model, &g.block_dense, &g.block_expert);
+    g.bucket_params = options->bucket_params;
+    if (g.bucket_params == 0)
+        g.bucket_params = MAX(UINT64_C(40000000), UINT64_C(1000000) * layout->dp);
+    g.s = work_stream_new((uint32_t)work_layout_gpus(layout));
+    uint32_t n_d = layout->dp;
+    if (options->symmetric && layout->dp > 1) {
+        g.s->n_replicas = layout->dp;
+        g.s->replica_stride = layout->tp;
+        n_d = 1;
+    }
+    for (uint32_t p = 0; p < layout->pp; p++)
+        for (uint32_t d = 0; d < n_d; d++)
+            for (uint32_t t = 0; t < layout->tp; t++) {
+                Rank r = {.t = t,
+                          .d = d,
+                          .p = p,
+                          .gpu = gpu_of(&g, t, d, p),
+                          .last_compute = WORK_NONE,
+                          .first_of_block = WORK_NONE};
+                r.pending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+                r.deferred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+                r.buckets = g_array_new(FALSE, FALSE, sizeof(Bucket));
+                emit_rank(&g, &r);
+                g_array_unref(r.pending);
+                g_array_unref(r.deferred);
+                g_array_unref(r.buckets);
+            }
+    GArray *lists[] = {g.fwd, g.bwd, g.rec, g.embed_fwd, g.embed_bwd, g.head_fwd, g.head_bwd};
+    for (unsigned i = 0; i < G_N_ELEMENTS(lists); i++)
+        g_array_unref(lists[i]);
+    return g.s;
+}

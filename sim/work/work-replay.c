@@ -1,0 +1,731 @@
+/* The replayer (see work-replay.h). State lives in arrays indexed by task,
+ * call and rank; events carry those indices. */
+#include "work/work-replay.h"
+
+#include <string.h>
+
+#include "coll/coll-run.h"
+#include "core/core-engine.h"
+#include "core/core-time.h"
+#include "work/work-compute.h"
+
+static const char *const time_names[WORK_N_TIMES] = {"compute", "tp", "pp", "dp", "ep", "idle"};
+
+const char *
+work_time_name(WorkTime time)
+{
+    return time < WORK_N_TIMES ? time_names[time] : "?";
+}
+
+void
+work_replay_result_clear(WorkReplayResult *result)
+{
+    if (result->start_ps != NULL)
+        g_array_unref(result->start_ps);
+    if (result->end_ps != NULL)
+        g_array_unref(result->end_ps);
+    memset(result, 0, sizeof *result);
+}
+
+/* One flow of a call's traffic, between GPUs. */
+typedef struct Flow {
+    uint32_t src, dst;
+    uint64_t bytes;
+} Flow;
+
+/* A call's cost alone: what the collectives layer (or a transfer's flow
+ * and launch) takes, and what its flows take. */
+typedef struct Shape {
+    uint64_t total_ps;
+    uint64_t flows_ps;
+    double flow_scale; /* of the pattern's bytes, so that the flows alone fit the call */
+} Shape;
+
+typedef struct CallState {
+    uint32_t n_arrived;
+    uint32_t flows_left;
+    bool started, done;
+    uint64_t t0;
+    const Shape *shape;
+} CallState;
+
+typedef struct Replay {
+    const WorkStream *s;
+    const WorkMatch *m;
+    const HwSystem *system;
+    const TopoGraph *graph;
+    const TopoRouter *router;
+    NetFidelity fidelity;
+    SimEngine *engine;
+    NetModel *net;
+    SimHandlerId h_compute, h_flow, h_mirror, h_call_end;
+    uint32_t per_node;
+    /* Tasks. */
+    uint32_t *deps_left;
+    uint32_t *dependents0, *dependents; /* CSR: task i's dependents */
+    uint64_t *start, *end, *duration;
+    bool *ready;
+    /* Ranks. */
+    uint32_t *compute0, *compute_list; /* CSR: each rank's compute tasks in order */
+    uint32_t *next_compute;
+    bool *busy;
+    bool *detailed; /* rank has tasks */
+    /* Calls. */
+    CallState *calls;
+    GHashTable *shapes;      /* key string -> Shape */
+    guint8 *used;            /* bitset over links: the detailed ranks' traffic */
+    GHashTable *mirror_memo; /* "call-key/k" -> needed (1) or not (2) */
+    uint64_t launch_ps;
+    GError *error;
+    uint64_t n_flows, n_mirror_flows;
+} Replay;
+
+/* ---- Traffic patterns. ---- */
+
+static const WorkTask *
+call_task(const Replay *r, uint32_t call)
+{
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    return work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0));
+}
+
+/* The GPUs of a call: the group's ranks, or a transfer's two. */
+static uint32_t
+call_gpus(const Replay *r, uint32_t call, const uint32_t **gpus, uint32_t pair[2])
+{
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    if (c->group != WORK_NONE) {
+        const WorkGroup *g = r->s->groups->pdata[c->group];
+        *gpus = g->ranks;
+        return g->n_ranks;
+    }
+    const WorkTask *send = call_task(r, call);
+    pair[0] = send->rank;
+    pair[1] = send->peer;
+    *gpus = pair;
+    return 2;
+}
+
+/* The flows of a call on gpus (shifted by `shift`), bytes scaled. */
+static GArray *
+pattern(const Replay *r, uint32_t call, uint32_t shift, double scale)
+{
+    GArray *flows = g_array_new(FALSE, FALSE, sizeof(Flow));
+    const WorkTask *t = call_task(r, call);
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    uint32_t n = call_gpus(r, call, &gpus, pair);
+    if (t->kind != WORK_TASK_COLL) {
+        Flow f = {gpus[0] + shift, gpus[1] + shift, (uint64_t)((double)t->bytes * scale)};
+        g_array_append_val(flows, f);
+        return flows;
+    }
+    if (n < 2)
+        return flows;
+    if (t->op == COLL_OP_ALLTOALL) {
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                if (i != j) {
+                    Flow f = {gpus[i] + shift, gpus[j] + shift,
+                              (uint64_t)((double)t->bytes / n * scale)};
+                    g_array_append_val(flows, f);
+                }
+        return flows;
+    }
+    double share = 1.0;
+    if (t->op == COLL_OP_ALL_REDUCE)
+        share = 2.0 * (n - 1) / n;
+    else if (t->op == COLL_OP_ALL_GATHER || t->op == COLL_OP_REDUCE_SCATTER)
+        share = (double)(n - 1) / n;
+    for (uint32_t i = 0; i < n; i++) {
+        Flow f = {gpus[i] + shift, gpus[(i + 1) % n] + shift,
+                  (uint64_t)((double)t->bytes * share * scale)};
+        g_array_append_val(flows, f);
+    }
+    return flows;
+}
+
+static void
+on_alone_done(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)event;
+    uint64_t *last = ctx;
+    *last = MAX(*last, sim_engine_now(engine));
+}
+
+/* How long flows take alone on a fresh network. */
+static uint64_t
+flows_alone_ps(const Replay *r, const GArray *flows)
+{
+    SimEngine *engine = sim_engine_new();
+    uint64_t last = 0;
+    SimHandlerId h = sim_engine_register(engine, "work-alone", on_alone_done, &last);
+    NetModel *net = net_new(r->fidelity, engine, r->graph, r->router, NULL);
+    for (guint i = 0; i < flows->len; i++) {
+        const Flow *f = &g_array_index(flows, Flow, i);
+        NetSend send = {
+            .src = topo_graph_gpu_vertex(r->graph, f->src),
+            .dst = topo_graph_gpu_vertex(r->graph, f->dst),
+            .n_bytes = f->bytes,
+            .path = NET_PATH_SPRAY,
+            .issuer = NET_ISSUER_SM,
+            .on_done = h,
+        };
+        net_send(net, &send);
+    }
+    sim_engine_run(engine, SIM_TIME_NEVER);
+    net_free(net);
+    sim_engine_free(engine);
+    return last;
+}
+
+/* The key of a call's shape: op and bytes, and where its GPUs sit within
+ * their nodes and how many nodes (on symmetric systems, the same cost). */
+static char *
+shape_key(const Replay *r, uint32_t call)
+{
+    const WorkTask *t = call_task(r, call);
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    uint32_t n = call_gpus(r, call, &gpus, pair);
+    GString *key = g_string_new(NULL);
+    g_string_append_printf(key, "%d/%d/%" G_GUINT64_FORMAT ":", t->kind, t->op, t->bytes);
+    /* Nodes by order of appearance (GPUs ascend, so a new node is a new
+     * ordinal), GPUs by their place in the node. */
+    uint32_t ordinal = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && gpus[i] / r->per_node != gpus[i - 1] / r->per_node)
+            ordinal++;
+        g_string_append_printf(key, "%u.%u,", ordinal, gpus[i] % r->per_node);
+    }
+    return g_string_free(key, FALSE);
+}
+
+static const Shape *
+shape_of(Replay *r, uint32_t call)
+{
+    char *key = shape_key(r, call);
+    Shape *shape = g_hash_table_lookup(r->shapes, key);
+    if (shape != NULL) {
+        g_free(key);
+        return shape;
+    }
+    shape = g_new0(Shape, 1);
+    shape->flow_scale = 1.0;
+    const WorkTask *t = call_task(r, call);
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    uint32_t n = call_gpus(r, call, &gpus, pair);
+    GArray *flows = pattern(r, call, 0, 1.0);
+    shape->flows_ps = flows_alone_ps(r, flows);
+    g_array_unref(flows);
+    if (t->kind != WORK_TASK_COLL) {
+        shape->total_ps = shape->flows_ps + r->launch_ps;
+    } else if (n < 2) {
+        shape->total_ps = 0;
+    } else {
+        GError *error = NULL;
+        CollComm *comm = coll_comm_new_gpus(r->system, r->graph, r->router, gpus, n, &error);
+        CollCall cc = {.op = t->op, .n_bytes = t->bytes, .elem_bytes = 2};
+        CollResult res;
+        if (comm == NULL || !coll_run(comm, &cc, r->fidelity, &res, &error)) {
+            if (r->error == NULL)
+                g_propagate_prefixed_error(
+                    &r->error, error, "%s of %" G_GUINT64_FORMAT " bytes on %u GPUs from GPU %u: ",
+                    coll_op_name(t->op), t->bytes, n, gpus[0]);
+            else
+                g_clear_error(&error);
+            res.time_ps = 0;
+        }
+        coll_comm_free(comm);
+        shape->total_ps = res.time_ps;
+        /* The flows stand for the call's traffic; alone they must not
+         * outlast it (NVLS and trees move less than a ring would). */
+        for (int tries = 0; tries < 3 && shape->flows_ps > shape->total_ps && shape->total_ps > 0;
+             tries++) {
+            shape->flow_scale *= 0.95 * (double)shape->total_ps / (double)shape->flows_ps;
+            GArray *scaled = pattern(r, call, 0, shape->flow_scale);
+            shape->flows_ps = flows_alone_ps(r, scaled);
+            g_array_unref(scaled);
+        }
+    }
+    g_hash_table_insert(r->shapes, key, shape);
+    return shape;
+}
+
+/* ---- Links the detailed ranks use, for replicas. ---- */
+
+static void
+mark_links(const Replay *r, const GArray *flows, guint8 *bits, bool *hit, const guint8 *test)
+{
+    for (guint i = 0; i < flows->len; i++) {
+        const Flow *f = &g_array_index(flows, Flow, i);
+        TopoRoute route;
+        if (!topo_router_route(r->router, topo_graph_gpu_vertex(r->graph, f->src),
+                               topo_graph_gpu_vertex(r->graph, f->dst), &route))
+            continue;
+        for (uint32_t p = 0; p < route.n_paths; p++)
+            for (uint32_t h = 0; h < route.path[p].n_hops; h++) {
+                uint32_t l = route.path[p].link[h];
+                if (bits != NULL)
+                    bits[l / 8] |= (guint8)(1u << (l % 8));
+                if (test != NULL && (test[l / 8] & (1u << (l % 8))))
+                    *hit = true;
+            }
+    }
+}
+
+/* Whether a call's members all have tasks (its replicas run it too). */
+static bool
+call_detailed(const Replay *r, uint32_t call)
+{
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    uint32_t n = call_gpus(r, call, &gpus, pair);
+    for (uint32_t i = 0; i < n; i++)
+        if (!r->detailed[gpus[i]])
+            return false;
+    return true;
+}
+
+static void
+mark_used(Replay *r)
+{
+    r->used = g_new0(guint8, topo_graph_n_links(r->graph) / 8 + 1);
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (uint32_t c = 0; c < r->m->calls->len; c++) {
+        const WorkCall *call = &g_array_index(r->m->calls, WorkCall, c);
+        const WorkTask *t = call_task(r, c);
+        char *key = g_strdup_printf("%u/%u/%u", call->group, t->rank, t->peer);
+        if (!g_hash_table_add(seen, key))
+            continue;
+        GArray *flows = pattern(r, c, 0, 1.0);
+        mark_links(r, flows, r->used, NULL, NULL);
+        g_array_unref(flows);
+    }
+}
+
+static bool
+mirror_needed(Replay *r, uint32_t call, uint32_t k)
+{
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    const WorkTask *t = call_task(r, call);
+    char *key = g_strdup_printf("%u/%u/%u/%u", c->group, t->rank, t->peer, k);
+    gpointer memo = g_hash_table_lookup(r->mirror_memo, key);
+    if (memo != NULL) {
+        g_free(key);
+        return GPOINTER_TO_UINT(memo) == 1;
+    }
+    GArray *flows = pattern(r, call, k * r->s->replica_stride, 1.0);
+    bool hit = false;
+    mark_links(r, flows, NULL, &hit, r->used);
+    g_array_unref(flows);
+    g_hash_table_insert(r->mirror_memo, key, GUINT_TO_POINTER(hit ? 1 : 2));
+    return hit;
+}
+
+/* ---- Running. ---- */
+
+static void task_done(Replay *r, uint32_t task);
+
+static void
+issue(Replay *r, const GArray *flows, SimHandlerId h, uint32_t target)
+{
+    for (guint i = 0; i < flows->len; i++) {
+        const Flow *f = &g_array_index(flows, Flow, i);
+        NetSend send = {
+            .src = topo_graph_gpu_vertex(r->graph, f->src),
+            .dst = topo_graph_gpu_vertex(r->graph, f->dst),
+            .n_bytes = f->bytes,
+            .channel = target,
+            .path = NET_PATH_SPRAY,
+            .issuer = NET_ISSUER_SM,
+            .on_done = h,
+            .target = target,
+        };
+        net_send(r->net, &send);
+    }
+}
+
+static void
+start_call(Replay *r, uint32_t call)
+{
+    CallState *cs = &r->calls[call];
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    uint64_t now = sim_engine_now(r->engine);
+    cs->started = true;
+    cs->t0 = now;
+    cs->shape = shape_of(r, call);
+    for (uint32_t k = 0; k < c->n_tasks; k++)
+        r->start[g_array_index(r->m->call_tasks, uint32_t, c->task0 + k)] = now;
+    GArray *flows = pattern(r, call, 0, cs->shape->flow_scale);
+    cs->flows_left = flows->len;
+    r->n_flows += flows->len;
+    issue(r, flows, r->h_flow, call);
+    g_array_unref(flows);
+    if (r->s->n_replicas > 1 && call_detailed(r, call))
+        for (uint32_t k = 1; k < r->s->n_replicas; k++) {
+            if (!mirror_needed(r, call, k))
+                continue;
+            GArray *mirror = pattern(r, call, k * r->s->replica_stride, cs->shape->flow_scale);
+            r->n_mirror_flows += mirror->len;
+            issue(r, mirror, r->h_mirror, call);
+            g_array_unref(mirror);
+        }
+    if (cs->flows_left == 0) {
+        SimEvent *ev = sim_engine_schedule(r->engine, now + cs->shape->total_ps, 0, r->h_call_end);
+        ev->target = call;
+    }
+}
+
+static void
+try_call(Replay *r, uint32_t call)
+{
+    CallState *cs = &r->calls[call];
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    if (cs->started || cs->n_arrived < c->n_tasks ||
+        (c->prev != WORK_NONE && !r->calls[c->prev].done))
+        return;
+    start_call(r, call);
+}
+
+static void
+on_flow(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    Replay *r = ctx;
+    CallState *cs = &r->calls[event->target];
+    if (--cs->flows_left > 0)
+        return;
+    /* The call ends as much later than alone as its flows did. */
+    uint64_t now = sim_engine_now(engine);
+    uint64_t late = now - cs->t0 > cs->shape->flows_ps ? now - cs->t0 - cs->shape->flows_ps : 0;
+    uint64_t end = MAX(now, cs->t0 + cs->shape->total_ps + late);
+    SimEvent *ev = sim_engine_schedule(engine, end, 0, r->h_call_end);
+    ev->target = event->target;
+}
+
+static void
+on_mirror(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    (void)event;
+    (void)ctx;
+}
+
+static void
+on_call_end(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    Replay *r = ctx;
+    uint32_t call = event->target;
+    r->calls[call].done = true;
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    for (uint32_t k = 0; k < c->n_tasks; k++)
+        task_done(r, g_array_index(r->m->call_tasks, uint32_t, c->task0 + k));
+    if (c->group != WORK_NONE && call + 1 < r->m->calls->len &&
+        g_array_index(r->m->calls, WorkCall, call + 1).prev == call)
+        try_call(r, call + 1);
+}
+
+static void
+try_compute(Replay *r, uint32_t rank)
+{
+    if (r->busy[rank] || r->next_compute[rank] == r->compute0[rank + 1])
+        return;
+    uint32_t task = r->compute_list[r->next_compute[rank]];
+    if (!r->ready[task])
+        return;
+    r->busy[rank] = true;
+    r->next_compute[rank]++;
+    uint64_t now = sim_engine_now(r->engine);
+    r->start[task] = now;
+    SimEvent *ev = sim_engine_schedule(r->engine, now + r->duration[task], 0, r->h_compute);
+    ev->target = task;
+}
+
+static void
+on_compute(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    Replay *r = ctx;
+    uint32_t task = event->target;
+    uint32_t rank = work_stream_task(r->s, task)->rank;
+    r->busy[rank] = false;
+    task_done(r, task);
+    try_compute(r, rank);
+}
+
+static void
+task_ready(Replay *r, uint32_t task)
+{
+    r->ready[task] = true;
+    const WorkTask *t = work_stream_task(r->s, task);
+    if (t->kind == WORK_TASK_COMPUTE) {
+        try_compute(r, t->rank);
+        return;
+    }
+    uint32_t call = g_array_index(r->m->task_call, uint32_t, task);
+    r->calls[call].n_arrived++;
+    try_call(r, call);
+}
+
+static void
+task_done(Replay *r, uint32_t task)
+{
+    r->end[task] = sim_engine_now(r->engine);
+    for (uint32_t k = r->dependents0[task]; k < r->dependents0[task + 1]; k++) {
+        uint32_t d = r->dependents[k];
+        if (--r->deps_left[d] == 0)
+            task_ready(r, d);
+    }
+}
+
+/* ---- Set-up and accounting. ---- */
+
+static void
+build_index(Replay *r)
+{
+    const WorkStream *s = r->s;
+    uint32_t n = s->tasks->len, n_gpus = s->n_gpus;
+    r->deps_left = g_new0(uint32_t, n);
+    r->dependents0 = g_new0(uint32_t, n + 1);
+    r->start = g_new0(uint64_t, n);
+    r->end = g_new0(uint64_t, n);
+    r->duration = g_new0(uint64_t, n);
+    r->ready = g_new0(bool, n);
+    r->compute0 = g_new0(uint32_t, n_gpus + 1);
+    r->next_compute = g_new0(uint32_t, n_gpus);
+    r->busy = g_new0(bool, n_gpus);
+    r->detailed = g_new0(bool, n_gpus);
+    double gemm_rate = (double)r->system->gpu->fp16_flops_per_s *
+                       work_compute_gemm_ceiling(r->system->gpu, WORK_MATH_FP16);
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        r->deps_left[i] = t->n_deps;
+        for (uint32_t d = 0; d < t->n_deps; d++)
+            r->dependents0[g_array_index(s->deps, uint32_t, t->dep0 + d) + 1]++;
+        r->detailed[t->rank] = true;
+        if (t->kind == WORK_TASK_COMPUTE) {
+            r->compute0[t->rank + 1]++;
+            r->duration[i] = t->duration_ps;
+            if (t->duration_ps == 0 && t->flops > 0 && gemm_rate > 0)
+                r->duration[i] = (uint64_t)((double)t->flops / gemm_rate * (double)SIM_PS_PER_S);
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        r->dependents0[i + 1] += r->dependents0[i];
+    for (uint32_t g = 0; g < n_gpus; g++)
+        r->compute0[g + 1] += r->compute0[g];
+    r->dependents = g_new(uint32_t, MAX(r->dependents0[n], 1));
+    r->compute_list = g_new(uint32_t, MAX(r->compute0[n_gpus], 1));
+    g_autofree uint32_t *fill = g_new0(uint32_t, n);
+    for (uint32_t g = 0; g < n_gpus; g++)
+        r->next_compute[g] = r->compute0[g];
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        for (uint32_t d = 0; d < t->n_deps; d++) {
+            uint32_t j = g_array_index(s->deps, uint32_t, t->dep0 + d);
+            r->dependents[r->dependents0[j] + fill[j]++] = i;
+        }
+        if (t->kind == WORK_TASK_COMPUTE)
+            r->compute_list[r->next_compute[t->rank]++] = i;
+    }
+    for (uint32_t g = 0; g < n_gpus; g++)
+        r->next_compute[g] = r->compute0[g];
+    r->calls = g_new0(CallState, r->m->calls->len);
+}
+
+typedef struct Mark {
+    uint64_t t;
+    int delta;
+    WorkTime what;
+} Mark;
+
+static int
+cmp_mark(const void *a, const void *b)
+{
+    const Mark *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+static WorkTime
+time_of(WorkCategory c)
+{
+    switch (c) {
+    case WORK_CAT_TP:
+        return WORK_TIME_TP;
+    case WORK_CAT_PP:
+        return WORK_TIME_PP;
+    case WORK_CAT_DP:
+        return WORK_TIME_DP;
+    case WORK_CAT_EP:
+        return WORK_TIME_EP;
+    default:
+        return WORK_TIME_COMPUTE;
+    }
+}
+
+/* Splits [0, step] of one rank by what it was doing (work-replay.h). */
+static void
+account_rank(const Replay *r, GArray *marks, uint64_t step, uint64_t out[WORK_N_TIMES])
+{
+    qsort(marks->data, marks->len, sizeof(Mark), cmp_mark);
+    static const WorkTime order[] = {WORK_TIME_COMPUTE, WORK_TIME_TP, WORK_TIME_EP, WORK_TIME_PP,
+                                     WORK_TIME_DP};
+    int active[WORK_N_TIMES] = {0};
+    uint64_t prev = 0;
+    (void)r;
+    for (guint i = 0; i <= marks->len; i++) {
+        uint64_t t = i < marks->len ? g_array_index(marks, Mark, i).t : step;
+        if (t > prev) {
+            WorkTime what = WORK_TIME_IDLE;
+            for (unsigned k = 0; k < G_N_ELEMENTS(order); k++)
+                if (active[order[k]] > 0) {
+                    what = order[k];
+                    break;
+                }
+            out[what] += t - prev;
+            prev = t;
+        }
+        if (i < marks->len)
+            active[g_array_index(marks, Mark, i).what] += g_array_index(marks, Mark, i).delta;
+    }
+}
+
+static void
+marks_free(gpointer marks)
+{
+    if (marks != NULL)
+        g_array_unref(marks);
+}
+
+static void
+account(const Replay *r, WorkReplayResult *res)
+{
+    const WorkStream *s = r->s;
+    GPtrArray *per_rank = g_ptr_array_new_with_free_func(marks_free);
+    for (uint32_t g = 0; g < s->n_gpus; g++)
+        g_ptr_array_add(per_rank, r->detailed[g] ? g_array_new(FALSE, FALSE, sizeof(Mark)) : NULL);
+    for (uint32_t i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        WorkTime what = time_of(t->category);
+        if (t->kind == WORK_TASK_COMPUTE)
+            what = WORK_TIME_COMPUTE;
+        GArray *marks = per_rank->pdata[t->rank];
+        Mark a = {r->start[i], +1, what}, b = {r->end[i], -1, what};
+        g_array_append_val(marks, a);
+        g_array_append_val(marks, b);
+    }
+    uint64_t sum[WORK_N_TIMES] = {0};
+    bool first = true;
+    for (uint32_t g = 0; g < s->n_gpus; g++) {
+        if (!r->detailed[g])
+            continue;
+        uint64_t one[WORK_N_TIMES] = {0};
+        account_rank(r, per_rank->pdata[g], res->step_ps, one);
+        for (int k = 0; k < WORK_N_TIMES; k++)
+            sum[k] += one[k];
+        if (first)
+            memcpy(res->rank_time_ps, one, sizeof one);
+        first = false;
+        res->n_detailed++;
+    }
+    /* Means that still add up to the step. */
+    uint64_t total = 0;
+    for (int k = 0; k < WORK_N_TIMES; k++) {
+        res->time_ps[k] = res->n_detailed ? sum[k] / res->n_detailed : 0;
+        total += res->time_ps[k];
+    }
+    res->time_ps[WORK_TIME_IDLE] += res->step_ps - total;
+    g_ptr_array_unref(per_rank);
+}
+
+static void
+shape_free(gpointer p)
+{
+    g_free(p);
+}
+
+bool
+work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+            const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
+            GError **error)
+{
+    g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
+    g_autoptr(WorkMatch) match = work_match_new(stream, error);
+    if (match == NULL)
+        return false;
+    Replay r = {.s = stream,
+                .m = match,
+                .system = system,
+                .graph = graph,
+                .router = router,
+                .fidelity = fidelity,
+                .per_node = graph->gpus->len};
+    r.launch_ps = system->coll_overhead_ps;
+    if (r.launch_ps == 0)
+        r.launch_ps = (uint64_t)(coll_tune_base_latency_us(COLL_ALGO_RING, COLL_PROTO_SIMPLE) *
+                                 SIM_PS_PER_US);
+    r.shapes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shape_free);
+    r.mirror_memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    build_index(&r);
+    if (stream->n_replicas > 1)
+        mark_used(&r);
+    r.engine = sim_engine_new();
+    r.h_compute = sim_engine_register(r.engine, "work-compute", on_compute, &r);
+    r.h_flow = sim_engine_register(r.engine, "work-flow", on_flow, &r);
+    r.h_mirror = sim_engine_register(r.engine, "work-mirror", on_mirror, &r);
+    r.h_call_end = sim_engine_register(r.engine, "work-call-end", on_call_end, &r);
+    r.net = net_new(fidelity, r.engine, graph, router, NULL);
+    for (uint32_t i = 0; i < stream->tasks->len; i++)
+        if (r.deps_left[i] == 0)
+            task_ready(&r, i);
+    sim_engine_run(r.engine, SIM_TIME_NEVER);
+    bool ok = r.error == NULL;
+    if (!ok)
+        g_propagate_error(error, r.error);
+    memset(result, 0, sizeof *result);
+    for (uint32_t i = 0; ok && i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        result->step_ps = MAX(result->step_ps, r.end[i]);
+        result->flops += t->kind == WORK_TASK_COMPUTE ? t->flops : 0;
+    }
+    if (ok) {
+        /* work_stream_check proved the stream finishes. */
+        for (uint32_t c = 0; c < match->calls->len; c++)
+            g_assert(r.calls[c].done);
+        for (uint32_t g = 0; g < stream->n_gpus; g++)
+            g_assert(r.next_compute[g] == r.compute0[g + 1] && !r.busy[g]);
+        account(&r, result);
+        result->n_calls = match->calls->len;
+        result->n_flows = r.n_flows;
+        result->n_mirror_flows = r.n_mirror_flows;
+        result->n_shapes = g_hash_table_size(r.shapes);
+        SimEngineStats es;
+        sim_engine_get_stats(r.engine, &es);
+        result->n_events = es.n_events_executed;
+        result->start_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
+        result->end_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
+        g_array_append_vals(result->start_ps, r.start, stream->tasks->len);
+        g_array_append_vals(result->end_ps, r.end, stream->tasks->len);
+    }
+    net_free(r.net);
+    sim_engine_free(r.engine);
+    g_hash_table_unref(r.shapes);
+    g_hash_table_unref(r.mirror_memo);
+    g_free(r.used);
+    g_free(r.deps_left);
+    g_free(r.dependents0);
+    g_free(r.dependents);
+    g_free(r.start);
+    g_free(r.end);
+    g_free(r.duration);
+    g_free(r.ready);
+    g_free(r.compute0);
+    g_free(r.compute_list);
+    g_free(r.next_compute);
+    g_free(r.busy);
+    g_free(r.detailed);
+    g_free(r.calls);
+    return ok;
+}

@@ -1,0 +1,72 @@
+/* The replayer: runs an operation stream (work-stream.h) on one simulated
+ * system, every GPU's compute and every call's traffic on one engine and
+ * one network, so that calls of different groups that share links slow
+ * each other down.
+ *
+ * A compute task takes its duration (a trace task that gives FLOPs only
+ * runs at the GPU's fp16 peak times its cuBLAS ceiling). A collective call
+ * takes what the collectives layer simulates for it alone (coll_run:
+ * NCCL's algorithm, protocol, channels and launch cost, on the group's
+ * GPUs of the same system), plus whatever contention adds: while it runs,
+ * its traffic is on the shared network as one flow per ring neighbour of
+ * the bytes a rank sends (all-reduce 2 (n - 1) / n of the buffer,
+ * all-gather and reduce-scatter (n - 1) / n, broadcast and reduce all of
+ * it; all-to-all 1 / n to every other rank), and the call ends that much
+ * later than alone as those flows end later than they do alone. A transfer
+ * is its flow, plus the system's launch cost of a call. Calls of identical
+ * shape (op, bytes, the group's GPUs within their nodes, nodes) are
+ * simulated alone once.
+ *
+ * Replicas (work-stream.h): a call whose group has members without tasks
+ * runs over all of them; a call or transfer of detailed ranks only is also
+ * put on the network for every other replica (shifted by the stride) whose
+ * flows share a link with the detailed ranks' traffic, as load.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/hw-system.h"
+#include "net/net.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+#include "work/work-stream.h"
+
+/* Where a rank's time goes: its compute, then what it waits on while not
+ * computing, in this order of precedence: a TP collective, an EP
+ * all-to-all, a PP transfer, a DP collective; idle is waiting with nothing
+ * of its own moving (the pipeline bubble, a peer that is late). */
+typedef enum WorkTime {
+    WORK_TIME_COMPUTE,
+    WORK_TIME_TP,
+    WORK_TIME_PP,
+    WORK_TIME_DP,
+    WORK_TIME_EP,
+    WORK_TIME_IDLE,
+    WORK_N_TIMES,
+} WorkTime;
+
+const char *work_time_name(WorkTime time);
+
+typedef struct WorkReplayResult {
+    uint64_t step_ps;                    /* the last task's end */
+    uint64_t time_ps[WORK_N_TIMES];      /* mean over detailed ranks; they sum to step_ps */
+    uint64_t rank_time_ps[WORK_N_TIMES]; /* the same for the first detailed rank */
+    uint32_t n_detailed;                 /* ranks with tasks */
+    uint64_t n_calls, n_flows, n_mirror_flows, n_shapes; /* shapes: calls simulated alone */
+    uint64_t n_events;
+    uint64_t flops;            /* of every compute task */
+    GArray *start_ps, *end_ps; /* uint64_t per task; a call's tasks start when it does */
+} WorkReplayResult;
+
+void work_replay_result_clear(WorkReplayResult *result);
+
+/* Replays stream (which must pass work_stream_check) on graph (built for
+ * system with enough nodes for stream->n_gpus). Errors: a collective the
+ * collectives layer cannot run on its group (the group's GPUs unevenly
+ * spread over nodes, an op it does not simulate). */
+bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+                 const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
+                 GError **error);

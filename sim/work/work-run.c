@@ -1,0 +1,62 @@
+/* One scenario simulated (see work-run.h). */
+#include "work/work-run.h"
+
+#include <string.h>
+
+#include "core/core-time.h"
+#include "hw/hw-keys.h"
+
+#include "work/work-gen.h"
+
+void
+work_run_result_clear(WorkRunResult *result)
+{
+    work_replay_result_clear(&result->replay);
+    memset(result, 0, sizeof *result);
+}
+
+WorkStream *
+work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error)
+{
+    g_return_val_if_fail(s->trace_path == NULL, NULL);
+    WorkStream *stream = work_gen_stream(s->model, &s->layout, gpu, &s->gen);
+    if (!work_stream_check(stream, error)) {
+        g_prefix_error(error, "%s: the generated step: ", s->path);
+        work_stream_free(stream);
+        return NULL;
+    }
+    return stream;
+}
+
+bool
+work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
+         const TopoGraph *graph, const TopoRouter *router, WorkRunResult *result, GError **error)
+{
+    memset(result, 0, sizeof *result);
+    if (stream->n_gpus > topo_graph_n_gpus(graph)) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "%s: the job needs %u GPUs but %u nodes of %s have %u", s->path, stream->n_gpus,
+                    graph->n_nodes, system->id, topo_graph_n_gpus(graph));
+        return false;
+    }
+    if (!work_replay(stream, system, graph, router, s->fidelity, &result->replay, error)) {
+        g_prefix_error(error, "%s: ", s->path);
+        return false;
+    }
+    result->n_gpus = stream->n_gpus;
+    result->n_tasks = stream->tasks->len;
+    result->step_s = (double)result->replay.step_ps / (double)SIM_PS_PER_S;
+    if (s->trace_path == NULL && result->step_s > 0) {
+        const WorkLayout *l = &s->layout;
+        double tokens = (double)l->global_batch * (double)l->seq_len;
+        double gpus = (double)work_layout_gpus(l);
+        bool full = l->recompute == WORK_RECOMPUTE_FULL;
+        result->tokens_per_s = tokens / result->step_s;
+        result->tflops_per_gpu = (double)work_model_flops_per_token(s->model, l->seq_len, full) *
+                                 tokens / result->step_s / gpus / 1e12;
+        result->mfu = (double)work_model_flops_per_token(s->model, l->seq_len, false) * tokens /
+                      result->step_s / (gpus * (double)system->gpu->fp16_flops_per_s);
+        result->fits = work_memory_fits(l, s->model, system->gpu->hbm_bytes, &result->memory);
+    }
+    return true;
+}

@@ -1,0 +1,43 @@
+/* One scenario simulated: the step generated (or a trace read), replayed
+ * on the system, and the figures a planner asks for: step time, tokens per
+ * second, TFLOP/s per GPU and MFU, memory per GPU, and where the time
+ * goes.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "hw/hw-system.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+#include "work/work-memory.h"
+#include "work/work-replay.h"
+#include "work/work-scenario.h"
+#include "work/work-stream.h"
+
+typedef struct WorkRunResult {
+    uint32_t n_gpus;
+    uint32_t n_tasks;
+    WorkReplayResult replay;
+    double step_s;
+    /* Generated steps only (0 for a trace): */
+    double tokens_per_s;
+    double tflops_per_gpu; /* Megatron's count: recomputed blocks included with full recompute */
+    double mfu;            /* model FLOPs (no recompute) / (GPUs x fp16/bf16 peak) */
+    WorkMemory memory;     /* the most loaded stage */
+    bool fits;
+} WorkRunResult;
+
+void work_run_result_clear(WorkRunResult *result);
+
+/* The step of scenario s (which names no trace: the report layer reads
+ * those, report-trace.h), generated from its model and layout for gpu,
+ * and checked. NULL and an error when the check fails (a bug). */
+WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error);
+
+/* Replays stream (from work_run_stream) on system/graph/router, whose
+ * graph must hold the job's GPUs, and fills result. */
+bool work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
+              const TopoGraph *graph, const TopoRouter *router, WorkRunResult *result,
+              GError **error);

@@ -1,0 +1,359 @@
+/* Scenarios (see work-scenario.h): key tables per group, overrides, and
+ * the checks that turn a file into a layout. */
+#include "work/work-scenario.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "hw/hw-keys.h"
+
+/* GPT-3 175B as Megatron-LM trained it in SC21 (Narayanan et al. 2021,
+ * Table 1 row of 1536 GPUs, scaled to 8 pipelines of 64 GPUs): the study
+ * that shows where a step's time goes. */
+const char work_scenario_default[] = "[scenario]\n"
+                                     "name = GPT-3 175B, 8 x 8 x 8 on DGX A100 (SC21 layout)\n"
+                                     "system = dgx-a100\n"
+                                     "model = megatron-145b\n"
+                                     "fidelity = flow\n"
+                                     "[layout]\n"
+                                     "tp = 8\n"
+                                     "pp = 8\n"
+                                     "dp = 2\n"
+                                     "vp = 2\n"
+                                     "recompute = full\n"
+                                     "flash_attention = no\n"
+                                     "[batch]\n"
+                                     "global_batch = 64\n"
+                                     "micro_batch = 1\n"
+                                     "[precision]\n"
+                                     "math = fp16\n";
+
+typedef struct ScenarioFile {
+    char *name, *system, *model, *fidelity, *trace;
+    uint64_t nodes;
+    uint64_t tp, pp, dp, gpus, vp, ep, zero, bucket_params;
+    bool sp, flash_attention, dp_overlap, dropout;
+    char *recompute, *schedule;
+    uint64_t global_batch, micro_batch, seq_len;
+    char *math;
+    uint64_t param_bytes, grad_bytes, optimizer_bytes, activation_bytes;
+} ScenarioFile;
+
+#define K(group_name, kind, field, required, help)                                                 \
+    {                                                                                              \
+        group_name, kind, offsetof(ScenarioFile, field), required, help                            \
+    }
+
+static const HwKey scenario_keys[] = {
+    K("name", HW_KEY_STRING, name, false, "a title for tables"),
+    K("system", HW_KEY_STRING, system, true, "a models/system id"),
+    K("nodes", HW_KEY_COUNT, nodes, false, "nodes of the system (0: what the layout needs)"),
+    K("model", HW_KEY_STRING, model, false, "a models/llm id"),
+    K("fidelity", HW_KEY_STRING, fidelity, false, "flow or packet"),
+    K("trace", HW_KEY_STRING, trace, false, "a trace CSV to replay"),
+};
+
+static const HwKey layout_keys[] = {
+    K("tp", HW_KEY_COUNT, tp, false, "tensor-parallel ranks"),
+    K("pp", HW_KEY_COUNT, pp, false, "pipeline stages"),
+    K("dp", HW_KEY_COUNT, dp, false, "data-parallel replicas"),
+    K("gpus", HW_KEY_COUNT, gpus, false, "tp x pp x dp, instead of dp"),
+    K("vp", HW_KEY_COUNT, vp, false, "virtual stages per pipeline rank"),
+    K("ep", HW_KEY_COUNT, ep, false, "expert-parallel ranks"),
+    K("sp", HW_KEY_BOOL, sp, false, "sequence parallelism"),
+    K("zero", HW_KEY_COUNT, zero, false, "ZeRO stage 0 to 3"),
+    K("recompute", HW_KEY_STRING, recompute, false, "none, selective or full"),
+    K("schedule", HW_KEY_STRING, schedule, false, "gpipe, 1f1b or interleaved"),
+    K("flash_attention", HW_KEY_BOOL, flash_attention, false, "fused attention"),
+    K("dp_overlap", HW_KEY_BOOL, dp_overlap, false, "reduce gradients during backward"),
+    K("bucket_params", HW_KEY_COUNT, bucket_params, false, "parameters per gradient bucket"),
+};
+
+static const HwKey batch_keys[] = {
+    K("global_batch", HW_KEY_COUNT, global_batch, true, "sequences per step"),
+    K("micro_batch", HW_KEY_COUNT, micro_batch, false, "sequences per microbatch"),
+    K("seq_len", HW_KEY_COUNT, seq_len, false, "tokens per sequence"),
+};
+
+static const HwKey precision_keys[] = {
+    K("math", HW_KEY_STRING, math, false, "bf16, fp16 or fp8"),
+    K("param_bytes", HW_KEY_COUNT, param_bytes, false, "bytes per working parameter"),
+    K("grad_bytes", HW_KEY_COUNT, grad_bytes, false, "bytes per gradient"),
+    K("optimizer_bytes", HW_KEY_COUNT, optimizer_bytes, false, "optimizer bytes per parameter"),
+    K("activation_bytes", HW_KEY_COUNT, activation_bytes, false, "bytes per activation"),
+    K("dropout", HW_KEY_BOOL, dropout, false, "dropout kernels"),
+};
+
+typedef struct Group {
+    const char *name;
+    const HwKey *keys;
+    size_t n_keys;
+    bool required;
+} Group;
+
+static const Group groups[] = {
+    {"scenario", scenario_keys, G_N_ELEMENTS(scenario_keys), true},
+    {"layout", layout_keys, G_N_ELEMENTS(layout_keys), false},
+    {"batch", batch_keys, G_N_ELEMENTS(batch_keys), false},
+    {"precision", precision_keys, G_N_ELEMENTS(precision_keys), false},
+};
+
+static void
+file_clear(ScenarioFile *f)
+{
+    g_free(f->name);
+    g_free(f->system);
+    g_free(f->model);
+    g_free(f->fidelity);
+    g_free(f->trace);
+    g_free(f->recompute);
+    g_free(f->schedule);
+    g_free(f->math);
+}
+
+static const Group *
+group_named(const char *name)
+{
+    for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
+        if (strcmp(groups[i].name, name) == 0)
+            return &groups[i];
+    return NULL;
+}
+
+static bool
+group_has(const Group *g, const char *key)
+{
+    for (size_t i = 0; i < g->n_keys; i++)
+        if (strcmp(g->keys[i].name, key) == 0)
+            return true;
+    return false;
+}
+
+/* "group.key=value" or "key=value" into kf. */
+static bool
+apply_set(GKeyFile *kf, const char *set, GError **error)
+{
+    const char *eq = strchr(set, '=');
+    if (eq == NULL || eq == set) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "--set %s: expected group.key=value or key=value", set);
+        return false;
+    }
+    g_autofree char *name = g_strndup(set, eq - set);
+    g_strstrip(name);
+    const char *value = eq + 1;
+    char *dot = strchr(name, '.');
+    const Group *group = NULL;
+    const char *key = name;
+    if (dot != NULL) {
+        *dot = '\0';
+        key = dot + 1;
+        group = group_named(name);
+        if (group == NULL || !group_has(group, key)) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
+                        "--set %s: unknown key %s.%s; groups are scenario, layout, batch, "
+                        "precision",
+                        set, name, key);
+            return false;
+        }
+    } else {
+        for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
+            if (group_has(&groups[i], key))
+                group = &groups[i];
+        if (group == NULL) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
+                        "--set %s: unknown key %s; see nvlsim run --help", set, key);
+            return false;
+        }
+    }
+    g_key_file_set_value(kf, group->name, key, value);
+    return true;
+}
+
+static bool
+check_groups(GKeyFile *kf, const char *path, GError **error)
+{
+    g_auto(GStrv) names = g_key_file_get_groups(kf, NULL);
+    for (char **n = names; *n; n++)
+        if (group_named(*n) == NULL) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
+                        "%s: [%s]: unknown group; expected [scenario], [layout], [batch], "
+                        "[precision]",
+                        path, *n);
+            return false;
+        }
+    return true;
+}
+
+static bool
+choice(const char *path, const char *group, const char *key, const char *text,
+       const char *const *names, size_t n, size_t *out, GError **error)
+{
+    return hw_keys_choice(path, group, key, text, names, n, out, error);
+}
+
+/* The file's values into a scenario, with the defaults of work-scenario.h. */
+static bool
+resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *models_dir,
+        WorkScenario *s, GError **error)
+{
+    s->name = g_strdup(f->name != NULL ? f->name : path);
+    s->system_id = g_strdup(f->system);
+    s->trace_path = g_strdup(f->trace);
+    if (!hw_keys_check_range(path, "scenario", "nodes", f->nodes, 0, 100000, error))
+        return false;
+    s->nodes = (uint32_t)f->nodes;
+    if (f->fidelity != NULL && !net_fidelity_parse(f->fidelity, &s->fidelity))
+        return hw_keys_fail(error, path, "scenario", "fidelity", "'%s' is not one of: flow, packet",
+                            f->fidelity);
+    if (s->trace_path != NULL)
+        return true;
+    if (f->model == NULL)
+        return hw_keys_fail(error, path, "scenario", "model",
+                            "missing: a models/llm id (or trace = FILE)");
+    s->model_id = g_strdup(f->model);
+    s->model = work_model_load_by_id(f->model, models_dir, error);
+    if (s->model == NULL) {
+        g_prefix_error(error, "%s: [scenario] model: ", path);
+        return false;
+    }
+    WorkLayout *l = &s->layout;
+    static const char *const recompute_names[] = {"none", "selective", "full"};
+    static const char *const schedule_names[] = {"gpipe", "1f1b", "interleaved"};
+    static const char *const math_names[] = {"fp16", "fp8", "fp32", "bf16"};
+    size_t recompute = 0, schedule, math = 0;
+    if (f->recompute != NULL &&
+        !choice(path, "layout", "recompute", f->recompute, recompute_names, 3, &recompute, error))
+        return false;
+    schedule = f->vp > 1 ? WORK_SCHEDULE_INTERLEAVED : WORK_SCHEDULE_1F1B;
+    if (f->schedule != NULL &&
+        !choice(path, "layout", "schedule", f->schedule, schedule_names, 3, &schedule, error))
+        return false;
+    if (f->math != NULL && !choice(path, "precision", "math", f->math, math_names, 4, &math, error))
+        return false;
+    if (f->zero > 3)
+        return hw_keys_fail(error, path, "layout", "zero",
+                            "%" G_GUINT64_FORMAT " is out of range: expected 0 to 3", f->zero);
+    uint64_t limit = 1u << 20;
+    const char *counts[] = {"tp", "pp", "dp", "vp", "ep"};
+    const uint64_t values[] = {f->tp, f->pp, f->dp, f->vp, f->ep};
+    for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
+        if (!hw_keys_check_range(path, "layout", counts[i], values[i], 1, limit, error))
+            return false;
+    uint64_t dp = f->dp;
+    if (g_key_file_has_key(kf, "layout", "gpus", NULL)) {
+        if (g_key_file_has_key(kf, "layout", "dp", NULL))
+            return hw_keys_fail(error, path, "layout", "gpus", "give gpus or dp, not both");
+        if (f->gpus == 0 || f->gpus % (f->tp * f->pp) != 0)
+            return hw_keys_fail(error, path, "layout", "gpus",
+                                "%" G_GUINT64_FORMAT
+                                " is not a multiple of tp x pp = %" G_GUINT64_FORMAT,
+                                f->gpus, f->tp * f->pp);
+        dp = f->gpus / (f->tp * f->pp);
+    }
+    if (f->tp * f->pp * dp > limit)
+        return hw_keys_fail(error, path, "layout", "dp",
+                            "tp x pp x dp = %" G_GUINT64_FORMAT
+                            " GPUs is more than %" G_GUINT64_FORMAT,
+                            f->tp * f->pp * dp, limit);
+    *l = (WorkLayout){
+        .tp = (uint32_t)f->tp,
+        .pp = (uint32_t)f->pp,
+        .dp = (uint32_t)dp,
+        .vp = (uint32_t)f->vp,
+        .ep = (uint32_t)f->ep,
+        .sp = f->sp,
+        .flash_attention = f->flash_attention,
+        .zero = (WorkZero)f->zero,
+        .recompute = (WorkRecompute)recompute,
+        .schedule = (WorkSchedule)schedule,
+        .global_batch = f->global_batch,
+        .micro_batch = f->micro_batch,
+        .seq_len = f->seq_len != 0 ? f->seq_len : s->model->seq_len,
+        .param_bytes = (uint32_t)MIN(f->param_bytes, 1000),
+        .grad_bytes = (uint32_t)MIN(f->grad_bytes, 1000),
+        .optimizer_bytes = (uint32_t)MIN(f->optimizer_bytes, 1000),
+        .activation_bytes = (uint32_t)MIN(f->activation_bytes, 1000),
+    };
+    if (!work_layout_check(l, s->model, error)) {
+        g_prefix_error(error, "%s: [layout] ", path);
+        return false;
+    }
+    work_gen_options_init(&s->gen, s->model);
+    s->gen.compute.linear_math = math == 1   ? WORK_MATH_FP8
+                                 : math == 2 ? WORK_MATH_FP32
+                                             : WORK_MATH_FP16;
+    s->gen.dp_overlap = f->dp_overlap;
+    s->gen.bucket_params = f->bucket_params;
+    if (g_key_file_has_key(kf, "precision", "dropout", NULL))
+        s->gen.compute.dropout = f->dropout;
+    return true;
+}
+
+WorkScenario *
+work_scenario_load(const char *path, char **sets, const char *models_dir, GError **error)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    const char *name = path != NULL ? path : "(built-in)";
+    GError *local = NULL;
+    bool ok = path != NULL ? g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)
+                           : g_key_file_load_from_data(kf, work_scenario_default, (gsize)-1,
+                                                       G_KEY_FILE_NONE, &local);
+    if (!ok) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s: %s", name, local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    for (char **set = sets; set != NULL && *set != NULL; set++)
+        if (!apply_set(kf, *set, error))
+            return NULL;
+    ScenarioFile f = {
+        .vp = 1,
+        .ep = 1,
+        .flash_attention = true,
+        .dp_overlap = true,
+        .micro_batch = 1,
+        .tp = 1,
+        .pp = 1,
+        .dp = 1,
+        .param_bytes = 2,
+        .grad_bytes = 4,
+        .optimizer_bytes = 12,
+        .activation_bytes = 2,
+    };
+    ok = check_groups(kf, name, error);
+    for (unsigned i = 0; ok && i < G_N_ELEMENTS(groups); i++) {
+        if (!groups[i].required && !g_key_file_has_group(kf, groups[i].name))
+            continue;
+        ok = hw_keys_load(kf, name, groups[i].name, groups[i].keys, groups[i].n_keys, &f, error);
+    }
+    WorkScenario *s = g_new0(WorkScenario, 1);
+    s->path = g_strdup(name);
+    s->fidelity = NET_FIDELITY_FLOW;
+    if (ok && f.trace == NULL && !g_key_file_has_group(kf, "batch")) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_MISSING,
+                    "%s: [batch]: missing group; expected global_batch at least", name);
+        ok = false;
+    }
+    ok = ok && resolve(&f, name, kf, models_dir, s, error);
+    file_clear(&f);
+    if (!ok) {
+        work_scenario_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void
+work_scenario_free(WorkScenario *s)
+{
+    if (s == NULL)
+        return;
+    g_free(s->path);
+    g_free(s->name);
+    g_free(s->system_id);
+    g_free(s->model_id);
+    g_free(s->trace_path);
+    work_model_free(s->model);
+    g_free(s);
+}

@@ -1,0 +1,55 @@
+/* Scenarios: one training study in a file (GKeyFile), the system, node
+ * count, model, layout, batch, precision and fidelity of a step to
+ * simulate. `nvlsim run` reads one; `--set group.key=value` overrides any
+ * key. Every key is checked; a typo is an error naming the file, group and
+ * key, never a silent default.
+ *
+ *   [scenario]  name (text), system (a models/system id), nodes (0: as
+ *               many as the layout needs), model (a models/llm id),
+ *               fidelity (flow | packet), trace (a trace CSV to replay
+ *               instead of generating the step; report-trace.h)
+ *   [layout]    tp, pp, dp (or gpus = tp pp dp), vp, ep (1), sp (no),
+ *               zero (0 to 3), recompute (none | selective | full),
+ *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
+ *               interleaved when vp > 1), flash_attention (yes),
+ *               dp_overlap (yes), bucket_params (0: Megatron's default)
+ *   [batch]     global_batch, micro_batch (1), seq_len (the model's)
+ *   [precision] math (bf16 | fp16 | fp8: the linear layers), param_bytes
+ *               (2), grad_bytes (4), optimizer_bytes (12),
+ *               activation_bytes (2), dropout (the model's default)
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "net/net.h"
+#include "work/work-gen.h"
+#include "work/work-layout.h"
+#include "work/work-model.h"
+
+typedef struct WorkScenario {
+    char *path; /* the file, or "(built-in)" */
+    char *name;
+    char *system_id;
+    uint32_t nodes; /* 0: what the layout needs */
+    char *model_id;
+    char *trace_path; /* NULL: generate */
+    NetFidelity fidelity;
+    WorkLayout layout;
+    WorkModel *model;
+    WorkGenOptions gen;
+} WorkScenario;
+
+/* The built-in study nvlsim run does with no argument. */
+extern const char work_scenario_default[];
+
+/* Loads path (NULL: the built-in default), applies sets ("group.key=value"
+ * or "key=value" when one group has that key; NULL-terminated, may be
+ * NULL), loads the model (models_dir NULL: the shipped models) and checks
+ * the layout against it. NULL and an error naming the file, group and key
+ * on bad input. */
+WorkScenario *work_scenario_load(const char *path, char **sets, const char *models_dir,
+                                 GError **error);
+void work_scenario_free(WorkScenario *scenario);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkScenario, work_scenario_free)

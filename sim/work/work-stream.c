@@ -1,0 +1,487 @@
+/* Operation streams (see work-stream.h): building, matching calls, and the
+ * dry run that proves a stream can finish. */
+#include "work/work-stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/hw-keys.h"
+
+static const char *const kind_names[WORK_N_TASK_KINDS] = {"compute", "coll", "send", "recv"};
+static const char *const category_names[WORK_N_CATEGORIES] = {"compute", "tp", "pp", "dp", "ep"};
+
+const char *
+work_task_kind_name(WorkTaskKind kind)
+{
+    return kind < WORK_N_TASK_KINDS ? kind_names[kind] : "?";
+}
+
+const char *
+work_category_name(WorkCategory category)
+{
+    return category < WORK_N_CATEGORIES ? category_names[category] : "?";
+}
+
+bool
+work_task_kind_parse(const char *text, WorkTaskKind *kind)
+{
+    for (int i = 0; i < WORK_N_TASK_KINDS; i++)
+        if (g_ascii_strcasecmp(text, kind_names[i]) == 0) {
+            *kind = i;
+            return true;
+        }
+    return false;
+}
+
+bool
+work_category_parse(const char *text, WorkCategory *category)
+{
+    for (int i = 0; i < WORK_N_CATEGORIES; i++)
+        if (g_ascii_strcasecmp(text, category_names[i]) == 0) {
+            *category = i;
+            return true;
+        }
+    return false;
+}
+
+static void
+group_free(WorkGroup *g)
+{
+    g_free(g->ranks);
+    g_free(g);
+}
+
+WorkStream *
+work_stream_new(uint32_t n_gpus)
+{
+    WorkStream *s = g_new0(WorkStream, 1);
+    s->n_gpus = n_gpus;
+    s->n_replicas = 1;
+    s->tasks = g_array_new(FALSE, TRUE, sizeof(WorkTask));
+    s->deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    s->groups = g_ptr_array_new_with_free_func((GDestroyNotify)group_free);
+    s->labels = g_ptr_array_new_with_free_func(g_free);
+    s->label_index = g_hash_table_new(g_str_hash, g_str_equal);
+    g_ptr_array_add(s->labels, g_strdup(""));
+    return s;
+}
+
+void
+work_stream_free(WorkStream *stream)
+{
+    if (stream == NULL)
+        return;
+    g_array_unref(stream->tasks);
+    g_array_unref(stream->deps);
+    g_ptr_array_unref(stream->groups);
+    g_hash_table_unref(stream->label_index);
+    g_ptr_array_unref(stream->labels);
+    g_free(stream);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+uint32_t
+work_stream_group(WorkStream *stream, WorkCategory category, const uint32_t *ranks,
+                  uint32_t n_ranks)
+{
+    g_return_val_if_fail(n_ranks >= 1, WORK_NONE);
+    uint32_t *sorted = g_memdup2(ranks, n_ranks * sizeof(uint32_t));
+    qsort(sorted, n_ranks, sizeof(uint32_t), cmp_u32);
+    for (uint32_t i = 0; i < stream->groups->len; i++) {
+        const WorkGroup *g = stream->groups->pdata[i];
+        if (g->category == category && g->n_ranks == n_ranks &&
+            memcmp(g->ranks, sorted, n_ranks * sizeof(uint32_t)) == 0) {
+            g_free(sorted);
+            return i;
+        }
+    }
+    WorkGroup *g = g_new0(WorkGroup, 1);
+    g->category = category;
+    g->n_ranks = n_ranks;
+    g->ranks = sorted;
+    g_ptr_array_add(stream->groups, g);
+    return stream->groups->len - 1;
+}
+
+static uint32_t
+label_of(WorkStream *stream, const char *label)
+{
+    if (label == NULL || *label == '\0')
+        return 0;
+    gpointer found = g_hash_table_lookup(stream->label_index, label);
+    if (found != NULL)
+        return GPOINTER_TO_UINT(found) - 1;
+    char *copy = g_strdup(label);
+    g_ptr_array_add(stream->labels, copy);
+    g_hash_table_insert(stream->label_index, copy, GUINT_TO_POINTER(stream->labels->len));
+    return stream->labels->len - 1;
+}
+
+uint32_t
+work_stream_add(WorkStream *stream, const WorkTask *task, const uint32_t *deps, uint32_t n_deps,
+                const char *label)
+{
+    WorkTask t = *task;
+    t.dep0 = stream->deps->len;
+    t.n_deps = n_deps;
+    t.label = label_of(stream, label);
+    if (n_deps > 0)
+        g_array_append_vals(stream->deps, deps, n_deps);
+    g_array_append_val(stream->tasks, t);
+    return stream->tasks->len - 1;
+}
+
+/* ---- Matching. ---- */
+
+static char *
+task_name(const WorkStream *stream, uint32_t i)
+{
+    const WorkTask *t = work_stream_task(stream, i);
+    const char *label = work_stream_label(stream, t);
+    return g_strdup_printf("task %u (rank %u, %s%s%s)", i, t->rank, work_task_kind_name(t->kind),
+                           *label ? " " : "", label);
+}
+
+static bool G_GNUC_PRINTF(3, 4)
+    fail(GError **error, const WorkStream *stream, const char *format, ...)
+{
+    (void)stream;
+    va_list ap;
+    va_start(ap, format);
+    char *msg = g_strdup_vprintf(format, ap);
+    va_end(ap);
+    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, msg);
+    g_free(msg);
+    return false;
+}
+
+void
+work_match_free(WorkMatch *match)
+{
+    if (match == NULL)
+        return;
+    g_array_unref(match->calls);
+    g_array_unref(match->call_tasks);
+    g_array_unref(match->task_call);
+    g_free(match);
+}
+
+/* Key of the k-th transfer from a to b. */
+static char *
+pair_key(uint32_t a, uint32_t b, uint32_t k)
+{
+    return g_strdup_printf("%u>%u#%u", a, b, k);
+}
+
+static bool
+match_transfers(const WorkStream *stream, WorkMatch *m, GError **error)
+{
+    g_autoptr(GHashTable) counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) sends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    /* Number each SEND and RECV by its order on its (from, to) pair. */
+    GArray *ordinal = g_array_sized_new(FALSE, TRUE, sizeof(uint32_t), stream->tasks->len);
+    g_array_set_size(ordinal, stream->tasks->len);
+    for (uint32_t i = 0; i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        if (t->kind != WORK_TASK_SEND && t->kind != WORK_TASK_RECV)
+            continue;
+        uint32_t from = t->kind == WORK_TASK_SEND ? t->rank : t->peer;
+        uint32_t to = t->kind == WORK_TASK_SEND ? t->peer : t->rank;
+        char *key = g_strdup_printf("%c%u>%u", t->kind == WORK_TASK_SEND ? 's' : 'r', from, to);
+        uint32_t k = GPOINTER_TO_UINT(g_hash_table_lookup(counts, key));
+        g_hash_table_replace(counts, key, GUINT_TO_POINTER(k + 1));
+        g_array_index(ordinal, uint32_t, i) = k;
+        if (t->kind == WORK_TASK_SEND)
+            g_hash_table_insert(sends, pair_key(from, to, k), GUINT_TO_POINTER(i + 1));
+    }
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        if (t->kind != WORK_TASK_RECV)
+            continue;
+        char *key = pair_key(t->peer, t->rank, g_array_index(ordinal, uint32_t, i));
+        uint32_t s = GPOINTER_TO_UINT(g_hash_table_lookup(sends, key));
+        g_hash_table_remove(sends, key);
+        g_free(key);
+        g_autofree char *name = task_name(stream, i);
+        if (s == 0) {
+            ok = fail(error, stream, "%s: no matching send from rank %u", name, t->peer);
+            break;
+        }
+        const WorkTask *st = work_stream_task(stream, s - 1);
+        if (st->bytes != t->bytes) {
+            g_autofree char *sname = task_name(stream, s - 1);
+            ok = fail(error, stream,
+                      "%s receives %" G_GUINT64_FORMAT " bytes but its %s sends %" G_GUINT64_FORMAT,
+                      name, t->bytes, sname, st->bytes);
+            break;
+        }
+        WorkCall call = {
+            .group = WORK_NONE, .prev = WORK_NONE, .task0 = m->call_tasks->len, .n_tasks = 2};
+        uint32_t pair[2] = {s - 1, i};
+        g_array_append_vals(m->call_tasks, pair, 2);
+        g_array_index(m->task_call, uint32_t, s - 1) = m->calls->len;
+        g_array_index(m->task_call, uint32_t, i) = m->calls->len;
+        g_array_append_val(m->calls, call);
+    }
+    if (ok && g_hash_table_size(sends) > 0) {
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, sends);
+        g_hash_table_iter_next(&it, &key, &value);
+        g_autofree char *name = task_name(stream, GPOINTER_TO_UINT(value) - 1);
+        ok = fail(error, stream, "%s: no matching receive on rank %u", name,
+                  work_stream_task(stream, GPOINTER_TO_UINT(value) - 1)->peer);
+    }
+    g_array_unref(ordinal);
+    return ok;
+}
+
+static bool
+match_collectives(const WorkStream *stream, WorkMatch *m, GError **error)
+{
+    uint32_t n_groups = stream->groups->len;
+    /* For every group, each member's COLL tasks in order. */
+    g_autoptr(GHashTable) lists =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+    for (uint32_t i = 0; i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        if (t->kind != WORK_TASK_COLL)
+            continue;
+        if (t->group >= n_groups)
+            return fail(error, stream, "task %u: group %u does not exist", i, t->group);
+        const WorkGroup *g = stream->groups->pdata[t->group];
+        if (bsearch(&t->rank, g->ranks, g->n_ranks, sizeof(uint32_t), cmp_u32) == NULL) {
+            g_autofree char *name = task_name(stream, i);
+            return fail(error, stream, "%s: rank %u is not a member of its group", name, t->rank);
+        }
+        gint64 *key = g_new(gint64, 1);
+        *key = ((gint64)t->group << 32) | t->rank;
+        GArray *list = g_hash_table_lookup(lists, key);
+        if (list == NULL) {
+            list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+            g_hash_table_insert(lists, key, list);
+        } else {
+            g_free(key);
+        }
+        g_array_append_val(list, i);
+    }
+    for (uint32_t gi = 0; gi < n_groups; gi++) {
+        const WorkGroup *g = stream->groups->pdata[gi];
+        /* The detailed members: those with tasks on the group. */
+        GArray *members[g->n_ranks];
+        uint32_t n_detailed = 0, first = WORK_NONE;
+        for (uint32_t r = 0; r < g->n_ranks; r++) {
+            gint64 key = ((gint64)gi << 32) | g->ranks[r];
+            members[r] = g_hash_table_lookup(lists, &key);
+            if (members[r] != NULL) {
+                n_detailed++;
+                if (first == WORK_NONE)
+                    first = r;
+            }
+        }
+        if (n_detailed == 0)
+            continue;
+        GArray *ref = members[first];
+        uint32_t prev = WORK_NONE;
+        for (uint32_t k = 0; k < ref->len; k++) {
+            uint32_t ti = g_array_index(ref, uint32_t, k);
+            const WorkTask *t0 = work_stream_task(stream, ti);
+            WorkCall call = {
+                .group = gi, .prev = prev, .task0 = m->call_tasks->len, .n_tasks = n_detailed};
+            for (uint32_t r = 0; r < g->n_ranks; r++) {
+                if (members[r] == NULL)
+                    continue;
+                if (members[r]->len != ref->len)
+                    return fail(error, stream,
+                                "group %u: rank %u makes %u calls on it but rank %u makes %u", gi,
+                                g->ranks[first], ref->len, g->ranks[r], members[r]->len);
+                uint32_t tj = g_array_index(members[r], uint32_t, k);
+                const WorkTask *t = work_stream_task(stream, tj);
+                if (t->op != t0->op || t->bytes != t0->bytes) {
+                    g_autofree char *a = task_name(stream, ti);
+                    g_autofree char *b = task_name(stream, tj);
+                    return fail(error, stream,
+                                "group %u, call %u: %s is %s of %" G_GUINT64_FORMAT
+                                " bytes but %s is %s of %" G_GUINT64_FORMAT " bytes",
+                                gi, k, a, coll_op_name(t0->op), t0->bytes, b, coll_op_name(t->op),
+                                t->bytes);
+                }
+                g_array_append_val(m->call_tasks, tj);
+                g_array_index(m->task_call, uint32_t, tj) = m->calls->len;
+            }
+            prev = m->calls->len;
+            g_array_append_val(m->calls, call);
+        }
+    }
+    return true;
+}
+
+WorkMatch *
+work_match_new(const WorkStream *stream, GError **error)
+{
+    WorkMatch *m = g_new0(WorkMatch, 1);
+    m->calls = g_array_new(FALSE, FALSE, sizeof(WorkCall));
+    m->call_tasks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    m->task_call = g_array_sized_new(FALSE, FALSE, sizeof(uint32_t), stream->tasks->len);
+    g_array_set_size(m->task_call, stream->tasks->len);
+    for (uint32_t i = 0; i < stream->tasks->len; i++)
+        g_array_index(m->task_call, uint32_t, i) = WORK_NONE;
+    if (!match_transfers(stream, m, error) || !match_collectives(stream, m, error)) {
+        work_match_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* ---- Checking. ---- */
+
+static bool
+check_tasks(const WorkStream *stream, GError **error)
+{
+    for (uint32_t i = 0; i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        g_autofree char *name = task_name(stream, i);
+        if (t->kind >= WORK_N_TASK_KINDS || t->category >= WORK_N_CATEGORIES)
+            return fail(error, stream, "%s: unknown kind or category", name);
+        if (t->rank >= stream->n_gpus)
+            return fail(error, stream, "%s: rank %u is not below the job's %u GPUs", name, t->rank,
+                        stream->n_gpus);
+        if ((t->kind == WORK_TASK_SEND || t->kind == WORK_TASK_RECV) &&
+            (t->peer >= stream->n_gpus || t->peer == t->rank))
+            return fail(error, stream, "%s: peer %u is not another of the job's %u GPUs", name,
+                        t->peer, stream->n_gpus);
+        if (t->kind == WORK_TASK_COLL && t->group >= stream->groups->len)
+            return fail(error, stream, "%s: group %u does not exist", name, t->group);
+        for (uint32_t d = 0; d < t->n_deps; d++) {
+            uint32_t j = g_array_index(stream->deps, uint32_t, t->dep0 + d);
+            if (j >= i || work_stream_task(stream, j)->rank != t->rank)
+                return fail(error, stream,
+                            "%s: depends on task %u, which is not an earlier task of its rank",
+                            name, j);
+        }
+    }
+    for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
+        const WorkGroup *g = stream->groups->pdata[gi];
+        for (uint32_t r = 0; r < g->n_ranks; r++)
+            if (g->ranks[r] >= stream->n_gpus || (r > 0 && g->ranks[r] == g->ranks[r - 1]))
+                return fail(error, stream, "group %u: rank %u repeated or not below %u GPUs", gi,
+                            g->ranks[r], stream->n_gpus);
+    }
+    if (stream->n_replicas < 1 ||
+        (stream->n_replicas > 1 &&
+         (uint64_t)stream->replica_stride * (stream->n_replicas - 1) >= stream->n_gpus))
+        return fail(error, stream, "%u replicas %u GPUs apart do not fit %u GPUs",
+                    stream->n_replicas, stream->replica_stride, stream->n_gpus);
+    return true;
+}
+
+/* Runs the stream with no time: a task finishes once its dependencies
+ * have, the rank's previous compute task has (compute) or its whole call
+ * can start. Whatever never finishes is a deadlock. */
+static bool
+dry_run(const WorkStream *stream, const WorkMatch *m, GError **error)
+{
+    uint32_t n = stream->tasks->len;
+    g_autofree bool *done = g_new0(bool, n);
+    g_autofree bool *arrived = g_new0(bool, n);
+    g_autofree bool *call_done = g_new0(bool, m->calls->len);
+    g_autofree uint32_t *last_compute = g_new(uint32_t, stream->n_gpus);
+    for (uint32_t r = 0; r < stream->n_gpus; r++)
+        last_compute[r] = WORK_NONE;
+    g_autofree uint32_t *prev_compute = g_new(uint32_t, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        prev_compute[i] = WORK_NONE;
+        if (t->kind == WORK_TASK_COMPUTE) {
+            prev_compute[i] = last_compute[t->rank];
+            last_compute[t->rank] = i;
+        }
+    }
+    uint32_t n_done = 0;
+    bool progress = true;
+    while (progress && n_done < n) {
+        progress = false;
+        for (uint32_t i = 0; i < n; i++) {
+            if (done[i] || arrived[i])
+                continue;
+            const WorkTask *t = work_stream_task(stream, i);
+            bool ready = true;
+            for (uint32_t d = 0; ready && d < t->n_deps; d++)
+                ready = done[g_array_index(stream->deps, uint32_t, t->dep0 + d)];
+            if (!ready)
+                continue;
+            if (t->kind == WORK_TASK_COMPUTE) {
+                if (prev_compute[i] != WORK_NONE && !done[prev_compute[i]])
+                    continue;
+                done[i] = true;
+                n_done++;
+                progress = true;
+                continue;
+            }
+            arrived[i] = true;
+            progress = true;
+            uint32_t ci = g_array_index(m->task_call, uint32_t, i);
+            const WorkCall *c = &g_array_index(m->calls, WorkCall, ci);
+            bool go = c->prev == WORK_NONE || call_done[c->prev];
+            for (uint32_t k = 0; go && k < c->n_tasks; k++)
+                go = arrived[g_array_index(m->call_tasks, uint32_t, c->task0 + k)];
+            if (!go)
+                continue;
+            /* Finish this call, then any later call of the group that was
+             * only waiting for it. */
+            while (go) {
+                call_done[ci] = true;
+                for (uint32_t k = 0; k < c->n_tasks; k++) {
+                    uint32_t tj = g_array_index(m->call_tasks, uint32_t, c->task0 + k);
+                    done[tj] = true;
+                    n_done++;
+                }
+                go = false;
+                if (c->group == WORK_NONE || ci + 1 >= m->calls->len)
+                    break;
+                const WorkCall *next = &g_array_index(m->calls, WorkCall, ci + 1);
+                if (next->prev != ci)
+                    break;
+                go = true;
+                for (uint32_t k = 0; go && k < next->n_tasks; k++)
+                    go = arrived[g_array_index(m->call_tasks, uint32_t, next->task0 + k)];
+                ci++;
+                c = next;
+            }
+        }
+    }
+    if (n_done == n)
+        return true;
+    for (uint32_t i = 0; i < n; i++)
+        if (!done[i] && !arrived[i]) {
+            g_autofree char *name = task_name(stream, i);
+            return fail(error, stream,
+                        "the stream cannot finish: %s waits forever (a dependency cycle through "
+                        "calls, or a call a member never reaches)",
+                        name);
+        }
+    for (uint32_t i = 0; i < n; i++)
+        if (!done[i]) {
+            g_autofree char *name = task_name(stream, i);
+            return fail(error, stream,
+                        "the stream cannot finish: %s waits forever for a member of its call",
+                        name);
+        }
+    g_assert_not_reached();
+}
+
+bool
+work_stream_check(const WorkStream *stream, GError **error)
+{
+    if (!check_tasks(stream, error))
+        return false;
+    g_autoptr(WorkMatch) m = work_match_new(stream, error);
+    return m != NULL && dry_run(stream, m, error);
+}

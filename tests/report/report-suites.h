@@ -1,0 +1,6 @@
+/* The report layer's Check suites, run by test-report.c. */
+#pragma once
+
+#include <check.h>
+
+Suite *report_trace_suite(void);
