@@ -159,7 +159,11 @@ validate_record(Validation *v, const ValidateRow *row)
                       row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),
             pct, model_pct);
     group_add(group_for(v, "", NULL), pct, model_pct);
-    if (!v->quiet) {
+    if (!v->quiet && v->training) {
+        printf("%5u %-15s %-28s %5u %-32s %10.3f %10.3f %-2s %+8.1f%%\n", row->line, row->system,
+               row->measure, row->n_gpus, row->detail, row->measured, row->simulated, row->unit,
+               pct);
+    } else if (!v->quiet) {
         char model[16] = "        -";
         if (!isnan(model_pct))
             g_snprintf(model, sizeof model, "%+8.1f%%", model_pct);
@@ -242,7 +246,9 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     g_autoptr(GError) error = NULL;
     g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
     CliRowColumns col;
-    if (csv == NULL || !cli_rows_find_columns(csv, &col, &error)) {
+    if (csv != NULL)
+        v->training = validate_is_training(csv);
+    if (csv == NULL || (!v->training && !cli_rows_find_columns(csv, &col, &error))) {
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }
@@ -255,12 +261,25 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         fprintf(v->out, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,error_pct,"
                         "nccl_model,nccl_model_error_pct\n");
     }
-    if (!o->quiet)
-        printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
-               "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
-               "nccl_mod");
-    for (guint r = 0; r < csv->rows->len; r++)
-        replay_row(v, csv, &col, r);
+    if (v->training) {
+        if (!o->quiet)
+            printf("%5s %-15s %-28s %5s %-32s %10s %10s %-2s %9s\n", "line", "system", "source",
+                   "gpus", "model and layout", "measured", "simulated", "", "error");
+        if (!validate_train_rows(v, csv, &error)) {
+            if (v->out != NULL)
+                cli_output_abandon(v->out, tmp);
+            v->out = NULL;
+            cli_print_error("validate", error);
+            return CLI_EXIT_BAD_INPUT;
+        }
+    } else {
+        if (!o->quiet)
+            printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
+                   "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
+                   "nccl_mod");
+        for (guint r = 0; r < csv->rows->len; r++)
+            replay_row(v, csv, &col, r);
+    }
     double mape = print_summary(v);
     if (v->out != NULL) {
         FILE *f = v->out;
@@ -338,6 +357,10 @@ out:
     g_hash_table_unref(v.memo);
     g_ptr_array_unref(v.groups);
     g_hash_table_unref(v.skipped);
+    if (v.models != NULL) {
+        g_ptr_array_unref(v.models);
+        g_ptr_array_unref(v.model_ids);
+    }
     g_free(o.fidelity);
     g_free(o.max_mape);
     g_free(o.min_bytes);

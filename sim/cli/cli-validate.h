@@ -20,13 +20,16 @@ typedef struct Validation {
     const char *only_system; /* NULL: every system */
     uint64_t min_bytes;      /* rows below it are skipped */
     bool quiet;
-    GHashTable *fabrics; /* "system|nodes" -> CliFabric */
-    GHashTable *comms;   /* "system|gpus" -> CollComm (on a fabric of fabrics) */
-    GHashTable *memo;    /* a row's simulation key -> double* (simulated, model) */
-    GPtrArray *groups;   /* ValidateGroup */
-    GHashTable *skipped; /* reason -> count */
-    uint32_t n_bad;      /* malformed rows reported */
-    FILE *out;           /* per-row CSV, or NULL */
+    GHashTable *fabrics;  /* "system|nodes" -> CliFabric */
+    GHashTable *comms;    /* "system|gpus" -> CollComm (on a fabric of fabrics) */
+    GHashTable *memo;     /* a row's simulation key -> double* (simulated, model) */
+    GPtrArray *groups;    /* ValidateGroup */
+    GHashTable *skipped;  /* reason -> count */
+    uint32_t n_bad;       /* malformed rows reported */
+    FILE *out;            /* per-row CSV, or NULL */
+    bool training;        /* the rows are training steps (cli-validate-train.c) */
+    GPtrArray *models;    /* WorkModel *: the shipped models, for training rows */
+    GPtrArray *model_ids; /* char *, beside models */
 } Validation;
 
 /* One replayed row. */
@@ -54,3 +57,8 @@ double validate_rounding_share(const char *text, double value);
 
 void validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r);
 void validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r);
+
+/* Whether csv has the schema of shared/reference/training.csv. */
+bool validate_is_training(const ReportCsv *csv);
+/* Replays every training row; false when a column is missing. */
+bool validate_train_rows(Validation *v, const ReportCsv *csv, GError **error);

@@ -336,7 +336,7 @@ transfer(Gen *g, Rank *r, WorkTaskKind kind, uint32_t peer_stage, const char *la
     if (g->l->tp > 1 && !g->l->sp) {
         GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
         g_array_append_val(deps, recv);
-        recv = coll(g, r, WORK_CAT_PP, tp_group(g, r, WORK_CAT_TP), COLL_OP_ALL_GATHER,
+        recv = coll(g, r, WORK_CAT_PP, tp_group(g, r, WORK_CAT_PP), COLL_OP_ALL_GATHER,
                     g->act_bytes, deps, label);
         g_array_unref(deps);
     }
@@ -382,6 +382,11 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
                        work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
                            g->model->hidden_size,
                        false, false);
+        /* The final norm's gradient. */
+        if (last)
+            bucket_add(g, r,
+                       (g->model->norm == WORK_NORM_LAYERNORM ? 2 : 1) * g->model->hidden_size,
+                       false, false);
     }
     uint32_t prev_first = WORK_NONE;
     for (uint32_t b = 0; b < g->chunk_layers; b++) {
@@ -391,8 +396,7 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
         emit_items(g, r, g->bwd, label);
         prev_first = r->first_of_block;
         if (last && zero3(g)) {
-            r->bucket = g->block_dense;
-            bucket_add(g, r, 0, false, true);
+            bucket_add(g, r, g->block_dense, false, true);
         } else if (last) {
             bucket_add(g, r, g->block_dense, false, false);
         }

@@ -11,6 +11,8 @@
  */
 #include "work/work-memory.h"
 
+#include "work/work-compute.h"
+
 static uint64_t
 mul(uint64_t a, uint64_t b)
 {
@@ -88,17 +90,17 @@ work_memory_block_params(const WorkLayout *layout, const WorkModel *model, uint6
     *expert = p.expert;
 }
 
-/* The stage's blocks; the word embedding (vocabulary split over tp, padded
- * to a multiple of tp) and learned positions (whole) on the first stage;
- * the final norm and the output head on the last: an untied head, or with
- * pp > 1 the copy of the tied embedding Megatron keeps there. */
+/* The stage's blocks; the word embedding (the vocabulary padded as
+ * Megatron pads it, work_compute_vocab_padded, split over tp) and learned positions (whole) on the
+ * first stage; the final norm and the output head on the last: an untied head, or with pp > 1 the
+ * copy of the tied embedding Megatron keeps there. */
 static StageParams
 stage_params(const WorkLayout *l, const WorkModel *m, uint32_t stage)
 {
     uint64_t n_layers = m->n_layers / l->pp;
     StageParams block = block_params(l, m);
     StageParams p = {.dense = n_layers * block.dense, .expert = n_layers * block.expert};
-    uint64_t embedding = ceil_div(m->vocab_size, l->tp) * m->hidden_size;
+    uint64_t embedding = work_compute_vocab_padded(m, l->tp) / l->tp * m->hidden_size;
     if (stage == 0) {
         p.dense += embedding;
         if (m->positions == WORK_POSITIONS_LEARNED)

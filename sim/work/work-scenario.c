@@ -293,12 +293,26 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
 WorkScenario *
 work_scenario_load(const char *path, char **sets, const char *models_dir, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    const char *name = path != NULL ? path : "(built-in)";
+    if (path == NULL)
+        return work_scenario_load_data(work_scenario_default, "(built-in)", sets, models_dir,
+                                       error);
+    g_autofree char *data = NULL;
     GError *local = NULL;
-    bool ok = path != NULL ? g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)
-                           : g_key_file_load_from_data(kf, work_scenario_default, (gsize)-1,
-                                                       G_KEY_FILE_NONE, &local);
+    if (!g_file_get_contents(path, &data, NULL, &local)) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s", local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    return work_scenario_load_data(data, path, sets, models_dir, error);
+}
+
+WorkScenario *
+work_scenario_load_data(const char *data, const char *name, char **sets, const char *models_dir,
+                        GError **error)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    GError *local = NULL;
+    bool ok = g_key_file_load_from_data(kf, data, (gsize)-1, G_KEY_FILE_NONE, &local);
     if (!ok) {
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s: %s", name, local->message);
         g_error_free(local);

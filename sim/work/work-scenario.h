@@ -51,5 +51,9 @@ extern const char work_scenario_default[];
  * on bad input. */
 WorkScenario *work_scenario_load(const char *path, char **sets, const char *models_dir,
                                  GError **error);
+/* The same from the text of a scenario file; name stands for the file in
+ * messages ("training.csv:7"). */
+WorkScenario *work_scenario_load_data(const char *data, const char *name, char **sets,
+                                      const char *models_dir, GError **error);
 void work_scenario_free(WorkScenario *scenario);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkScenario, work_scenario_free)

@@ -275,7 +275,7 @@ match_collectives(const WorkStream *stream, WorkMatch *m, GError **error)
     for (uint32_t gi = 0; gi < n_groups; gi++) {
         const WorkGroup *g = stream->groups->pdata[gi];
         /* The detailed members: those with tasks on the group. */
-        GArray *members[g->n_ranks];
+        g_autofree GArray **members = g_new0(GArray *, g->n_ranks);
         uint32_t n_detailed = 0, first = WORK_NONE;
         for (uint32_t r = 0; r < g->n_ranks; r++) {
             gint64 key = ((gint64)gi << 32) | g->ranks[r];
@@ -342,6 +342,27 @@ work_match_new(const WorkStream *stream, GError **error)
 
 /* ---- Checking. ---- */
 
+/* A replica of a detailed rank may not be a detailed rank itself. */
+static bool
+check_replicas(const WorkStream *stream, GError **error)
+{
+    if (stream->n_replicas < 2)
+        return true;
+    g_autofree bool *detailed = g_new0(bool, stream->n_gpus);
+    for (uint32_t i = 0; i < stream->tasks->len; i++)
+        detailed[work_stream_task(stream, i)->rank] = true;
+    for (uint32_t r = 0; r < stream->n_gpus; r++)
+        for (uint32_t k = 1; detailed[r] && k < stream->n_replicas; k++) {
+            uint64_t copy = r + (uint64_t)k * stream->replica_stride;
+            if (copy >= stream->n_gpus || detailed[copy])
+                return fail(error, stream,
+                            "replica %u of rank %u is GPU %" G_GUINT64_FORMAT ", which is %s", k, r,
+                            copy,
+                            copy >= stream->n_gpus ? "not a GPU of the job" : "a rank with tasks");
+        }
+    return true;
+}
+
 static bool
 check_tasks(const WorkStream *stream, GError **error)
 {
@@ -376,105 +397,155 @@ check_tasks(const WorkStream *stream, GError **error)
     }
     if (stream->n_replicas < 1 ||
         (stream->n_replicas > 1 &&
-         (uint64_t)stream->replica_stride * (stream->n_replicas - 1) >= stream->n_gpus))
+         (stream->replica_stride == 0 ||
+          (uint64_t)stream->replica_stride * (stream->n_replicas - 1) >= stream->n_gpus)))
         return fail(error, stream, "%u replicas %u GPUs apart do not fit %u GPUs",
                     stream->n_replicas, stream->replica_stride, stream->n_gpus);
-    return true;
+    return check_replicas(stream, error);
+}
+
+/* The dry run's state: what each task waits for, and what is done. */
+typedef struct Dry {
+    const WorkStream *s;
+    const WorkMatch *m;
+    uint32_t *deps_left;
+    uint32_t *dependents0, *dependents; /* CSR */
+    uint32_t *next_compute;             /* per rank: its first compute task not yet run */
+    uint32_t *compute0, *compute_list;  /* CSR: each rank's compute tasks in order */
+    uint32_t *n_arrived;                /* per call */
+    bool *done, *ready, *call_done;
+    GArray *stack; /* tasks whose dependencies have all finished */
+    uint32_t n_done;
+} Dry;
+
+static void dry_finish(Dry *d, uint32_t task);
+
+static void
+dry_call(Dry *d, uint32_t ci)
+{
+    /* Runs call ci if it can, then any later call of its group that was
+     * waiting only for it. */
+    while (ci < d->m->calls->len) {
+        const WorkCall *c = &g_array_index(d->m->calls, WorkCall, ci);
+        if (d->call_done[ci] || d->n_arrived[ci] < c->n_tasks ||
+            (c->prev != WORK_NONE && !d->call_done[c->prev]))
+            return;
+        d->call_done[ci] = true;
+        for (uint32_t k = 0; k < c->n_tasks; k++)
+            dry_finish(d, g_array_index(d->m->call_tasks, uint32_t, c->task0 + k));
+        if (c->group == WORK_NONE || ci + 1 >= d->m->calls->len ||
+            g_array_index(d->m->calls, WorkCall, ci + 1).prev != ci)
+            return;
+        ci++;
+    }
+}
+
+static void
+dry_compute(Dry *d, uint32_t rank)
+{
+    while (d->next_compute[rank] < d->compute0[rank + 1]) {
+        uint32_t t = d->compute_list[d->next_compute[rank]];
+        if (!d->ready[t])
+            return;
+        d->next_compute[rank]++;
+        dry_finish(d, t);
+    }
+}
+
+static void
+dry_finish(Dry *d, uint32_t task)
+{
+    d->done[task] = true;
+    d->n_done++;
+    for (uint32_t k = d->dependents0[task]; k < d->dependents0[task + 1]; k++)
+        if (--d->deps_left[d->dependents[k]] == 0)
+            g_array_append_val(d->stack, d->dependents[k]);
 }
 
 /* Runs the stream with no time: a task finishes once its dependencies
- * have, the rank's previous compute task has (compute) or its whole call
- * can start. Whatever never finishes is a deadlock. */
+ * have and, for compute, the rank's previous compute task has, or, for a
+ * call, once every member reached it and the group's previous call
+ * finished. Whatever never finishes is a deadlock. */
 static bool
 dry_run(const WorkStream *stream, const WorkMatch *m, GError **error)
 {
-    uint32_t n = stream->tasks->len;
-    g_autofree bool *done = g_new0(bool, n);
-    g_autofree bool *arrived = g_new0(bool, n);
-    g_autofree bool *call_done = g_new0(bool, m->calls->len);
-    g_autofree uint32_t *last_compute = g_new(uint32_t, stream->n_gpus);
-    for (uint32_t r = 0; r < stream->n_gpus; r++)
-        last_compute[r] = WORK_NONE;
-    g_autofree uint32_t *prev_compute = g_new(uint32_t, n);
+    uint32_t n = stream->tasks->len, n_gpus = stream->n_gpus;
+    Dry d = {.s = stream, .m = m};
+    d.deps_left = g_new0(uint32_t, n);
+    d.dependents0 = g_new0(uint32_t, n + 1);
+    d.compute0 = g_new0(uint32_t, n_gpus + 1);
+    d.next_compute = g_new0(uint32_t, n_gpus);
+    d.n_arrived = g_new0(uint32_t, m->calls->len);
+    d.done = g_new0(bool, n);
+    d.ready = g_new0(bool, n);
+    d.call_done = g_new0(bool, m->calls->len);
+    d.stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     for (uint32_t i = 0; i < n; i++) {
         const WorkTask *t = work_stream_task(stream, i);
-        prev_compute[i] = WORK_NONE;
+        d.deps_left[i] = t->n_deps;
+        for (uint32_t k = 0; k < t->n_deps; k++)
+            d.dependents0[g_array_index(stream->deps, uint32_t, t->dep0 + k) + 1]++;
+        if (t->kind == WORK_TASK_COMPUTE)
+            d.compute0[t->rank + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        d.dependents0[i + 1] += d.dependents0[i];
+    for (uint32_t g = 0; g < n_gpus; g++)
+        d.compute0[g + 1] += d.compute0[g];
+    d.dependents = g_new(uint32_t, MAX(d.dependents0[n], 1));
+    d.compute_list = g_new(uint32_t, MAX(d.compute0[n_gpus], 1));
+    uint32_t *fill = g_new0(uint32_t, n);
+    for (uint32_t g = 0; g < n_gpus; g++)
+        d.next_compute[g] = d.compute0[g];
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        for (uint32_t k = 0; k < t->n_deps; k++) {
+            uint32_t j = g_array_index(stream->deps, uint32_t, t->dep0 + k);
+            d.dependents[d.dependents0[j] + fill[j]++] = i;
+        }
+        if (t->kind == WORK_TASK_COMPUTE)
+            d.compute_list[d.next_compute[t->rank]++] = i;
+        if (t->n_deps == 0)
+            g_array_append_val(d.stack, i);
+    }
+    g_free(fill);
+    for (uint32_t g = 0; g < n_gpus; g++)
+        d.next_compute[g] = d.compute0[g];
+    while (d.stack->len > 0) {
+        uint32_t i = g_array_index(d.stack, uint32_t, d.stack->len - 1);
+        g_array_set_size(d.stack, d.stack->len - 1);
+        const WorkTask *t = work_stream_task(stream, i);
+        d.ready[i] = true;
         if (t->kind == WORK_TASK_COMPUTE) {
-            prev_compute[i] = last_compute[t->rank];
-            last_compute[t->rank] = i;
-        }
-    }
-    uint32_t n_done = 0;
-    bool progress = true;
-    while (progress && n_done < n) {
-        progress = false;
-        for (uint32_t i = 0; i < n; i++) {
-            if (done[i] || arrived[i])
-                continue;
-            const WorkTask *t = work_stream_task(stream, i);
-            bool ready = true;
-            for (uint32_t d = 0; ready && d < t->n_deps; d++)
-                ready = done[g_array_index(stream->deps, uint32_t, t->dep0 + d)];
-            if (!ready)
-                continue;
-            if (t->kind == WORK_TASK_COMPUTE) {
-                if (prev_compute[i] != WORK_NONE && !done[prev_compute[i]])
-                    continue;
-                done[i] = true;
-                n_done++;
-                progress = true;
-                continue;
-            }
-            arrived[i] = true;
-            progress = true;
+            dry_compute(&d, t->rank);
+        } else {
             uint32_t ci = g_array_index(m->task_call, uint32_t, i);
-            const WorkCall *c = &g_array_index(m->calls, WorkCall, ci);
-            bool go = c->prev == WORK_NONE || call_done[c->prev];
-            for (uint32_t k = 0; go && k < c->n_tasks; k++)
-                go = arrived[g_array_index(m->call_tasks, uint32_t, c->task0 + k)];
-            if (!go)
-                continue;
-            /* Finish this call, then any later call of the group that was
-             * only waiting for it. */
-            while (go) {
-                call_done[ci] = true;
-                for (uint32_t k = 0; k < c->n_tasks; k++) {
-                    uint32_t tj = g_array_index(m->call_tasks, uint32_t, c->task0 + k);
-                    done[tj] = true;
-                    n_done++;
-                }
-                go = false;
-                if (c->group == WORK_NONE || ci + 1 >= m->calls->len)
-                    break;
-                const WorkCall *next = &g_array_index(m->calls, WorkCall, ci + 1);
-                if (next->prev != ci)
-                    break;
-                go = true;
-                for (uint32_t k = 0; go && k < next->n_tasks; k++)
-                    go = arrived[g_array_index(m->call_tasks, uint32_t, next->task0 + k)];
-                ci++;
-                c = next;
-            }
+            d.n_arrived[ci]++;
+            dry_call(&d, ci);
         }
     }
-    if (n_done == n)
-        return true;
-    for (uint32_t i = 0; i < n; i++)
-        if (!done[i] && !arrived[i]) {
+    bool ok = d.n_done == n;
+    for (uint32_t i = 0; !ok && i < n; i++)
+        if (!d.done[i] && (d.ready[i] || d.deps_left[i] == 0)) {
             g_autofree char *name = task_name(stream, i);
-            return fail(error, stream,
-                        "the stream cannot finish: %s waits forever (a dependency cycle through "
-                        "calls, or a call a member never reaches)",
-                        name);
+            fail(error, stream,
+                 "the stream cannot finish: %s waits forever (for a member of its call that "
+                 "never reaches it, or for an earlier compute task of its rank)",
+                 name);
+            break;
         }
-    for (uint32_t i = 0; i < n; i++)
-        if (!done[i]) {
-            g_autofree char *name = task_name(stream, i);
-            return fail(error, stream,
-                        "the stream cannot finish: %s waits forever for a member of its call",
-                        name);
-        }
-    g_assert_not_reached();
+    g_free(d.deps_left);
+    g_free(d.dependents0);
+    g_free(d.dependents);
+    g_free(d.compute0);
+    g_free(d.compute_list);
+    g_free(d.next_compute);
+    g_free(d.n_arrived);
+    g_free(d.done);
+    g_free(d.ready);
+    g_free(d.call_done);
+    g_array_unref(d.stack);
+    return ok;
 }
 
 bool

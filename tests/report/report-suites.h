@@ -4,3 +4,4 @@
 #include <check.h>
 
 Suite *report_trace_suite(void);
+Suite *report_replay_suite(void);

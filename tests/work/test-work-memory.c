@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "work/work-layout.h"
+#include "work/work-compute.h"
 #include "work/work-memory.h"
 #include "work-suites.h"
 
@@ -47,23 +48,24 @@ assert_valid(const WorkLayout *l, const WorkModel *m)
  * on tp 2, pp 2, dp 4. A block is attention 2 h^2 + 2 h^2 + 4 h = 16,640
  * and FFN 2 h f + f + h = 33,088, both split over tp (8,320 + 16,544),
  * and two LayerNorms 4 h = 256 whole: 25,120 a GPU. Stage 0: 2 blocks
- * (50,240), the embedding ceil(1000 / 2) x 64 = 32,000 and the positions
- * 128 x 64 = 8,192: 90,432. Stage 1: 2 blocks, the final norm 128 and
- * the tied embedding's copy 32,000: 82,368. ZeRO shards over dp = 4:
- * 22,608 and 20,592. Bytes: 2 a weight, 4 a gradient, 12 of Adam. */
+ * (50,240), the embedding (V padded to a multiple of 128 x tp, 1024,
+ * over tp) 512 x 64 = 32,768 and the positions 128 x 64 = 8,192: 91,200.
+ * Stage 1: 2 blocks, the final norm 128 and the tied embedding's copy
+ * 32,768: 83,136. ZeRO shards over dp = 4: 22,800 and 20,784. Bytes: 2 a weight, 4 a gradient, 12
+ * of Adam. */
 static const struct {
     WorkZero zero;
     uint32_t stage;
     uint64_t weights_bytes, gradients_bytes, optimizer_bytes;
 } tiny_zero[] = {
-    {WORK_ZERO_0, 0, 2 * 90432, 4 * 90432, 12 * 90432},
-    {WORK_ZERO_1, 0, 2 * 90432, 4 * 90432, 12 * 22608},
-    {WORK_ZERO_2, 0, 2 * 90432, 4 * 22608, 12 * 22608},
-    {WORK_ZERO_3, 0, 2 * 22608, 4 * 22608, 12 * 22608},
-    {WORK_ZERO_0, 1, 2 * 82368, 4 * 82368, 12 * 82368},
-    {WORK_ZERO_1, 1, 2 * 82368, 4 * 82368, 12 * 20592},
-    {WORK_ZERO_2, 1, 2 * 82368, 4 * 20592, 12 * 20592},
-    {WORK_ZERO_3, 1, 2 * 20592, 4 * 20592, 12 * 20592},
+    {WORK_ZERO_0, 0, 2 * 91200, 4 * 91200, 12 * 91200},
+    {WORK_ZERO_1, 0, 2 * 91200, 4 * 91200, 12 * 22800},
+    {WORK_ZERO_2, 0, 2 * 91200, 4 * 22800, 12 * 22800},
+    {WORK_ZERO_3, 0, 2 * 22800, 4 * 22800, 12 * 22800},
+    {WORK_ZERO_0, 1, 2 * 83136, 4 * 83136, 12 * 83136},
+    {WORK_ZERO_1, 1, 2 * 83136, 4 * 83136, 12 * 20784},
+    {WORK_ZERO_2, 1, 2 * 83136, 4 * 20784, 12 * 20784},
+    {WORK_ZERO_3, 1, 2 * 20784, 4 * 20784, 12 * 20784},
 };
 
 START_TEST(zero_stages_by_hand)
@@ -74,7 +76,7 @@ START_TEST(zero_stages_by_hand)
     assert_valid(&l, m);
     WorkMemory mem;
     work_memory_stage(&l, m, tiny_zero[_i].stage, &mem);
-    ck_assert_uint_eq(mem.n_params, tiny_zero[_i].stage == 0 ? 90432 : 82368);
+    ck_assert_uint_eq(mem.n_params, tiny_zero[_i].stage == 0 ? 91200 : 83136);
     ck_assert_uint_eq(mem.n_layers, 2);
     ck_assert_msg(mem.weights_bytes == tiny_zero[_i].weights_bytes, "case %d: weights", _i);
     ck_assert_msg(mem.gradients_bytes == tiny_zero[_i].gradients_bytes, "case %d: gradients", _i);
@@ -105,12 +107,13 @@ START_TEST(tiny_activations_by_hand)
     ck_assert_uint_eq(last.activations_bytes, 2 * 344064);
     ck_assert_uint_eq(last.embedding_activations_bytes, 0);
     ck_assert_uint_eq(last.output_activations_bytes, 32768 + 256000);
-    ck_assert_uint_eq(first.total_bytes, 18 * 90432 + 4 * 344064 + 2 * 9216);
-    ck_assert_uint_eq(last.total_bytes, 18 * 82368 + 2 * 344064 + 32768 + 256000);
+    ck_assert_uint_eq(first.total_bytes, 18 * 91200 + 4 * 344064 + 2 * 9216);
+    ck_assert_uint_eq(last.total_bytes, 18 * 83136 + 2 * 344064 + 32768 + 256000);
 }
 END_TEST
 
-/* On one GPU the parameters are the model's, every shipped shape. */
+/* On one GPU the parameters are the model's, every shipped shape, plus the
+ * rows Megatron pads the vocabulary with. */
 static const char *const one_gpu_models[] = {"gpt3-175b",     "llama2-7b",    "llama3-70b",
                                              "llama3.1-405b", "mixtral-8x7b", "megatron-1t"};
 
@@ -121,15 +124,18 @@ START_TEST(one_gpu_holds_the_whole_model)
     assert_valid(&l, m);
     WorkMemory mem;
     work_memory_stage(&l, m, 0, &mem);
-    ck_assert_msg(mem.n_params == work_model_params(m),
-                  "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, m->name, mem.n_params,
-                  work_model_params(m));
+    uint64_t padding = (work_compute_vocab_padded(m, 1) - m->vocab_size) * m->hidden_size *
+                       (m->tied_embeddings ? 1 : 2);
+    ck_assert_msg(mem.n_params == work_model_params(m) + padding,
+                  "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT,
+                  m->name, mem.n_params, work_model_params(m), padding);
     ck_assert_uint_eq(mem.weights_bytes, 2 * mem.n_params);
 }
 END_TEST
 
 /* Over pp stages, tp 1: the model once, plus the tied embedding's copy
- * that Megatron keeps on the last stage (GPT-3), none when untied. */
+ * that Megatron keeps on the last stage (GPT-3), none when untied, and
+ * the padded vocabulary's rows. */
 START_TEST(stages_add_up_to_the_model)
 {
     const struct {
@@ -146,8 +152,10 @@ START_TEST(stages_add_up_to_the_model)
             work_memory_stage(&l, m, stage, &mem);
             sum += mem.n_params;
         }
-        uint64_t copy = m->tied_embeddings ? m->vocab_size * m->hidden_size : 0;
-        ck_assert_msg(sum == work_model_params(m) + copy, "%s", m->name);
+        uint64_t padded = work_compute_vocab_padded(m, 1);
+        uint64_t copy = m->tied_embeddings ? padded * m->hidden_size : 0;
+        uint64_t padding = (padded - m->vocab_size) * m->hidden_size * (m->tied_embeddings ? 1 : 2);
+        ck_assert_msg(sum == work_model_params(m) + padding + copy, "%s", m->name);
     }
 }
 END_TEST

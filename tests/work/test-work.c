@@ -3,6 +3,7 @@
  * a tiny model for hand calculations. */
 #include <stdlib.h>
 
+#include "topo/topo-build.h"
 #include "work-suites.h"
 
 char *
@@ -50,6 +51,39 @@ work_test_tiny_model(void)
     return g_memdup2(&tiny, sizeof tiny);
 }
 
+void
+work_test_fabric_load(WorkTestFabric *fabric, const char *id, uint32_t n_nodes)
+{
+    g_autofree char *models = work_test_models_dir();
+    g_autoptr(GError) error = NULL;
+    fabric->system = hw_system_load_by_id(id, models, &error);
+    ck_assert_msg(fabric->system != NULL, "%s: %s", id, error ? error->message : "");
+    fabric->graph = topo_build_system(fabric->system, n_nodes, &error);
+    ck_assert_msg(fabric->graph != NULL, "%s x %u: %s", id, n_nodes, error ? error->message : "");
+    fabric->router = topo_router_new(fabric->graph);
+}
+
+void
+work_test_fabric_clear(WorkTestFabric *fabric)
+{
+    topo_router_free(fabric->router);
+    topo_graph_free(fabric->graph);
+    hw_system_free(fabric->system);
+    *fabric = (WorkTestFabric){0};
+}
+
+void
+work_test_replay(const WorkTestFabric *fabric, const WorkStream *stream, const char *what,
+                 WorkReplayResult *result)
+{
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(work_stream_check(stream, &error), "%s: check: %s", what,
+                  error ? error->message : "");
+    ck_assert_msg(work_replay(stream, fabric->system, fabric->graph, fabric->router,
+                              NET_FIDELITY_FLOW, result, &error),
+                  "%s: replay: %s", what, error ? error->message : "");
+}
+
 int
 main(void)
 {
@@ -57,6 +91,8 @@ main(void)
     srunner_add_suite(runner, work_compute_suite());
     srunner_add_suite(runner, work_layout_suite());
     srunner_add_suite(runner, work_memory_suite());
+    srunner_add_suite(runner, work_gen_suite());
+    srunner_add_suite(runner, work_replay_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);

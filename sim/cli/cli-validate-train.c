@@ -1,0 +1,291 @@
+/* validate's training rows: the schema of shared/reference/training.csv
+ * (recognised by its iteration_time_s column). Each row becomes a
+ * scenario (work-scenario.h) whose step is simulated and compared with the
+ * row's iteration time.
+ *
+ * What a row gives: system, model (its name, parameter count and, when
+ * given, layers, hidden size and heads pick the model file), sequence
+ * length, global and micro batch, tp, pp, dp (or GPUs / (tp pp)), and in
+ * its notes VP=n or --num-layers-per-virtual-pipeline-stage n, CP=n, FP8,
+ * and activation recomputation. What the software of each source did, and
+ * the rows do not repeat (facts of the code, the same for every row of a
+ * source):
+ *   Megatron-LM, 2019-2021 (SC21 Table 1, the V1.0 blog): gradients
+ *     all-reduced after the last backward (its local DDP), no distributed
+ *     optimizer, no sequence parallelism, attention unfused; its GPT-2
+ *     example scripts recompute activations (--checkpoint-activations,
+ *     examples/pretrain_gpt2.sh), so the V1.0 rows do;
+ *   NeMo 24.07: Megatron-Core with the distributed optimizer (ZeRO 1),
+ *     gradient reduction overlapped, sequence parallelism with tp > 1,
+ *     fused attention, no recomputation unless the row says.
+ * Context parallelism (CP > 1) is not simulated: such rows are skipped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli-run.h"
+#include "cli/cli-validate.h"
+#include "hw/hw-models.h"
+
+typedef struct TrainColumns {
+    int source, system, model, params_b, layers, hidden, heads, seq_len, global_batch, micro_batch,
+        tp, pp, dp, num_gpus, time, notes;
+} TrainColumns;
+
+bool
+validate_is_training(const ReportCsv *csv)
+{
+    return report_csv_column(csv, "iteration_time_s") >= 0;
+}
+
+static bool
+find_columns(const ReportCsv *csv, TrainColumns *col, GError **error)
+{
+    static const char *const names[] = {"source",
+                                        "nvlsim_system",
+                                        "model",
+                                        "params_b",
+                                        "layers",
+                                        "hidden",
+                                        "heads",
+                                        "seq_len",
+                                        "global_batch",
+                                        "micro_batch",
+                                        "tp",
+                                        "pp",
+                                        "dp",
+                                        "num_gpus",
+                                        "iteration_time_s",
+                                        "notes"};
+    int *out[] = {&col->source,       &col->system,      &col->model, &col->params_b,
+                  &col->layers,       &col->hidden,      &col->heads, &col->seq_len,
+                  &col->global_batch, &col->micro_batch, &col->tp,    &col->pp,
+                  &col->dp,           &col->num_gpus,    &col->time,  &col->notes};
+    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
+        *out[i] = report_csv_column(csv, names[i]);
+        if (*out[i] < 0) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: no column %s (training rows need the columns of "
+                        "shared/reference/training.csv)",
+                        csv->path, names[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A whole number in a field; 0 when empty; false (reported) when not. */
+static bool
+count(Validation *v, const ReportCsv *csv, guint r, int c, const char *name, uint64_t *out)
+{
+    const char *text = report_csv_field(csv, r, c);
+    *out = 0;
+    if (*text == '\0')
+        return true;
+    char *end;
+    guint64 n = g_ascii_strtoull(text, &end, 10);
+    if (*end != '\0' || n > (1u << 24)) {
+        validate_bad(v, csv, r, name, "'%s' is not a whole number", text);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+/* The number after key in notes ("VP=6"); 0 when absent. */
+static uint64_t
+note_number(const char *notes, const char *key)
+{
+    const char *at = strstr(notes, key);
+    return at != NULL ? g_ascii_strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
+static void
+model_free(gpointer m)
+{
+    work_model_free(m);
+}
+
+/* The shipped models, loaded once. */
+static GPtrArray *
+models(Validation *v)
+{
+    if (v->models != NULL)
+        return v->models;
+    g_autofree char *dir = g_build_filename(hw_models_dir(), "llm", NULL);
+    g_autoptr(GPtrArray) ids = hw_models_ids(dir, NULL);
+    v->models = g_ptr_array_new_with_free_func(model_free);
+    v->model_ids = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; ids != NULL && i < ids->len; i++) {
+        WorkModel *m = work_model_load_by_id(ids->pdata[i], NULL, NULL);
+        if (m == NULL)
+            continue;
+        g_ptr_array_add(v->models, m);
+        g_ptr_array_add(v->model_ids, g_strdup(ids->pdata[i]));
+    }
+    return v->models;
+}
+
+/* The model file a row means: the same family (the row name's first word:
+ * "GPT", "LLAMA", "Nemotron" in the file's id or name), the shape when the
+ * row gives it, and the parameter count nearest the row's (within 10%). */
+static const char *
+match_model(Validation *v, const char *name, double params_b, uint64_t layers, uint64_t hidden,
+            uint64_t heads)
+{
+    g_autofree char *lower = g_ascii_strdown(name, -1);
+    size_t n = 0;
+    while (g_ascii_isalpha(lower[n]))
+        n++;
+    g_autofree char *family = g_strndup(lower, n);
+    GPtrArray *list = models(v);
+    const char *best = NULL;
+    double best_err = 0.10;
+    for (guint i = 0; n > 0 && i < list->len; i++) {
+        const WorkModel *m = list->pdata[i];
+        const char *id = v->model_ids->pdata[i];
+        g_autofree char *model_name = g_ascii_strdown(m->name, -1);
+        if (strstr(id, family) == NULL && strstr(model_name, family) == NULL)
+            continue;
+        if ((layers && m->n_layers != layers) || (hidden && m->hidden_size != hidden) ||
+            (heads && m->n_heads != heads))
+            continue;
+        double err = fabs((double)work_model_params(m) / 1e9 - params_b) / params_b;
+        if (err <= best_err) {
+            best_err = err;
+            best = id;
+        }
+    }
+    return best;
+}
+
+/* The source's short name: up to its first comma, quote or parenthesis. */
+static char *
+source_name(const char *source)
+{
+    size_t n = strcspn(source, ",'(:");
+    char *s = g_strndup(source, n);
+    return g_strstrip(s);
+}
+
+static void
+train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
+{
+    const char *system = report_csv_field(csv, r, col->system);
+    const char *source = report_csv_field(csv, r, col->source);
+    const char *notes = report_csv_field(csv, r, col->notes);
+    const char *time_text = report_csv_field(csv, r, col->time);
+    if (v->only_system != NULL && strcmp(system, v->only_system) != 0)
+        return;
+    if (*system == '\0') {
+        validate_skip(v, "no nvlsim_system named");
+        return;
+    }
+    if (*time_text == '\0') {
+        validate_skip(v, "no iteration time (a throughput figure only)");
+        return;
+    }
+    double measured, params_b;
+    GError *error = NULL;
+    if (!cli_rows_number(csv, r, col->time, "iteration_time_s", &measured, &error) ||
+        !cli_rows_number(csv, r, col->params_b, "params_b", &params_b, &error)) {
+        validate_bad(v, csv, r, "", "%s", error->message);
+        g_error_free(error);
+        return;
+    }
+    uint64_t layers, hidden, heads, seq_len, gb, mb, tp, pp, dp, gpus;
+    if (!count(v, csv, r, col->layers, "layers", &layers) ||
+        !count(v, csv, r, col->hidden, "hidden", &hidden) ||
+        !count(v, csv, r, col->heads, "heads", &heads) ||
+        !count(v, csv, r, col->seq_len, "seq_len", &seq_len) ||
+        !count(v, csv, r, col->global_batch, "global_batch", &gb) ||
+        !count(v, csv, r, col->micro_batch, "micro_batch", &mb) ||
+        !count(v, csv, r, col->tp, "tp", &tp) || !count(v, csv, r, col->pp, "pp", &pp) ||
+        !count(v, csv, r, col->dp, "dp", &dp) ||
+        !count(v, csv, r, col->num_gpus, "num_gpus", &gpus))
+        return;
+    uint64_t cp = note_number(notes, "CP=");
+    if (cp > 1) {
+        validate_skip(v, "context parallelism (CP > 1) is not simulated");
+        return;
+    }
+    if (gb == 0) {
+        validate_skip(v, "no global batch");
+        return;
+    }
+    tp = MAX(tp, 1);
+    pp = MAX(pp, 1);
+    if (dp == 0)
+        dp = gpus / (tp * pp);
+    const char *model_text = report_csv_field(csv, r, col->model);
+    const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
+    if (id == NULL) {
+        validate_skip(v, "no model file matches the row's model");
+        return;
+    }
+    uint64_t vp = note_number(notes, "VP=");
+    uint64_t per_chunk = note_number(notes, "--num-layers-per-virtual-pipeline-stage ");
+    if (per_chunk > 0 && layers > 0)
+        vp = layers / pp / per_chunk;
+    bool nemo = strstr(source, "NeMo") != NULL;
+    bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
+    GString *ini = g_string_new(NULL);
+    g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
+    g_string_append_printf(ini, "fidelity = %s\n", net_fidelity_name(v->fidelity));
+    g_string_append_printf(ini,
+                           "[layout]\ntp = %" G_GUINT64_FORMAT "\npp = %" G_GUINT64_FORMAT
+                           "\ndp = %" G_GUINT64_FORMAT "\nvp = %" G_GUINT64_FORMAT
+                           "\nrecompute = %s\n",
+                           tp, pp, dp, MAX(vp, 1), recompute ? "full" : "none");
+    g_string_append_printf(ini, "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n",
+                           nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no", nemo ? "yes" : "no",
+                           nemo ? "yes" : "no");
+    g_string_append_printf(ini, "[batch]\nglobal_batch = %" G_GUINT64_FORMAT "\n", gb);
+    g_string_append_printf(ini, "micro_batch = %" G_GUINT64_FORMAT "\n", mb ? mb : gb / dp);
+    if (seq_len > 0)
+        g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
+    g_string_append_printf(ini, "[precision]\nmath = %s\n",
+                           strstr(notes, "FP8") != NULL ? "fp8" : "bf16");
+    g_autofree char *where =
+        g_strdup_printf("%s:%u", csv->path, g_array_index(csv->lines, uint32_t, r));
+    g_autofree char *text = g_string_free(ini, FALSE);
+    g_autoptr(WorkScenario) s = work_scenario_load_data(text, where, NULL, NULL, &error);
+    WorkRunResult result = {0};
+    if (s == NULL || !cli_run_scenario(s, NULL, &result, NULL, &error)) {
+        validate_bad(v, csv, r, "", "%s", error->message);
+        g_error_free(error);
+        return;
+    }
+    g_autofree char *src = source_name(source);
+    char vp_text[32] = "";
+    if (vp > 1)
+        g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);
+    g_autofree char *detail = g_strdup_printf("%s tp%" G_GUINT64_FORMAT " pp%" G_GUINT64_FORMAT
+                                              " dp%" G_GUINT64_FORMAT "%s",
+                                              id, tp, pp, dp, vp_text);
+    ValidateRow row = {
+        .line = g_array_index(csv->lines, uint32_t, r),
+        .system = system,
+        .measure = src,
+        .n_gpus = (uint32_t)(tp * pp * dp),
+        .detail = detail,
+        .unit = "s",
+        .measured = measured,
+        .simulated = result.step_s,
+        .model = NAN,
+    };
+    validate_record(v, &row);
+    work_run_result_clear(&result);
+}
+
+bool
+validate_train_rows(Validation *v, const ReportCsv *csv, GError **error)
+{
+    TrainColumns col;
+    if (!find_columns(csv, &col, error))
+        return false;
+    for (guint r = 0; r < csv->rows->len; r++)
+        train_row(v, csv, &col, r);
+    return true;
+}

@@ -1,0 +1,641 @@
+/* The generator against Megatron's counts, on the tiny model (h 64,
+ * 4 layers, s 128) for an H100: four tensor-parallel collectives a block
+ * a pass of b s h activations (all-reduces; with sequence parallelism
+ * all-gathers and reduce-scatters, Korthikanti et al. 2022, 4.2.2), two
+ * more a block with full recompute; pipeline sends and receives of
+ * b s h / tp per microbatch and stage boundary; data-parallel gradients of
+ * exactly the stage's parameters as work-memory counts them, final norm
+ * and output head included, with or without overlap (all-reduce, or
+ * reduce-scatter and all-gather with ZeRO 1 and 2, per-block gathers with
+ * ZeRO 3); symmetric and fully detailed steps replay alike; the
+ * schedules do the same work, GPipe and 1F1B in the same time within
+ * their transfers and the interleaved one in less. */
+#include <string.h>
+
+#include "work/work-gen.h"
+#include "work/work-memory.h"
+#include "work-suites.h"
+
+static WorkLayout
+layout_of(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t microbatches)
+{
+    return (WorkLayout){
+        .tp = tp,
+        .pp = pp,
+        .dp = dp,
+        .vp = 1,
+        .ep = 1,
+        .flash_attention = true,
+        .zero = WORK_ZERO_0,
+        .recompute = WORK_RECOMPUTE_NONE,
+        .schedule = WORK_SCHEDULE_1F1B,
+        .global_batch = microbatches * dp,
+        .micro_batch = 1,
+        .seq_len = 128,
+        .param_bytes = 2,
+        .grad_bytes = 4,
+        .optimizer_bytes = 12,
+        .activation_bytes = 2,
+    };
+}
+
+/* The step of model under l for an H100, checked. */
+static WorkStream *
+gen(const WorkModel *model, const WorkLayout *l, const WorkGenOptions *options, const char *what)
+{
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(work_layout_check(l, model, &error), "%s: layout: %s", what,
+                  error ? error->message : "");
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    WorkGenOptions defaults;
+    work_gen_options_init(&defaults, model);
+    WorkStream *s = work_gen_stream(model, l, f.system->gpu, options ? options : &defaults);
+    work_test_fabric_clear(&f);
+    ck_assert_msg(work_stream_check(s, &error), "%s: check: %s", what, error ? error->message : "");
+    ck_assert_uint_eq(s->n_gpus, work_layout_gpus(l));
+    return s;
+}
+
+/* Tasks of rank matching kind, category and (COLL) op, and their bytes. */
+typedef struct Count {
+    uint32_t n;
+    uint64_t bytes;
+    uint64_t bytes_min, bytes_max;
+} Count;
+
+#define ANY_OP COLL_N_OPS
+#define ANY_CATEGORY WORK_N_CATEGORIES
+#define ANY_RANK WORK_NONE
+
+static Count
+count(const WorkStream *s, uint32_t rank, WorkTaskKind kind, WorkCategory category, CollOp op)
+{
+    Count c = {.bytes_min = UINT64_MAX};
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if ((rank != ANY_RANK && t->rank != rank) || t->kind != kind ||
+            (category != ANY_CATEGORY && t->category != category) ||
+            (kind == WORK_TASK_COLL && op != ANY_OP && t->op != op))
+            continue;
+        c.n++;
+        c.bytes += t->bytes;
+        c.bytes_min = MIN(c.bytes_min, t->bytes);
+        c.bytes_max = MAX(c.bytes_max, t->bytes);
+    }
+    return c;
+}
+
+/* ---- Tensor parallelism. ---- */
+
+static const struct {
+    bool sp;
+    WorkRecompute recompute;
+    uint64_t micro_batch, microbatches;
+    uint32_t n_all_reduce, n_all_gather, n_reduce_scatter; /* per block and microbatch */
+} tp_cases[] = {
+    {false, WORK_RECOMPUTE_NONE, 1, 1, 4, 0, 0},      {true, WORK_RECOMPUTE_NONE, 1, 1, 0, 4, 4},
+    {false, WORK_RECOMPUTE_FULL, 1, 1, 6, 0, 0},      {true, WORK_RECOMPUTE_FULL, 1, 1, 0, 6, 6},
+    {false, WORK_RECOMPUTE_SELECTIVE, 1, 1, 4, 0, 0}, {false, WORK_RECOMPUTE_NONE, 2, 3, 4, 0, 0},
+    {true, WORK_RECOMPUTE_NONE, 4, 2, 0, 4, 4},
+};
+
+/* tp 2, pp 1, dp 1: forward an all-reduce after the attention's output
+ * projection and after the FFN, backward one after each of their input
+ * gradients: 4 a block, each of b s h e bytes; sequence parallelism
+ * turns each into an all-gather and a reduce-scatter of the same buffer
+ * (nccl-tests' size: the gathered b s h e). Full recompute runs every
+ * block's forward again, with its two collectives. Nothing else crosses
+ * the tensor group; both ranks make the same calls. */
+START_TEST(tp_collectives_per_block)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout_of(2, 1, 1, tp_cases[_i].microbatches);
+    l.sp = tp_cases[_i].sp;
+    l.recompute = tp_cases[_i].recompute;
+    l.micro_batch = tp_cases[_i].micro_batch;
+    l.global_batch = l.micro_batch * tp_cases[_i].microbatches;
+    g_autofree char *what = g_strdup_printf("tp case %d", _i);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, what);
+    uint64_t act = l.micro_batch * l.seq_len * m->hidden_size * l.activation_bytes;
+    uint64_t blocks = m->n_layers * tp_cases[_i].microbatches;
+    static const CollOp ops[] = {COLL_OP_ALL_REDUCE, COLL_OP_ALL_GATHER, COLL_OP_REDUCE_SCATTER};
+    uint32_t want[] = {tp_cases[_i].n_all_reduce, tp_cases[_i].n_all_gather,
+                       tp_cases[_i].n_reduce_scatter};
+    for (uint32_t rank = 0; rank < 2; rank++) {
+        for (unsigned k = 0; k < G_N_ELEMENTS(ops); k++) {
+            Count c = count(s, rank, WORK_TASK_COLL, WORK_CAT_TP, ops[k]);
+            ck_assert_msg(c.n == want[k] * blocks, "%s, rank %u: %u %s, want %" G_GUINT64_FORMAT,
+                          what, rank, c.n, coll_op_name(ops[k]), want[k] * blocks);
+            ck_assert_msg(c.n == 0 || (c.bytes_min == act && c.bytes_max == act),
+                          "%s, rank %u: %s of %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+                          " bytes, want %" G_GUINT64_FORMAT,
+                          what, rank, coll_op_name(ops[k]), c.bytes_min, c.bytes_max, act);
+        }
+        Count all = count(s, rank, WORK_TASK_COLL, ANY_CATEGORY, ANY_OP);
+        Count tp = count(s, rank, WORK_TASK_COLL, WORK_CAT_TP, ANY_OP);
+        ck_assert_msg(all.n == tp.n, "%s: %u collectives besides tp", what, all.n - tp.n);
+        ck_assert_uint_eq(count(s, rank, WORK_TASK_SEND, ANY_CATEGORY, ANY_OP).n, 0);
+        ck_assert_uint_eq(count(s, rank, WORK_TASK_RECV, ANY_CATEGORY, ANY_OP).n, 0);
+    }
+    ck_assert_uint_eq(s->groups->len, 1);
+}
+END_TEST
+
+/* ---- Pipeline parallelism. ---- */
+
+/* pp 4, m microbatches: stage 0 sends m activations and receives m
+ * gradients, stages 1 and 2 twice that, stage 3 receives m activations and
+ * sends m gradients; each of b s h e / tp bytes (Megatron's scatter-gather)
+ * to the neighbour stage's GPU of the same tensor rank. Without sequence
+ * parallelism a received tensor is all-gathered over the tensor group (b
+ * s h e, counted as pipeline time). */
+static const struct {
+    uint32_t tp;
+    bool sp;
+    WorkSchedule schedule;
+    uint64_t m;
+} pp_cases[] = {
+    {1, false, WORK_SCHEDULE_1F1B, 4},  {1, false, WORK_SCHEDULE_GPIPE, 3},
+    {2, false, WORK_SCHEDULE_1F1B, 4},  {2, true, WORK_SCHEDULE_1F1B, 8},
+    {2, false, WORK_SCHEDULE_GPIPE, 2}, {1, false, WORK_SCHEDULE_1F1B, 2},
+};
+
+START_TEST(pp_transfers_per_stage)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    uint32_t tp = pp_cases[_i].tp, pp = 4;
+    uint64_t mb = pp_cases[_i].m;
+    WorkLayout l = layout_of(tp, pp, 1, mb);
+    l.sp = pp_cases[_i].sp;
+    l.schedule = pp_cases[_i].schedule;
+    g_autofree char *what = g_strdup_printf("pp case %d", _i);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, what);
+    uint64_t act = l.micro_batch * l.seq_len * m->hidden_size * l.activation_bytes;
+    for (uint32_t p = 0; p < pp; p++)
+        for (uint32_t t = 0; t < tp; t++) {
+            uint32_t rank = t + tp * p;
+            uint32_t sides = (p > 0) + (p + 1 < pp);
+            Count send = count(s, rank, WORK_TASK_SEND, WORK_CAT_PP, ANY_OP);
+            Count recv = count(s, rank, WORK_TASK_RECV, WORK_CAT_PP, ANY_OP);
+            ck_assert_msg(send.n == sides * mb && recv.n == sides * mb,
+                          "%s, stage %u: %u sends, %u receives, want %" G_GUINT64_FORMAT, what, p,
+                          send.n, recv.n, sides * mb);
+            ck_assert_uint_eq(send.bytes_min, act / tp);
+            ck_assert_uint_eq(send.bytes_max, act / tp);
+            ck_assert_uint_eq(recv.bytes_min, act / tp);
+            ck_assert_uint_eq(recv.bytes_max, act / tp);
+            Count gather = count(s, rank, WORK_TASK_COLL, WORK_CAT_PP, COLL_OP_ALL_GATHER);
+            uint32_t want = tp > 1 && !l.sp ? recv.n : 0;
+            ck_assert_msg(gather.n == want, "%s, stage %u: %u all-gathers after receives", what, p,
+                          gather.n);
+            ck_assert(gather.n == 0 || (gather.bytes_min == act && gather.bytes_max == act));
+            /* Activations go up, gradients down, within the tensor rank. */
+            for (guint i = 0; i < s->tasks->len; i++) {
+                const WorkTask *x = work_stream_task(s, i);
+                if (x->rank != rank || (x->kind != WORK_TASK_SEND && x->kind != WORK_TASK_RECV))
+                    continue;
+                ck_assert_uint_eq(x->peer % tp, t);
+                uint32_t peer_stage = x->peer / tp;
+                ck_assert(peer_stage + 1 == p || peer_stage == p + 1);
+                const char *label = work_stream_label(s, x);
+                bool fwd = strncmp(label, "fwd", 3) == 0;
+                bool up = peer_stage == p + 1;
+                ck_assert_msg(fwd == (up == (x->kind == WORK_TASK_SEND)),
+                              "%s: task %u (%s) on stage %u goes the wrong way", what, i, label, p);
+            }
+        }
+}
+END_TEST
+
+/* ---- Data parallelism. ---- */
+
+/* The stage's parameters on one GPU, as work-memory counts them. */
+static uint64_t
+stage_params(const WorkLayout *l, const WorkModel *m, uint32_t stage)
+{
+    WorkMemory mem;
+    work_memory_stage(l, m, stage, &mem);
+    return mem.n_params;
+}
+
+/* The tiny model with 1,024 tokens, a multiple of Megatron's vocabulary
+ * padding (128 tp) for tp 1 and 2: the embedding the generator reduces
+ * (the padded table) and the one work-memory counts (ceil(V / tp)
+ * rows) are the same. */
+static WorkModel *
+tiny_model_1024(void)
+{
+    WorkModel *m = work_test_tiny_model();
+    m->vocab_size = 1024;
+    return m;
+}
+
+/* Gradient bytes rank reduces over its data-parallel group(s), by op. */
+static Count
+dp_count(const WorkStream *s, uint32_t rank, CollOp op)
+{
+    return count(s, rank, WORK_TASK_COLL, WORK_CAT_DP, op);
+}
+
+static const struct {
+    WorkZero zero;
+    bool overlap;
+    bool tied;
+    uint32_t tp;
+} dp_cases[] = {
+    {WORK_ZERO_0, true, true, 1},   {WORK_ZERO_0, false, true, 1}, {WORK_ZERO_0, true, false, 1},
+    {WORK_ZERO_0, false, false, 1}, {WORK_ZERO_0, true, true, 2},  {WORK_ZERO_0, false, true, 2},
+    {WORK_ZERO_1, true, true, 1},   {WORK_ZERO_1, false, true, 1}, {WORK_ZERO_2, true, false, 2},
+    {WORK_ZERO_2, false, false, 2},
+};
+
+/* dp 2, pp 1: the gradients reduced over the data-parallel group are
+ * exactly the GPU's parameters (the tied embedding once, the final norm
+ * included), at grad_bytes: by all-reduce (ZeRO 0), or by reduce-scatter
+ * followed, after the optimizer, by an all-gather of the same parameters
+ * at param_bytes (ZeRO 1, 2). With overlap or not; tied or not; tp 1
+ * or 2. */
+START_TEST(dp_gradients_are_the_stage_parameters)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    m->tied_embeddings = dp_cases[_i].tied;
+    WorkLayout l = layout_of(dp_cases[_i].tp, 1, 2, 2);
+    l.zero = dp_cases[_i].zero;
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    o.dp_overlap = dp_cases[_i].overlap;
+    g_autofree char *what = g_strdup_printf("dp case %d (zero %d, overlap %d, tied %d, tp %u)", _i,
+                                            l.zero, o.dp_overlap, m->tied_embeddings, l.tp);
+    g_autoptr(WorkStream) s = gen(m, &l, &o, what);
+    uint64_t n_params = stage_params(&l, m, 0);
+    for (uint32_t rank = 0; rank < l.tp; rank++) {
+        Count ar = dp_count(s, rank, COLL_OP_ALL_REDUCE);
+        Count rs = dp_count(s, rank, COLL_OP_REDUCE_SCATTER);
+        Count ag = dp_count(s, rank, COLL_OP_ALL_GATHER);
+        if (l.zero == WORK_ZERO_0) {
+            ck_assert_msg(ar.bytes == n_params * l.grad_bytes,
+                          "%s, rank %u: all-reduced %" G_GUINT64_FORMAT
+                          " bytes of gradients, the GPU holds %" G_GUINT64_FORMAT
+                          " parameters (%" G_GUINT64_FORMAT " bytes)",
+                          what, rank, ar.bytes, n_params, n_params * l.grad_bytes);
+            ck_assert_uint_eq(rs.n + ag.n, 0);
+        } else {
+            ck_assert_uint_eq(ar.n, 0);
+            ck_assert_msg(rs.bytes == n_params * l.grad_bytes,
+                          "%s, rank %u: reduce-scattered %" G_GUINT64_FORMAT
+                          " bytes, want %" G_GUINT64_FORMAT,
+                          what, rank, rs.bytes, n_params * l.grad_bytes);
+            ck_assert_msg(ag.bytes == n_params * l.param_bytes,
+                          "%s, rank %u: all-gathered %" G_GUINT64_FORMAT
+                          " bytes, want %" G_GUINT64_FORMAT,
+                          what, rank, ag.bytes, n_params * l.param_bytes);
+            ck_assert_uint_eq(rs.n, ag.n);
+        }
+    }
+}
+END_TEST
+
+/* Overlapping the reduction with the backward changes when gradients
+ * are reduced, not which: on the tiny model (1,000 tokens, padded to
+ * 1,024 by Megatron) the bytes are the same with and without overlap. */
+START_TEST(dp_overlap_reduces_the_same_gradients)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    uint32_t tp = _i + 1;
+    WorkLayout l = layout_of(tp, 1, 2, 2);
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    g_autoptr(WorkStream) with = gen(m, &l, &o, "overlap");
+    o.dp_overlap = false;
+    g_autoptr(WorkStream) without = gen(m, &l, &o, "no overlap");
+    uint64_t a = dp_count(with, 0, COLL_OP_ALL_REDUCE).bytes;
+    uint64_t b = dp_count(without, 0, COLL_OP_ALL_REDUCE).bytes;
+    ck_assert_msg(a == b,
+                  "tp %u: all-reduces %" G_GUINT64_FORMAT " bytes with overlap, %" G_GUINT64_FORMAT
+                  " without",
+                  tp, a, b);
+}
+END_TEST
+
+/* The stage-0 parameters at tp 1 by hand: 4 blocks of attention
+ * 4 h^2 + 4 h = 16,640, FFN 2 h f + f + h = 33,088 and two LayerNorms
+ * 4 h = 256 (49,984), the embedding 1,024 x 64 = 65,536, the positions
+ * 128 x 64 = 8,192 and the final LayerNorm 128: 273,792. A bucket of
+ * 40 M holds them all: ZeRO 0 makes one all-reduce of 4 bytes each, after
+ * the last backward's embedding gradient. */
+START_TEST(dp_one_bucket_by_hand)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    WorkLayout l = layout_of(1, 1, 2, 2);
+    ck_assert_uint_eq(stage_params(&l, m, 0), 273792);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, "one bucket");
+    Count ar = dp_count(s, 0, COLL_OP_ALL_REDUCE);
+    ck_assert_uint_eq(ar.n, 1);
+    ck_assert_uint_eq(ar.bytes, 4 * 273792);
+}
+END_TEST
+
+/* Small buckets split the same bytes: with bucket_params 60,000 the
+ * blocks' gradients fill buckets as their backwards end. */
+START_TEST(dp_buckets_split_the_same_bytes)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    WorkLayout l = layout_of(1, 1, 2, 2);
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    o.bucket_params = 60000;
+    g_autoptr(WorkStream) s = gen(m, &l, &o, "small buckets");
+    Count ar = dp_count(s, 0, COLL_OP_ALL_REDUCE);
+    uint64_t n_params = stage_params(&l, m, 0);
+    ck_assert_uint_gt(ar.n, 1);
+    ck_assert_msg(ar.bytes == n_params * l.grad_bytes,
+                  "all-reduced %" G_GUINT64_FORMAT " bytes in %u buckets, want %" G_GUINT64_FORMAT,
+                  ar.bytes, ar.n, n_params * l.grad_bytes);
+}
+END_TEST
+
+/* pp 2, dp 2, tied embeddings: each stage reduces its own parameters
+ * over its data-parallel group (stage 1 the embedding's copy and the
+ * final norm among them), and the first and last stages all-reduce the
+ * embedding's gradient between them: V h / tp at grad_bytes, once. */
+START_TEST(dp_pipeline_stages_and_tied_embedding)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    WorkLayout l = layout_of(1, 2, 2, 2);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, "pp 2 dp 2");
+    for (uint32_t p = 0; p < 2; p++) {
+        uint32_t rank = p * 2; /* t 0, d 0 */
+        uint64_t n_params = stage_params(&l, m, p);
+        uint64_t dp_bytes = 0, embed_bytes = 0;
+        uint32_t n_embed = 0;
+        for (guint i = 0; i < s->tasks->len; i++) {
+            const WorkTask *t = work_stream_task(s, i);
+            if (t->rank != rank || t->kind != WORK_TASK_COLL || t->category != WORK_CAT_DP)
+                continue;
+            const WorkGroup *g = s->groups->pdata[t->group];
+            ck_assert_uint_eq(g->n_ranks, 2);
+            if (g->ranks[0] == 0 && g->ranks[1] == 2) {
+                n_embed++;
+                embed_bytes += t->bytes;
+            } else {
+                ck_assert_uint_eq(g->ranks[0], rank);
+                ck_assert_uint_eq(g->ranks[1], rank + 1);
+                dp_bytes += t->bytes;
+            }
+        }
+        ck_assert_msg(dp_bytes == n_params * l.grad_bytes,
+                      "stage %u: reduced %" G_GUINT64_FORMAT
+                      " bytes over dp, the GPU holds %" G_GUINT64_FORMAT
+                      " parameters (%" G_GUINT64_FORMAT " bytes)",
+                      p, dp_bytes, n_params, n_params * l.grad_bytes);
+        ck_assert_uint_eq(n_embed, 1);
+        ck_assert_uint_eq(embed_bytes, m->vocab_size * m->hidden_size * l.grad_bytes);
+    }
+}
+END_TEST
+
+/* ZeRO 3, dp 2, m microbatches: each block's parameters are all-gathered
+ * before its forward and its backward of every microbatch (2 l m
+ * gathers of a block's parameters at param_bytes), and every gradient is
+ * reduce-scattered once, the output head's and the final norm's too; no
+ * all-reduce, no gather after the optimizer. Tied or untied, with
+ * overlap or not. */
+static const struct {
+    bool tied, overlap;
+} zero3_cases[] = {{true, true}, {false, true}, {true, false}, {false, false}};
+
+START_TEST(dp_zero3_gathers_every_block_twice)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    m->tied_embeddings = zero3_cases[_i].tied;
+    uint64_t mb = 3;
+    WorkLayout l = layout_of(1, 1, 2, mb);
+    l.zero = WORK_ZERO_3;
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    o.dp_overlap = zero3_cases[_i].overlap;
+    g_autofree char *what = g_strdup_printf("zero 3 case %d (tied %d, overlap %d)", _i,
+                                            m->tied_embeddings, o.dp_overlap);
+    g_autoptr(WorkStream) s = gen(m, &l, &o, what);
+    uint64_t dense, expert;
+    work_memory_block_params(&l, m, &dense, &expert);
+    ck_assert_uint_eq(dense, 49984);
+    ck_assert_uint_eq(expert, 0);
+    Count ag = dp_count(s, 0, COLL_OP_ALL_GATHER);
+    ck_assert_uint_eq(ag.n, 2 * m->n_layers * mb);
+    ck_assert_uint_eq(ag.bytes_min, dense * l.param_bytes);
+    ck_assert_uint_eq(ag.bytes_max, dense * l.param_bytes);
+    ck_assert_uint_eq(dp_count(s, 0, COLL_OP_ALL_REDUCE).n, 0);
+    Count rs = dp_count(s, 0, COLL_OP_REDUCE_SCATTER);
+    uint64_t n_params = stage_params(&l, m, 0);
+    ck_assert_msg(rs.bytes == n_params * l.grad_bytes,
+                  "%s: reduce-scattered %" G_GUINT64_FORMAT
+                  " bytes in %u calls, the GPU holds %" G_GUINT64_FORMAT
+                  " parameters (%" G_GUINT64_FORMAT " bytes)",
+                  what, rs.bytes, rs.n, n_params, n_params * l.grad_bytes);
+}
+END_TEST
+
+/* ---- Replay of generated steps. ---- */
+
+static uint64_t
+replay_step(const WorkStream *s, const char *what, uint64_t time_ps[WORK_N_TIMES])
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    WorkReplayResult res;
+    work_test_replay(&f, s, what, &res);
+    uint64_t step = res.step_ps;
+    if (time_ps != NULL)
+        memcpy(time_ps, res.time_ps, sizeof res.time_ps);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+    return step;
+}
+
+static const struct {
+    uint32_t tp, pp, dp;
+    WorkZero zero;
+} sym_cases[] = {
+    {1, 1, 2, WORK_ZERO_0}, {2, 1, 2, WORK_ZERO_0}, {1, 2, 2, WORK_ZERO_1},
+    {2, 2, 2, WORK_ZERO_0}, {1, 1, 4, WORK_ZERO_3}, {1, 1, 8, WORK_ZERO_2},
+};
+
+/* Detailing data replica 0 only (the others its replicas) or every
+ * replica gives the same step and breakdown on one DGX H100, whose
+ * replicas' links are their own. */
+START_TEST(symmetric_equals_full)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout_of(sym_cases[_i].tp, sym_cases[_i].pp, sym_cases[_i].dp, 2);
+    l.zero = sym_cases[_i].zero;
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    g_autofree char *what = g_strdup_printf("symmetric case %d", _i);
+    g_autoptr(WorkStream) sym = gen(m, &l, &o, what);
+    o.symmetric = false;
+    g_autoptr(WorkStream) full = gen(m, &l, &o, what);
+    ck_assert_uint_eq(sym->n_replicas, l.dp);
+    ck_assert_uint_eq(sym->replica_stride, l.tp);
+    ck_assert_uint_eq(full->n_replicas, 1);
+    ck_assert_uint_eq(full->tasks->len, l.dp * sym->tasks->len);
+    uint64_t t_sym[WORK_N_TIMES], t_full[WORK_N_TIMES];
+    uint64_t s1 = replay_step(sym, what, t_sym), s2 = replay_step(full, what, t_full);
+    ck_assert_msg(s1 == s2, "%s: symmetric %" G_GUINT64_FORMAT " ps, full %" G_GUINT64_FORMAT, what,
+                  s1, s2);
+    for (int k = 0; k < WORK_N_TIMES; k++)
+        ck_assert_msg(t_sym[k] == t_full[k], "%s: %s %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT,
+                      what, work_time_name(k), t_sym[k], t_full[k]);
+}
+END_TEST
+
+/* ---- Schedules. ---- */
+
+/* A model whose blocks dominate: 8 wide layers, a small vocabulary. */
+static WorkModel *
+wide_model(void)
+{
+    WorkModel *m = work_test_tiny_model();
+    m->n_layers = 8;
+    m->hidden_size = 2048;
+    m->ffn_hidden_size = 8192;
+    m->n_heads = 16;
+    m->n_kv_heads = 16;
+    m->vocab_size = 1024;
+    m->seq_len = 1024;
+    return m;
+}
+
+typedef struct SchedRun {
+    uint64_t step_ps;
+    uint64_t time_ps[WORK_N_TIMES];
+    uint32_t n_compute;
+    uint64_t flops;
+    uint32_t n_transfers;
+} SchedRun;
+
+static SchedRun
+run_schedule(const WorkModel *m, WorkSchedule schedule, uint32_t vp, uint32_t pp, uint64_t mb)
+{
+    WorkLayout l = layout_of(1, pp, 1, mb);
+    l.seq_len = m->seq_len;
+    l.schedule = schedule;
+    l.vp = vp;
+    g_autofree char *what = g_strdup_printf("schedule %d vp %u", schedule, vp);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, what);
+    SchedRun run = {0};
+    run.step_ps = replay_step(s, what, run.time_ps);
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->kind == WORK_TASK_COMPUTE) {
+            run.n_compute++;
+            run.flops += t->flops;
+        }
+        run.n_transfers += t->kind == WORK_TASK_SEND;
+    }
+    return run;
+}
+
+/* pp 4, m 8 microbatches of wide blocks. GPipe and 1F1B have the same
+ * bubble, (p - 1) / (m + p - 1) of the step within 0.01: their steps
+ * differ by no more than the transfers they expose. The interleaved
+ * schedule (vp 2) would save (p - 1) / m (1 - 1 / vp) of the compute with
+ * free transfers; it crosses twice the stage boundaries, so it saves more
+ * than half of that and never more. Every schedule runs the same compute
+ * tasks and FLOPs. */
+START_TEST(schedules_same_work_bubbles_as_expected)
+{
+    g_autoptr(WorkModel) m = wide_model();
+    uint32_t pp = 4;
+    uint64_t mb = 8;
+    SchedRun gp = run_schedule(m, WORK_SCHEDULE_GPIPE, 1, pp, mb);
+    SchedRun ofob = run_schedule(m, WORK_SCHEDULE_1F1B, 1, pp, mb);
+    SchedRun il = run_schedule(m, WORK_SCHEDULE_INTERLEAVED, 2, pp, mb);
+    ck_assert_uint_eq(gp.n_compute, ofob.n_compute);
+    ck_assert_uint_eq(gp.n_compute, il.n_compute);
+    ck_assert_uint_eq(gp.flops, ofob.flops);
+    ck_assert_uint_eq(gp.flops, il.flops);
+    ck_assert_uint_eq(gp.n_transfers, ofob.n_transfers);
+    /* Interleaving doubles the stage boundaries a microbatch crosses
+     * (2 pp - 1 instead of pp - 1, each way). */
+    ck_assert_uint_eq(gp.n_transfers, 2 * (pp - 1) * mb);
+    ck_assert_uint_eq(il.n_transfers, 2 * (2 * pp - 1) * mb);
+    /* The compute time per GPU is the same; the steps differ by the
+     * bubble. */
+    uint64_t compute = gp.time_ps[WORK_TIME_COMPUTE];
+    ck_assert_uint_eq(ofob.time_ps[WORK_TIME_COMPUTE], compute);
+    double ideal = (double)(pp - 1) / (double)(mb + pp - 1);
+    double bubble_gp = 1.0 - (double)compute / (double)gp.step_ps;
+    double bubble_1f1b = 1.0 - (double)compute / (double)ofob.step_ps;
+    ck_assert_msg(
+        G_APPROX_VALUE(bubble_gp, ideal, 0.01) && G_APPROX_VALUE(bubble_1f1b, ideal, 0.01),
+        "bubbles: gpipe %.4f, 1f1b %.4f, closed form %.4f", bubble_gp, bubble_1f1b, ideal);
+    uint64_t apart =
+        gp.step_ps > ofob.step_ps ? gp.step_ps - ofob.step_ps : ofob.step_ps - gp.step_ps;
+    ck_assert_msg(apart <= MAX(gp.time_ps[WORK_TIME_PP], ofob.time_ps[WORK_TIME_PP]),
+                  "gpipe %" G_GUINT64_FORMAT " ps, 1f1b %" G_GUINT64_FORMAT
+                  " ps: more apart than their exposed transfers",
+                  gp.step_ps, ofob.step_ps);
+    /* Interleaving saves compute (p - 1) / m (1 - 1 / vp) when transfers
+     * are free; it pays twice the transfers, so it saves somewhat less. */
+    ck_assert_uint_eq(il.time_ps[WORK_TIME_COMPUTE], compute);
+    double ideal_saving = (double)compute * (pp - 1) / (double)mb * (1.0 - 1.0 / 2);
+    double saving = (double)MIN(gp.step_ps, ofob.step_ps) - (double)il.step_ps;
+    ck_assert_msg(saving > 0.5 * ideal_saving && saving <= ideal_saving,
+                  "interleaved %" G_GUINT64_FORMAT " ps, gpipe %" G_GUINT64_FORMAT
+                  ", 1f1b %" G_GUINT64_FORMAT ": saves %.0f ps of the ideal %.0f",
+                  il.step_ps, gp.step_ps, ofob.step_ps, saving, ideal_saving);
+}
+END_TEST
+
+/* The same stream twice: the same tasks, field by field. */
+START_TEST(generation_is_deterministic)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout_of(2, 2, 2, 4);
+    l.sp = true;
+    l.zero = WORK_ZERO_1;
+    g_autoptr(WorkStream) a = gen(m, &l, NULL, "first");
+    g_autoptr(WorkStream) b = gen(m, &l, NULL, "second");
+    ck_assert_uint_eq(a->tasks->len, b->tasks->len);
+    for (guint i = 0; i < a->tasks->len; i++) {
+        const WorkTask *x = work_stream_task(a, i), *y = work_stream_task(b, i);
+        ck_assert_msg(x->kind == y->kind && x->category == y->category && x->rank == y->rank &&
+                          x->group == y->group && x->peer == y->peer && x->op == y->op &&
+                          x->bytes == y->bytes && x->duration_ps == y->duration_ps &&
+                          x->flops == y->flops && x->dep0 == y->dep0 && x->n_deps == y->n_deps &&
+                          strcmp(work_stream_label(a, x), work_stream_label(b, y)) == 0,
+                      "task %u differs", i);
+    }
+    ck_assert_uint_eq(a->deps->len, b->deps->len);
+    ck_assert_int_eq(memcmp(a->deps->data, b->deps->data, a->deps->len * sizeof(uint32_t)), 0);
+}
+END_TEST
+
+Suite *
+work_gen_suite(void)
+{
+    Suite *s = suite_create("work-gen");
+    TCase *tc = tcase_create("tp");
+    tcase_add_loop_test(tc, tp_collectives_per_block, 0, G_N_ELEMENTS(tp_cases));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("pp");
+    tcase_add_loop_test(tc, pp_transfers_per_stage, 0, G_N_ELEMENTS(pp_cases));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("dp");
+    tcase_add_loop_test(tc, dp_gradients_are_the_stage_parameters, 0, G_N_ELEMENTS(dp_cases));
+    tcase_add_loop_test(tc, dp_overlap_reduces_the_same_gradients, 0, 2);
+    tcase_add_test(tc, dp_one_bucket_by_hand);
+    tcase_add_test(tc, dp_buckets_split_the_same_bytes);
+    tcase_add_test(tc, dp_pipeline_stages_and_tied_embedding);
+    tcase_add_loop_test(tc, dp_zero3_gathers_every_block_twice, 0, G_N_ELEMENTS(zero3_cases));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("replay");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, symmetric_equals_full, 0, G_N_ELEMENTS(sym_cases));
+    tcase_add_test(tc, schedules_same_work_bubbles_as_expected);
+    tcase_add_test(tc, generation_is_deterministic);
+    suite_add_tcase(s, tc);
+    return s;
+}

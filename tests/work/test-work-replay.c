@@ -1,0 +1,537 @@
+/* The replayer on hand-built streams over a DGX H100, against closed forms
+ * exact to the picosecond: compute in a rank's stream order sums; a GPipe
+ * pipeline of equal stages takes (m + p - 1)(F + B) plus 2 (p - 1)
+ * transfers (the bubble (p - 1) / (m + p - 1) when they are free); a
+ * data-parallel all-reduce is hidden behind a long enough backward and
+ * fully exposed without one; calls that share links slow each other down,
+ * calls on disjoint links do not; replicas and replica members stand for
+ * ranks with the same tasks. Times of one call or transfer alone are
+ * measured by replaying it alone, so the identities hold whatever the
+ * collectives layer's costs are. */
+#include "core/core-time.h"
+#include "work/work-replay.h"
+#include "work/work-stream.h"
+#include "work-suites.h"
+
+#define US (SIM_PS_PER_US)
+
+/* ---- Building streams. ---- */
+
+static uint32_t
+compute(WorkStream *s, uint32_t rank, uint64_t duration_ps, const uint32_t *deps, uint32_t n_deps)
+{
+    WorkTask t = {.kind = WORK_TASK_COMPUTE,
+                  .category = WORK_CAT_COMPUTE,
+                  .rank = rank,
+                  .group = WORK_NONE,
+                  .peer = WORK_NONE,
+                  .duration_ps = duration_ps};
+    return work_stream_add(s, &t, deps, n_deps, NULL);
+}
+
+static uint32_t
+coll(WorkStream *s, uint32_t rank, uint32_t group, CollOp op, uint64_t bytes, const uint32_t *deps,
+     uint32_t n_deps)
+{
+    const WorkGroup *g = s->groups->pdata[group];
+    WorkTask t = {.kind = WORK_TASK_COLL,
+                  .category = g->category,
+                  .rank = rank,
+                  .group = group,
+                  .peer = WORK_NONE,
+                  .op = op,
+                  .bytes = bytes};
+    return work_stream_add(s, &t, deps, n_deps, NULL);
+}
+
+static uint32_t
+transfer(WorkStream *s, WorkTaskKind kind, uint32_t rank, uint32_t peer, uint64_t bytes,
+         const uint32_t *deps, uint32_t n_deps)
+{
+    WorkTask t = {.kind = kind,
+                  .category = WORK_CAT_PP,
+                  .rank = rank,
+                  .group = WORK_NONE,
+                  .peer = peer,
+                  .bytes = bytes};
+    return work_stream_add(s, &t, deps, n_deps, NULL);
+}
+
+/* Every rank of ranks[0 .. n) makes one op of bytes on their group. */
+static void
+coll_on_all(WorkStream *s, WorkCategory category, const uint32_t *ranks, uint32_t n, CollOp op,
+            uint64_t bytes)
+{
+    uint32_t group = work_stream_group(s, category, ranks, n);
+    for (uint32_t i = 0; i < n; i++)
+        coll(s, ranks[i], group, op, bytes, NULL, 0);
+}
+
+/* The step of stream on f. */
+static uint64_t
+step_of(const WorkTestFabric *f, const WorkStream *s, const char *what)
+{
+    WorkReplayResult res;
+    work_test_replay(f, s, what, &res);
+    uint64_t step = res.step_ps;
+    work_replay_result_clear(&res);
+    return step;
+}
+
+/* How long one transfer of bytes from a to b takes alone. */
+static uint64_t
+transfer_alone_ps(const WorkTestFabric *f, uint32_t a, uint32_t b, uint64_t bytes)
+{
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    transfer(s, WORK_TASK_SEND, a, b, bytes, NULL, 0);
+    transfer(s, WORK_TASK_RECV, b, a, bytes, NULL, 0);
+    return step_of(f, s, "transfer alone");
+}
+
+/* How long one op of bytes on ranks takes alone. */
+static uint64_t
+coll_alone_ps(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op, uint64_t bytes)
+{
+    g_autoptr(WorkStream) s = work_stream_new(topo_graph_n_gpus(f->graph));
+    coll_on_all(s, WORK_CAT_DP, ranks, n, op, bytes);
+    return step_of(f, s, "collective alone");
+}
+
+static void
+assert_sums_to_step(const WorkReplayResult *res, const char *what)
+{
+    uint64_t mean = 0, first = 0;
+    for (int k = 0; k < WORK_N_TIMES; k++) {
+        mean += res->time_ps[k];
+        first += res->rank_time_ps[k];
+    }
+    ck_assert_msg(mean == res->step_ps,
+                  "%s: mean breakdown %" G_GUINT64_FORMAT " != step %" G_GUINT64_FORMAT, what, mean,
+                  res->step_ps);
+    ck_assert_msg(first == res->step_ps,
+                  "%s: first rank's breakdown %" G_GUINT64_FORMAT " != step %" G_GUINT64_FORMAT,
+                  what, first, res->step_ps);
+}
+
+/* ---- Compute. ---- */
+
+/* One rank, a chain and a diamond of compute: they run one at a time in
+ * stream order, so the step is the sum of the durations, all compute. */
+START_TEST(compute_sums_on_one_rank)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    uint64_t d[3] = {3 * US + 7, 11 * US + 1, 5 * US + 13};
+    uint32_t a = compute(s, 2, d[0], NULL, 0);
+    uint32_t b = compute(s, 2, d[1], &a, 1);
+    uint32_t ab[2] = {a, b};
+    compute(s, 2, d[2], ab, 2);
+    WorkReplayResult res;
+    work_test_replay(&f, s, "three compute tasks", &res);
+    ck_assert_uint_eq(res.step_ps, d[0] + d[1] + d[2]);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
+    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_COMPUTE], res.step_ps);
+    ck_assert_uint_eq(res.n_detailed, 1);
+    ck_assert_uint_eq(res.n_calls, 0);
+    ck_assert_uint_eq(g_array_index(res.start_ps, uint64_t, 2), d[0] + d[1]);
+    assert_sums_to_step(&res, "three compute tasks");
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* Independent compute tasks of one rank still run one at a time (one
+ * compute stream); those of two ranks run at once. */
+START_TEST(compute_streams_are_per_rank)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    compute(s, 0, 4 * US, NULL, 0);
+    compute(s, 0, 6 * US, NULL, 0);
+    compute(s, 5, 9 * US, NULL, 0);
+    WorkReplayResult res;
+    work_test_replay(&f, s, "two ranks", &res);
+    ck_assert_uint_eq(res.step_ps, 10 * US);
+    ck_assert_uint_eq(res.n_detailed, 2);
+    /* Rank 0 computes all 10 us; rank 5 9 us then idles 1 us. */
+    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_COMPUTE], 10 * US);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], (10 * US + 9 * US) / 2);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 10 * US - (10 * US + 9 * US) / 2);
+    assert_sums_to_step(&res, "two ranks");
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* ---- Pipeline. ---- */
+
+/* A GPipe step of p stages on GPUs 0 .. p - 1 with m microbatches: every
+ * forward (receive, F, send on), then every backward last microbatch
+ * first (receive, B, send back). Receives are posted up front, as NCCL's
+ * are, so a transfer starts when its send is issued. */
+static WorkStream *
+gpipe(uint32_t p, uint32_t m, uint64_t f_ps, uint64_t b_ps, uint64_t bytes)
+{
+    WorkStream *s = work_stream_new(8);
+    for (uint32_t st = 0; st < p; st++) {
+        uint32_t last = WORK_NONE;
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t deps[2], n = 0;
+            if (last != WORK_NONE)
+                deps[n++] = last;
+            if (st > 0)
+                deps[n++] = transfer(s, WORK_TASK_RECV, st, st - 1, bytes, NULL, 0);
+            last = compute(s, st, f_ps, deps, n);
+            if (st + 1 < p)
+                transfer(s, WORK_TASK_SEND, st, st + 1, bytes, &last, 1);
+        }
+        for (uint32_t i = m; i-- > 0;) {
+            uint32_t deps[2], n = 0;
+            deps[n++] = last;
+            if (st + 1 < p)
+                deps[n++] = transfer(s, WORK_TASK_RECV, st, st + 1, bytes, NULL, 0);
+            last = compute(s, st, b_ps, deps, n);
+            if (st > 0)
+                transfer(s, WORK_TASK_SEND, st, st - 1, bytes, &last, 1);
+        }
+    }
+    return s;
+}
+
+static const struct {
+    uint32_t p, m;
+    uint64_t f_ps, b_ps;
+} gpipe_cases[] = {
+    {2, 1, 10 * US, 20 * US}, {2, 4, 10 * US, 20 * US}, {4, 4, 50 * US, 100 * US},
+    {4, 8, 7 * US, 13 * US},  {8, 3, 40 * US, 80 * US}, {3, 6, 25 * US + 3, 50 * US + 5},
+};
+
+/* Stage s starts forward i at s (F + T) + i F and its first backward at
+ * (p - 1)(F + T) + m F + (p - 1 - s)(B + T): the last task (stage 0's
+ * last backward) ends at (m + p - 1)(F + B) + 2 (p - 1) T, T a transfer
+ * alone. Every rank computes m (F + B); the rest, (p - 1)(F + B) +
+ * 2 (p - 1) T, is the bubble and its exposed transfers: the bubble
+ * fraction (p - 1) / (m + p - 1) as T / F goes to 0. */
+START_TEST(gpipe_step_is_the_closed_form)
+{
+    uint32_t p = gpipe_cases[_i].p, m = gpipe_cases[_i].m;
+    uint64_t f_ps = gpipe_cases[_i].f_ps, b_ps = gpipe_cases[_i].b_ps, bytes = 1 << 20;
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t t_ps = transfer_alone_ps(&f, 0, 1, bytes);
+    ck_assert_uint_gt(t_ps, 0);
+    /* Every neighbour pair, either way, is one NVSwitch hop: the same T. */
+    for (uint32_t st = 0; st + 1 < p; st++) {
+        ck_assert_uint_eq(transfer_alone_ps(&f, st, st + 1, bytes), t_ps);
+        ck_assert_uint_eq(transfer_alone_ps(&f, st + 1, st, bytes), t_ps);
+    }
+    g_autoptr(WorkStream) s = gpipe(p, m, f_ps, b_ps, bytes);
+    WorkReplayResult res;
+    g_autofree char *what = g_strdup_printf("gpipe case %d (p %u, m %u)", _i, p, m);
+    work_test_replay(&f, s, what, &res);
+    uint64_t expect = (m + p - 1) * (f_ps + b_ps) + 2 * (p - 1) * t_ps;
+    ck_assert_msg(res.step_ps == expect,
+                  "%s: step %" G_GUINT64_FORMAT " ps, closed form %" G_GUINT64_FORMAT " ps", what,
+                  res.step_ps, expect);
+    ck_assert_uint_eq(res.n_detailed, p);
+    ck_assert_uint_eq(res.n_calls, 2 * (p - 1) * m);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], m * (f_ps + b_ps));
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_PP] + res.time_ps[WORK_TIME_IDLE],
+                      (p - 1) * (f_ps + b_ps) + 2 * (p - 1) * t_ps);
+    /* Stage 0 waits out its last send and its first gradient, both
+     * exposed; the rest is bubble. */
+    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_PP], 2 * t_ps);
+    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_IDLE],
+                      (p - 1) * (f_ps + b_ps) + 2 * (p - 2) * t_ps);
+    /* With T small against F + B, the bubble is (p - 1) / (m + p - 1). */
+    double bubble =
+        (double)(res.time_ps[WORK_TIME_PP] + res.time_ps[WORK_TIME_IDLE]) / (double)res.step_ps;
+    double ideal = (double)(p - 1) / (double)(m + p - 1);
+    ck_assert_msg(bubble >= ideal && bubble - ideal < 4.0 * (double)t_ps / (double)(f_ps + b_ps),
+                  "%s: bubble %.6f, ideal %.6f", what, bubble, ideal);
+    assert_sums_to_step(&res, what);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* ---- Data-parallel overlap. ---- */
+
+/* Two ranks (GPUs 0 and 1): a last layer's backward (c ps), then an
+ * all-reduce of its gradients and the rest of the backward (d ps, none
+ * when 0) at once, then the optimizer (o ps) after both. */
+static WorkStream *
+dp_step(uint64_t c_ps, uint64_t d_ps, uint64_t o_ps, uint64_t bytes)
+{
+    WorkStream *s = work_stream_new(8);
+    uint32_t ranks[2] = {0, 1};
+    uint32_t group = work_stream_group(s, WORK_CAT_DP, ranks, 2);
+    for (uint32_t r = 0; r < 2; r++) {
+        uint32_t last = compute(s, r, c_ps, NULL, 0);
+        uint32_t ar = coll(s, r, group, COLL_OP_ALL_REDUCE, bytes, &last, 1);
+        uint32_t deps[2] = {ar, last};
+        if (d_ps > 0)
+            deps[1] = compute(s, r, d_ps, &last, 1);
+        compute(s, r, o_ps, deps, 2);
+    }
+    return s;
+}
+
+START_TEST(dp_all_reduce_hidden_behind_backward)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
+    uint32_t ranks[2] = {0, 1};
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    ck_assert_uint_gt(a_ps, 0);
+    /* A backward ten times the all-reduce hides it: compute only. */
+    uint64_t d_ps = 10 * a_ps;
+    g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
+    WorkReplayResult res;
+    work_test_replay(&f, s, "dp hidden", &res);
+    ck_assert_uint_eq(res.step_ps, c_ps + d_ps + o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
+    /* The all-reduce ran during the backward, as long as alone. */
+    ck_assert_uint_eq(g_array_index(res.start_ps, uint64_t, 1), c_ps);
+    ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
+    assert_sums_to_step(&res, "dp hidden");
+    work_replay_result_clear(&res);
+    /* Exactly as long as the all-reduce: still hidden. */
+    g_autoptr(WorkStream) tight = dp_step(c_ps, a_ps, o_ps, bytes);
+    work_test_replay(&f, tight, "dp just hidden", &res);
+    ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+START_TEST(dp_all_reduce_exposed_without_backward)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
+    uint32_t ranks[2] = {0, 1};
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    g_autoptr(WorkStream) s = dp_step(c_ps, 0, o_ps, bytes);
+    WorkReplayResult res;
+    work_test_replay(&f, s, "dp exposed", &res);
+    ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps);
+    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_DP], a_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], c_ps + o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
+    assert_sums_to_step(&res, "dp exposed");
+    work_replay_result_clear(&res);
+    /* A backward of half the all-reduce hides that half. */
+    g_autoptr(WorkStream) half = dp_step(c_ps, a_ps / 2, o_ps, bytes);
+    work_test_replay(&f, half, "dp half hidden", &res);
+    ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps - a_ps / 2);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* ---- Contention. ---- */
+
+/* Two all-reduces at once on groups of the same system. */
+static uint64_t
+two_at_once_ps(const WorkTestFabric *f, const uint32_t a[2], const uint32_t b[2], uint64_t bytes)
+{
+    g_autoptr(WorkStream) s = work_stream_new(topo_graph_n_gpus(f->graph));
+    coll_on_all(s, WORK_CAT_DP, a, 2, COLL_OP_ALL_REDUCE, bytes);
+    coll_on_all(s, WORK_CAT_TP, b, 2, COLL_OP_ALL_REDUCE, bytes);
+    return step_of(f, s, "two at once");
+}
+
+/* On NVSwitch, {0, 1} and {2, 3} use four GPUs' own links: at once they
+ * take exactly as long as alone. */
+START_TEST(disjoint_groups_do_not_contend)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t bytes = 64 << 20;
+    uint32_t a[2] = {0, 1}, b[2] = {2, 3};
+    uint64_t alone_a = coll_alone_ps(&f, a, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint64_t alone_b = coll_alone_ps(&f, b, 2, COLL_OP_ALL_REDUCE, bytes);
+    ck_assert_uint_eq(alone_a, alone_b);
+    ck_assert_uint_eq(two_at_once_ps(&f, a, b, bytes), alone_a);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* {0, 1} and {0, 2} both ring through GPU 0's NVLinks, each way: at once
+ * each gets about half of them, and both end later than alone (but not
+ * later than one after the other). */
+START_TEST(groups_sharing_a_gpu_contend)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t bytes = 64 << 20;
+    uint32_t a[2] = {0, 1}, b[2] = {0, 2};
+    uint64_t alone_a = coll_alone_ps(&f, a, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint64_t alone_b = coll_alone_ps(&f, b, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint64_t both = two_at_once_ps(&f, a, b, bytes);
+    ck_assert_msg(both > MAX(alone_a, alone_b) + MAX(alone_a, alone_b) / 4,
+                  "at once %" G_GUINT64_FORMAT " ps, alone %" G_GUINT64_FORMAT
+                  " and %" G_GUINT64_FORMAT " ps",
+                  both, alone_a, alone_b);
+    ck_assert_uint_le(both, alone_a + alone_b);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* Two nodes: GPU 0 and GPU 1 of each node reach the other node through
+ * their own NIC (one rail each), so {0, 8} and {1, 9} do not meet; {0, 8}
+ * and {0, 9} both leave through GPU 0's NIC and do. */
+START_TEST(groups_across_nodes_contend_on_a_shared_nic)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 2);
+    uint64_t bytes = 16 << 20;
+    uint32_t a[2] = {0, 8}, b[2] = {1, 9}, c[2] = {0, 9};
+    uint64_t alone_a = coll_alone_ps(&f, a, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint64_t alone_c = coll_alone_ps(&f, c, 2, COLL_OP_ALL_REDUCE, bytes);
+    ck_assert_uint_eq(two_at_once_ps(&f, a, b, bytes), alone_a);
+    uint64_t both = two_at_once_ps(&f, a, c, bytes);
+    ck_assert_msg(both > MAX(alone_a, alone_c),
+                  "at once %" G_GUINT64_FORMAT " ps, alone %" G_GUINT64_FORMAT
+                  " and %" G_GUINT64_FORMAT " ps",
+                  both, alone_a, alone_c);
+    ck_assert_uint_le(both, alone_a + alone_c);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* ---- Replicas. ---- */
+
+/* Ranks base .. base + 3: compute, a TP all-reduce on the four, compute. */
+static void
+tp_ranks(WorkStream *s, uint32_t base)
+{
+    uint32_t ranks[4] = {base, base + 1, base + 2, base + 3};
+    uint32_t group = work_stream_group(s, WORK_CAT_TP, ranks, 4);
+    for (uint32_t r = base; r < base + 4; r++) {
+        uint32_t a = compute(s, r, 10 * US + r % 4, NULL, 0);
+        uint32_t ar = coll(s, r, group, COLL_OP_ALL_REDUCE, 32 << 20, &a, 1);
+        compute(s, r, 15 * US, &ar, 1);
+    }
+}
+
+/* Two replicas four GPUs apart stand for ranks 4 .. 7 with the same
+ * tasks: on NVSwitch the copy's links are its own, so the step is the
+ * same and no replica flow is needed. */
+START_TEST(replicas_stand_for_detailed_ranks)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    g_autoptr(WorkStream) rep = work_stream_new(8);
+    rep->n_replicas = 2;
+    rep->replica_stride = 4;
+    tp_ranks(rep, 0);
+    g_autoptr(WorkStream) full = work_stream_new(8);
+    tp_ranks(full, 0);
+    tp_ranks(full, 4);
+    WorkReplayResult r1, r2;
+    work_test_replay(&f, rep, "replicas", &r1);
+    work_test_replay(&f, full, "detailed", &r2);
+    ck_assert_uint_eq(r1.step_ps, r2.step_ps);
+    ck_assert_uint_eq(r1.n_detailed, 4);
+    ck_assert_uint_eq(r2.n_detailed, 8);
+    ck_assert_uint_eq(r1.n_mirror_flows, 0);
+    for (int k = 0; k < WORK_N_TIMES; k++)
+        ck_assert_msg(r1.time_ps[k] == r2.time_ps[k],
+                      "%s: %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, work_time_name(k),
+                      r1.time_ps[k], r2.time_ps[k]);
+    /* 3 us on the slowest rank, the all-reduce, 15 us. */
+    uint32_t ranks[4] = {0, 1, 2, 3};
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 4, COLL_OP_ALL_REDUCE, 32 << 20);
+    ck_assert_uint_eq(r1.step_ps, 10 * US + 3 + a_ps + 15 * US);
+    work_replay_result_clear(&r1);
+    work_replay_result_clear(&r2);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* A member of a group without tasks reaches each call with the others:
+ * {0, 1} with only rank 0 detailed takes what it takes with both. */
+START_TEST(replica_member_joins_every_call)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint32_t ranks[2] = {0, 1};
+    g_autoptr(WorkStream) one = work_stream_new(8);
+    uint32_t g1 = work_stream_group(one, WORK_CAT_DP, ranks, 2);
+    uint32_t a = compute(one, 0, 5 * US, NULL, 0);
+    coll(one, 0, g1, COLL_OP_ALL_REDUCE, 8 << 20, &a, 1);
+    g_autoptr(WorkStream) two = work_stream_new(8);
+    uint32_t g2 = work_stream_group(two, WORK_CAT_DP, ranks, 2);
+    for (uint32_t r = 0; r < 2; r++) {
+        uint32_t c = compute(two, r, 5 * US, NULL, 0);
+        coll(two, r, g2, COLL_OP_ALL_REDUCE, 8 << 20, &c, 1);
+    }
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, 8 << 20);
+    ck_assert_uint_eq(step_of(&f, one, "one detailed"), 5 * US + a_ps);
+    ck_assert_uint_eq(step_of(&f, two, "both detailed"), 5 * US + a_ps);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* Calls on one group run one at a time in order: two all-reduces issued
+ * at once take twice one; on two groups of the same GPUs they overlap. */
+START_TEST(calls_on_a_group_are_serial)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint32_t ranks[2] = {4, 6};
+    uint64_t bytes = 4 << 20;
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    coll_on_all(s, WORK_CAT_DP, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    coll_on_all(s, WORK_CAT_DP, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    WorkReplayResult res;
+    work_test_replay(&f, s, "two calls", &res);
+    ck_assert_uint_eq(res.n_calls, 2);
+    ck_assert_uint_eq(res.step_ps, 2 * a_ps);
+    ck_assert_uint_eq(res.n_shapes, 1);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+Suite *
+work_replay_suite(void)
+{
+    Suite *s = suite_create("work-replay");
+    TCase *tc = tcase_create("compute");
+    tcase_add_test(tc, compute_sums_on_one_rank);
+    tcase_add_test(tc, compute_streams_are_per_rank);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("pipeline");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, gpipe_step_is_the_closed_form, 0, G_N_ELEMENTS(gpipe_cases));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("dp-overlap");
+    tcase_add_test(tc, dp_all_reduce_hidden_behind_backward);
+    tcase_add_test(tc, dp_all_reduce_exposed_without_backward);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("contention");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, disjoint_groups_do_not_contend);
+    tcase_add_test(tc, groups_sharing_a_gpu_contend);
+    tcase_add_test(tc, groups_across_nodes_contend_on_a_shared_nic);
+    tcase_add_test(tc, calls_on_a_group_are_serial);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("replicas");
+    tcase_add_test(tc, replicas_stand_for_detailed_ranks);
+    tcase_add_test(tc, replica_member_joins_every_call);
+    suite_add_tcase(s, tc);
+    return s;
+}
