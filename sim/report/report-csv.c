@@ -13,8 +13,8 @@
 
 typedef struct Reader {
     ReportCsv *csv;
-    GPtrArray *row; /* being filled */
-    uint32_t line;  /* line the current row started on */
+    GPtrArray *row;    /* being filled */
+    uint32_t line;     /* line the current row started on */
     uint32_t newlines; /* newlines consumed so far */
     GError *error;
 } Reader;

@@ -151,7 +151,16 @@ put_row(GString *out, const WorkStream *stream, uint32_t i, const uint32_t *numb
     for (uint32_t d = 0; d < t->n_deps; d++)
         g_string_append_printf(out, "%s%u", d > 0 ? " " : "",
                                number[g_array_index(stream->deps, uint32_t, t->dep0 + d)]);
-    g_string_append_printf(out, ",%u,%u,", stream->n_replicas, stream->replica_stride);
+    /* The replica axes in use, axis 0 first; "1" and "0" when none. */
+    GString *counts = g_string_new(NULL), *strides = g_string_new(NULL);
+    for (int a = 0; a < WORK_REPLICA_AXES; a++)
+        if (a == 0 || stream->replicas[a].count > 1) {
+            g_string_append_printf(counts, "%s%u", a ? " " : "", stream->replicas[a].count);
+            g_string_append_printf(strides, "%s%u", a ? " " : "", stream->replicas[a].stride);
+        }
+    g_string_append_printf(out, ",%s,%s,", counts->str, strides->str);
+    g_string_free(counts, TRUE);
+    g_string_free(strides, TRUE);
     put_label(out, work_stream_label(stream, t));
     g_string_append_c(out, '\n');
 }
@@ -184,13 +193,13 @@ typedef struct Reader {
     int columns[N_COLUMNS];
     guint row;
     WorkStream *stream;
-    GHashTable *rank_tasks;              /* rank + 1 -> GArray of its task indices, in task order */
-    GHashTable *group_index;             /* name -> index + 1 */
-    GPtrArray *group_names;              /* by group index: the name that made it */
-    GArray *group_lines;                 /* uint32_t by group index: the line that made it */
-    GArray *list;                        /* uint32_t: a parsed members or deps field */
-    uint32_t n_replicas, replica_stride; /* the first row's */
-    uint32_t n_gpus;                     /* one more than the largest GPU named so far */
+    GHashTable *rank_tasks;  /* rank + 1 -> GArray of its task indices, in task order */
+    GHashTable *group_index; /* name -> index + 1 */
+    GPtrArray *group_names;  /* by group index: the name that made it */
+    GArray *group_lines;     /* uint32_t by group index: the line that made it */
+    GArray *list;            /* uint32_t: a parsed members or deps field */
+    WorkReplicas replicas[WORK_REPLICA_AXES]; /* the first row's */
+    uint32_t n_gpus;                          /* one more than the largest GPU named so far */
 } Reader;
 
 static uint32_t
@@ -492,29 +501,48 @@ read_transfer(Reader *r, WorkTask *t, GError **error)
     return field_uint(r, COL_BYTES, UINT64_MAX, &t->bytes, error);
 }
 
-/* replicas and replica_stride: valid, and the same as on the first row. */
+/* replicas and replica_stride: lists of the same length, one entry an
+ * axis (at most WORK_REPLICA_AXES), valid, and the same as on the first
+ * row. */
 static bool
 read_replicas(Reader *r, uint32_t rank, GError **error)
 {
-    uint64_t n = 1, stride = 0;
-    if ((!is_empty(r, COL_REPLICAS) && !field_uint(r, COL_REPLICAS, UINT32_MAX, &n, error)) ||
-        (!is_empty(r, COL_STRIDE) && !field_uint(r, COL_STRIDE, UINT32_MAX, &stride, error)))
+    WorkReplicas axes[WORK_REPLICA_AXES];
+    for (int a = 0; a < WORK_REPLICA_AXES; a++)
+        axes[a] = (WorkReplicas){.count = 1};
+    if (!field_list(r, COL_REPLICAS, UINT32_MAX, error))
         return false;
-    if (n == 0)
-        return row_fail(r, error, COL_REPLICAS, "must be at least 1, got 0");
-    if (n > 1 && stride == 0)
-        return row_fail(r, error, COL_STRIDE, "must be at least 1 with %" PRIu64 " replicas", n);
+    guint n_axes = r->list->len;
+    if (n_axes > WORK_REPLICA_AXES)
+        return row_fail(r, error, COL_REPLICAS, "at most %d axes, got %u", WORK_REPLICA_AXES,
+                        n_axes);
+    for (guint a = 0; a < n_axes; a++)
+        axes[a].count = g_array_index(r->list, uint32_t, a);
+    if (!field_list(r, COL_STRIDE, UINT32_MAX, error))
+        return false;
+    if (r->list->len != n_axes && !(n_axes <= 1 && r->list->len == 0))
+        return row_fail(r, error, COL_STRIDE, "%u strides for %u replica axes", r->list->len,
+                        n_axes);
+    for (guint a = 0; a < r->list->len; a++)
+        axes[a].stride = g_array_index(r->list, uint32_t, a);
+    uint64_t last = rank;
+    for (int a = 0; a < WORK_REPLICA_AXES; a++) {
+        if (axes[a].count == 0)
+            return row_fail(r, error, COL_REPLICAS, "must be at least 1, got 0");
+        if (axes[a].count > 1 && axes[a].stride == 0)
+            return row_fail(r, error, COL_STRIDE, "must be at least 1 with %u replicas",
+                            axes[a].count);
+        last += (uint64_t)(axes[a].count - 1) * axes[a].stride;
+    }
     if (r->row == 0) {
-        r->n_replicas = (uint32_t)n;
-        r->replica_stride = (uint32_t)stride;
-    } else if (n != r->n_replicas || stride != r->replica_stride) {
+        memcpy(r->replicas, axes, sizeof axes);
+    } else if (memcmp(axes, r->replicas, sizeof axes) != 0) {
         return row_fail(r, error, COL_REPLICAS,
-                        "%" PRIu64 " replicas %" PRIu64 " GPUs apart, but %u %u apart on line %u: "
-                        "replicas and replica_stride must be the same on every row",
-                        n, stride, r->n_replicas, r->replica_stride,
+                        "\"%s\" replicas \"%s\" apart, but not so on line %u: replicas and "
+                        "replica_stride must be the same on every row",
+                        field(r, COL_REPLICAS), field(r, COL_STRIDE),
                         g_array_index(r->csv->lines, uint32_t, 0));
     }
-    uint64_t last = rank + (n - 1) * stride;
     if (last >= REPORT_TRACE_MAX_GPUS)
         return row_fail(r, error, COL_REPLICAS,
                         "rank %u's last replica is GPU %" PRIu64 ", not below %u", rank, last,
@@ -648,8 +676,7 @@ report_trace_read(const char *path, GError **error)
     if (!ok)
         return NULL;
     stream->n_gpus = r.n_gpus;
-    stream->n_replicas = r.n_replicas;
-    stream->replica_stride = r.replica_stride;
+    memcpy(stream->replicas, r.replicas, sizeof r.replicas);
     if (!work_stream_check(stream, error)) {
         g_prefix_error(error, "%s: ", path);
         return NULL;

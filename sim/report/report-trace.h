@@ -62,17 +62,20 @@
  *   deps            the task numbers of the same rank this task waits for,
  *                   separated by spaces; each below the row's own task
  *                   number. Empty when none.
- *   replicas        how many copies of the job the ranks with rows stand for
- *                   (the stream's n_replicas), and the distance in GPUs
- *   replica_stride  between copies: GPU rank + k x replica_stride runs rank's
- *                   rows, k = 1 .. replicas - 1, its traffic simulated. The
- *                   same on every row; empty means 1 and 0. replicas > 1
- *                   needs replica_stride > 0.
+ *   replicas        the copies of the job the ranks with rows stand for, by
+ *   replica_stride  axis (the stream's replicas, work-stream.h): a list of
+ *                   counts and a list of as many strides, separated by
+ *                   spaces, at most two axes ("24 8" and "8 1": 24 copies
+ *                   8 GPUs apart, each of 8 copies 1 GPU apart). GPU
+ *                   rank + k_0 stride_0 + k_1 stride_1 runs rank's rows,
+ *                   its traffic simulated. The same on every row; empty
+ *                   means 1 and 0. A count > 1 needs a stride > 0.
  *   label           free text naming the task ("fwd mb3 chunk0 attn");
  *                   may be empty.
  *
  * The job's GPUs (the stream's n_gpus) are 0 .. N - 1, N being one more than
- * the largest rank, peer, member, and rank + (replicas - 1) x replica_stride.
+ * the largest rank, peer, member, and rank + the sum over axes of
+ * (count - 1) x stride.
  * Every COLL, SEND and RECV task must belong to a call that can happen: the
  * members of a group make the same number of calls, sends and receives pair
  * up, and the stream can finish (no task waits on a call that a member

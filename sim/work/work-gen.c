@@ -587,15 +587,20 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
     if (g.bucket_params == 0)
         g.bucket_params = MAX(UINT64_C(40000000), UINT64_C(1000000) * layout->dp);
     g.s = work_stream_new((uint32_t)work_layout_gpus(layout));
-    uint32_t n_d = layout->dp;
+    /* Symmetric: data replica 0's tensor rank 0 of every stage stands for
+     * the others, which run the same kernels and calls at the same time. */
+    uint32_t n_d = layout->dp, n_t = layout->tp;
     if (options->symmetric && layout->dp > 1) {
-        g.s->n_replicas = layout->dp;
-        g.s->replica_stride = layout->tp;
+        g.s->replicas[0] = (WorkReplicas){.count = layout->dp, .stride = layout->tp};
         n_d = 1;
+    }
+    if (options->symmetric && layout->tp > 1) {
+        g.s->replicas[1] = (WorkReplicas){.count = layout->tp, .stride = 1};
+        n_t = 1;
     }
     for (uint32_t p = 0; p < layout->pp; p++)
         for (uint32_t d = 0; d < n_d; d++)
-            for (uint32_t t = 0; t < layout->tp; t++) {
+            for (uint32_t t = 0; t < n_t; t++) {
                 Rank r = {.t = t,
                           .d = d,
                           .p = p,

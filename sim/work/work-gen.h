@@ -59,7 +59,8 @@
 typedef struct WorkGenOptions {
     WorkComputeConfig compute;
     bool dp_overlap;        /* reduce gradient buckets during the last backward */
-    bool symmetric;         /* detail data replica 0 only; the others are its replicas */
+    bool symmetric;         /* detail tensor rank 0 of data replica 0 of each stage; the others are
+                             * its replicas (work-stream.h) */
     uint64_t bucket_params; /* 0: Megatron-Core's max(40 M, 1 M x dp) */
 } WorkGenOptions;
 

@@ -74,7 +74,11 @@ typedef struct Replay {
     CallState *calls;
     GHashTable *shapes;      /* key string -> Shape */
     guint8 *used;            /* bitset over links: the detailed ranks' traffic */
-    GHashTable *mirror_memo; /* "call-key/k" -> needed (1) or not (2) */
+    uint32_t n_copies;       /* of the detailed ranks, theirs included */
+    uint32_t *call_instance; /* per call: its group, or its pair */
+    uint32_t n_instances;
+    GArray *instance_call; /* uint32_t: a call of each instance */
+    guint8 *copy_memo;     /* [instance x copy]: 0 unknown, 1 issue its traffic, 2 not */
     uint64_t launch_ps;
     GError *error;
     uint64_t n_flows, n_mirror_flows;
@@ -275,29 +279,49 @@ mark_links(const Replay *r, const GArray *flows, guint8 *bits, bool *hit, const 
     }
 }
 
-/* Whether a call's members all have tasks (its replicas run it too). */
-static bool
-call_detailed(const Replay *r, uint32_t call)
+/* Each call's instance: its group, or its (sender, receiver) pair; the
+ * copies of an instance load the same links whichever call it is. */
+static void
+index_instances(Replay *r)
 {
-    const uint32_t *gpus;
-    uint32_t pair[2];
-    uint32_t n = call_gpus(r, call, &gpus, pair);
-    for (uint32_t i = 0; i < n; i++)
-        if (!r->detailed[gpus[i]])
-            return false;
-    return true;
+    uint32_t n_groups = r->s->groups->len;
+    r->call_instance = g_new(uint32_t, r->m->calls->len);
+    g_autoptr(GHashTable) pairs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    r->n_instances = n_groups;
+    r->instance_call = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_array_set_size(r->instance_call, n_groups);
+    for (uint32_t i = 0; i < n_groups; i++)
+        g_array_index(r->instance_call, uint32_t, i) = WORK_NONE;
+    for (uint32_t c = 0; c < r->m->calls->len; c++) {
+        const WorkCall *call = &g_array_index(r->m->calls, WorkCall, c);
+        uint32_t key = call->group;
+        if (key == WORK_NONE) {
+            const WorkTask *t = call_task(r, c);
+            gint64 pair = ((gint64)t->rank << 32) | t->peer;
+            gpointer found = g_hash_table_lookup(pairs, &pair);
+            if (found == NULL) {
+                key = r->n_instances++;
+                g_hash_table_insert(pairs, g_memdup2(&pair, sizeof pair),
+                                    GUINT_TO_POINTER(key + 1));
+                g_array_append_val(r->instance_call, c);
+            } else {
+                key = GPOINTER_TO_UINT(found) - 1;
+            }
+        } else if (g_array_index(r->instance_call, uint32_t, key) == WORK_NONE) {
+            g_array_index(r->instance_call, uint32_t, key) = c;
+        }
+        r->call_instance[c] = key;
+    }
 }
 
+/* The links the detailed ranks' own traffic uses. */
 static void
 mark_used(Replay *r)
 {
     r->used = g_new0(guint8, topo_graph_n_links(r->graph) / 8 + 1);
-    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    for (uint32_t c = 0; c < r->m->calls->len; c++) {
-        const WorkCall *call = &g_array_index(r->m->calls, WorkCall, c);
-        const WorkTask *t = call_task(r, c);
-        char *key = g_strdup_printf("%u/%u/%u", call->group, t->rank, t->peer);
-        if (!g_hash_table_add(seen, key))
+    for (uint32_t k = 0; k < r->n_instances; k++) {
+        uint32_t c = g_array_index(r->instance_call, uint32_t, k);
+        if (c == WORK_NONE)
             continue;
         GArray *flows = pattern(r, c, 0, 1.0);
         mark_links(r, flows, r->used, NULL, NULL);
@@ -306,21 +330,49 @@ mark_used(Replay *r)
 }
 
 static bool
-mirror_needed(Replay *r, uint32_t call, uint32_t k)
+has_gpu(const uint32_t *gpus, uint32_t n, uint64_t gpu)
 {
-    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
-    const WorkTask *t = call_task(r, call);
-    char *key = g_strdup_printf("%u/%u/%u/%u", c->group, t->rank, t->peer, k);
-    gpointer memo = g_hash_table_lookup(r->mirror_memo, key);
-    if (memo != NULL) {
-        g_free(key);
-        return GPOINTER_TO_UINT(memo) == 1;
+    for (uint32_t j = 0; j < n; j++)
+        if (gpus[j] == gpu)
+            return true;
+    return false;
+}
+
+/* Whether copy i of call's instance is traffic of its own that shares a
+ * link with the detailed ranks' traffic. It is not its own along an axis
+ * the call's GPUs span (a data-parallel group holds the data replicas of
+ * its rank, a tensor group the tensor ranks: a copy along that axis is the
+ * call itself), nor when it overlaps the call's GPUs. */
+static bool
+copy_needed(Replay *r, uint32_t call, uint32_t i)
+{
+    uint32_t key = r->call_instance[call];
+    guint8 *memo = &r->copy_memo[(size_t)key * r->n_copies + i];
+    if (*memo != 0)
+        return *memo == 1;
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    uint32_t n = call_gpus(r, call, &gpus, pair);
+    uint32_t rank = call_task(r, call)->rank;
+    bool own = true;
+    uint32_t rest = i;
+    for (int a = 0; a < WORK_REPLICA_AXES; a++) {
+        const WorkReplicas *x = &r->s->replicas[a];
+        uint32_t k = rest % MAX(x->count, 1);
+        rest /= MAX(x->count, 1);
+        if (k != 0 && x->count > 1 && has_gpu(gpus, n, (uint64_t)rank + x->stride))
+            own = false;
     }
-    GArray *flows = pattern(r, call, k * r->s->replica_stride, 1.0);
+    uint64_t offset = work_stream_copy_offset(r->s, i);
+    for (uint32_t k = 0; own && k < n; k++)
+        own = gpus[k] + offset < r->s->n_gpus && !has_gpu(gpus, n, gpus[k] + offset);
     bool hit = false;
-    mark_links(r, flows, NULL, &hit, r->used);
-    g_array_unref(flows);
-    g_hash_table_insert(r->mirror_memo, key, GUINT_TO_POINTER(hit ? 1 : 2));
+    if (own) {
+        GArray *flows = pattern(r, call, (uint32_t)offset, 1.0);
+        mark_links(r, flows, NULL, &hit, r->used);
+        g_array_unref(flows);
+    }
+    *memo = hit ? 1 : 2;
     return hit;
 }
 
@@ -363,15 +415,15 @@ start_call(Replay *r, uint32_t call)
     r->n_flows += flows->len;
     issue(r, flows, r->h_flow, call);
     g_array_unref(flows);
-    if (r->s->n_replicas > 1 && call_detailed(r, call))
-        for (uint32_t k = 1; k < r->s->n_replicas; k++) {
-            if (!mirror_needed(r, call, k))
-                continue;
-            GArray *mirror = pattern(r, call, k * r->s->replica_stride, cs->shape->flow_scale);
-            r->n_mirror_flows += mirror->len;
-            issue(r, mirror, r->h_mirror, call);
-            g_array_unref(mirror);
-        }
+    for (uint32_t i = 1; i < r->n_copies; i++) {
+        if (!copy_needed(r, call, i))
+            continue;
+        GArray *copy =
+            pattern(r, call, (uint32_t)work_stream_copy_offset(r->s, i), cs->shape->flow_scale);
+        r->n_mirror_flows += copy->len;
+        issue(r, copy, r->h_mirror, call);
+        g_array_unref(copy);
+    }
     if (cs->flows_left == 0) {
         SimEvent *ev = sim_engine_schedule(r->engine, now + cs->shape->total_ps, 0, r->h_call_end);
         ev->target = call;
@@ -667,10 +719,13 @@ work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *g
         r.launch_ps = (uint64_t)(coll_tune_base_latency_us(COLL_ALGO_RING, COLL_PROTO_SIMPLE) *
                                  SIM_PS_PER_US);
     r.shapes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shape_free);
-    r.mirror_memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     build_index(&r);
-    if (stream->n_replicas > 1)
+    r.n_copies = work_stream_n_copies(stream);
+    if (r.n_copies > 1) {
+        index_instances(&r);
         mark_used(&r);
+        r.copy_memo = g_new0(guint8, (size_t)r.n_instances * r.n_copies);
+    }
     r.engine = sim_engine_new();
     r.h_compute = sim_engine_register(r.engine, "work-compute", on_compute, &r);
     r.h_flow = sim_engine_register(r.engine, "work-flow", on_flow, &r);
@@ -712,7 +767,10 @@ work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *g
     net_free(r.net);
     sim_engine_free(r.engine);
     g_hash_table_unref(r.shapes);
-    g_hash_table_unref(r.mirror_memo);
+    g_free(r.call_instance);
+    g_free(r.copy_memo);
+    if (r.instance_call != NULL)
+        g_array_unref(r.instance_call);
     g_free(r.used);
     g_free(r.deps_left);
     g_free(r.dependents0);

@@ -56,7 +56,8 @@ work_stream_new(uint32_t n_gpus)
 {
     WorkStream *s = g_new0(WorkStream, 1);
     s->n_gpus = n_gpus;
-    s->n_replicas = 1;
+    for (int a = 0; a < WORK_REPLICA_AXES; a++)
+        s->replicas[a] = (WorkReplicas){.count = 1};
     s->tasks = g_array_new(FALSE, TRUE, sizeof(WorkTask));
     s->deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     s->groups = g_ptr_array_new_with_free_func((GDestroyNotify)group_free);
@@ -342,23 +343,64 @@ work_match_new(const WorkStream *stream, GError **error)
 
 /* ---- Checking. ---- */
 
-/* A replica of a detailed rank may not be a detailed rank itself. */
+uint32_t
+work_stream_n_copies(const WorkStream *stream)
+{
+    uint64_t n = 1;
+    for (int a = 0; a < WORK_REPLICA_AXES; a++)
+        n *= MAX(stream->replicas[a].count, 1);
+    return (uint32_t)MIN(n, UINT32_MAX);
+}
+
+uint64_t
+work_stream_copy_offset(const WorkStream *stream, uint32_t i)
+{
+    uint64_t offset = 0;
+    for (int a = 0; a < WORK_REPLICA_AXES; a++) {
+        uint32_t count = MAX(stream->replicas[a].count, 1);
+        offset += (uint64_t)(i % count) * stream->replicas[a].stride;
+        i /= count;
+    }
+    return offset;
+}
+
+/* The axes fit the job, and a copy of a detailed rank is neither a GPU
+ * outside the job, nor a detailed rank, nor another copy of it. */
 static bool
 check_replicas(const WorkStream *stream, GError **error)
 {
-    if (stream->n_replicas < 2)
+    uint64_t n = 1;
+    for (int a = 0; a < WORK_REPLICA_AXES; a++) {
+        const WorkReplicas *x = &stream->replicas[a];
+        if (x->count < 1 || (x->count > 1 && x->stride == 0))
+            return fail(error, stream, "replica axis %d: %u copies %u GPUs apart", a, x->count,
+                        x->stride);
+        n *= x->count;
+        if (n > stream->n_gpus)
+            return fail(error, stream, "%" G_GUINT64_FORMAT " copies do not fit %u GPUs", n,
+                        stream->n_gpus);
+    }
+    if (n < 2)
         return true;
+    g_autofree uint64_t *offsets = g_new(uint64_t, n);
+    for (uint32_t i = 0; i < n; i++)
+        offsets[i] = work_stream_copy_offset(stream, i);
     g_autofree bool *detailed = g_new0(bool, stream->n_gpus);
     for (uint32_t i = 0; i < stream->tasks->len; i++)
         detailed[work_stream_task(stream, i)->rank] = true;
+    g_autofree bool *taken = g_new0(bool, stream->n_gpus);
     for (uint32_t r = 0; r < stream->n_gpus; r++)
-        for (uint32_t k = 1; detailed[r] && k < stream->n_replicas; k++) {
-            uint64_t copy = r + (uint64_t)k * stream->replica_stride;
-            if (copy >= stream->n_gpus || detailed[copy])
+        for (uint32_t i = 0; detailed[r] && i < n; i++) {
+            uint64_t copy = r + offsets[i];
+            const char *why = copy >= stream->n_gpus    ? "not a GPU of the job"
+                              : i > 0 && detailed[copy] ? "a rank with tasks"
+                              : taken[copy]             ? "a copy of another rank"
+                                                        : NULL;
+            if (why != NULL)
                 return fail(error, stream,
-                            "replica %u of rank %u is GPU %" G_GUINT64_FORMAT ", which is %s", k, r,
-                            copy,
-                            copy >= stream->n_gpus ? "not a GPU of the job" : "a rank with tasks");
+                            "replica %u of rank %u is GPU %" G_GUINT64_FORMAT ", which is %s", i, r,
+                            copy, why);
+            taken[copy] = true;
         }
     return true;
 }
@@ -395,12 +437,6 @@ check_tasks(const WorkStream *stream, GError **error)
                 return fail(error, stream, "group %u: rank %u repeated or not below %u GPUs", gi,
                             g->ranks[r], stream->n_gpus);
     }
-    if (stream->n_replicas < 1 ||
-        (stream->n_replicas > 1 &&
-         (stream->replica_stride == 0 ||
-          (uint64_t)stream->replica_stride * (stream->n_replicas - 1) >= stream->n_gpus)))
-        return fail(error, stream, "%u replicas %u GPUs apart do not fit %u GPUs",
-                    stream->n_replicas, stream->replica_stride, stream->n_gpus);
     return check_replicas(stream, error);
 }
 

@@ -9,10 +9,12 @@
  * member of a group is a replica: it does what the detailed members do, at
  * the same time, and is taken to reach each collective of the group when
  * they do (its traffic is simulated, its compute is not). Ranks with tasks
- * may also stand for replicas: with n_replicas > 1, the GPUs
- * rank + k x replica_stride (k = 1 .. n_replicas - 1) run the detailed
- * ranks' stream, and their traffic is put on the fabric where it shares
- * links with the detailed ranks' traffic.
+ * may also stand for replicas along up to WORK_REPLICA_AXES axes: with
+ * replicas[a] = {count, stride}, the GPUs rank + k_0 stride_0 + k_1
+ * stride_1 (0 <= k_a < count_a, not all 0) run the detailed ranks' stream,
+ * and their traffic is put on the fabric where it shares links with the
+ * detailed ranks' traffic (Megatron's data replicas, stride tp; the other
+ * ranks of a tensor group, stride 1).
  *
  * Semantics, as CUDA streams and NCCL give them:
  *   - a task starts once every task it depends on (of the same rank) has
@@ -75,10 +77,16 @@ typedef struct WorkGroup {
     uint32_t *ranks; /* ascending GPU indices */
 } WorkGroup;
 
+#define WORK_REPLICA_AXES 2
+
+typedef struct WorkReplicas {
+    uint32_t count;  /* copies along the axis, the detailed ranks' included; 1: none */
+    uint32_t stride; /* GPUs between copies; 0 when count is 1 */
+} WorkReplicas;
+
 typedef struct WorkStream {
-    uint32_t n_gpus;     /* GPUs of the job: ranks are below it */
-    uint32_t n_replicas; /* 1, or how many copies the detailed ranks stand for */
-    uint32_t replica_stride;
+    uint32_t n_gpus; /* GPUs of the job: ranks are below it */
+    WorkReplicas replicas[WORK_REPLICA_AXES];
     GArray *tasks;           /* WorkTask; a rank's tasks in issue order */
     GArray *deps;            /* uint32_t task indices */
     GPtrArray *groups;       /* WorkGroup * */
@@ -143,6 +151,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkMatch, work_match_free)
  * that waits on it (checked by a dry run: a stream that cannot finish is an
  * error naming a stuck task). Errors name the task by index and label. */
 bool work_stream_check(const WorkStream *stream, GError **error);
+
+/* How many copies the detailed ranks stand for (their own included): the
+ * product of the axes' counts; and the GPU offset of copy i (0 for i = 0),
+ * axis 0 varying fastest. */
+uint32_t work_stream_n_copies(const WorkStream *stream);
+uint64_t work_stream_copy_offset(const WorkStream *stream, uint32_t i);
 
 /* Names for CSV and tables: "compute", "coll", "send", "recv"; "compute",
  * "tp", "pp", "dp", "ep". Parsers return false on an unknown name. */

@@ -57,8 +57,7 @@ static WorkStream *
 sample_stream(void)
 {
     WorkStream *s = work_stream_new(8);
-    s->n_replicas = 2;
-    s->replica_stride = 4;
+    s->replicas[0] = (WorkReplicas){.count = 2, .stride = 4};
     uint32_t tp_ranks[] = {3, 2}, dp_ranks[] = {3, 1};
     uint32_t tp = work_stream_group(s, WORK_CAT_TP, tp_ranks, 2);
     uint32_t dp = work_stream_group(s, WORK_CAT_DP, dp_ranks, 2);
@@ -112,8 +111,7 @@ static void
 assert_same_stream(const WorkStream *a, const WorkStream *b)
 {
     ck_assert_uint_eq(a->n_gpus, b->n_gpus);
-    ck_assert_uint_eq(a->n_replicas, b->n_replicas);
-    ck_assert_uint_eq(a->replica_stride, b->replica_stride);
+    ck_assert(memcmp(a->replicas, b->replicas, sizeof a->replicas) == 0);
     ck_assert_uint_eq(a->tasks->len, b->tasks->len);
     ck_assert_uint_eq(a->groups->len, b->groups->len);
     for (uint32_t g = 0; g < a->groups->len; g++) {
@@ -261,8 +259,7 @@ START_TEST(durations_read_to_the_picosecond)
                   "%s: %" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT, durations[_i].text,
                   work_stream_task(s, 0)->duration_ps, durations[_i].ps);
     ck_assert_uint_eq(s->n_gpus, 1);
-    ck_assert_uint_eq(s->n_replicas, 1);
-    ck_assert_uint_eq(s->replica_stride, 0);
+    ck_assert_uint_eq(work_stream_n_copies(s), 1);
     tmp_clear(&tmp);
 }
 END_TEST

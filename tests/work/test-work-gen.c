@@ -39,7 +39,8 @@ layout_of(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t microbatches)
     };
 }
 
-/* The step of model under l for an H100, checked. */
+/* The step of model under l for an H100, checked; options NULL: the
+ * defaults with every rank detailed, so that counts are per rank. */
 static WorkStream *
 gen(const WorkModel *model, const WorkLayout *l, const WorkGenOptions *options, const char *what)
 {
@@ -50,6 +51,7 @@ gen(const WorkModel *model, const WorkLayout *l, const WorkGenOptions *options, 
     work_test_fabric_load(&f, "dgx-h100", 1);
     WorkGenOptions defaults;
     work_gen_options_init(&defaults, model);
+    defaults.symmetric = false;
     WorkStream *s = work_gen_stream(model, l, f.system->gpu, options ? options : &defaults);
     work_test_fabric_clear(&f);
     ck_assert_msg(work_stream_check(s, &error), "%s: check: %s", what, error ? error->message : "");
@@ -265,6 +267,7 @@ START_TEST(dp_gradients_are_the_stage_parameters)
     WorkGenOptions o;
     work_gen_options_init(&o, m);
     o.dp_overlap = dp_cases[_i].overlap;
+    o.symmetric = false;
     g_autofree char *what = g_strdup_printf("dp case %d (zero %d, overlap %d, tied %d, tp %u)", _i,
                                             l.zero, o.dp_overlap, m->tied_embeddings, l.tp);
     g_autoptr(WorkStream) s = gen(m, &l, &o, what);
@@ -462,9 +465,9 @@ static const struct {
     {2, 2, 2, WORK_ZERO_0}, {1, 1, 4, WORK_ZERO_3}, {1, 1, 8, WORK_ZERO_2},
 };
 
-/* Detailing data replica 0 only (the others its replicas) or every
- * replica gives the same step and breakdown on one DGX H100, whose
- * replicas' links are their own. */
+/* Detailing tensor rank 0 of data replica 0 only (the others its
+ * replicas) or every rank gives the same step and breakdown on one DGX
+ * H100, whose replicas' links are their own. */
 START_TEST(symmetric_equals_full)
 {
     g_autoptr(WorkModel) m = work_test_tiny_model();
@@ -476,10 +479,12 @@ START_TEST(symmetric_equals_full)
     g_autoptr(WorkStream) sym = gen(m, &l, &o, what);
     o.symmetric = false;
     g_autoptr(WorkStream) full = gen(m, &l, &o, what);
-    ck_assert_uint_eq(sym->n_replicas, l.dp);
-    ck_assert_uint_eq(sym->replica_stride, l.tp);
-    ck_assert_uint_eq(full->n_replicas, 1);
-    ck_assert_uint_eq(full->tasks->len, l.dp * sym->tasks->len);
+    ck_assert_uint_eq(sym->replicas[0].count, l.dp);
+    ck_assert_uint_eq(sym->replicas[0].stride, l.dp > 1 ? l.tp : 0);
+    ck_assert_uint_eq(sym->replicas[1].count, l.tp);
+    ck_assert_uint_eq(sym->replicas[1].stride, l.tp > 1 ? 1 : 0);
+    ck_assert_uint_eq(work_stream_n_copies(full), 1);
+    ck_assert_uint_eq(full->tasks->len, l.dp * l.tp * sym->tasks->len);
     uint64_t t_sym[WORK_N_TIMES], t_full[WORK_N_TIMES];
     uint64_t s1 = replay_step(sym, what, t_sym), s2 = replay_step(full, what, t_full);
     ck_assert_msg(s1 == s2, "%s: symmetric %" G_GUINT64_FORMAT " ps, full %" G_GUINT64_FORMAT, what,

@@ -433,8 +433,7 @@ START_TEST(replicas_stand_for_detailed_ranks)
     WorkTestFabric f;
     work_test_fabric_load(&f, "dgx-h100", 1);
     g_autoptr(WorkStream) rep = work_stream_new(8);
-    rep->n_replicas = 2;
-    rep->replica_stride = 4;
+    rep->replicas[0] = (WorkReplicas){.count = 2, .stride = 4};
     tp_ranks(rep, 0);
     g_autoptr(WorkStream) full = work_stream_new(8);
     tp_ranks(full, 0);
