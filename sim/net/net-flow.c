@@ -40,9 +40,12 @@ typedef struct FlowXfer {
     uint32_t n_left; /* flows still draining; next free record when unused */
 } FlowXfer;
 
-/* One hop of a flow: the link and the wire bytes per payload byte there. */
+/* One hop of a flow: the link and the wire bytes per payload byte there;
+ * local is the link's index among the links the flows cross, set by each
+ * recomputation. */
 typedef struct FlowHop {
     uint32_t link;
+    uint32_t local;
     float weight;
 } FlowHop;
 
@@ -64,11 +67,15 @@ typedef struct NetFlow {
     uint32_t n_flows, cap_flows;
     FlowHop *hops;
     size_t n_hops, cap_hops;
-    /* Per link, rebuilt by each recomputation. */
+    /* Per link the flows cross (local index), rebuilt by each
+     * recomputation, so that its cost follows the flows, not the graph. */
     uint32_t n_links;
+    uint32_t *link_local; /* [n_links]: local index, or DEAD when no flow crosses it */
+    uint32_t *touched;    /* [n_touched]: the links crossed, by local index */
+    uint32_t n_touched;
     double *rem_bytes_per_s;
     double *weight_sum;
-    uint32_t *csr_start; /* [n_links + 1] */
+    uint32_t *csr_start; /* [n_touched + 1] */
     uint32_t *csr_flow;
     uint32_t *active_links;
     uint8_t *frozen;
@@ -123,19 +130,31 @@ compact(NetFlow *nf)
 static void
 build_csr(NetFlow *nf)
 {
+    for (uint32_t k = 0; k < nf->n_touched; k++)
+        nf->link_local[nf->touched[k]] = DEAD;
+    nf->n_touched = 0;
     uint32_t *start = nf->csr_start;
-    memset(start, 0, sizeof(uint32_t) * (nf->n_links + 1));
+    start[0] = 0;
     for (uint32_t i = 0; i < nf->n_flows; i++)
-        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
-            start[nf->hops[nf->flows[i].hop0 + h].link + 1]++;
-    for (uint32_t l = 0; l < nf->n_links; l++)
-        start[l + 1] += start[l];
+        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++) {
+            FlowHop *hop = &nf->hops[nf->flows[i].hop0 + h];
+            uint32_t k = nf->link_local[hop->link];
+            if (k == DEAD) {
+                k = nf->link_local[hop->link] = nf->n_touched++;
+                nf->touched[k] = hop->link;
+                start[k + 1] = 0;
+            }
+            hop->local = k;
+            start[k + 1]++;
+        }
+    for (uint32_t k = 0; k < nf->n_touched; k++)
+        start[k + 1] += start[k];
     nf->csr_flow = g_renew(uint32_t, nf->csr_flow, MAX(nf->n_hops, 1));
     for (uint32_t i = 0; i < nf->n_flows; i++)
         for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
-            nf->csr_flow[start[nf->hops[nf->flows[i].hop0 + h].link]++] = i;
-    for (uint32_t l = nf->n_links; l > 0; l--)
-        start[l] = start[l - 1];
+            nf->csr_flow[start[nf->hops[nf->flows[i].hop0 + h].local]++] = i;
+    for (uint32_t k = nf->n_touched; k > 0; k--)
+        start[k] = start[k - 1];
     start[0] = 0;
 }
 
@@ -146,32 +165,32 @@ freeze(NetFlow *nf, uint32_t i, double rate)
     nf->frozen[i] = 1;
     f->rate_bytes_per_s = rate;
     for (uint32_t h = 0; h < f->n_hops; h++) {
-        uint32_t l = nf->hops[f->hop0 + h].link;
+        uint32_t k = nf->hops[f->hop0 + h].local;
         double w = nf->hops[f->hop0 + h].weight;
-        nf->rem_bytes_per_s[l] -= rate * w;
-        nf->weight_sum[l] -= w;
+        nf->rem_bytes_per_s[k] -= rate * w;
+        nf->weight_sum[k] -= w;
     }
 }
 
-/* Progressive filling. Every flow weighs at least 1 on each link it
- * crosses, so a weight sum under 0.5 means no unfrozen flow is left there. */
+/* Progressive filling over the links the flows cross. Every flow weighs
+ * at least 1 on each link it crosses, so a weight sum under 0.5 means no
+ * unfrozen flow is left there. */
 static void
 max_min(NetFlow *nf)
 {
     const TopoGraph *graph = nf->base.graph;
-    uint32_t n_active = 0;
-    for (uint32_t l = 0; l < nf->n_links; l++) {
-        nf->weight_sum[l] = 0;
-        nf->rem_bytes_per_s[l] = (double)topo_graph_link(graph, l)->bytes_per_s;
-        if (nf->csr_start[l + 1] > nf->csr_start[l])
-            nf->active_links[n_active++] = l;
+    uint32_t n_active = nf->n_touched;
+    for (uint32_t k = 0; k < n_active; k++) {
+        nf->weight_sum[k] = 0;
+        nf->rem_bytes_per_s[k] = (double)topo_graph_link(graph, nf->touched[k])->bytes_per_s;
+        nf->active_links[k] = k;
     }
     nf->frozen = g_renew(uint8_t, nf->frozen, MAX(nf->n_flows, 1));
     memset(nf->frozen, 0, MAX(nf->n_flows, 1));
     for (uint32_t i = 0; i < nf->n_flows; i++)
         for (uint32_t h = 0; h < nf->flows[i].n_hops; h++) {
             const FlowHop *hop = &nf->hops[nf->flows[i].hop0 + h];
-            nf->weight_sum[hop->link] += hop->weight;
+            nf->weight_sum[hop->local] += hop->weight;
         }
     while (n_active > 0) {
         double level = INFINITY;
@@ -415,6 +434,8 @@ flow_free(NetModel *net)
     g_free(nf->rem_bytes_per_s);
     g_free(nf->weight_sum);
     g_free(nf->csr_start);
+    g_free(nf->link_local);
+    g_free(nf->touched);
     g_free(nf->csr_flow);
     g_free(nf->active_links);
     g_free(nf->frozen);
@@ -442,6 +463,10 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
     nf->rem_bytes_per_s = g_new(double, MAX(nf->n_links, 1));
     nf->weight_sum = g_new(double, MAX(nf->n_links, 1));
     nf->csr_start = g_new(uint32_t, nf->n_links + 1);
+    nf->link_local = g_new(uint32_t, MAX(nf->n_links, 1));
+    for (uint32_t l = 0; l < nf->n_links; l++)
+        nf->link_local[l] = DEAD;
+    nf->touched = g_new(uint32_t, MAX(nf->n_links, 1));
     nf->active_links = g_new(uint32_t, MAX(nf->n_links, 1));
     nf->last_update_ps = sim_engine_now(engine);
     return &nf->base;
