@@ -6,7 +6,12 @@
  *   coll-overhead: one NCCL collective call, launch and setup included
  *     ([host] coll_overhead), from the collective rows with a time of at
  *     most --max-bytes (where the fixed cost is nearly all of it), their
- *     source (URL or note) containing --match.
+ *     source (URL or note) containing --match;
+ *   compute-efficiency: a GPU's training_efficiency ([gpu], the share of
+ *     the kernel model's rate a training step sustains), from the training
+ *     rows of --system (the schema of shared/reference/training.csv): each
+ *     row's own value, the median of them, and the error leaving each row
+ *     out (cli-validate-train.c).
  *
  * For each calibration row the simulator gives the time without the fixed
  * cost; the fit is the median of measured minus that (robust to a few odd
@@ -21,6 +26,7 @@
 
 #include "cli/cli-fabric.h"
 #include "cli/cli-rows.h"
+#include "cli/cli-validate.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "net/net-p2p.h"
@@ -59,16 +65,21 @@ calibrate_context(CalibrateOptions *o)
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         G_OPTION_ENTRY_NULL,
     };
-    GOptionContext *context = g_option_context_new("copy-overhead|coll-overhead FILE.csv");
+    GOptionContext *context =
+        g_option_context_new("copy-overhead|coll-overhead|compute-efficiency FILE.csv");
     g_option_context_set_summary(
         context, "Fits a system's fixed cost of one peer copy ([host] copy_overhead) or of one\n"
-                 "NCCL collective call ([host] coll_overhead) from a measurement file.");
+                 "NCCL collective call ([host] coll_overhead) from a measurement file, or a\n"
+                 "GPU's sustained share of its kernel model in training ([gpu]\n"
+                 "training_efficiency) from training steps.");
     g_option_context_set_description(
         context, "The fits shipped in models/system/:\n"
                  "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
                  "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
                  "  nvlsim calibrate coll-overhead shared/reference/collectives.csv \\\n"
                  "    --system dgx-a100 --match superbenchmark\n"
+                 "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
+                 "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
                  "Judge a fit on the rows it was not fitted on with nvlsim validate.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
@@ -242,9 +253,10 @@ cli_calibrate(int argc, char **argv)
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
     if (argc != 3 ||
-        (strcmp(argv[1], "copy-overhead") != 0 && strcmp(argv[1], "coll-overhead") != 0)) {
-        fprintf(stderr, "nvlsim calibrate: expected copy-overhead or coll-overhead, then "
-                        "FILE.csv (see nvlsim help calibrate)\n");
+        (strcmp(argv[1], "copy-overhead") != 0 && strcmp(argv[1], "coll-overhead") != 0 &&
+         strcmp(argv[1], "compute-efficiency") != 0)) {
+        fprintf(stderr, "nvlsim calibrate: expected copy-overhead, coll-overhead or "
+                        "compute-efficiency, then FILE.csv (see nvlsim help calibrate)\n");
         goto out;
     }
     if (o.system == NULL) {
@@ -260,7 +272,16 @@ cli_calibrate(int argc, char **argv)
         cli_print_error("calibrate", error);
         goto out;
     }
-    status = calibrate_run(&c, argv[1], argv[2]);
+    if (strcmp(argv[1], "compute-efficiency") == 0) {
+        Validation v;
+        validate_init(&v);
+        v.fidelity = c.fidelity;
+        v.only_system = o.system;
+        status = validate_train_calibrate(&v, argv[2]);
+        validate_clear(&v);
+    } else {
+        status = calibrate_run(&c, argv[1], argv[2]);
+    }
 out:
     g_free(o.system);
     g_free(o.match);

@@ -26,6 +26,8 @@
 
 #include "cli/cli-run.h"
 #include "cli/cli-validate.h"
+#include "cli/cli.h"
+#include "core/core-time.h"
 #include "hw/hw-models.h"
 
 typedef struct TrainColumns {
@@ -169,22 +171,45 @@ source_name(const char *source)
     return g_strstrip(s);
 }
 
+/* A training row as a scenario. */
+typedef struct TrainRow {
+    char *ini;    /* the scenario's text */
+    char *where;  /* FILE:LINE */
+    char *detail; /* "megatron-145b tp8 pp8 dp24 vp2" */
+    char *source; /* the source's short name */
+    const char *system;
+    uint32_t line, n_gpus;
+    double measured_s;
+} TrainRow;
+
 static void
-train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
+train_row_clear(TrainRow *row)
+{
+    g_free(row->ini);
+    g_free(row->where);
+    g_free(row->detail);
+    g_free(row->source);
+}
+
+/* Row r as a scenario; false when it is skipped (counted) or malformed
+ * (reported). */
+static bool
+train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r,
+                   TrainRow *row)
 {
     const char *system = report_csv_field(csv, r, col->system);
     const char *source = report_csv_field(csv, r, col->source);
     const char *notes = report_csv_field(csv, r, col->notes);
     const char *time_text = report_csv_field(csv, r, col->time);
     if (v->only_system != NULL && strcmp(system, v->only_system) != 0)
-        return;
+        return false;
     if (*system == '\0') {
         validate_skip(v, "no nvlsim_system named");
-        return;
+        return false;
     }
     if (*time_text == '\0') {
         validate_skip(v, "no iteration time (a throughput figure only)");
-        return;
+        return false;
     }
     double measured, params_b;
     GError *error = NULL;
@@ -192,7 +217,7 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         !cli_rows_number(csv, r, col->params_b, "params_b", &params_b, &error)) {
         validate_bad(v, csv, r, "", "%s", error->message);
         g_error_free(error);
-        return;
+        return false;
     }
     uint64_t layers, hidden, heads, seq_len, gb, mb, tp, pp, dp, gpus;
     if (!count(v, csv, r, col->layers, "layers", &layers) ||
@@ -204,15 +229,14 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         !count(v, csv, r, col->tp, "tp", &tp) || !count(v, csv, r, col->pp, "pp", &pp) ||
         !count(v, csv, r, col->dp, "dp", &dp) ||
         !count(v, csv, r, col->num_gpus, "num_gpus", &gpus))
-        return;
-    uint64_t cp = note_number(notes, "CP=");
-    if (cp > 1) {
+        return false;
+    if (note_number(notes, "CP=") > 1) {
         validate_skip(v, "context parallelism (CP > 1) is not simulated");
-        return;
+        return false;
     }
     if (gb == 0) {
         validate_skip(v, "no global batch");
-        return;
+        return false;
     }
     tp = MAX(tp, 1);
     pp = MAX(pp, 1);
@@ -222,7 +246,7 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
     const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
     if (id == NULL) {
         validate_skip(v, "no model file matches the row's model");
-        return;
+        return false;
     }
     uint64_t vp = note_number(notes, "VP=");
     uint64_t per_chunk = note_number(notes, "--num-layers-per-virtual-pipeline-stage ");
@@ -247,36 +271,57 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
     g_string_append_printf(ini, "[precision]\nmath = %s\n",
                            strstr(notes, "FP8") != NULL ? "fp8" : "bf16");
-    g_autofree char *where =
-        g_strdup_printf("%s:%u", csv->path, g_array_index(csv->lines, uint32_t, r));
-    g_autofree char *text = g_string_free(ini, FALSE);
-    g_autoptr(WorkScenario) s = work_scenario_load_data(text, where, NULL, NULL, &error);
-    WorkRunResult result = {0};
-    if (s == NULL || !cli_run_scenario(s, NULL, &result, NULL, &error)) {
-        validate_bad(v, csv, r, "", "%s", error->message);
-        g_error_free(error);
-        return;
-    }
-    g_autofree char *src = source_name(source);
     char vp_text[32] = "";
     if (vp > 1)
         g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);
-    g_autofree char *detail = g_strdup_printf("%s tp%" G_GUINT64_FORMAT " pp%" G_GUINT64_FORMAT
-                                              " dp%" G_GUINT64_FORMAT "%s",
-                                              id, tp, pp, dp, vp_text);
-    ValidateRow row = {
-        .line = g_array_index(csv->lines, uint32_t, r),
-        .system = system,
-        .measure = src,
-        .n_gpus = (uint32_t)(tp * pp * dp),
-        .detail = detail,
-        .unit = "s",
-        .measured = measured,
-        .simulated = result.step_s,
-        .model = NAN,
-    };
-    validate_record(v, &row);
+    row->line = g_array_index(csv->lines, uint32_t, r);
+    row->ini = g_string_free(ini, FALSE);
+    row->where = g_strdup_printf("%s:%u", csv->path, row->line);
+    row->detail = g_strdup_printf("%s tp%" G_GUINT64_FORMAT " pp%" G_GUINT64_FORMAT
+                                  " dp%" G_GUINT64_FORMAT "%s",
+                                  id, tp, pp, dp, vp_text);
+    row->source = source_name(source);
+    row->system = system;
+    row->n_gpus = (uint32_t)(tp * pp * dp);
+    row->measured_s = measured;
+    return true;
+}
+
+/* Simulates row with sets applied; false and error on failure. */
+static bool
+train_row_run(const TrainRow *row, char **sets, WorkRunResult *result, GError **error)
+{
+    g_autoptr(WorkScenario) s = work_scenario_load_data(row->ini, row->where, sets, NULL, error);
+    return s != NULL && cli_run_scenario(s, NULL, result, NULL, error);
+}
+
+static void
+train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
+{
+    TrainRow tr = {0};
+    if (!train_row_scenario(v, csv, col, r, &tr))
+        return;
+    GError *error = NULL;
+    WorkRunResult result = {0};
+    if (!train_row_run(&tr, NULL, &result, &error)) {
+        validate_bad(v, csv, r, "", "%s", error->message);
+        g_error_free(error);
+    } else {
+        ValidateRow row = {
+            .line = tr.line,
+            .system = tr.system,
+            .measure = tr.source,
+            .n_gpus = tr.n_gpus,
+            .detail = tr.detail,
+            .unit = "s",
+            .measured = tr.measured_s,
+            .simulated = result.step_s,
+            .model = NAN,
+        };
+        validate_record(v, &row);
+    }
     work_run_result_clear(&result);
+    train_row_clear(&tr);
 }
 
 bool
@@ -288,4 +333,140 @@ validate_train_rows(Validation *v, const ReportCsv *csv, GError **error)
     for (guint r = 0; r < csv->rows->len; r++)
         train_row(v, csv, &col, r);
     return true;
+}
+
+/* ---- Fitting a GPU's training_efficiency. ---- */
+
+/* The step and the compute time of row at efficiency k. */
+static bool
+run_at(const TrainRow *row, double k, double *step_s, double *compute_s, GError **error)
+{
+    char set[64];
+    g_snprintf(set, sizeof set, "compute_efficiency=%.6f", k);
+    char *sets[] = {set, NULL};
+    WorkRunResult result = {0};
+    bool ok = train_row_run(row, sets, &result, error);
+    if (ok) {
+        *step_s = result.step_s;
+        *compute_s = (double)result.replay.time_ps[WORK_TIME_COMPUTE] / (double)SIM_PS_PER_S;
+    }
+    work_run_result_clear(&result);
+    return ok;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double
+median_without(const double *k, guint n, guint skip)
+{
+    g_autofree double *rest = g_new(double, n);
+    guint m = 0;
+    for (guint i = 0; i < n; i++)
+        if (i != skip)
+            rest[m++] = k[i];
+    qsort(rest, m, sizeof(double), cmp_double);
+    return m % 2 ? rest[m / 2] : 0.5 * (rest[m / 2 - 1] + rest[m / 2]);
+}
+
+/* The efficiency at which row's simulated step equals its measured one:
+ * compute time scales as 1 / k, so from a run at k the step would be met
+ * at 1 / k' = 1 / k + (measured - step) / (compute k); two such steps. */
+static bool
+row_efficiency(const TrainRow *row, double *k_out, double *step1_s, GError **error)
+{
+    double k = 1.0, step, compute;
+    for (int i = 0; i < 3; i++) {
+        if (!run_at(row, k, &step, &compute, error))
+            return false;
+        if (i == 0)
+            *step1_s = step;
+        if (i == 2 || compute <= 0)
+            break;
+        double inv = 1.0 / k + (row->measured_s - step) / (compute * k);
+        k = CLAMP(1.0 / MAX(inv, 1e-3), 0.05, 1.0);
+    }
+    *k_out = k;
+    return true;
+}
+
+int
+validate_train_calibrate(Validation *v, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    TrainColumns col;
+    if (csv == NULL || !find_columns(csv, &col, &error)) {
+        cli_print_error("calibrate", error);
+        return 1;
+    }
+    GArray *rows = g_array_new(FALSE, TRUE, sizeof(TrainRow));
+    for (guint r = 0; r < csv->rows->len; r++) {
+        TrainRow tr = {0};
+        if (train_row_scenario(v, csv, &col, r, &tr))
+            g_array_append_val(rows, tr);
+    }
+    int status = 0;
+    guint n = rows->len;
+    g_autofree double *k = g_new0(double, MAX(n, 1));
+    g_autofree double *step1 = g_new0(double, MAX(n, 1));
+    printf("# nvlsim calibrate compute-efficiency: %s, %u training rows of %s (%s fidelity)\n",
+           path, n, v->only_system, net_fidelity_name(v->fidelity));
+    printf("%5s %-34s %10s %10s %9s\n", "line", "model and layout", "measured", "at_k=1", "row_k");
+    for (guint i = 0; i < n && status == 0; i++) {
+        TrainRow *tr = &g_array_index(rows, TrainRow, i);
+        if (!row_efficiency(tr, &k[i], &step1[i], &error)) {
+            cli_print_error("calibrate", error);
+            status = 1;
+            break;
+        }
+        printf("%5u %-34s %10.3f %10.3f %9.4f\n", tr->line, tr->detail, tr->measured_s, step1[i],
+               k[i]);
+    }
+    if (status == 0 && n == 0) {
+        fprintf(stderr, "nvlsim calibrate: %s: no training rows of %s\n", path, v->only_system);
+        status = 1;
+    }
+    if (status == 0) {
+        double fit = median_without(k, n, G_MAXUINT);
+        double sum_in = 0, sum_out = 0, worst_out = 0;
+        printf("# rows at the fit k = %.4f (the median of the rows' own), and at the median of "
+               "the other rows' (leave one out)\n",
+               fit);
+        printf("%5s %10s %10s %8s %9s %10s %8s\n", "line", "measured", "at_fit", "err_%",
+               "k_others", "at_k_oth", "err_%");
+        for (guint i = 0; i < n && status == 0; i++) {
+            TrainRow *tr = &g_array_index(rows, TrainRow, i);
+            double k_out = n > 1 ? median_without(k, n, i) : fit;
+            double at_fit, at_out, compute;
+            if (!run_at(tr, fit, &at_fit, &compute, &error) ||
+                !run_at(tr, k_out, &at_out, &compute, &error)) {
+                cli_print_error("calibrate", error);
+                status = 1;
+                break;
+            }
+            double e_in = 100.0 * (at_fit - tr->measured_s) / tr->measured_s;
+            double e_out = 100.0 * (at_out - tr->measured_s) / tr->measured_s;
+            sum_in += fabs(e_in);
+            sum_out += fabs(e_out);
+            worst_out = MAX(worst_out, fabs(e_out));
+            printf("%5u %10.3f %10.3f %+7.1f%% %9.4f %10.3f %+7.1f%%\n", tr->line, tr->measured_s,
+                   at_fit, e_in, k_out, at_out, e_out);
+        }
+        if (status == 0) {
+            printf("# error at the fit (the rows it was fitted on): MAPE %.2f%%\n", sum_in / n);
+            printf("# error leaving each row out (fitted on the others): MAPE %.2f%%, max "
+                   "%.2f%%\n",
+                   sum_out / n, worst_out);
+            printf("training_efficiency = %.3f\n", fit);
+        }
+    }
+    for (guint i = 0; i < rows->len; i++)
+        train_row_clear(&g_array_index(rows, TrainRow, i));
+    g_array_unref(rows);
+    return status;
 }

@@ -322,14 +322,10 @@ parse_options(const ValidateOptions *o, Validation *v, double *max_mape)
     return true;
 }
 
-int
-cli_validate(int argc, char **argv)
+void
+validate_init(Validation *v)
 {
-    ValidateOptions o = {0};
-    g_autoptr(GOptionContext) context = validate_context(&o);
-    int status = CLI_EXIT_USAGE;
-    double max_mape = 0;
-    Validation v = {
+    *v = (Validation){
         .fidelity = NET_FIDELITY_FLOW,
         .fabrics =
             g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cli_fabric_free),
@@ -339,6 +335,32 @@ cli_validate(int argc, char **argv)
         .groups = g_ptr_array_new_with_free_func(group_free),
         .skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     };
+}
+
+void
+validate_clear(Validation *v)
+{
+    /* Communicators point into fabrics: free them first. */
+    g_hash_table_unref(v->comms);
+    g_hash_table_unref(v->fabrics);
+    g_hash_table_unref(v->memo);
+    g_ptr_array_unref(v->groups);
+    g_hash_table_unref(v->skipped);
+    if (v->models != NULL) {
+        g_ptr_array_unref(v->models);
+        g_ptr_array_unref(v->model_ids);
+    }
+}
+
+int
+cli_validate(int argc, char **argv)
+{
+    ValidateOptions o = {0};
+    g_autoptr(GOptionContext) context = validate_context(&o);
+    int status = CLI_EXIT_USAGE;
+    double max_mape = 0;
+    Validation v;
+    validate_init(&v);
     if (!cli_parse_options(context, "validate", &argc, &argv))
         goto out;
     if (argc != 2) {
@@ -351,16 +373,7 @@ cli_validate(int argc, char **argv)
     v.quiet = o.quiet;
     status = validate_run(&v, &o, argv[1], max_mape);
 out:
-    /* Communicators point into fabrics: free them first. */
-    g_hash_table_unref(v.comms);
-    g_hash_table_unref(v.fabrics);
-    g_hash_table_unref(v.memo);
-    g_ptr_array_unref(v.groups);
-    g_hash_table_unref(v.skipped);
-    if (v.models != NULL) {
-        g_ptr_array_unref(v.models);
-        g_ptr_array_unref(v.model_ids);
-    }
+    validate_clear(&v);
     g_free(o.fidelity);
     g_free(o.max_mape);
     g_free(o.min_bytes);

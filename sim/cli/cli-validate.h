@@ -44,6 +44,10 @@ typedef struct ValidateRow {
     double model; /* NCCL's model's value in the same unit, NAN if none */
 } ValidateRow;
 
+/* A validation with nothing replayed yet, flow fidelity; and its end. */
+void validate_init(Validation *v);
+void validate_clear(Validation *v);
+
 void validate_skip(Validation *v, const char *reason);
 void validate_record(Validation *v, const ValidateRow *row);
 /* Reports a malformed row on stderr ("FILE:LINE: column C: message") and
@@ -62,3 +66,8 @@ void validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns 
 bool validate_is_training(const ReportCsv *csv);
 /* Replays every training row; false when a column is missing. */
 bool validate_train_rows(Validation *v, const ReportCsv *csv, GError **error);
+/* nvlsim calibrate compute-efficiency: fits training_efficiency for the
+ * GPU of v->only_system on the training rows of path; prints each row, the
+ * fit, its error on the rows and leaving each row out; returns the exit
+ * status. */
+int validate_train_calibrate(Validation *v, const char *path);

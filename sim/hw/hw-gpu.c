@@ -27,6 +27,8 @@ static const HwKey gpu_keys[] = {
     {"pcie_generation", HW_KEY_COUNT, FIELD(pcie_generation), true, "3 to 6"},
     {"sm_version", HW_KEY_COUNT, FIELD(sm_version), true,
      "the CUDA compute capability times 10, such as 90 for SM 9.0 (30 to 200)"},
+    {"training_efficiency", HW_KEY_PROBABILITY, FIELD(training_efficiency), false,
+     "fitted share of the kernel model's rate a training step sustains, above 0 (default 1)"},
 };
 
 void
@@ -72,8 +74,15 @@ hw_gpu_load(const char *path, GError **error)
         return NULL;
     }
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
+    gpu->training_efficiency = 1.0;
     if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
         !check(gpu, path, error))
         return NULL;
+    if (!(gpu->training_efficiency > 0)) {
+        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [gpu] training_efficiency: 0 is out of range: expected above 0 to 1",
+                    path);
+        return NULL;
+    }
     return g_steal_pointer(&gpu);
 }

@@ -19,6 +19,11 @@ typedef struct HwGpu {
     uint64_t n_nvlinks;
     uint64_t pcie_generation; /* 3 ... 6 */
     uint64_t sm_version;      /* CUDA compute capability x 10: 60, 70, 80, 90, 100 */
+    /* Fitted (nvlsim calibrate compute-efficiency): the share of the
+     * kernel model's rate a training step sustains (clocks under power
+     * and heat, gaps between kernels, what the framework adds); 1 when not
+     * fitted. */
+    double training_efficiency;
 } HwGpu;
 
 /* Loads and checks a GPU model file; NULL and error ("PATH: [gpu] key:

@@ -33,6 +33,7 @@ typedef struct Gen {
     uint64_t act_bytes;                 /* b s h e: a block's input or output */
     uint64_t block_dense, block_expert; /* parameters of one block on one GPU */
     uint64_t bucket_params;
+    double efficiency; /* the share of the kernel model's rate sustained */
 } Gen;
 
 /* A gradient collective, and for ZeRO 1 and 2 the parameter all-gather
@@ -154,7 +155,7 @@ items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_BEFORE)
                 push_comm(g, items, &run, &rules[k]);
-        run.duration_ps += work_compute_op_ps(op, g->gpu);
+        run.duration_ps += (uint64_t)((double)work_compute_op_ps(op, g->gpu) / g->efficiency);
         run.flops += op->flops;
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_AFTER)
@@ -495,7 +496,8 @@ finish_step(Gen *g, Rank *r)
     work_compute_optimizer(ops, g->l, mem.n_params, shard);
     WorkTask t = {.kind = WORK_TASK_COMPUTE,
                   .category = WORK_CAT_COMPUTE,
-                  .duration_ps = work_compute_ops_ps(ops, g->gpu),
+                  .duration_ps =
+                      (uint64_t)((double)work_compute_ops_ps(ops, g->gpu) / g->efficiency),
                   .flops = work_compute_ops_flops(ops)};
     g_array_unref(ops);
     uint32_t opt = add(g, r, &t, deps, "optimizer");
@@ -570,6 +572,9 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
                 const WorkGenOptions *options)
 {
     Gen g = {.model = model, .l = layout, .gpu = gpu, .o = options};
+    g.efficiency = options->compute_efficiency > 0 ? options->compute_efficiency
+                   : gpu->training_efficiency > 0  ? gpu->training_efficiency
+                                                   : 1.0;
     g.m = (uint32_t)work_layout_microbatches(layout);
     g.n_chunks = layout->pp * layout->vp;
     g.chunk_layers = (uint32_t)(model->n_layers / g.n_chunks);

@@ -62,6 +62,9 @@ typedef struct WorkGenOptions {
     bool symmetric;         /* detail tensor rank 0 of data replica 0 of each stage; the others are
                              * its replicas (work-stream.h) */
     uint64_t bucket_params; /* 0: Megatron-Core's max(40 M, 1 M x dp) */
+    /* Compute tasks take the kernel model's time over this share (0: the
+     * GPU's fitted training_efficiency, hw-gpu.h). */
+    double compute_efficiency;
 } WorkGenOptions;
 
 /* Defaults: the model's compute defaults, overlap on, symmetric. */

@@ -30,6 +30,7 @@ const char work_scenario_default[] = "[scenario]\n"
 
 typedef struct ScenarioFile {
     char *name, *system, *model, *fidelity, *trace;
+    double compute_efficiency;
     uint64_t nodes;
     uint64_t tp, pp, dp, gpus, vp, ep, zero, bucket_params;
     bool sp, flash_attention, dp_overlap, dropout;
@@ -51,6 +52,8 @@ static const HwKey scenario_keys[] = {
     K("model", HW_KEY_STRING, model, false, "a models/llm id"),
     K("fidelity", HW_KEY_STRING, fidelity, false, "flow or packet"),
     K("trace", HW_KEY_STRING, trace, false, "a trace CSV to replay"),
+    K("compute_efficiency", HW_KEY_PROBABILITY, compute_efficiency, false,
+      "share of the kernel model's rate sustained (0: the GPU's training_efficiency)"),
 };
 
 static const HwKey layout_keys[] = {
@@ -285,6 +288,7 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
                                              : WORK_MATH_FP16;
     s->gen.dp_overlap = f->dp_overlap;
     s->gen.bucket_params = f->bucket_params;
+    s->gen.compute_efficiency = f->compute_efficiency;
     if (g_key_file_has_key(kf, "precision", "dropout", NULL))
         s->gen.compute.dropout = f->dropout;
     return true;

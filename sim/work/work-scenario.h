@@ -7,7 +7,8 @@
  *   [scenario]  name (text), system (a models/system id), nodes (0: as
  *               many as the layout needs), model (a models/llm id),
  *               fidelity (flow | packet), trace (a trace CSV to replay
- *               instead of generating the step; report-trace.h)
+ *               instead of generating the step; report-trace.h),
+ *               compute_efficiency (0: the GPU's fitted training_efficiency)
  *   [layout]    tp, pp, dp (or gpus = tp pp dp), vp, ep (1), sp (no),
  *               zero (0 to 3), recompute (none | selective | full),
  *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
