@@ -129,16 +129,17 @@ models(Validation *v)
     return v->models;
 }
 
-/* The model file a row means: the same family (the row name's first word:
- * "GPT", "LLAMA", "Nemotron" in the file's id or name), the shape when the
- * row gives it, and the parameter count nearest the row's (within 10%). */
+/* The model file a row means: the same family (the row name's first word,
+ * letters and digits: "GPT", "GPT3", "LLAMA2", "Nemotron", in the file's id
+ * or name), the shape when the row gives it, and the parameter count
+ * nearest the row's (within 10%). */
 static const char *
 match_model(Validation *v, const char *name, double params_b, uint64_t layers, uint64_t hidden,
             uint64_t heads)
 {
     g_autofree char *lower = g_ascii_strdown(name, -1);
     size_t n = 0;
-    while (g_ascii_isalpha(lower[n]))
+    while (g_ascii_isalnum(lower[n]))
         n++;
     g_autofree char *family = g_strndup(lower, n);
     GPtrArray *list = models(v);

@@ -153,7 +153,7 @@ validate_record(Validation *v, const ValidateRow *row)
     double model_pct = (row->model - row->measured) / row->measured * 100;
     group_add(group_for(v, row->system, row->measure), pct, model_pct);
     group_add(group_for(v, row->system, NULL), pct, model_pct);
-    if (!g_str_has_prefix(row->measure, "p2p_"))
+    if (!v->training && !g_str_has_prefix(row->measure, "p2p_"))
         group_add(
             group_for(v, row->system,
                       row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),

@@ -15,8 +15,9 @@
 #include "core/core-time.h"
 
 /* A block has at most 18 kernels a pass (GEMM attention with rotary
- * positions and dropout, and a mixture of experts). */
-#define MAX_SPECS 24
+ * positions and dropout, and a mixture of experts), and with fp8 linear
+ * layers a cast before each of their 4 to 6 GEMMs. */
+#define MAX_SPECS 32
 
 /* The figures every kernel count of one microbatch uses. */
 typedef struct Shape {
@@ -127,6 +128,30 @@ add_memory(SpecList *list, const char *name, const char *backward, uint64_t byte
     return sp;
 }
 
+/* A linear layer's GEMM, [m, k] x [k, n] n_batch times. In fp8
+ * (Transformer Engine's fp8 linear layers) its input is first cast to fp8
+ * together with the transposed copy the weight gradient needs (TE's fused
+ * cast-transpose: read e bytes an element, write 1 + 1), and backward the
+ * output gradient the same way [D]; the weights' casts, once a step (TE
+ * caches them over the microbatches), are left out. */
+/* name + suffix, as a string that lives as long as the program. */
+static const char *
+suffixed(const char *name, const char *suffix)
+{
+    g_autofree char *s = g_strconcat(name, suffix, NULL);
+    return g_intern_string(s);
+}
+
+static Spec *
+add_linear(SpecList *list, const char *name, const char *dgrad, const char *wgrad, WorkMath math,
+           uint64_t e, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
+{
+    if (math == WORK_MATH_FP8)
+        add_memory(list, suffixed(name, ".cast"), suffixed(name, ".cast.bwd"),
+                   n_batch * m * k * (e + 2), n_batch * m * n * (e + 2));
+    return add_gemm(list, name, dgrad, wgrad, math, n_batch, m, n, k);
+}
+
 /* LayerNorm or RMSNorm over rows of h: forward reads x and writes y;
  * backward reads x and dy and writes dx. The per-row statistics (8 B a row,
  * fp32) and the weight gradients (h or 2 h a GPU) are left out: < 0.1%. */
@@ -205,8 +230,8 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
               const WorkComputeConfig *config)
 {
     add_norm(list, "attn.norm", "attn.norm.bwd", x);
-    add_gemm(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config->linear_math, 1,
-             x->tokens, x->heads * x->d + 2 * x->kv, x->h);
+    add_linear(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config->linear_math, x->e, 1,
+               x->tokens, x->heads * x->d + 2 * x->kv, x->h);
     if (model->positions == WORK_POSITIONS_ROPE) {
         uint64_t qk = x->tokens * (x->heads * x->d + x->kv) * x->e;
         add_memory(list, "attn.rope", "attn.rope.bwd", 2 * qk, 2 * qk);
@@ -215,8 +240,8 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
         add_attention_flash(list, x);
     else
         add_attention_gemm(list, x, config->dropout);
-    add_gemm(list, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config->linear_math, 1,
-             x->tokens, x->h, div_up(x->h, x->t));
+    add_linear(list, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config->linear_math, x->e,
+               1, x->tokens, x->h, div_up(x->h, x->t));
     add_residual(list, "attn.residual", "attn.residual.bwd", x, config->dropout);
 }
 
@@ -242,12 +267,13 @@ add_ffn(SpecList *list, const Shape *x, const WorkModel *model, const WorkComput
     uint64_t f = div_up(model->ffn_hidden_size, x->t);
     WorkMath lm = config->linear_math;
     if (model->ffn_kind == WORK_FFN_SWIGLU)
-        add_gemm(list, "ffn.gate_up", "ffn.gate_up.dgrad", "ffn.gate_up.wgrad", lm, 1, x->tokens,
-                 2 * f, x->h);
+        add_linear(list, "ffn.gate_up", "ffn.gate_up.dgrad", "ffn.gate_up.wgrad", lm, x->e, 1,
+                   x->tokens, 2 * f, x->h);
     else
-        add_gemm(list, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", lm, 1, x->tokens, f, x->h);
+        add_linear(list, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", lm, x->e, 1, x->tokens, f, x->h);
     add_activation(list, "ffn.act", "ffn.act.bwd", model, x->tokens * f, x->e);
-    add_gemm(list, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", lm, 1, x->tokens, x->h, f);
+    add_linear(list, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", lm, x->e, 1, x->tokens, x->h,
+               f);
 }
 
 /* A mixture of experts (Megatron-Core's all-gather dispatcher): the router
@@ -274,10 +300,11 @@ add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout
     add_memory(list, "moe.route", "moe.route.bwd", 2 * logits, 2 * logits);
     add_memory(list, "moe.permute", "moe.permute.bwd", 2 * routed * x->h * x->e,
                2 * routed * x->h * x->e);
-    add_gemm(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", lm, n_local, rows, up, x->h)->flops =
-        2 * routed * up * x->h;
+    add_linear(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", lm, x->e, n_local, rows, up, x->h)
+        ->flops = 2 * routed * up * x->h;
     add_activation(list, "moe.act", "moe.act.bwd", model, routed * f, x->e);
-    add_gemm(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", lm, n_local, rows, x->h, f)
+    add_linear(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", lm, x->e, n_local, rows, x->h,
+               f)
         ->flops = 2 * routed * x->h * f;
     uint64_t unpermute = (routed + x->tokens) * x->h * x->e;
     add_memory(list, "moe.unpermute", "moe.unpermute.bwd", unpermute, unpermute);

@@ -7,26 +7,30 @@
 
 #include "hw/hw-keys.h"
 
-/* GPT-3 175B as Megatron-LM trained it in SC21 (Narayanan et al. 2021,
- * Table 1 row of 1536 GPUs, scaled to 8 pipelines of 64 GPUs): the study
- * that shows where a step's time goes. */
-const char work_scenario_default[] = "[scenario]\n"
-                                     "name = GPT-3 175B, 8 x 8 x 8 on DGX A100 (SC21 layout)\n"
-                                     "system = dgx-a100\n"
-                                     "model = megatron-145b\n"
-                                     "fidelity = flow\n"
-                                     "[layout]\n"
-                                     "tp = 8\n"
-                                     "pp = 8\n"
-                                     "dp = 2\n"
-                                     "vp = 2\n"
-                                     "recompute = full\n"
-                                     "flash_attention = no\n"
-                                     "[batch]\n"
-                                     "global_batch = 64\n"
-                                     "micro_batch = 1\n"
-                                     "[precision]\n"
-                                     "math = fp16\n";
+/* GPT-3 175B laid out as Megatron-LM's SC21 runs lay out its size
+ * (Narayanan et al. 2021, Table 1: tp 8, pp 8, interleaved stages,
+ * activation recomputation), on 16 DGX A100 (two pipelines of 64 GPUs, 32
+ * microbatches): a step that shows compute, the tensor-parallel
+ * all-reduces, the pipeline bubble and the gradient reduction. */
+const char work_scenario_default[] =
+    "[scenario]\n"
+    "name = GPT-3 175B on 16 DGX A100: tp 8, pp 8 x 2 virtual, dp 2\n"
+    "system = dgx-a100\n"
+    "model = gpt3-175b\n"
+    "fidelity = flow\n"
+    "[layout]\n"
+    "tp = 8\n"
+    "pp = 8\n"
+    "dp = 2\n"
+    "vp = 2\n"
+    "recompute = full\n"
+    "flash_attention = no\n"
+    "dp_overlap = no\n"
+    "[batch]\n"
+    "global_batch = 64\n"
+    "micro_batch = 1\n"
+    "[precision]\n"
+    "math = fp16\n";
 
 typedef struct ScenarioFile {
     char *name, *system, *model, *fidelity, *trace;
