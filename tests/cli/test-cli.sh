@@ -2,8 +2,9 @@
 # The nvlsim command line: help and version, exit statuses (0 ok, 1 bad
 # input or a failed --max-mape gate, 2 usage), one-line errors naming what
 # was wrong, output files written whole or not at all, p2p and validate on
-# the shipped systems, and reproducible output (bench-core in everything
-# but the wall-clock columns, the packet engine's p2p sweep byte for byte).
+# the shipped systems, run on a small scenario, its trace and the shipped
+# studies, and reproducible output (bench-core in everything but the
+# wall-clock columns, the packet engine's p2p sweep byte for byte).
 set -u
 # GLib translates its own messages; the checks below read the English ones.
 LC_ALL=C
@@ -251,6 +252,101 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# nvlsim validate on training rows (the columns of training.csv: one SC21
+# row and one Megatron V1.0 row on DGX-2): each becomes a scenario, and the
+# last line is the summary.
+expect 0 out "MAPE:" -- validate "$top_srcdir/tests/data/training-fixture.csv"
+last=$(tail -n 1 "$tmp/out")
+case $last in
+MAPE:*) echo "ok: validate training rows ends with '$last'" ;;
+*)
+    echo "FAIL: validate training rows: last line '$last' does not start with 'MAPE:'"
+    n_fail=$((n_fail + 1))
+    ;;
+esac
+
+# nvlsim run: the built-in study, then a scenario small enough to take
+# milliseconds (Llama 3 8B, one DGX H100, tp 8, 8 sequences).
+expect 0 out "step time" -- run
+mkdir "$tmp/run"
+cat >"$tmp/run/tiny.ini" <<EOF
+[scenario]
+name = tiny
+system = dgx-h100
+model = llama3-8b
+[layout]
+tp = 8
+[batch]
+global_batch = 8
+EOF
+expect 0 out "step time" -- run "$tmp/run/tiny.ini"
+expect 0 out "# model Llama 3 8B; layout tp 8 pp 1 dp 1 " -- run "$tmp/run/tiny.ini"
+expect 0 out "# model Llama 3 8B; layout tp 2 pp 1 dp 1 " -- \
+    run "$tmp/run/tiny.ini" --set layout.tp=2
+
+# --csv: the documented columns and one row; -q prints the step time alone,
+# the same digits as the row's step_time_s.
+expect 0 out "." -- run "$tmp/run/tiny.ini" -q --csv "$tmp/run/tiny.csv"
+q=$(cat "$tmp/out")
+header="scenario,system,nodes,gpus,model,tp,pp,dp,vp,ep,sp,zero,recompute,schedule"
+header="$header,global_batch,micro_batch,seq_len,fidelity,step_time_s,tokens_per_s"
+header="$header,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits,compute_s,tp_s,pp_s,dp_s,ep_s,idle_s"
+csv_step=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "step_time_s") c = i}
+    NR == 2 {print $c}' "$tmp/run/tiny.csv")
+if [ "$(head -n 1 "$tmp/run/tiny.csv")" = "$header" ] &&
+    [ "$(wc -l <"$tmp/run/tiny.csv")" -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+    [ -n "$q" ] && [ "$q" = "$csv_step" ]; then
+    echo "ok: run --csv has the documented header and one row; -q prints its step_time_s $q"
+else
+    echo "FAIL: run --csv / -q: -q printed '$q', step_time_s '$csv_step'; the file:"
+    cat "$tmp/run/tiny.csv"
+    n_fail=$((n_fail + 1))
+fi
+
+# --write-trace, then the trace replayed by a scenario on the same system:
+# the same step time to the last printed digit.
+expect 0 out "$q" -- run "$tmp/run/tiny.ini" -q --write-trace "$tmp/run/tiny-trace.csv"
+printf '[scenario]\nsystem = dgx-h100\ntrace = %s\n' "$tmp/run/tiny-trace.csv" \
+    >"$tmp/run/replay.ini"
+expect 0 out "." -- run "$tmp/run/replay.ini" -q
+if [ "$(cat "$tmp/out")" = "$q" ]; then
+    echo "ok: run replays its own trace to the same step time $q"
+else
+    echo "FAIL: run on the written trace: step time '$(cat "$tmp/out")', generated '$q'"
+    n_fail=$((n_fail + 1))
+fi
+
+# Bad scenarios are bad input (1), each named by file, group and key; two
+# scenarios or an unknown option are usage errors (2).
+scenario() { # scenario NAME TEXT: writes $tmp/run/NAME.ini
+    printf '%b' "$2" >"$tmp/run/$1.ini"
+}
+scenario group '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[batch]\nglobal_batch = 8\n[bogus]\nx = 1\n'
+scenario key '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntpp = 2\n[batch]\nglobal_batch = 8\n'
+scenario heads '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntp = 3\n[batch]\nglobal_batch = 8\n'
+scenario model '[scenario]\nsystem = dgx-h100\nmodel = llama9-8b\n[batch]\nglobal_batch = 8\n'
+scenario system '[scenario]\nsystem = dgx-h999\nmodel = llama3-8b\n[batch]\nglobal_batch = 8\n'
+scenario number '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[batch]\nglobal_batch = 8x\n'
+expect 1 err "group.ini: [bogus]: unknown group" -- run "$tmp/run/group.ini"
+expect 1 err "key.ini: [layout] tpp: unknown key" -- run "$tmp/run/key.ini"
+expect 1 err "heads.ini: [layout] tp: 3 does not divide the 32 heads of Llama 3 8B" -- \
+    run "$tmp/run/heads.ini"
+expect 1 err "model.ini: [scenario] model: no model 'llama9-8b'" -- run "$tmp/run/model.ini"
+expect 1 err "no system model 'dgx-h999'" -- run "$tmp/run/system.ini"
+expect 1 err "number.ini: [batch] global_batch: '8x' is not a plain number" -- \
+    run "$tmp/run/number.ini"
+expect 1 err "--set layout.tp: expected group.key=value or key=value" -- \
+    run "$tmp/run/tiny.ini" --set layout.tp
+expect 1 err "missing.ini" -- run "$tmp/run/missing.ini"
+expect 2 err "expected at most one SCENARIO.ini, got 2 arguments" -- \
+    run "$tmp/run/tiny.ini" "$tmp/run/tiny.ini"
+expect 2 err "Unknown option --frob" -- run "$tmp/run/tiny.ini" --frob
+
+# Every shipped study runs (about 8 s of the script's time, all together).
+for f in "$top_srcdir"/scenarios/*.ini; do
+    expect 0 out "." -- run -q "$f"
+done
+
 # nvlsim coll: nccl-tests' table with what ran; sizes in nccl-tests' form;
 # bad options are usage errors, a system that cannot host the GPUs too.
 expect 0 out "(elements)" -- coll --system dgx-h100 -b 8 -e 1M -f 32
@@ -280,7 +376,7 @@ fi
 expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \
     "$top_srcdir/tests/data/calibrate-copy-overhead.csv" --system dgx1-p100 \
     --match "modified p2pBandwidthLatencyTest"
-expect 2 err "expected copy-overhead or coll-overhead" -- calibrate frobnicate x.csv
+expect 2 err "expected copy-overhead, coll-overhead or compute-efficiency" -- calibrate frobnicate x.csv
 
 # nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
 expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2
