@@ -9,6 +9,7 @@
 #include "cli/cli-run.h"
 #include "cli/cli.h"
 #include "core/core-time.h"
+#include "hw/hw-keys.h"
 #include "hw/hw-models.h"
 #include "work/work-run.h"
 #include "report/report-trace.h"
@@ -59,8 +60,17 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
 {
     /* The GPU model shapes the generated kernels: load the system first. */
     g_autoptr(HwSystem) system = hw_system_load_by_id(s->system_id, hw_models_dir(), error);
-    if (system == NULL)
+    if (system == NULL) {
+        g_prefix_error(error, "%s: [scenario] system: ", s->path);
         return false;
+    }
+    if (s->trace_path == NULL && s->gen.compute.linear_math == WORK_MATH_FP8 &&
+        system->gpu->fp8_flops_per_s == 0) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "%s: [precision] math: fp8 needs fp8 tensor cores, which the %s of %s lacks",
+                    s->path, system->gpu->name, system->id);
+        return false;
+    }
     g_autoptr(WorkStream) stream = s->trace_path != NULL ? report_trace_read(s->trace_path, error)
                                                          : work_run_stream(s, system->gpu, error);
     if (stream == NULL)
@@ -91,9 +101,9 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
 {
     const WorkLayout *l = &s->layout;
     printf("# nvlsim run: %s\n", s->name);
-    printf("# system %s x %u nodes (%u GPUs of %s); fidelity %s\n", f->system->id,
-           f->graph->n_nodes, topo_graph_n_gpus(f->graph), f->system->gpu->name,
-           net_fidelity_name(s->fidelity));
+    printf("# system %s x %u node%s (%u GPUs of %s); fidelity %s\n", f->system->id,
+           f->graph->n_nodes, f->graph->n_nodes == 1 ? "" : "s", topo_graph_n_gpus(f->graph),
+           f->system->gpu->name, net_fidelity_name(s->fidelity));
     if (s->trace_path == NULL) {
         printf("# model %s; layout tp %u pp %u dp %u vp %u ep %u, sp %s, zero %d, recompute %s, "
                "%s; batch %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
@@ -124,6 +134,10 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
            " replica flows, %" G_GUINT64_FORMAT " events in %.2f s\n",
            r->n_tasks, r->replay.n_calls, r->replay.n_shapes, r->replay.n_flows,
            r->replay.n_mirror_flows, r->replay.n_events, wall_s);
+    if (r->replay.n_ring_instead > 0)
+        printf("# %" G_GUINT64_FORMAT " call shapes ran as rings where NCCL would pick an "
+               "algorithm nvlsim does not simulate (NVLS_TREE, PAT)\n",
+               r->replay.n_ring_instead);
 }
 
 static bool

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/coll-run.h"
+#include "coll/coll-tune.h"
 #include "core/core-engine.h"
 #include "core/core-time.h"
 #include "work/work-compute.h"
@@ -82,6 +83,7 @@ typedef struct Replay {
     uint64_t launch_ps;
     GError *error;
     uint64_t n_flows, n_mirror_flows;
+    uint64_t n_ring_instead; /* shapes NCCL would run with an algorithm not simulated */
 } Replay;
 
 /* ---- Traffic patterns. ---- */
@@ -229,8 +231,24 @@ shape_of(Replay *r, uint32_t call)
         shape->total_ps = 0;
     } else {
         GError *error = NULL;
-        CollComm *comm = coll_comm_new_gpus(r->system, r->graph, r->router, gpus, n, &error);
+        /* The same shape on the first nodes (a symmetric system's others
+         * are alike): the collectives layer lays NVLS out there. */
+        g_autofree uint32_t *home = g_new(uint32_t, n);
+        for (uint32_t i = 0, node = 0; i < n; i++) {
+            if (i > 0 && gpus[i] / r->per_node != gpus[i - 1] / r->per_node)
+                node++;
+            home[i] = node * r->per_node + gpus[i] % r->per_node;
+        }
+        CollComm *comm = coll_comm_new_gpus(r->system, r->graph, r->router, home, n, &error);
         CollCall cc = {.op = t->op, .n_bytes = t->bytes, .elem_bytes = 2};
+        CollAlgo algo = COLL_ALGO_AUTO;
+        CollProto proto = COLL_PROTO_AUTO;
+        if (comm != NULL && coll_tune_select(&comm->info, t->op, t->bytes, &algo, &proto) &&
+            algo != COLL_ALGO_RING && algo != COLL_ALGO_TREE && algo != COLL_ALGO_NVLS &&
+            algo != COLL_ALGO_DIRECT) {
+            cc.algo = COLL_ALGO_RING;
+            r->n_ring_instead++;
+        }
         CollResult res;
         if (comm == NULL || !coll_run(comm, &cc, r->fidelity, &res, &error)) {
             if (r->error == NULL)
@@ -698,12 +716,46 @@ shape_free(gpointer p)
     g_free(p);
 }
 
+/* Every group's GPUs spread evenly over the nodes they touch, as the
+ * collectives layer needs (coll_comm_new_gpus): checked before the run. */
+static bool
+check_groups(const WorkStream *stream, uint32_t per_node, GError **error)
+{
+    for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
+        const WorkGroup *g = stream->groups->pdata[gi];
+        uint32_t first = 0, run = 0, node_a = 0;
+        for (uint32_t i = 0; i <= g->n_ranks; i++) {
+            if (i < g->n_ranks &&
+                (i == 0 || g->ranks[i] / per_node == g->ranks[i - 1] / per_node)) {
+                run++;
+                continue;
+            }
+            if (first == 0) {
+                first = run;
+                node_a = g->ranks[0] / per_node;
+            } else if (run != first) {
+                g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "a %s group of %u GPUs from GPU %u has %u GPUs on node %u but %u on "
+                            "node %u: nvlsim's collectives need the same number on every node "
+                            "(change tp, dp or the system's GPUs per node)",
+                            work_category_name(g->category), g->n_ranks, g->ranks[0], first, node_a,
+                            run, g->ranks[i - 1] / per_node);
+                return false;
+            }
+            run = 1;
+        }
+    }
+    return true;
+}
+
 bool
 work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
             const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
             GError **error)
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
+    if (!check_groups(stream, graph->gpus->len, error))
+        return false;
     g_autoptr(WorkMatch) match = work_match_new(stream, error);
     if (match == NULL)
         return false;
@@ -756,6 +808,7 @@ work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *g
         result->n_flows = r.n_flows;
         result->n_mirror_flows = r.n_mirror_flows;
         result->n_shapes = g_hash_table_size(r.shapes);
+        result->n_ring_instead = r.n_ring_instead;
         SimEngineStats es;
         sim_engine_get_stats(r.engine, &es);
         result->n_events = es.n_events_executed;

@@ -15,7 +15,10 @@
  * later than alone as those flows end later than they do alone. A transfer
  * is its flow, plus the system's launch cost of a call. Calls of identical
  * shape (op, bytes, the group's GPUs within their nodes, nodes) are
- * simulated alone once.
+ * simulated alone once, on the system's first nodes. Where NCCL would
+ * pick an algorithm the collectives layer does not simulate (NVLS_TREE
+ * across NVLink domains, PAT), the call runs as a ring (counted in the
+ * result). A group must put as many GPUs on each node it touches.
  *
  * Replicas (work-stream.h): a call whose group has members without tasks
  * runs over all of them; a call or transfer of detailed ranks only is also
@@ -56,6 +59,7 @@ typedef struct WorkReplayResult {
     uint64_t rank_time_ps[WORK_N_TIMES]; /* the same for the first detailed rank */
     uint32_t n_detailed;                 /* ranks with tasks */
     uint64_t n_calls, n_flows, n_mirror_flows, n_shapes; /* shapes: calls simulated alone */
+    uint64_t n_ring_instead; /* shapes run as rings where NCCL would pick NVLS_TREE or PAT */
     uint64_t n_events;
     uint64_t flops;            /* of every compute task */
     GArray *start_ps, *end_ps; /* uint64_t per task; a call's tasks start when it does */
