@@ -460,9 +460,12 @@ validate_train_calibrate(Validation *v, const char *path)
         }
         if (status == 0) {
             printf("# error at the fit (the rows it was fitted on): MAPE %.2f%%\n", sum_in / n);
-            printf("# error leaving each row out (fitted on the others): MAPE %.2f%%, max "
-                   "%.2f%%\n",
-                   sum_out / n, worst_out);
+            if (n > 1)
+                printf("# error leaving each row out (fitted on the others): MAPE %.2f%%, max "
+                       "%.2f%%\n",
+                       sum_out / n, worst_out);
+            else
+                printf("# error leaving each row out: needs two rows or more\n");
             printf("training_efficiency = %.3f\n", fit);
         }
     }

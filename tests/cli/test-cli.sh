@@ -252,6 +252,15 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# nvlsim calibrate compute-efficiency on the fixture's Megatron V1.0 row:
+# one row, fitted exactly on itself (its own value, error 0 at the fit).
+expect 0 out "training_efficiency = 0." -- calibrate compute-efficiency \
+    "$top_srcdir/tests/data/training-fixture.csv" --system dgx2-v100
+expect 0 out "MAPE 0.00%" -- calibrate compute-efficiency \
+    "$top_srcdir/tests/data/training-fixture.csv" --system dgx2-v100
+expect 1 err "no training rows of dgx-h100" -- calibrate compute-efficiency \
+    "$top_srcdir/tests/data/training-fixture.csv" --system dgx-h100
+
 # nvlsim validate on training rows (the columns of training.csv: one SC21
 # row and one Megatron V1.0 row on DGX-2): each becomes a scenario, and the
 # last line is the summary.
@@ -280,6 +289,10 @@ tp = 8
 global_batch = 8
 EOF
 expect 0 out "step time" -- run "$tmp/run/tiny.ini"
+expect 1 err "[precision] math: fp8 needs fp8 tensor cores" -- run "$tmp/run/tiny.ini" \
+    --set system=dgx-a100 --set math=fp8
+expect 1 err "has 4 GPUs on node 0 but 1 on node 1" -- run "$tmp/run/tiny.ini" \
+    --set system=gb200-nvl72 --set tp=8 --set pp=2 --set dp=5 --set global_batch=10
 expect 0 out "# model Llama 3 8B; layout tp 8 pp 1 dp 1 " -- run "$tmp/run/tiny.ini"
 expect 0 out "# model Llama 3 8B; layout tp 2 pp 1 dp 1 " -- \
     run "$tmp/run/tiny.ini" --set layout.tp=2
