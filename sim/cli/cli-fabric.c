@@ -12,38 +12,37 @@
 #include "hw/hw-models.h"
 #include "topo/topo-build.h"
 
-CliFabric *
-cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error)
+/* n_nodes of system (taken), built and routed. */
+static CliFabric *
+fabric_build(HwSystem *system, uint32_t n_nodes, GError **error)
 {
-    g_autoptr(HwSystem) system = hw_system_load_by_id(system_id, hw_models_dir(), error);
-    if (system == NULL)
-        return NULL;
-    TopoGraph *graph = topo_build_system(system, n_nodes, error);
+    g_autoptr(HwSystem) owned = system;
+    TopoGraph *graph = topo_build_system(owned, n_nodes, error);
     if (graph == NULL)
         return NULL;
     CliFabric *fabric = g_new0(CliFabric, 1);
-    fabric->system = g_steal_pointer(&system);
+    fabric->system = g_steal_pointer(&owned);
     fabric->graph = graph;
     fabric->router = topo_router_new(graph);
     return fabric;
 }
 
 CliFabric *
+cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error)
+{
+    HwSystem *system = hw_system_load_by_id(system_id, hw_models_dir(), error);
+    return system != NULL ? fabric_build(system, n_nodes, error) : NULL;
+}
+
+CliFabric *
 cli_fabric_load_gpus(const char *system_id, uint32_t n_nodes, uint32_t n_gpus, GError **error)
 {
-    g_autoptr(HwSystem) system = hw_system_load_by_id(system_id, hw_models_dir(), error);
+    HwSystem *system = hw_system_load_by_id(system_id, hw_models_dir(), error);
     if (system == NULL)
         return NULL;
     if (n_nodes == 0)
         n_nodes = MAX(1, (n_gpus + system->n_gpus - 1) / system->n_gpus);
-    TopoGraph *graph = topo_build_system(system, n_nodes, error);
-    if (graph == NULL)
-        return NULL;
-    CliFabric *fabric = g_new0(CliFabric, 1);
-    fabric->system = g_steal_pointer(&system);
-    fabric->graph = graph;
-    fabric->router = topo_router_new(graph);
-    return fabric;
+    return fabric_build(system, n_nodes, error);
 }
 
 void

@@ -151,6 +151,26 @@ pattern(const Replay *r, uint32_t call, uint32_t shift, double scale)
     return flows;
 }
 
+/* Puts flows on net, each landing as an event of handler h for target. */
+static void
+issue(NetModel *net, const TopoGraph *graph, const GArray *flows, SimHandlerId h, uint32_t target)
+{
+    for (guint i = 0; i < flows->len; i++) {
+        const Flow *f = &g_array_index(flows, Flow, i);
+        NetSend send = {
+            .src = topo_graph_gpu_vertex(graph, f->src),
+            .dst = topo_graph_gpu_vertex(graph, f->dst),
+            .n_bytes = f->bytes,
+            .channel = target,
+            .path = NET_PATH_SPRAY,
+            .issuer = NET_ISSUER_SM,
+            .on_done = h,
+            .target = target,
+        };
+        net_send(net, &send);
+    }
+}
+
 static void
 on_alone_done(SimEngine *engine, const SimEvent *event, void *ctx)
 {
@@ -167,18 +187,7 @@ flows_alone_ps(const Replay *r, const GArray *flows)
     uint64_t last = 0;
     SimHandlerId h = sim_engine_register(engine, "work-alone", on_alone_done, &last);
     NetModel *net = net_new(r->fidelity, engine, r->graph, r->router, NULL);
-    for (guint i = 0; i < flows->len; i++) {
-        const Flow *f = &g_array_index(flows, Flow, i);
-        NetSend send = {
-            .src = topo_graph_gpu_vertex(r->graph, f->src),
-            .dst = topo_graph_gpu_vertex(r->graph, f->dst),
-            .n_bytes = f->bytes,
-            .path = NET_PATH_SPRAY,
-            .issuer = NET_ISSUER_SM,
-            .on_done = h,
-        };
-        net_send(net, &send);
-    }
+    issue(net, r->graph, flows, h, 0);
     sim_engine_run(engine, SIM_TIME_NEVER);
     net_free(net);
     sim_engine_free(engine);
@@ -399,25 +408,6 @@ copy_needed(Replay *r, uint32_t call, uint32_t i)
 static void task_done(Replay *r, uint32_t task);
 
 static void
-issue(Replay *r, const GArray *flows, SimHandlerId h, uint32_t target)
-{
-    for (guint i = 0; i < flows->len; i++) {
-        const Flow *f = &g_array_index(flows, Flow, i);
-        NetSend send = {
-            .src = topo_graph_gpu_vertex(r->graph, f->src),
-            .dst = topo_graph_gpu_vertex(r->graph, f->dst),
-            .n_bytes = f->bytes,
-            .channel = target,
-            .path = NET_PATH_SPRAY,
-            .issuer = NET_ISSUER_SM,
-            .on_done = h,
-            .target = target,
-        };
-        net_send(r->net, &send);
-    }
-}
-
-static void
 start_call(Replay *r, uint32_t call)
 {
     CallState *cs = &r->calls[call];
@@ -431,7 +421,7 @@ start_call(Replay *r, uint32_t call)
     GArray *flows = pattern(r, call, 0, cs->shape->flow_scale);
     cs->flows_left = flows->len;
     r->n_flows += flows->len;
-    issue(r, flows, r->h_flow, call);
+    issue(r->net, r->graph, flows, r->h_flow, call);
     g_array_unref(flows);
     for (uint32_t i = 1; i < r->n_copies; i++) {
         if (!copy_needed(r, call, i))
@@ -439,7 +429,7 @@ start_call(Replay *r, uint32_t call)
         GArray *copy =
             pattern(r, call, (uint32_t)work_stream_copy_offset(r->s, i), cs->shape->flow_scale);
         r->n_mirror_flows += copy->len;
-        issue(r, copy, r->h_mirror, call);
+        issue(r->net, r->graph, copy, r->h_mirror, call);
         g_array_unref(copy);
     }
     if (cs->flows_left == 0) {

@@ -7,42 +7,9 @@
 
 #include "report/report-trace.h"
 #include "report-suites.h"
-#include "topo/topo-build.h"
+#include "work-test-support.h"
 #include "work/work-gen.h"
 #include "work/work-replay.h"
-
-static HwSystem *
-load_system(const char *id)
-{
-    const char *top = g_getenv("top_srcdir");
-    g_autofree char *models = g_build_filename(top ? top : ".", "models", NULL);
-    g_autoptr(GError) error = NULL;
-    HwSystem *system = hw_system_load_by_id(id, models, &error);
-    ck_assert_msg(system != NULL, "%s: %s", id, error ? error->message : "");
-    return system;
-}
-
-/* The tiny GPT of tests/work (h 64, 4 layers, s 128, V 1000). */
-static WorkModel *
-tiny_model(void)
-{
-    WorkModel tiny = {
-        .name = g_strdup("tiny GPT"),
-        .n_layers = 4,
-        .hidden_size = 64,
-        .ffn_hidden_size = 256,
-        .n_heads = 4,
-        .n_kv_heads = 4,
-        .vocab_size = 1000,
-        .seq_len = 128,
-        .ffn_kind = WORK_FFN_GELU,
-        .norm = WORK_NORM_LAYERNORM,
-        .positions = WORK_POSITIONS_LEARNED,
-        .linear_bias = true,
-        .tied_embeddings = true,
-    };
-    return g_memdup2(&tiny, sizeof tiny);
-}
 
 static const struct {
     uint32_t tp, pp, dp, vp;
@@ -59,18 +26,9 @@ static const struct {
     {1, 4, 2, 1, false, true, WORK_ZERO_2, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 6},
 };
 
-static void
-replay(const WorkStream *s, const HwSystem *system, const TopoGraph *graph,
-       const TopoRouter *router, const char *what, WorkReplayResult *res)
-{
-    g_autoptr(GError) error = NULL;
-    ck_assert_msg(work_replay(s, system, graph, router, NET_FIDELITY_FLOW, res, &error), "%s: %s",
-                  what, error ? error->message : "");
-}
-
 START_TEST(generated_step_replays_the_same_from_a_trace)
 {
-    g_autoptr(WorkModel) m = tiny_model();
+    g_autoptr(WorkModel) m = work_test_tiny_model();
     WorkLayout l = {
         .tp = cases[_i].tp,
         .pp = cases[_i].pp,
@@ -93,14 +51,12 @@ START_TEST(generated_step_replays_the_same_from_a_trace)
     g_autofree char *what = g_strdup_printf("case %d", _i);
     g_autoptr(GError) error = NULL;
     ck_assert_msg(work_layout_check(&l, m, &error), "%s: %s", what, error ? error->message : "");
-    g_autoptr(HwSystem) system = load_system("dgx-h100");
-    g_autoptr(TopoGraph) graph = topo_build_system(system, 1, &error);
-    ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
-    g_autoptr(TopoRouter) router = topo_router_new(graph);
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
     WorkGenOptions o;
     work_gen_options_init(&o, m);
     o.symmetric = cases[_i].symmetric;
-    g_autoptr(WorkStream) s = work_gen_stream(m, &l, system->gpu, &o);
+    g_autoptr(WorkStream) s = work_gen_stream(m, &l, f.system->gpu, &o);
     ck_assert_msg(work_stream_check(s, &error), "%s: %s", what, error ? error->message : "");
 
     g_autofree char *dir = g_dir_make_tmp("test-report-replay-XXXXXX", NULL);
@@ -116,8 +72,8 @@ START_TEST(generated_step_replays_the_same_from_a_trace)
     ck_assert(memcmp(back->replicas, s->replicas, sizeof s->replicas) == 0);
 
     WorkReplayResult a, b;
-    replay(s, system, graph, router, what, &a);
-    replay(back, system, graph, router, what, &b);
+    work_test_replay(&f, s, what, &a);
+    work_test_replay(&f, back, what, &b);
     ck_assert_uint_gt(a.step_ps, 0);
     ck_assert_msg(a.step_ps == b.step_ps,
                   "%s: generated %" G_GUINT64_FORMAT " ps, from the trace %" G_GUINT64_FORMAT, what,
@@ -140,6 +96,7 @@ START_TEST(generated_step_replays_the_same_from_a_trace)
     }
     work_replay_result_clear(&a);
     work_replay_result_clear(&b);
+    work_test_fabric_clear(&f);
 }
 END_TEST
 
