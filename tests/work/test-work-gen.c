@@ -19,24 +19,9 @@
 static WorkLayout
 layout_of(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t microbatches)
 {
-    return (WorkLayout){
-        .tp = tp,
-        .pp = pp,
-        .dp = dp,
-        .vp = 1,
-        .ep = 1,
-        .flash_attention = true,
-        .zero = WORK_ZERO_0,
-        .recompute = WORK_RECOMPUTE_NONE,
-        .schedule = WORK_SCHEDULE_1F1B,
-        .global_batch = microbatches * dp,
-        .micro_batch = 1,
-        .seq_len = 128,
-        .param_bytes = 2,
-        .grad_bytes = 4,
-        .optimizer_bytes = 12,
-        .activation_bytes = 2,
-    };
+    WorkLayout l = work_test_layout(tp, pp, dp, microbatches * dp, 128);
+    l.flash_attention = true;
+    return l;
 }
 
 /* The step of model under l for an H100, checked; options NULL: the

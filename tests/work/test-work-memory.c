@@ -12,29 +12,10 @@
 
 #define GIB (UINT64_C(1) << 30)
 
-/* bf16 weights and activations, fp32 gradients, Adam in fp32 (master
- * copy, m, v: 12 bytes): Megatron's mixed precision, 18 bytes a
- * parameter before ZeRO. */
 static WorkLayout
 layout(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t global_batch, uint64_t seq_len)
 {
-    return (WorkLayout){
-        .tp = tp,
-        .pp = pp,
-        .dp = dp,
-        .vp = 1,
-        .ep = 1,
-        .zero = WORK_ZERO_0,
-        .recompute = WORK_RECOMPUTE_NONE,
-        .schedule = WORK_SCHEDULE_1F1B,
-        .global_batch = global_batch,
-        .micro_batch = 1,
-        .seq_len = seq_len,
-        .param_bytes = 2,
-        .grad_bytes = 4,
-        .optimizer_bytes = 12,
-        .activation_bytes = 2,
-    };
+    return work_test_layout(tp, pp, dp, global_batch, seq_len);
 }
 
 static void

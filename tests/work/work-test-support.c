@@ -50,6 +50,28 @@ work_test_tiny_model(void)
     return g_memdup2(&tiny, sizeof tiny);
 }
 
+WorkLayout
+work_test_layout(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t global_batch, uint64_t seq_len)
+{
+    return (WorkLayout){
+        .tp = tp,
+        .pp = pp,
+        .dp = dp,
+        .vp = 1,
+        .ep = 1,
+        .zero = WORK_ZERO_0,
+        .recompute = WORK_RECOMPUTE_NONE,
+        .schedule = WORK_SCHEDULE_1F1B,
+        .global_batch = global_batch,
+        .micro_batch = 1,
+        .seq_len = seq_len,
+        .param_bytes = 2,
+        .grad_bytes = 4,
+        .optimizer_bytes = 12,
+        .activation_bytes = 2,
+    };
+}
+
 void
 work_test_fabric_load(WorkTestFabric *fabric, const char *id, uint32_t n_nodes)
 {

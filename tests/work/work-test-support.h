@@ -9,6 +9,7 @@
 #include "hw/hw-system.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
+#include "work/work-layout.h"
 #include "work/work-model.h"
 #include "work/work-replay.h"
 #include "work/work-stream.h"
@@ -27,6 +28,13 @@ WorkModel *work_test_load_model(const char *id);
  * (GeLU), 4 heads, vocabulary 1000, 128 learned positions, LayerNorm,
  * biases, tied embeddings. Free with work_model_free. */
 WorkModel *work_test_tiny_model(void);
+
+/* A 1F1B layout of microbatches of one sequence in Megatron's mixed
+ * precision: bf16 weights and activations, fp32 gradients, Adam in fp32
+ * (master copy, m, v: 12 bytes), 18 bytes a parameter before ZeRO; no
+ * ZeRO, no recompute, attention unfused. */
+WorkLayout work_test_layout(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t global_batch,
+                            uint64_t seq_len);
 
 /* A shipped system built for n_nodes nodes, its graph and router. */
 typedef struct WorkTestFabric {
