@@ -308,7 +308,16 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         validate_bad(v, csv, r, "", "%s", error->message);
         g_error_free(error);
     } else {
+        char where[96];
+        const uint64_t *t = result.replay.time_ps;
+        double step = MAX((double)result.replay.step_ps, 1.0);
+        g_snprintf(where, sizeof where, "%.0f %.0f %.0f %.0f %.0f %.0f",
+                   100.0 * (double)t[WORK_TIME_COMPUTE] / step,
+                   100.0 * (double)t[WORK_TIME_TP] / step, 100.0 * (double)t[WORK_TIME_PP] / step,
+                   100.0 * (double)t[WORK_TIME_DP] / step, 100.0 * (double)t[WORK_TIME_EP] / step,
+                   100.0 * (double)t[WORK_TIME_IDLE] / step);
         ValidateRow row = {
+            .where = where,
             .line = tr.line,
             .system = tr.system,
             .measure = tr.source,

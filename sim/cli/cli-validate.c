@@ -160,9 +160,9 @@ validate_record(Validation *v, const ValidateRow *row)
             pct, model_pct);
     group_add(group_for(v, "", NULL), pct, model_pct);
     if (!v->quiet && v->training) {
-        printf("%5u %-15s %-28s %5u %-32s %10.3f %10.3f %-2s %+8.1f%%\n", row->line, row->system,
+        printf("%5u %-15s %-31s %5u %-34s %9.3f %9.3f %-1s %+7.1f%%  %s\n", row->line, row->system,
                row->measure, row->n_gpus, row->detail, row->measured, row->simulated, row->unit,
-               pct);
+               pct, row->where ? row->where : "");
     } else if (!v->quiet) {
         char model[16] = "        -";
         if (!isnan(model_pct))
@@ -263,8 +263,9 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     }
     if (v->training) {
         if (!o->quiet)
-            printf("%5s %-15s %-28s %5s %-32s %10s %10s %-2s %9s\n", "line", "system", "source",
-                   "gpus", "model and layout", "measured", "simulated", "", "error");
+            printf("%5s %-15s %-31s %5s %-34s %9s %9s %-1s %8s  %s\n", "line", "system", "source",
+                   "gpus", "model and layout", "measured", "simulated", "", "error",
+                   "simulated step: % compute, exposed tp pp dp ep, idle");
         if (!validate_train_rows(v, csv, &error)) {
             if (v->out != NULL)
                 cli_output_abandon(v->out, tmp);
