@@ -20,6 +20,7 @@ static const CliCommand commands[] = {
      cli_calibrate},
     {"compare", "one scenario on several generations, and an all-reduce sweep on each",
      cli_compare},
+    {"explain", "the reasoning behind a collective's or a training step's numbers", cli_explain},
     {"coll", "an NCCL collective over a size sweep, as nccl-tests prints it", cli_coll},
     {"run", "simulate a training step: time, throughput, memory, where the time goes", cli_run},
     {"p2p", "peer-to-peer bandwidth and latency matrices, and a size sweep", cli_p2p},

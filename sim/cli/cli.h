@@ -41,6 +41,7 @@ int cli_bench_net(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_coll(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 int cli_p2p(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_validate(int argc, char **argv);

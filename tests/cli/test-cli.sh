@@ -433,4 +433,43 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# nvlsim explain: its numbers are those of coll and run for the same input.
+expect 0 out "<- the fastest: NCCL's choice" -- explain coll --system dgx-h100 --bytes 64M
+sim_us=$(awk '/^  time / {print $2}' "$tmp/out")
+"$nvlsim" coll --system dgx-h100 -b 64M -e 64M >"$tmp/coll64"
+coll_us=$(awk '!/^#/ {print $6}' "$tmp/coll64")
+if [ -n "$sim_us" ] && [ "$sim_us" = "$coll_us" ]; then
+    echo "ok: explain coll's simulated time is coll's ($sim_us us)"
+else
+    echo "FAIL: explain coll says '$sim_us' us, coll says '$coll_us' us"
+    n_fail=$((n_fail + 1))
+fi
+printf '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntp = 2\npp = 2\ndp = 2\n[batch]\nglobal_batch = 8\n' >"$tmp/explain.ini"
+expect 0 out "## The pipeline bubble" -- explain run "$tmp/explain.ini"
+explained=$(awk '/^  step time / {print $3}' "$tmp/out" | tr -d ';')
+ran=$("$nvlsim" run "$tmp/explain.ini" | awk '/^step time/ {print $3}')
+if [ -n "$ran" ] && [ "$explained" = "$ran" ]; then
+    echo "ok: explain run's step time is run's ($ran s)"
+else
+    echo "FAIL: explain run says '$explained' s, run says '$ran' s"
+    n_fail=$((n_fail + 1))
+fi
+expect 2 err "expected coll [options] or run" -- explain frobnicate
+expect 1 err "[layout] tp: 3 does not divide" -- explain run "$tmp/explain.ini" --set tp=3
+
+# nvlsim compare: one row per system, the reason where it cannot run.
+expect 0 out "cannot run: " -- compare "$tmp/explain.ini" --systems dgx-h100,dgx-a100 \
+    --set math=fp8 --no-coll
+expect 0 out "dgx-a100" -- compare "$tmp/explain.ini" --systems dgx-h100,dgx-a100 \
+    -b 1M -e 4M --csv "$tmp/compare.csv" --coll-csv "$tmp/compare-coll.csv"
+if [ "$(wc -l <"$tmp/compare.csv")" -eq 3 ] && [ "$(wc -l <"$tmp/compare-coll.csv")" -eq 5 ] &&
+    head -n 1 "$tmp/compare.csv" | grep -q '^system,gpu,gpus,nodes,status,reason,step_time_s'; then
+    echo "ok: compare --csv has a row per system, --coll-csv a row per system and size"
+else
+    echo "FAIL: compare CSVs:"
+    cat "$tmp/compare.csv" "$tmp/compare-coll.csv"
+    n_fail=$((n_fail + 1))
+fi
+expect 1 err "no system model 'dgx-z9'" -- compare "$tmp/explain.ini" --systems dgx-z9
+
 [ "$n_fail" -eq 0 ]
