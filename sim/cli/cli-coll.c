@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli-fabric.h"
+#include "cli/cli-plot.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "core/core-units.h"
@@ -16,7 +17,7 @@
 
 typedef struct CollOptions {
     char *system, *op, *gpus, *min_bytes, *max_bytes, *factor, *algo, *proto, *fidelity, *csv,
-        *dtype, *root;
+        *dtype, *root, *plot;
 } CollOptions;
 
 typedef struct CollPlan {
@@ -56,6 +57,9 @@ coll_context(CollOptions *o)
          "float (default), double, half, bfloat16, int8, int32, int64", "TYPE"},
         {"root", 'r', 0, G_OPTION_ARG_STRING, &o->root, "Root rank of broadcast/reduce (0)", "N"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the rows as CSV", "FILE"},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
+         "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
+         "FILE.png|FILE.svg"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new(NULL);
@@ -242,6 +246,14 @@ coll_run_plan(const CollOptions *o, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_BAD_INPUT;
     }
+    if (o->plot != NULL) {
+        g_autofree char *title =
+            g_strdup_printf("nvlsim coll: %s on %u GPUs of %s, %s fidelity", coll_op_name(plan->op),
+                            comm->n_ranks, system_id, net_fidelity_name(plan->fidelity));
+        const char *const vars[] = {"plottitle", title, "linetitle", system_id, NULL};
+        if (!cli_plot("coll", "busbw", o->csv, o->plot, vars))
+            return CLI_EXIT_BAD_INPUT;
+    }
     return CLI_EXIT_OK;
 }
 
@@ -263,6 +275,10 @@ cli_coll(int argc, char **argv)
         cli_print_error("coll", error);
         goto out;
     }
+    if (o.plot != NULL && !cli_plot_check("coll", o.plot))
+        goto out;
+    if (o.plot != NULL && o.csv == NULL)
+        o.csv = cli_plot_csv_path(o.plot);
     status = coll_run_plan(&o, &plan);
 out:
     for (char **p = (char **)&o; p < (char **)(&o + 1); p++)

@@ -1,23 +1,29 @@
 /* nvlsim run: one training step of a scenario (work-scenario.h), simulated
  * on its system; prints step time, throughput, memory and where the time
- * goes, and optionally writes them as CSV and the step as a trace.
+ * goes, and optionally writes them as CSV, the step as a trace and its timeline
+ * as Chrome trace-event JSON.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli-fabric.h"
+#include "cli/cli-plot.h"
 #include "cli/cli-run.h"
 #include "cli/cli.h"
 #include "core/core-time.h"
 #include "hw/hw-keys.h"
 #include "hw/hw-models.h"
 #include "work/work-run.h"
+#include "report/report-chrome.h"
 #include "report/report-trace.h"
 
 typedef struct RunOptions {
     char **sets;
     char *csv;
+    char *plot;
     char *trace_out;
+    char *timeline;
+    char *links, *links_plot;
     gboolean quiet;
 } RunOptions;
 
@@ -29,8 +35,20 @@ run_context(RunOptions *o)
          "Override a scenario key (layout.tp=4, or tp=4); repeatable", "KEY=VALUE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the result as one CSV row",
          "FILE"},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
+         "Plot where the time goes as stacked bars with gnuplot (the CSV goes beside it "
+         "without --csv)",
+         "FILE.png|FILE.svg"},
         {"write-trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace_out,
          "Write the simulated step as a trace CSV (replayable with scenario.trace)", "FILE"},
+        {"trace", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline,
+         "Write the step's timeline as Chrome trace-event JSON (opens in Perfetto)", "FILE.json"},
+        {"links", 0, 0, G_OPTION_ARG_FILENAME, &o->links,
+         "Write every used link's utilization over the step (time_s,link,utilization)", "FILE.csv"},
+        {"links-plot", 0, 0, G_OPTION_ARG_FILENAME, &o->links_plot,
+         "Plot the links' utilization over time with gnuplot (the CSV goes beside it without "
+         "--links)",
+         "FILE.png|FILE.svg"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print the step time only", NULL},
         G_OPTION_ENTRY_NULL,
     };
@@ -181,6 +199,58 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
     return cli_output_commit(out, tmp, path, error);
 }
 
+/* The timeline of the step: a process per node, tracks per GPU; says on
+ * stderr when it had to merge slices to stay viewable. */
+static bool
+write_timeline(const char *path, const WorkScenario *s, const CliFabric *f,
+               const WorkStream *stream, const WorkRunResult *r, GError **error)
+{
+    ReportChromeOptions opts;
+    report_chrome_options_init(&opts);
+    opts.gpus_per_node = f->graph->gpus->len;
+    opts.title = s->name;
+    uint32_t n_links = 0;
+    ReportChromeLink *links = r->replay.link_load != NULL
+                                  ? report_chrome_links_from_load(f->graph, r->replay.link_load,
+                                                                  r->replay.step_ps, &n_links)
+                                  : NULL;
+    opts.links = links;
+    opts.n_links = n_links;
+    ReportChromeStats stats;
+    bool ok = report_chrome_write(stream, &r->replay, &opts, path, &stats, error);
+    report_chrome_links_free(links, n_links);
+    if (!ok)
+        return false;
+    if (stats.merged)
+        fprintf(stderr,
+                "nvlsim run: trace: %" G_GUINT64_FORMAT " events merged into %" G_GUINT64_FORMAT
+                " (limit %" G_GUINT64_FORMAT ")\n",
+                stats.n_tasks, stats.n_events, opts.max_events);
+    return true;
+}
+
+/* Every used link's utilization over the step, long format: one row per
+ * link and time bin (the bin's start), and 0 at the step's end. */
+static bool
+write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError **error)
+{
+    uint32_t n_links = 0;
+    ReportChromeLink *links =
+        report_chrome_links_from_load(f->graph, r->replay.link_load, r->replay.step_ps, &n_links);
+    char *tmp = NULL;
+    FILE *out = cli_output_open(path, &tmp, error);
+    if (out != NULL) {
+        fprintf(out, "time_s,link,utilization\n");
+        for (uint32_t i = 0; i < n_links; i++)
+            for (uint32_t k = 0; k < links[i].n_samples; k++)
+                fprintf(out, "%.9f,%s,%.6f\n",
+                        (double)links[i].samples[k].t_ps / (double)SIM_PS_PER_S, links[i].name,
+                        links[i].samples[k].utilization);
+    }
+    report_chrome_links_free(links, n_links);
+    return out != NULL && cli_output_commit(out, tmp, path, error);
+}
+
 static int
 run(const RunOptions *o, const char *path)
 {
@@ -191,9 +261,15 @@ run(const RunOptions *o, const char *path)
     g_autoptr(WorkStream) stream = NULL;
     WorkRunResult result = {0};
     int status = CLI_EXIT_OK;
+    /* A timeline shows every link's utilization: count it, from 1 us bins
+     * (widened as the step needs, WORK_REPLAY_LINK_BINS at most). */
+    if (s != NULL && (o->timeline != NULL || o->links != NULL))
+        s->link_bin_ps = SIM_PS_PER_US;
     if (s == NULL || !cli_run_scenario(s, &fabric, &result, &stream, &error) ||
         (o->csv != NULL && !write_csv(o->csv, s, fabric, &result, &error)) ||
-        (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error))) {
+        (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error)) ||
+        (o->timeline != NULL && !write_timeline(o->timeline, s, fabric, stream, &result, &error)) ||
+        (o->links != NULL && !write_links(o->links, fabric, &result, &error))) {
         cli_print_error("run", error);
         g_error_free(error);
         status = CLI_EXIT_BAD_INPUT;
@@ -201,6 +277,18 @@ run(const RunOptions *o, const char *path)
         printf("%.9f\n", result.step_s);
     } else {
         print_table(s, fabric, &result, (double)(g_get_monotonic_time() - t0) / 1e6);
+    }
+    if (status == CLI_EXIT_OK && o->plot != NULL) {
+        g_autofree char *title = g_strdup_printf("nvlsim run: %s", s->name);
+        const char *const vars[] = {"plottitle", title, NULL};
+        if (!cli_plot("run", "breakdown", o->csv, o->plot, vars))
+            status = CLI_EXIT_BAD_INPUT;
+    }
+    if (status == CLI_EXIT_OK && o->links_plot != NULL) {
+        g_autofree char *title = g_strdup_printf("link utilization: %s", s->name);
+        const char *const vars[] = {"plottitle", title, NULL};
+        if (!cli_plot("run", "linkutil", o->links, o->links_plot, vars))
+            status = CLI_EXIT_BAD_INPUT;
     }
     work_run_result_clear(&result);
     return status;
@@ -218,11 +306,22 @@ cli_run(int argc, char **argv)
         fprintf(stderr, "nvlsim run: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
+    } else if ((o.plot != NULL && !cli_plot_check("run", o.plot)) ||
+               (o.links_plot != NULL && !cli_plot_check("run", o.links_plot))) {
+        status = CLI_EXIT_USAGE;
     } else {
+        if (o.plot != NULL && o.csv == NULL)
+            o.csv = cli_plot_csv_path(o.plot);
+        if (o.links_plot != NULL && o.links == NULL)
+            o.links = cli_plot_csv_path(o.links_plot);
         status = run(&o, argc == 2 ? argv[1] : NULL);
     }
     g_strfreev(o.sets);
     g_free(o.csv);
+    g_free(o.plot);
     g_free(o.trace_out);
+    g_free(o.timeline);
+    g_free(o.links);
+    g_free(o.links_plot);
     return status;
 }

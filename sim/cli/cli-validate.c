@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli-plot.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "core/core-units.h"
@@ -24,6 +25,7 @@ typedef struct ValidateOptions {
     char *max_mape;
     char *min_bytes;
     char *csv;
+    char *plot;
     char *system;
     gboolean quiet;
 } ValidateOptions;
@@ -45,6 +47,9 @@ validate_context(ValidateOptions *o)
          "Replay only rows of at least SIZE bytes", "SIZE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Write every replayed row with its error",
          "FILE"},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
+         "Plot simulated against measured with gnuplot (the CSV goes beside it without --csv)",
+         "FILE.png|FILE.svg"},
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "Replay only rows of this system",
          "NAME"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print the summary only", NULL},
@@ -290,6 +295,13 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
             return CLI_EXIT_BAD_INPUT;
         }
     }
+    if (o->plot != NULL) {
+        g_autofree char *title = g_strdup_printf("nvlsim validate: %s, %s fidelity", path,
+                                                 net_fidelity_name(v->fidelity));
+        const char *const vars[] = {"plottitle", title, NULL};
+        if (!cli_plot("validate", "scatter", o->csv, o->plot, vars))
+            return CLI_EXIT_BAD_INPUT;
+    }
     if (max_mape > 0 && mape > max_mape) {
         fprintf(stderr, "nvlsim validate: MAPE %.2f%% exceeds --max-mape %g%%\n", mape, max_mape);
         return CLI_EXIT_BAD_INPUT;
@@ -370,6 +382,10 @@ cli_validate(int argc, char **argv)
     }
     if (!parse_options(&o, &v, &max_mape))
         goto out;
+    if (o.plot != NULL && !cli_plot_check("validate", o.plot))
+        goto out;
+    if (o.plot != NULL && o.csv == NULL)
+        o.csv = cli_plot_csv_path(o.plot);
     v.only_system = o.system;
     v.quiet = o.quiet;
     status = validate_run(&v, &o, argv[1], max_mape);
@@ -379,6 +395,7 @@ out:
     g_free(o.max_mape);
     g_free(o.min_bytes);
     g_free(o.csv);
+    g_free(o.plot);
     g_free(o.system);
     return status;
 }

@@ -83,6 +83,7 @@ typedef struct NetFlow {
     bool rates_pending;
     uint64_t drain_generation;
     NetStats stats;
+    NetLinkLoad *load; /* borrowed; NULL when not counting */
 } NetFlow;
 
 static NetFlow *
@@ -96,9 +97,21 @@ static void
 advance(NetFlow *nf, uint64_t now_ps)
 {
     double dt_s = (double)(now_ps - nf->last_update_ps) / (double)SIM_PS_PER_S;
+    uint64_t since_ps = nf->last_update_ps;
     nf->last_update_ps = now_ps;
     if (dt_s == 0)
         return;
+    if (nf->load != NULL)
+        for (uint32_t i = 0; i < nf->n_flows; i++) {
+            const Flow *f = &nf->flows[i];
+            if (f->xfer == DEAD || f->rate_bytes_per_s <= 0)
+                continue;
+            for (uint32_t h = 0; h < f->n_hops; h++) {
+                const FlowHop *hop = &nf->hops[f->hop0 + h];
+                net_link_load_add(nf->load, hop->link, f->rate_bytes_per_s * dt_s * hop->weight,
+                                  since_ps, now_ps);
+            }
+        }
     for (uint32_t i = 0; i < nf->n_flows; i++) {
         nf->flows[i].remaining_bytes -= nf->flows[i].rate_bytes_per_s * dt_s;
         /* A flow never drains past its end by more than a ps of its rate. */
@@ -442,11 +455,20 @@ flow_free(NetModel *net)
     g_free(nf);
 }
 
+static void
+flow_set_link_load(NetModel *net, NetLinkLoad *load)
+{
+    NetFlow *nf = flow_of(net);
+    advance(nf, sim_engine_now(net->engine));
+    nf->load = load;
+}
+
 static const NetOps flow_ops = {
     .name = "flow",
     .send = flow_send,
     .get_stats = flow_get_stats,
     .free = flow_free,
+    .set_link_load = flow_set_link_load,
 };
 
 NetModel *

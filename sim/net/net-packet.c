@@ -107,6 +107,7 @@ typedef struct NetPacket {
     uint64_t *active_mask;
     NetPool packets, streams, xfers;
     NetStats stats;
+    NetLinkLoad *load; /* borrowed; NULL when not counting */
 } NetPacket;
 
 static inline Packet *
@@ -403,6 +404,9 @@ link_start(NetPacket *np, uint32_t l, uint32_t i, uint64_t now_ps, uint64_t ser_
     np->busy_until_ps[l] = end_ps;
     np->n_link_packets[l]++;
     np->link_wire_bytes[l] += payload + stream_at(np, s)->header_bytes[hop];
+    if (np->load != NULL)
+        net_link_load_add(np->load, l, (double)(payload + stream_at(np, s)->header_bytes[hop]),
+                          now_ps, end_ps);
     if (hop + 1 == stream_at(np, s)->n_hops) {
         if (p != NONE)
             net_pool_give(&np->packets, p);
@@ -600,11 +604,18 @@ packet_free(NetModel *net)
     g_free(np);
 }
 
+static void
+packet_set_link_load(NetModel *net, NetLinkLoad *load)
+{
+    ((NetPacket *)net)->load = load;
+}
+
 static const NetOps packet_ops = {
     .name = "packet",
     .send = packet_send,
     .get_stats = packet_get_stats,
     .free = packet_free,
+    .set_link_load = packet_set_link_load,
 };
 
 static void

@@ -30,6 +30,71 @@ net_free(NetModel *net)
         net->ops->free(net);
 }
 
+void
+net_set_link_load(NetModel *net, NetLinkLoad *load)
+{
+    net->ops->set_link_load(net, load);
+}
+
+NetLinkLoad *
+net_link_load_new(uint32_t n_links, uint64_t bin_ps, uint32_t max_bins)
+{
+    g_return_val_if_fail(bin_ps > 0 && max_bins >= 2, NULL);
+    NetLinkLoad *load = g_new0(NetLinkLoad, 1);
+    load->bin_ps = bin_ps;
+    load->max_bins = max_bins;
+    load->n_links = n_links;
+    load->wire_bytes = g_new0(double, (size_t)MAX(n_links, 1) * max_bins);
+    return load;
+}
+
+void
+net_link_load_free(NetLinkLoad *load)
+{
+    if (load == NULL)
+        return;
+    g_free(load->wire_bytes);
+    g_free(load);
+}
+
+/* Doubles the bin width: bin k of the new holds bins 2k and 2k + 1. */
+static void
+widen(NetLinkLoad *load)
+{
+    for (uint32_t l = 0; l < load->n_links; l++) {
+        double *b = &load->wire_bytes[(size_t)l * load->max_bins];
+        for (uint32_t k = 0; k < load->max_bins / 2; k++)
+            b[k] = b[2 * k] + b[2 * k + 1];
+        for (uint32_t k = load->max_bins / 2; k < load->max_bins; k++)
+            b[k] = 0;
+    }
+    load->bin_ps *= 2;
+    load->n_bins = (load->n_bins + 1) / 2;
+}
+
+void
+net_link_load_add(NetLinkLoad *load, uint32_t link, double bytes, uint64_t t0_ps, uint64_t t1_ps)
+{
+    g_return_if_fail(link < load->n_links);
+    uint64_t last = MAX(t0_ps, t1_ps > t0_ps ? t1_ps - 1 : t0_ps);
+    while (last / load->bin_ps >= load->max_bins)
+        widen(load);
+    double *b = &load->wire_bytes[(size_t)link * load->max_bins];
+    uint32_t first_bin = (uint32_t)(t0_ps / load->bin_ps),
+             last_bin = (uint32_t)(last / load->bin_ps);
+    load->n_bins = MAX(load->n_bins, last_bin + 1);
+    if (first_bin == last_bin) {
+        b[first_bin] += bytes;
+        return;
+    }
+    double per_ps = bytes / (double)(t1_ps - t0_ps);
+    for (uint32_t k = first_bin; k <= last_bin; k++) {
+        uint64_t lo = MAX(t0_ps, (uint64_t)k * load->bin_ps);
+        uint64_t hi = MIN(t1_ps, (uint64_t)(k + 1) * load->bin_ps);
+        b[k] += per_ps * (double)(hi - lo);
+    }
+}
+
 bool
 net_fidelity_parse(const char *text, NetFidelity *fidelity)
 {

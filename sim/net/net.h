@@ -53,11 +53,33 @@ typedef struct NetStats {
 
 typedef struct NetModel NetModel;
 
+/* The wire bytes (payload and headers) every link carried, in bins of
+ * time, for utilization over time. When the run outlasts max_bins bins,
+ * bin_ps doubles and neighbouring bins are summed: the bytes stay exact and
+ * the memory n_links x max_bins. */
+typedef struct NetLinkLoad {
+    uint64_t bin_ps;
+    uint32_t max_bins;
+    uint32_t n_links;
+    uint32_t n_bins;    /* bins time has reached so far */
+    double *wire_bytes; /* [link * max_bins + bin] */
+} NetLinkLoad;
+
+NetLinkLoad *net_link_load_new(uint32_t n_links, uint64_t bin_ps, uint32_t max_bins);
+void net_link_load_free(NetLinkLoad *load);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(NetLinkLoad, net_link_load_free)
+
+/* Adds bytes to link, spread evenly over [t0_ps, t1_ps) (all in t0's bin
+ * when t1_ps <= t0_ps). */
+void net_link_load_add(NetLinkLoad *load, uint32_t link, double bytes, uint64_t t0_ps,
+                       uint64_t t1_ps);
+
 typedef struct NetOps {
     const char *name;
     void (*send)(NetModel *net, const NetSend *send);
     void (*get_stats)(const NetModel *net, NetStats *stats);
     void (*free)(NetModel *net);
+    void (*set_link_load)(NetModel *net, NetLinkLoad *load);
 } NetOps;
 
 /* The part every engine shares; engines embed it first. */
@@ -93,6 +115,11 @@ net_get_stats(const NetModel *net, NetStats *stats)
 }
 
 void net_free(NetModel *net);
+
+/* Counts every link's wire bytes into load (borrowed; NULL stops) from now
+ * on: the flow engine as its flows drain, the packet engine as each packet
+ * starts on a link. */
+void net_set_link_load(NetModel *net, NetLinkLoad *load);
 
 /* Parses "packet" or "flow"; false if neither. */
 bool net_fidelity_parse(const char *text, NetFidelity *fidelity);

@@ -21,6 +21,7 @@ work_time_name(WorkTime time)
 void
 work_replay_result_clear(WorkReplayResult *result)
 {
+    net_link_load_free(result->link_load);
     if (result->start_ps != NULL)
         g_array_unref(result->start_ps);
     if (result->end_ps != NULL)
@@ -743,6 +744,14 @@ work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *g
             const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
             GError **error)
 {
+    return work_replay_sampled(stream, system, graph, router, fidelity, 0, result, error);
+}
+
+bool
+work_replay_sampled(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+                    const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
+                    WorkReplayResult *result, GError **error)
+{
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
     if (!check_groups(stream, graph->gpus->len, error))
         return false;
@@ -774,6 +783,11 @@ work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *g
     r.h_mirror = sim_engine_register(r.engine, "work-mirror", on_mirror, &r);
     r.h_call_end = sim_engine_register(r.engine, "work-call-end", on_call_end, &r);
     r.net = net_new(fidelity, r.engine, graph, router, NULL);
+    NetLinkLoad *load = NULL;
+    if (link_bin_ps > 0) {
+        load = net_link_load_new(topo_graph_n_links(graph), link_bin_ps, WORK_REPLAY_LINK_BINS);
+        net_set_link_load(r.net, load);
+    }
     for (uint32_t i = 0; i < stream->tasks->len; i++)
         if (r.deps_left[i] == 0)
             task_ready(&r, i);
@@ -806,7 +820,9 @@ work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *g
         result->end_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
         g_array_append_vals(result->start_ps, r.start, stream->tasks->len);
         g_array_append_vals(result->end_ps, r.end, stream->tasks->len);
+        result->link_load = g_steal_pointer(&load);
     }
+    net_link_load_free(load);
     net_free(r.net);
     sim_engine_free(r.engine);
     g_hash_table_unref(r.shapes);

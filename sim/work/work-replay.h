@@ -63,6 +63,7 @@ typedef struct WorkReplayResult {
     uint64_t n_events;
     uint64_t flops;            /* of every compute task */
     GArray *start_ps, *end_ps; /* uint64_t per task; a call's tasks start when it does */
+    NetLinkLoad *link_load;    /* work_replay_sampled: every link's wire bytes over time, or NULL */
 } WorkReplayResult;
 
 void work_replay_result_clear(WorkReplayResult *result);
@@ -74,3 +75,15 @@ void work_replay_result_clear(WorkReplayResult *result);
 bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                  const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
                  GError **error);
+
+/* Bins of the link load work_replay_sampled keeps (doubling their width
+ * when the step outlasts them). */
+#define WORK_REPLAY_LINK_BINS 1024
+
+/* The same, also counting every link's wire bytes on the shared network
+ * (the replayer's flows: each call's ring-neighbour traffic and replica
+ * copies, not the per-shape runs of the collectives layer) in bins of
+ * link_bin_ps (0: not counted) into result->link_load. */
+bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+                         const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
+                         WorkReplayResult *result, GError **error);

@@ -136,6 +136,21 @@ group_has(const Group *g, const char *key)
     return false;
 }
 
+bool
+work_scenario_key_known(const char *key)
+{
+    const char *dot = strchr(key, '.');
+    if (dot == NULL) {
+        for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
+            if (group_has(&groups[i], key))
+                return true;
+        return false;
+    }
+    g_autofree char *name = g_strndup(key, dot - key);
+    const Group *group = group_named(name);
+    return group != NULL && group_has(group, dot + 1);
+}
+
 /* "group.key=value" or "key=value" into kf. */
 static bool
 apply_set(GKeyFile *kf, const char *set, GError **error)

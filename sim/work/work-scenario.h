@@ -40,6 +40,9 @@ typedef struct WorkScenario {
     WorkLayout layout;
     WorkModel *model;
     WorkGenOptions gen;
+    /* Not in the file: set by a caller that wants every link's load over
+     * time (work_replay_sampled), the bins' first width in ps; 0: none. */
+    uint64_t link_bin_ps;
 } WorkScenario;
 
 /* The built-in study nvlsim run does with no argument. */
@@ -57,4 +60,7 @@ WorkScenario *work_scenario_load(const char *path, char **sets, const char *mode
 WorkScenario *work_scenario_load_data(const char *data, const char *name, char **sets,
                                       const char *models_dir, GError **error);
 void work_scenario_free(WorkScenario *scenario);
+/* Whether key ("group.key", or "key" when one group has it) names a
+ * scenario key, as --set takes it. */
+bool work_scenario_key_known(const char *key);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkScenario, work_scenario_free)

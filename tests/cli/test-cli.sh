@@ -329,6 +329,17 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# --trace: the step's timeline as Chrome trace-event JSON (the suite
+# test-report parses it event by event).
+expect 0 out "$q" -- run "$tmp/run/tiny.ini" -q --trace "$tmp/run/tiny.json"
+if [ "$(head -c 16 "$tmp/run/tiny.json")" = '{"traceEvents":[' ] &&
+    grep -q '"ph":"X"' "$tmp/run/tiny.json"; then
+    echo "ok: run --trace writes a Chrome trace"
+else
+    echo "FAIL: run --trace: $tmp/run/tiny.json starts '$(head -c 40 "$tmp/run/tiny.json")'"
+    n_fail=$((n_fail + 1))
+fi
+
 # Bad scenarios are bad input (1), each named by file, group and key; two
 # scenarios or an unknown option are usage errors (2).
 scenario() { # scenario NAME TEXT: writes $tmp/run/NAME.ini

@@ -4,6 +4,7 @@
  * share; bytes conserved in every run. The worlds are the packet suite's
  * (net-world), at flow fidelity. */
 #include <check.h>
+#include <math.h>
 
 #include "net-suites.h"
 #include "net-world.h"
@@ -136,6 +137,71 @@ START_TEST(late_flow_takes_its_share)
 }
 END_TEST
 
+/* One transfer's wire bytes, counted in bins of the link load: 1000
+ * packets of 256 + 16 bytes on the link, spread over the bins its drain
+ * crosses, at the link's rate in every full bin; the same at both
+ * fidelities. Bins widen without losing a byte. */
+static void
+load_one_transfer(NetFidelity fidelity)
+{
+    World w;
+    world_init(&w);
+    w.fidelity = fidelity;
+    world_pair(&w, 1);
+    world_start(&w, 1);
+    g_autoptr(NetLinkLoad) load = net_link_load_new(topo_graph_n_links(w.graph), 1000000, 64);
+    net_set_link_load(w.net, load);
+    world_send(&w, 0, 1, 1000 * PAYLOAD, 0);
+    world_run(&w);
+    double sum = 0, full_bin = (double)RATE * 1e-6;
+    uint32_t l = 0;
+    for (uint32_t i = 0; i < load->n_links; i++) {
+        double link_sum = 0;
+        for (uint32_t k = 0; k < load->max_bins; k++)
+            link_sum += load->wire_bytes[(size_t)i * load->max_bins + k];
+        if (link_sum > 0)
+            l = i;
+        sum += link_sum;
+    }
+    ck_assert_msg(fabs(sum - 1000.0 * (PAYLOAD + HEADER)) < 1e-3, "%s: %.3f bytes",
+                  net_fidelity_name(fidelity), sum);
+    /* 10.88 us of drain: bins 0 to 9 full, bin 10 the rest. */
+    ck_assert_uint_eq(load->n_bins, 11);
+    for (uint32_t k = 0; k < 10; k++)
+        ck_assert_msg(fabs(load->wire_bytes[(size_t)l * load->max_bins + k] - full_bin) <
+                          PAYLOAD + HEADER,
+                      "%s: bin %u", net_fidelity_name(fidelity), k);
+    world_free(&w);
+}
+
+START_TEST(link_load_counts_wire_bytes)
+{
+    load_one_transfer(NET_FIDELITY_FLOW);
+    load_one_transfer(NET_FIDELITY_PACKET);
+}
+END_TEST
+
+START_TEST(link_load_widens_without_loss)
+{
+    g_autoptr(NetLinkLoad) load = net_link_load_new(2, 10, 4);
+    net_link_load_add(load, 0, 40.0, 0, 40); /* 10 a bin over bins 0-3 */
+    net_link_load_add(load, 1, 7.0, 35, 35); /* a point in bin 3 */
+    ck_assert_uint_eq(load->n_bins, 4);
+    net_link_load_add(load, 0, 30.0, 40, 100); /* past 4 bins of 10: widen twice, to 40 */
+    ck_assert_uint_eq(load->bin_ps, 40);
+    ck_assert_uint_eq(load->n_bins, 3);
+    /* [0, 40): the first 40; [40, 80) and [80, 100): 30 x 40/60 and 30 x 20/60. */
+    ck_assert(fabs(load->wire_bytes[0] - 40.0) < 1e-9);
+    ck_assert(fabs(load->wire_bytes[1] - 20.0) < 1e-9);
+    ck_assert(fabs(load->wire_bytes[2] - 10.0) < 1e-9);
+    double sum0 = 0;
+    for (uint32_t k = 0; k < load->max_bins; k++)
+        sum0 += load->wire_bytes[k];
+    ck_assert(fabs(sum0 - 70.0) < 1e-9);
+    ck_assert(fabs(load->wire_bytes[load->max_bins + 0] - 7.0) < 1e-9);
+}
+END_TEST
+
 Suite *
 net_flow_suite(void)
 {
@@ -147,6 +213,8 @@ net_flow_suite(void)
     tcase_add_test(tc, permutation_at_full_rate);
     tcase_add_test(tc, spray_over_unequal_planes);
     tcase_add_test(tc, late_flow_takes_its_share);
+    tcase_add_test(tc, link_load_counts_wire_bytes);
+    tcase_add_test(tc, link_load_widens_without_loss);
     suite_add_tcase(s, tc);
     return s;
 }

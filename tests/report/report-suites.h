@@ -4,4 +4,5 @@
 #include <check.h>
 
 Suite *report_trace_suite(void);
+Suite *report_chrome_suite(void);
 Suite *report_replay_suite(void);

@@ -1,0 +1,44 @@
+/* --plot FILE: checks the name before a command runs, picks the CSV's name
+ * when --csv is not given, and reports gnuplot's absence or failure as one
+ * line on stderr. The rendering itself is report_plot's.
+ */
+#include "cli/cli-plot.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/report-plot.h"
+
+bool
+cli_plot_check(const char *command, const char *plot_path)
+{
+    g_autoptr(GError) error = NULL;
+    if (report_plot_check(plot_path, &error))
+        return true;
+    g_prefix_error(&error, "--plot: ");
+    cli_print_error(command, error);
+    return false;
+}
+
+char *
+cli_plot_csv_path(const char *plot_path)
+{
+    g_autofree char *script = report_plot_script_path(plot_path);
+    return g_strdup_printf("%.*s.csv", (int)(strlen(script) - strlen(".gp")), script);
+}
+
+bool
+cli_plot(const char *command, const char *template_name, const char *csv_path,
+         const char *plot_path, const char *const *vars)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *note = NULL;
+    if (!report_plot(template_name, csv_path, plot_path, vars, &note, &error)) {
+        cli_print_error(command, error);
+        return false;
+    }
+    if (note != NULL)
+        fprintf(stderr, "nvlsim %s: %s\n", command, note);
+    return true;
+}

@@ -1,0 +1,21 @@
+/* --plot FILE on the commands that write a CSV (coll, run, validate): the
+ * CSV rendered by a template of plots/ (report-plot.h). */
+#pragma once
+
+#include <stdbool.h>
+
+/* Checks --plot's FILE before any work: true when it names a .png or .svg;
+ * otherwise prints "nvlsim COMMAND: --plot: ..." on stderr and returns false
+ * (a usage error). */
+bool cli_plot_check(const char *command, const char *plot_path);
+
+/* Where the CSV goes for --plot FILE without --csv: FILE's name with .csv
+ * in place of .png or .svg (newly allocated). */
+char *cli_plot_csv_path(const char *plot_path);
+
+/* Renders csv_path into plot_path with template_name and vars (name, value
+ * pairs, NULL-terminated; see report_plot). When gnuplot is missing, prints
+ * a note on how to render the written script and returns true; on failure
+ * prints the error and returns false (the command exits 1). */
+bool cli_plot(const char *command, const char *template_name, const char *csv_path,
+              const char *plot_path, const char *const *vars);

@@ -1,0 +1,253 @@
+/* Plots with gnuplot. nvlsim writes its CSV, then a short script that sets
+ * a template's variables and loads the template, then runs gnuplot on that
+ * script as a program (g_spawn with an argv: no shell, so no quoting of file
+ * names for one). The templates (plots/NAME.gp) read columns by name, so a CSV
+ * that gains or reorders columns still plots. gnuplot is optional: without
+ * it the script is still written, to be rendered wherever gnuplot is.
+ */
+#include "report/report-plot.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef NVLSIM_PKG_PLOTS_DIR
+#error "NVLSIM_PKG_PLOTS_DIR must be defined by the build (Makefile.am)"
+#endif
+
+const char *
+report_plots_dir(void)
+{
+    const char *env = g_getenv("NVLSIM_PLOTS");
+    if (env != NULL && *env != '\0')
+        return env;
+#ifdef NVLSIM_SRC_PLOTS_DIR
+    if (g_file_test(NVLSIM_SRC_PLOTS_DIR, G_FILE_TEST_IS_DIR))
+        return NVLSIM_SRC_PLOTS_DIR;
+#endif
+    return NVLSIM_PKG_PLOTS_DIR;
+}
+
+/* The extension of path when it is .png or .svg (any case) after a name of
+ * at least one character; NULL otherwise. */
+static const char *
+plot_extension(const char *path)
+{
+    g_autofree char *base = g_path_get_basename(path);
+    size_t n = strlen(path);
+    if (strlen(base) <= 4)
+        return NULL;
+    const char *ext = path + n - 4;
+    return g_ascii_strcasecmp(ext, ".png") == 0 || g_ascii_strcasecmp(ext, ".svg") == 0 ? ext
+                                                                                        : NULL;
+}
+
+bool
+report_plot_check(const char *out_path, GError **error)
+{
+    if (plot_extension(out_path) == NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: expected a plot file name ending in .png or .svg", out_path);
+        return false;
+    }
+    if (strpbrk(out_path, "\n\r") != NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: a plot file name cannot hold a line break", out_path);
+        return false;
+    }
+    return true;
+}
+
+char *
+report_plot_script_path(const char *out_path)
+{
+    const char *ext = plot_extension(out_path);
+    size_t stem = ext != NULL ? (size_t)(ext - out_path) : strlen(out_path);
+    return g_strdup_printf("%.*s.gp", (int)stem, out_path);
+}
+
+/* Appends text as a gnuplot single-quoted string, where '' stands for one
+ * quote and nothing else is special. */
+static void
+append_quoted(GString *out, const char *text)
+{
+    g_string_append_c(out, '\'');
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '\'')
+            g_string_append_c(out, '\'');
+        g_string_append_c(out, *p);
+    }
+    g_string_append_c(out, '\'');
+}
+
+/* Appends: name = 'value' unless -e set name first. A gnuplot string
+ * cannot hold a line break: false and an error then. */
+static bool
+append_variable(GString *out, const char *name, const char *value, GError **error)
+{
+    if (strpbrk(value, "\n\r") != NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "plot variable %s: '%s' holds a line break, which gnuplot cannot read", name,
+                    value);
+        return false;
+    }
+    g_string_append_printf(out, "if (!exists(\"%s\")) %s = ", name, name);
+    append_quoted(out, value);
+    g_string_append_c(out, '\n');
+    return true;
+}
+
+static bool
+is_identifier(const char *name)
+{
+    if (!g_ascii_isalpha(name[0]) && name[0] != '_')
+        return false;
+    for (const char *p = name; *p != '\0'; p++)
+        if (!g_ascii_isalnum(*p) && *p != '_')
+            return false;
+    return true;
+}
+
+/* Writes the script (whole or not at all): the variables, then the load of
+ * the template. Paths are absolute so that it renders from any folder. */
+static bool
+write_script(const char *script, const char *template_path, const char *csv_path,
+             const char *out_path, const char *const *extra_vars, GError **error)
+{
+    g_autofree char *csv_abs = g_canonicalize_filename(csv_path, NULL);
+    g_autofree char *out_abs = g_canonicalize_filename(out_path, NULL);
+    g_autoptr(GString) text = g_string_new(NULL);
+    g_string_append_printf(text,
+                           "# Written by nvlsim. Render the plot again with: gnuplot %s\n"
+                           "# (a variable set before it with -e wins: -e \"outfile='x.svg'\")\n",
+                           script);
+    if (!append_variable(text, "datafile", csv_abs, error) ||
+        !append_variable(text, "outfile", out_abs, error))
+        return false;
+    for (const char *const *v = extra_vars; v != NULL && v[0] != NULL; v += 2) {
+        g_return_val_if_fail(is_identifier(v[0]) && v[1] != NULL, false);
+        if (!append_variable(text, v[0], v[1], error))
+            return false;
+    }
+    if (strpbrk(template_path, "\n\r") != NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: a template path with a line break cannot be loaded", template_path);
+        return false;
+    }
+    g_string_append(text, "load ");
+    append_quoted(text, template_path);
+    g_string_append_c(text, '\n');
+    if (g_file_set_contents(script, text->str, (gssize)text->len, error))
+        return true;
+    g_prefix_error(error, "plot script: ");
+    return false;
+}
+
+/* The last non-empty line of text, without surrounding blanks (newly
+ * allocated; "" when none). */
+static char *
+last_line(const char *text)
+{
+    g_auto(GStrv) lines = g_strsplit(text != NULL ? text : "", "\n", -1);
+    for (guint i = g_strv_length(lines); i > 0; i--) {
+        g_strstrip(lines[i - 1]);
+        if (lines[i - 1][0] != '\0')
+            return g_strdup(lines[i - 1]);
+    }
+    return g_strdup("");
+}
+
+/* Runs gnuplot on script with outfile set to tmp_path (argv, no shell). */
+static bool
+run_gnuplot(const char *gnuplot, const char *script, const char *tmp_path, GError **error)
+{
+    g_autoptr(GString) set_out = g_string_new("outfile = ");
+    append_quoted(set_out, tmp_path);
+    char *argv[] = {(char *)gnuplot, "-e", set_out->str, (char *)script, NULL};
+    g_autofree char *err_text = NULL;
+    int wait_status = 0;
+    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err_text,
+                      &wait_status, error)) {
+        g_prefix_error(error, "%s: ", gnuplot);
+        return false;
+    }
+    GStatBuf st;
+    if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) {
+        if (g_stat(tmp_path, &st) == 0 && st.st_size > 0)
+            return true;
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                    "gnuplot %s wrote no image (is the CSV empty?)", script);
+        return false;
+    }
+    g_autofree char *why = last_line(err_text);
+    if (WIFEXITED(wait_status))
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s failed (status %d): %s",
+                    script, WEXITSTATUS(wait_status), why);
+    else
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s was killed: %s", script,
+                    why);
+    return false;
+}
+
+/* Sets error from errno for path; returns false. */
+static bool
+fail_write(const char *path, GError **error)
+{
+    int saved = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s", path,
+                g_strerror(saved));
+    return false;
+}
+
+/* Renders into a temporary beside out_path (same extension, which picks
+ * the terminal), renamed into place on success and removed otherwise. */
+static bool
+render(const char *gnuplot, const char *script, const char *out_path, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(out_path);
+    g_autofree char *base = g_path_get_basename(out_path);
+    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX%s", dir, base, plot_extension(out_path));
+    int fd = g_mkstemp(tmp);
+    if (fd < 0)
+        return fail_write(out_path, error);
+    /* mkstemp makes the file private; a plot gets 0666 less the umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    bool ok = fchmod(fd, 0666 & ~mask) == 0 || fail_write(out_path, error);
+    close(fd);
+    ok = ok && run_gnuplot(gnuplot, script, tmp, error);
+    ok = ok && (g_rename(tmp, out_path) == 0 || fail_write(out_path, error));
+    if (!ok)
+        g_unlink(tmp);
+    return ok;
+}
+
+bool
+report_plot(const char *template_name, const char *csv_path, const char *out_path,
+            const char *const *extra_vars, char **note, GError **error)
+{
+    *note = NULL;
+    if (!report_plot_check(out_path, error))
+        return false;
+    g_autofree char *file = g_strconcat(template_name, ".gp", NULL);
+    g_autofree char *template_path = g_build_filename(report_plots_dir(), file, NULL);
+    if (!g_file_test(template_path, G_FILE_TEST_IS_REGULAR)) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                    "no plot template %s (set NVLSIM_PLOTS to the folder of nvlsim's plots/)",
+                    template_path);
+        return false;
+    }
+    g_autofree char *template_abs = g_canonicalize_filename(template_path, NULL);
+    g_autofree char *script = report_plot_script_path(out_path);
+    if (!write_script(script, template_abs, csv_path, out_path, extra_vars, error))
+        return false;
+    g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
+    if (gnuplot == NULL) {
+        *note = g_strdup_printf("gnuplot not found: render with: gnuplot %s", script);
+        return true;
+    }
+    return render(gnuplot, script, out_path, error);
+}
