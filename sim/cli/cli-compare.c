@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli-fabric.h"
+#include "cli/cli-plot.h"
 #include "cli/cli-run.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
@@ -28,6 +29,7 @@ typedef struct CompareOptions {
     char *csv;
     char *coll_csv;
     char *min_bytes, *max_bytes;
+    char *plot, *coll_plot;
     gboolean no_coll;
 } CompareOptions;
 
@@ -47,6 +49,13 @@ compare_context(CompareOptions *o)
         {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes,
          "Largest all-reduce (default 1GiB)", "SIZE"},
         {"no-coll", 0, 0, G_OPTION_ARG_NONE, &o->no_coll, "Skip the all-reduce sweep", NULL},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
+         "Plot the step time per system with gnuplot (the CSV goes beside it without --csv)",
+         "FILE.png|FILE.svg"},
+        {"coll-plot", 0, 0, G_OPTION_ARG_FILENAME, &o->coll_plot,
+         "Plot the all-reduce bus bandwidth per size and system (the CSV beside it without "
+         "--coll-csv)",
+         "FILE.png|FILE.svg"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new("[SCENARIO.ini]");
@@ -264,6 +273,18 @@ compare(const CompareOptions *o, const char *path)
         cli_print_error("compare", error);
         g_error_free(error);
     }
+    if (status == CLI_EXIT_OK && o->plot != NULL) {
+        g_autofree char *title = g_strdup_printf("nvlsim compare: %s", check->name);
+        const char *const vars[] = {"plottitle", title, NULL};
+        if (!cli_plot("compare", "compare", o->csv, o->plot, vars))
+            status = CLI_EXIT_BAD_INPUT;
+    }
+    if (status == CLI_EXIT_OK && o->coll_plot != NULL && !o->no_coll) {
+        const char *const vars[] = {"plottitle", "all_reduce bus bandwidth on one node", "series",
+                                    "system", NULL};
+        if (!cli_plot("compare", "busbw", o->coll_csv, o->coll_plot, vars))
+            status = CLI_EXIT_BAD_INPUT;
+    }
     for (guint i = 0; i < n; i++)
         row_clear(&rows[i]);
     g_free(rows);
@@ -282,7 +303,14 @@ cli_compare(int argc, char **argv)
         fprintf(stderr, "nvlsim compare: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
+    } else if ((o.plot != NULL && !cli_plot_check("compare", o.plot)) ||
+               (o.coll_plot != NULL && !cli_plot_check("compare", o.coll_plot))) {
+        status = CLI_EXIT_USAGE;
     } else {
+        if (o.plot != NULL && o.csv == NULL)
+            o.csv = cli_plot_csv_path(o.plot);
+        if (o.coll_plot != NULL && o.coll_csv == NULL)
+            o.coll_csv = cli_plot_csv_path(o.coll_plot);
         status = compare(&o, argc == 2 ? argv[1] : NULL);
     }
     g_free(o.systems);
@@ -291,5 +319,7 @@ cli_compare(int argc, char **argv)
     g_free(o.coll_csv);
     g_free(o.min_bytes);
     g_free(o.max_bytes);
+    g_free(o.plot);
+    g_free(o.coll_plot);
     return status;
 }

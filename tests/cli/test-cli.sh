@@ -481,6 +481,18 @@ else
     cat "$tmp/compare.csv" "$tmp/compare-coll.csv"
     n_fail=$((n_fail + 1))
 fi
+expect 0 out "dgx-a100" -- compare "$tmp/explain.ini" --systems dgx-h100,dgx-a100 \
+    -b 1M -e 4M --plot "$tmp/compare.png" --coll-plot "$tmp/compare-coll.svg"
+if [ -s "$tmp/compare.csv" ] && [ -s "$tmp/compare-coll.gp" ] &&
+    { ! command -v gnuplot >/dev/null ||
+        { [ "$(head -c 4 "$tmp/compare.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
+            grep -q '<svg' "$tmp/compare-coll.svg"; }; }; then
+    echo "ok: compare --plot and --coll-plot draw (or leave the script without gnuplot)"
+else
+    echo "FAIL: compare --plot, --coll-plot"
+    ls -la "$tmp"
+    n_fail=$((n_fail + 1))
+fi
 expect 1 err "no system model 'dgx-z9'" -- compare "$tmp/explain.ini" --systems dgx-z9
 
 [ "$n_fail" -eq 0 ]
