@@ -7,8 +7,8 @@ set -eu
 cd "$(dirname "$0")"
 
 # Build: compiler, autotools, pkg-config, GLib, libcsv. Tests: Check.
-# Plots (optional at run time): gnuplot.
-PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libcsv-dev check gnuplot-nox"
+# Plots (optional at run time): gnuplot. Sweeps across machines: Open MPI.
+PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libcsv-dev check gnuplot-nox libopenmpi-dev openmpi-bin"
 
 install_deps() {
     missing=""

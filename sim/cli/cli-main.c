@@ -23,6 +23,7 @@ static const CliCommand commands[] = {
     {"explain", "the reasoning behind a collective's or a training step's numbers", cli_explain},
     {"coll", "an NCCL collective over a size sweep, as nccl-tests prints it", cli_coll},
     {"run", "simulate a training step: time, throughput, memory, where the time goes", cli_run},
+    {"sweep", "simulate every point of a sweep over scenario keys, one CSV row each", cli_sweep},
     {"p2p", "peer-to-peer bandwidth and latency matrices, and a size sweep", cli_p2p},
     {"validate", "replay measured rows and report the error per row and the MAPE", cli_validate},
     {"list", "list the shipped models: systems, gpus, links, switches, nics, models", cli_list},

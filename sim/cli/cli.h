@@ -44,5 +44,6 @@ int cli_compare(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_p2p(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_list(int argc, char **argv);

@@ -1,0 +1,555 @@
+/* nvlsim sweep: a base scenario and axes over its keys (a sweep file; see
+ * cli-sweep.h and the command's --help), every point of their cross
+ * product simulated as nvlsim run would, on a pool of threads, one CSV row
+ * per point. Rows are journaled in the output folder as points finish
+ * (cli-sweep-out.c), so a killed sweep resumes with the points it lacks.
+ *
+ * Each point loads its own scenario and builds its own fabric and stream:
+ * workers share only the read-only sweep and the output folder, so a row
+ * depends on its point alone, never on --jobs or on which thread ran it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli-fabric.h"
+#include "cli/cli-run.h"
+#include "cli/cli-sweep.h"
+#include "cli/cli.h"
+#include "core/core-time.h"
+#include "core/core-units.h"
+#include "hw/hw-keys.h"
+#include "work/work-run.h"
+#include "work/work-scenario.h"
+
+static void
+axis_free(gpointer data)
+{
+    CliSweepAxis *axis = data;
+    g_free(axis->key);
+    g_strfreev(axis->values);
+    g_free(axis);
+}
+
+void
+cli_sweep_free(CliSweep *sweep)
+{
+    if (sweep == NULL)
+        return;
+    g_free(sweep->path);
+    g_free(sweep->base_name);
+    g_free(sweep->base_text);
+    if (sweep->axes != NULL)
+        g_ptr_array_free(sweep->axes, TRUE);
+    g_free(sweep);
+}
+
+static bool fail(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static bool
+fail(GError **error, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
+    return false;
+}
+
+/* Every key of the base must be a scenario key: an axis cannot mend a
+ * typo, which would make every point invalid. */
+static bool
+check_base_keys(const CliSweep *sweep, GKeyFile *base, GError **error)
+{
+    g_auto(GStrv) groups = g_key_file_get_groups(base, NULL);
+    for (char **group = groups; *group != NULL; group++) {
+        g_auto(GStrv) keys = g_key_file_get_keys(base, *group, NULL, NULL);
+        for (char **key = keys; key != NULL && *key != NULL; key++) {
+            g_autofree char *name = g_strdup_printf("%s.%s", *group, *key);
+            if (!work_scenario_key_known(name))
+                return fail(error, "%s: [sweep] base: %s: [%s] %s: unknown scenario key",
+                            sweep->path, sweep->base_name, *group, *key);
+        }
+    }
+    return true;
+}
+
+/* [sweep] base: a scenario file relative to the sweep file's folder, or
+ * "builtin" for nvlsim run's built-in study. */
+static bool
+load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
+{
+    g_autofree char *base = g_key_file_get_string(kf, "sweep", "base", NULL);
+    if (base == NULL || *g_strstrip(base) == '\0')
+        return fail(error,
+                    "%s: [sweep] base: missing: a scenario file (relative to the sweep file's "
+                    "folder) or builtin",
+                    sweep->path);
+    if (strcmp(base, "builtin") == 0) {
+        sweep->base_name = g_strdup("(built-in)");
+        sweep->base_text = g_strdup(work_scenario_default);
+    } else {
+        g_autofree char *dir = g_path_get_dirname(sweep->path);
+        g_autofree char *file =
+            g_path_is_absolute(base) ? g_strdup(base) : g_build_filename(dir, base, NULL);
+        GError *local = NULL;
+        if (!g_file_get_contents(file, &sweep->base_text, NULL, &local)) {
+            fail(error, "%s: [sweep] base: %s", sweep->path, local->message);
+            g_error_free(local);
+            return false;
+        }
+        sweep->base_name = g_path_get_basename(file);
+    }
+    g_autoptr(GKeyFile) parsed = g_key_file_new();
+    GError *local = NULL;
+    if (!g_key_file_load_from_data(parsed, sweep->base_text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
+        fail(error, "%s: [sweep] base: %s: %s", sweep->path, sweep->base_name, local->message);
+        g_error_free(local);
+        return false;
+    }
+    return check_base_keys(sweep, parsed, error);
+}
+
+/* The values of one axis: stripped, none empty, none twice. */
+static bool
+load_axis_values(const CliSweep *sweep, GKeyFile *kf, CliSweepAxis *axis, GError **error)
+{
+    gsize n = 0;
+    axis->values = g_key_file_get_string_list(kf, "axes", axis->key, &n, NULL);
+    if (n == 0)
+        return fail(error,
+                    "%s: [axes] %s: no values; expected a comma-separated list such as 1, 2, 4",
+                    sweep->path, axis->key);
+    if (n > CLI_SWEEP_MAX_POINTS)
+        return fail(error, "%s: [axes] %s: more than %u values", sweep->path, axis->key,
+                    CLI_SWEEP_MAX_POINTS);
+    axis->n_values = (uint32_t)n;
+    for (gsize i = 0; i < n; i++) {
+        g_strstrip(axis->values[i]);
+        if (axis->values[i][0] == '\0')
+            return fail(error, "%s: [axes] %s: value %zu of %zu is empty", sweep->path, axis->key,
+                        i + 1, n);
+        for (gsize j = 0; j < i; j++)
+            if (strcmp(axis->values[i], axis->values[j]) == 0)
+                return fail(error, "%s: [axes] %s: value '%s' is given twice", sweep->path,
+                            axis->key, axis->values[i]);
+    }
+    return true;
+}
+
+/* [axes]: group.key = v1, v2, ... for scenario keys, each once. */
+static bool
+load_axes(CliSweep *sweep, GKeyFile *kf, GError **error)
+{
+    gsize n_keys = 0;
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "axes", &n_keys, NULL);
+    if (n_keys == 0)
+        return fail(error, "%s: [axes]: no axes; expected lines such as layout.tp = 1, 2, 4",
+                    sweep->path);
+    uint64_t n_points = 1;
+    for (gsize k = 0; k < n_keys; k++) {
+        const char *key = keys[k];
+        if (strchr(key, '.') == NULL)
+            return fail(error, "%s: [axes] %s: expected group.key, such as layout.tp", sweep->path,
+                        key);
+        if (!work_scenario_key_known(key))
+            return fail(error, "%s: [axes] %s: unknown scenario key; see nvlsim run --help",
+                        sweep->path, key);
+        for (gsize j = 0; j < k; j++)
+            if (strcmp(keys[j], key) == 0)
+                return fail(error, "%s: [axes] %s: given twice", sweep->path, key);
+        CliSweepAxis *axis = g_new0(CliSweepAxis, 1);
+        axis->key = g_strdup(key);
+        g_ptr_array_add(sweep->axes, axis);
+        if (!load_axis_values(sweep, kf, axis, error))
+            return false;
+        n_points *= axis->n_values;
+        if (n_points > CLI_SWEEP_MAX_POINTS)
+            return fail(error, "%s: [axes]: more than %u points", sweep->path,
+                        CLI_SWEEP_MAX_POINTS);
+    }
+    sweep->n_points = (uint32_t)n_points;
+    return true;
+}
+
+/* Only [sweep] base and [axes]: a typo is an error, not a silent default. */
+static bool
+check_groups(const CliSweep *sweep, GKeyFile *kf, GError **error)
+{
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    for (char **group = groups; *group != NULL; group++)
+        if (strcmp(*group, "sweep") != 0 && strcmp(*group, "axes") != 0)
+            return fail(error, "%s: [%s]: unknown group; expected [sweep] and [axes]", sweep->path,
+                        *group);
+    if (!g_key_file_has_group(kf, "sweep"))
+        return fail(error, "%s: [sweep]: missing group; expected base = SCENARIO.ini", sweep->path);
+    if (!g_key_file_has_group(kf, "axes"))
+        return fail(error, "%s: [axes]: missing group; expected lines such as layout.tp = 1, 2",
+                    sweep->path);
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "sweep", NULL, NULL);
+    for (char **key = keys; key != NULL && *key != NULL; key++)
+        if (strcmp(*key, "base") != 0)
+            return fail(error, "%s: [sweep] %s: unknown key; expected base", sweep->path, *key);
+    return true;
+}
+
+CliSweep *
+cli_sweep_load(const char *path, GError **error)
+{
+    g_autoptr(CliSweep) sweep = g_new0(CliSweep, 1);
+    sweep->path = g_strdup(path);
+    sweep->axes = g_ptr_array_new_with_free_func(axis_free);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_key_file_set_list_separator(kf, ',');
+    GError *local = NULL;
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
+        fail(error, "%s: %s", path, local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    if (!check_groups(sweep, kf, error) || !load_base(sweep, kf, error) ||
+        !load_axes(sweep, kf, error))
+        return NULL;
+    return g_steal_pointer(&sweep);
+}
+
+const char *
+cli_sweep_point_value(const CliSweep *sweep, uint32_t index, uint32_t a)
+{
+    g_return_val_if_fail(index < sweep->n_points && a < sweep->axes->len, NULL);
+    /* Mixed radix, the last axis the fastest digit. */
+    for (uint32_t b = sweep->axes->len - 1; b > a; b--) {
+        const CliSweepAxis *axis = g_ptr_array_index(sweep->axes, b);
+        index /= axis->n_values;
+    }
+    const CliSweepAxis *axis = g_ptr_array_index(sweep->axes, a);
+    return axis->values[index % axis->n_values];
+}
+
+char **
+cli_sweep_point_sets(const CliSweep *sweep, uint32_t index)
+{
+    char **sets = g_new0(char *, sweep->axes->len + 1);
+    for (uint32_t a = 0; a < sweep->axes->len; a++) {
+        const CliSweepAxis *axis = g_ptr_array_index(sweep->axes, a);
+        sets[a] = g_strdup_printf("%s=%s", axis->key, cli_sweep_point_value(sweep, index, a));
+    }
+    return sets;
+}
+
+/* The result columns, after point, status, reason and one per axis. */
+static const char result_header[] = "step_time_s,tokens_per_s,tflops_per_gpu,mfu,memory_gib,fits,"
+                                    "compute_s,tp_s,pp_s,dp_s,ep_s,idle_s,gpus,nodes";
+enum { N_RESULT_COLUMNS = 14 };
+
+/* text as a CSV field: quoted when it holds a comma or a quote; line breaks
+ * become spaces, so that a row is one line. */
+static void
+append_field(GString *row, const char *text)
+{
+    bool quote = strpbrk(text, ",\"\r\n") != NULL;
+    if (quote)
+        g_string_append_c(row, '"');
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"')
+            g_string_append(row, "\"\"");
+        else
+            g_string_append_c(row, *c == '\n' || *c == '\r' ? ' ' : *c);
+    }
+    if (quote)
+        g_string_append_c(row, '"');
+}
+
+char *
+cli_sweep_header(const CliSweep *sweep)
+{
+    GString *h = g_string_new("point,status,reason");
+    for (guint a = 0; a < sweep->axes->len; a++) {
+        const CliSweepAxis *axis = g_ptr_array_index(sweep->axes, a);
+        g_string_append_c(h, ',');
+        append_field(h, axis->key);
+    }
+    g_string_append_printf(h, ",%s", result_header);
+    return g_string_free(h, FALSE);
+}
+
+static double
+seconds(uint64_t ps)
+{
+    return (double)ps / (double)SIM_PS_PER_S;
+}
+
+/* The result columns of a simulated point, as nvlsim run --csv prints
+ * them; a replayed trace has no model, so no throughput or memory. */
+static void
+append_result(GString *row, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r)
+{
+    g_string_append_printf(row, ",%.9f", r->step_s);
+    if (s->trace_path == NULL)
+        g_string_append_printf(row, ",%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
+                               r->mfu, (double)r->memory.total_bytes / (1 << 30), r->fits);
+    else
+        g_string_append(row, ",,,,,");
+    for (int k = 0; k < WORK_N_TIMES; k++)
+        g_string_append_printf(row, ",%.9f", seconds(r->replay.time_ps[k]));
+    g_string_append_printf(row, ",%u,%u\n", r->n_gpus, f->graph->n_nodes);
+}
+
+/* Point index simulated, as its CSV row: a point that does not load or run
+ * is a row too, "invalid" with the reason. */
+char *
+cli_sweep_point_row(const CliSweep *sweep, uint32_t index)
+{
+    g_auto(GStrv) sets = cli_sweep_point_sets(sweep, index);
+    GError *error = NULL;
+    g_autoptr(WorkScenario) s =
+        work_scenario_load_data(sweep->base_text, sweep->base_name, sets, NULL, &error);
+    g_autoptr(CliFabric) fabric = NULL;
+    WorkRunResult result = {0};
+    bool ok = s != NULL && cli_run_scenario(s, &fabric, &result, NULL, &error);
+    GString *row = g_string_new(NULL);
+    g_string_append_printf(row, "%u,%s,", index, ok ? "ok" : "invalid");
+    if (!ok)
+        append_field(row, error->message);
+    for (uint32_t a = 0; a < sweep->axes->len; a++) {
+        g_string_append_c(row, ',');
+        append_field(row, cli_sweep_point_value(sweep, index, a));
+    }
+    if (ok) {
+        append_result(row, s, fabric, &result);
+    } else {
+        for (int c = 0; c < N_RESULT_COLUMNS; c++)
+            g_string_append_c(row, ',');
+        g_string_append_c(row, '\n');
+    }
+    g_clear_error(&error);
+    work_run_result_clear(&result);
+    return g_string_free(row, FALSE);
+}
+
+/* What the workers share with the main thread. */
+typedef struct SweepRun {
+    const CliSweep *sweep;
+    CliSweepOut *out;
+    GMutex lock;
+    GCond finished; /* signalled as each point finishes */
+    uint32_t n_todo;
+    uint32_t n_done; /* points finished by this run, written or skipped */
+    GError *error;   /* the first failure to write a row; later points are skipped */
+} SweepRun;
+
+static void
+run_point(gpointer data, gpointer user_data)
+{
+    SweepRun *run = user_data;
+    uint32_t index = GPOINTER_TO_UINT(data) - 1;
+    g_mutex_lock(&run->lock);
+    bool stop = run->error != NULL;
+    g_mutex_unlock(&run->lock);
+    GError *error = NULL;
+    if (!stop) {
+        g_autofree char *row = cli_sweep_point_row(run->sweep, index);
+        cli_sweep_out_put(run->out, index, row, &error);
+    }
+    g_mutex_lock(&run->lock);
+    if (error != NULL && run->error == NULL)
+        run->error = g_steal_pointer(&error);
+    run->n_done++;
+    g_cond_signal(&run->finished);
+    g_mutex_unlock(&run->lock);
+    g_clear_error(&error);
+}
+
+static void
+format_duration(char *buf, size_t size, double s)
+{
+    unsigned long t = (unsigned long)(s + 0.5);
+    if (t >= 3600)
+        g_snprintf(buf, size, "%luh%02lum", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        g_snprintf(buf, size, "%lum%02lus", t / 60, t % 60);
+    else
+        g_snprintf(buf, size, "%lus", t);
+}
+
+/* One line on stderr, redrawn in place: points done of all, the rate of
+ * this run and the time it still needs. */
+static void
+draw_progress(const SweepRun *run, uint32_t n_done, double elapsed_s)
+{
+    enum { WIDTH = 30 };
+    uint32_t n_total = run->sweep->n_points;
+    uint32_t n_all = cli_sweep_out_n_found(run->out) + n_done;
+    int filled = (int)((uint64_t)WIDTH * n_all / n_total);
+    double rate = elapsed_s > 0 ? n_done / elapsed_s : 0;
+    char eta[32] = "?";
+    if (n_done == run->n_todo)
+        format_duration(eta, sizeof eta, 0);
+    else if (rate > 0)
+        format_duration(eta, sizeof eta, (run->n_todo - n_done) / rate);
+    fprintf(stderr, "\r%u/%u points [%.*s%*s] %.2f points/s, ETA %s   ", n_all, n_total, filled,
+            "##############################", WIDTH - filled, "", rate, eta);
+    fflush(stderr);
+}
+
+/* Runs the points the folder lacks on jobs threads; waits for them,
+ * drawing progress when stderr is a terminal. */
+static bool
+run_points(SweepRun *run, int jobs, GError **error)
+{
+    for (uint32_t i = 0; i < run->sweep->n_points; i++)
+        run->n_todo += !cli_sweep_out_has(run->out, i);
+    if (run->n_todo == 0)
+        return true;
+    /* Error domains make their quark on first use (G_DEFINE_QUARK), a race
+     * (benign, but a race) when two workers first fail at once: make them
+     * before any worker starts. */
+    hw_key_error_quark();
+    sim_units_error_quark();
+    g_file_error_quark();
+    g_key_file_error_quark();
+    bool tty = isatty(STDERR_FILENO);
+    gint64 t0 = g_get_monotonic_time();
+    GThreadPool *pool = g_thread_pool_new(run_point, run, jobs, FALSE, error);
+    if (pool == NULL)
+        return false;
+    for (uint32_t i = 0; i < run->sweep->n_points; i++)
+        if (!cli_sweep_out_has(run->out, i))
+            g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
+    g_mutex_lock(&run->lock);
+    while (run->n_done < run->n_todo) {
+        g_cond_wait_until(&run->finished, &run->lock,
+                          g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4);
+        if (tty)
+            draw_progress(run, run->n_done, (double)(g_get_monotonic_time() - t0) / 1e6);
+    }
+    g_mutex_unlock(&run->lock);
+    if (tty)
+        fputc('\n', stderr);
+    g_thread_pool_free(pool, FALSE, TRUE);
+    if (run->error != NULL) {
+        g_propagate_error(error, run->error);
+        run->error = NULL;
+        return false;
+    }
+    return true;
+}
+
+typedef struct SweepOptions {
+    char *out;
+    char *jobs;
+} SweepOptions;
+
+static GOptionContext *
+sweep_context(SweepOptions *o)
+{
+    GOptionEntry entries[] = {
+        {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
+         "The output folder (created; a rerun resumes it)", "DIR"},
+        {"jobs", 'j', 0, G_OPTION_ARG_STRING, &o->jobs,
+         "Points simulated at once (default: one per core)", "N"},
+        G_OPTION_ENTRY_NULL,
+    };
+    GOptionContext *context = g_option_context_new("SWEEP.ini --out DIR");
+    g_option_context_set_summary(
+        context,
+        "Simulates a training step for every point of a sweep: a base scenario and axes over\n"
+        "its keys, their cross product run on a pool of threads, one CSV row per point.");
+    g_option_context_set_description(
+        context,
+        "A sweep file:\n"
+        "  [sweep]\n"
+        "  base = gpt3-175b-dgx-h100.ini   # relative to this file's folder; or builtin\n"
+        "  [axes]\n"
+        "  scenario.system = dgx-a100, dgx-h100\n"
+        "  layout.tp = 2, 4, 8\n"
+        "  batch.micro_batch = 1, 2\n"
+        "Axes are scenario keys as --set names them (group.key; nvlsim run --help lists\n"
+        "them), each with a comma-separated list of values. Points are numbered from 0 in\n"
+        "the order of the cross product, the first axis varying slowest.\n"
+        "\n"
+        "DIR/results.csv: columns point, status (ok | invalid), reason (why a point is\n"
+        "invalid), one per axis named by its key, then step_time_s, tokens_per_s,\n"
+        "tflops_per_gpu, mfu, memory_gib, fits, the mean time per GPU in compute_s, tp_s,\n"
+        "pp_s, dp_s, ep_s, idle_s (exposed communication, idle), gpus and nodes; one row\n"
+        "per point in point order, the same bytes whatever --jobs. A point that does not\n"
+        "load or run is a row with its reason, not an error.\n"
+        "\n"
+        "Resuming: each finished point is journaled in DIR/points/ (a file appears whole\n"
+        "or not at all), so a sweep killed at any moment, rerun with the same --out,\n"
+        "simulates only the points it lacks. DIR/sweep.ini records the sweep (the base\n"
+        "scenario's hash, the axes): a folder holding another sweep is an error.\n"
+        "\n"
+        "Exit status: 0 done (invalid points included), 1 bad sweep file, base scenario or\n"
+        "output folder, 2 usage.");
+    g_option_context_add_main_entries(context, entries, NULL);
+    return context;
+}
+
+static int
+sweep(const char *path, const char *dir, int jobs)
+{
+    if (cli_sweep_mpi_launched())
+        return cli_sweep_mpi(path, dir, jobs);
+    GError *error = NULL;
+    g_autoptr(CliSweep) sweep = cli_sweep_load(path, &error);
+    g_autoptr(CliSweepOut) out = sweep != NULL ? cli_sweep_out_open(dir, sweep, &error) : NULL;
+    SweepRun run = {.sweep = sweep, .out = out};
+    g_mutex_init(&run.lock);
+    g_cond_init(&run.finished);
+    gint64 t0 = g_get_monotonic_time();
+    g_autofree char *header = sweep != NULL ? cli_sweep_header(sweep) : NULL;
+    uint32_t n_ok = 0;
+    bool ok = out != NULL && run_points(&run, jobs, &error) &&
+              cli_sweep_out_finish(out, header, &n_ok, &error);
+    g_mutex_clear(&run.lock);
+    g_cond_clear(&run.finished);
+    if (!ok) {
+        cli_print_error("sweep", error);
+        g_error_free(error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    double wall_s = (double)(g_get_monotonic_time() - t0) / 1e6;
+    printf("%s: %u points, %u ok, %u invalid; %u simulated now in %.2f s (%.2f points/s on %d "
+           "thread%s), %u from an earlier run\n",
+           cli_sweep_out_results_path(out), sweep->n_points, n_ok, sweep->n_points - n_ok,
+           run.n_todo, wall_s, wall_s > 0 ? run.n_todo / wall_s : 0.0, jobs, jobs == 1 ? "" : "s",
+           cli_sweep_out_n_found(out));
+    return CLI_EXIT_OK;
+}
+
+static bool
+parse_jobs(const char *text, int *jobs)
+{
+    guint64 n = g_get_num_processors();
+    g_autoptr(GError) error = NULL;
+    if (text != NULL && !g_ascii_string_to_unsigned(text, 10, 1, 4096, &n, &error)) {
+        fprintf(stderr, "nvlsim sweep: --jobs: %s\n", error->message);
+        return false;
+    }
+    *jobs = (int)n;
+    return true;
+}
+
+int
+cli_sweep(int argc, char **argv)
+{
+    SweepOptions o = {0};
+    g_autoptr(GOptionContext) context = sweep_context(&o);
+    int status = CLI_EXIT_USAGE;
+    int jobs = 1;
+    if (!cli_parse_options(context, "sweep", &argc, &argv) || !parse_jobs(o.jobs, &jobs)) {
+        status = CLI_EXIT_USAGE;
+    } else if (argc != 2) {
+        fprintf(stderr, "nvlsim sweep: expected one SWEEP.ini, got %d arguments\n", argc - 1);
+    } else if (o.out == NULL) {
+        fprintf(stderr, "nvlsim sweep: --out DIR is required\n");
+    } else {
+        status = sweep(argv[1], o.out, jobs);
+    }
+    g_free(o.out);
+    g_free(o.jobs);
+    return status;
+}
