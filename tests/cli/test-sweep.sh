@@ -220,6 +220,7 @@ mkdir "$tmp/busy" && : >"$tmp/busy/notes.txt"
 expect 1 "/proc/nvlsim-sweep: cannot create the folder" -- \
     "$tmp/sweep.ini" --out /proc/nvlsim-sweep
 expect 1 "file/out: cannot create the folder" -- "$tmp/sweep.ini" --out "$tmp/file/out"
+expect 1 "file: not a folder" -- "$tmp/sweep.ini" --out "$tmp/file"
 expect 1 "busy: the folder holds notes.txt but no sweep.ini" -- \
     "$tmp/sweep.ini" --out "$tmp/busy"
 if [ "$(ls "$tmp/busy")" = notes.txt ]; then
