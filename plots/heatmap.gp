@@ -1,7 +1,8 @@
 # A sweep as a heat map: one cell per pair of values of two axis columns
 # (e.g. tp x pp), coloured by a measure (step time) and labelled with it.
 # Axis values are shown in the order they first appear in the file; a pair
-# that appears twice shows its last row. Empty measures leave the cell blank.
+# that appears twice shows its last row. An empty measure (an invalid point)
+# leaves the cell blank, labelled invalid.
 #   gnuplot -e "datafile='sweep.csv'; outfile='heatmap.png'" heatmap.gp
 # Variables (all optional but datafile and outfile):
 #   xcol    column across     (default 'tp'; a sweep may call it 'layout.tp')
@@ -48,6 +49,6 @@ set style fill solid 1.0 noborder
 
 plot datafile using (nvlsim_index(x_list, strcol(xcol))):(nvlsim_index(y_list, strcol(ycol))):(0.5):(0.5):(column(zcol)) \
         with boxxyerror fc palette, \
-     '' using (nvlsim_index(x_list, strcol(xcol))):(nvlsim_index(y_list, strcol(ycol))):(sprintf('%.4g', column(zcol))) \
+     '' using (nvlsim_index(x_list, strcol(xcol))):(nvlsim_index(y_list, strcol(ycol))):(strcol(zcol) eq '' ? 'invalid' : sprintf('%.4g', column(zcol))) \
         with labels
 set output

@@ -69,6 +69,21 @@ fail_write(const char *path, int fd, const char *tmp, GError **error)
                 g_strerror(saved));
 }
 
+/* The umask, read once: reading it means setting it, which is
+ * process-wide, so it is not done again while threads may create files. */
+static mode_t
+process_umask(void)
+{
+    static gsize once = 0;
+    static mode_t mask;
+    if (g_once_init_enter(&once)) {
+        mask = umask(0);
+        umask(mask);
+        g_once_init_leave(&once, 1);
+    }
+    return mask;
+}
+
 FILE *
 cli_output_open(const char *path, char **tmp_path, GError **error)
 {
@@ -82,8 +97,7 @@ cli_output_open(const char *path, char **tmp_path, GError **error)
     }
     /* mkstemp makes the file private; an output file gets the usual
      * permissions, 0666 less the umask. */
-    mode_t mask = umask(0);
-    umask(mask);
+    mode_t mask = process_umask();
     FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
     if (f == NULL) {
         fail_write(path, fd, templ, error);

@@ -15,6 +15,7 @@
 
 #include "cli/cli-fabric.h"
 #include "cli/cli-run.h"
+#include "cli/cli-plot.h"
 #include "cli/cli-sweep.h"
 #include "cli/cli.h"
 #include "core/core-time.h"
@@ -440,6 +441,7 @@ run_points(SweepRun *run, int jobs, GError **error)
 typedef struct SweepOptions {
     char *out;
     char *jobs;
+    char *plot;
 } SweepOptions;
 
 static GOptionContext *
@@ -450,6 +452,10 @@ sweep_context(SweepOptions *o)
          "The output folder (created; a rerun resumes it)", "DIR"},
         {"jobs", 'j', 0, G_OPTION_ARG_STRING, &o->jobs,
          "Points simulated at once (default: one per core)", "N"},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
+         "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
+         "and layout.pp when swept, else the first two)",
+         "FILE.png|FILE.svg"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new("SWEEP.ini --out DIR");
@@ -520,6 +526,42 @@ sweep(const char *path, const char *dir, int jobs)
     return CLI_EXIT_OK;
 }
 
+/* The heat map of results.csv: step time over layout.tp x layout.pp when
+ * both are axes, else over the first two axes (a pair of values shows its
+ * last point where other axes vary too). */
+static int
+plot_sweep(const char *path, const char *dir, const char *plot_path)
+{
+    GError *error = NULL;
+    g_autoptr(CliSweep) sweep = cli_sweep_load(path, &error);
+    if (sweep == NULL) {
+        cli_print_error("sweep", error);
+        g_error_free(error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    if (sweep->axes->len < 2) {
+        fprintf(stderr, "nvlsim sweep: --plot: a heat map needs two axes, %s has %u\n", path,
+                sweep->axes->len);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    const char *x = NULL, *y = NULL;
+    for (guint a = 0; a < sweep->axes->len; a++) {
+        const CliSweepAxis *axis = sweep->axes->pdata[a];
+        if (strcmp(axis->key, "layout.tp") == 0)
+            x = axis->key;
+        if (strcmp(axis->key, "layout.pp") == 0)
+            y = axis->key;
+    }
+    if (x == NULL || y == NULL) {
+        x = ((const CliSweepAxis *)sweep->axes->pdata[0])->key;
+        y = ((const CliSweepAxis *)sweep->axes->pdata[1])->key;
+    }
+    g_autofree char *csv = g_build_filename(dir, "results.csv", NULL);
+    g_autofree char *title = g_strdup_printf("nvlsim sweep: %s", path);
+    const char *const vars[] = {"plottitle", title, "xcol", x, "ycol", y, NULL};
+    return cli_plot("sweep", "heatmap", csv, plot_path, vars) ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
+}
+
 static bool
 parse_jobs(const char *text, int *jobs)
 {
@@ -546,10 +588,15 @@ cli_sweep(int argc, char **argv)
         fprintf(stderr, "nvlsim sweep: expected one SWEEP.ini, got %d arguments\n", argc - 1);
     } else if (o.out == NULL) {
         fprintf(stderr, "nvlsim sweep: --out DIR is required\n");
+    } else if (o.plot != NULL && !cli_plot_check("sweep", o.plot)) {
+        status = CLI_EXIT_USAGE;
     } else {
         status = sweep(argv[1], o.out, jobs);
+        if (status == CLI_EXIT_OK && o.plot != NULL)
+            status = plot_sweep(argv[1], o.out, o.plot);
     }
     g_free(o.out);
     g_free(o.jobs);
+    g_free(o.plot);
     return status;
 }

@@ -100,6 +100,16 @@ else
     fail "--jobs 1 and --jobs 2 differ:"
     diff "$tmp/j1/results.csv" "$tmp/j2/results.csv"
 fi
+# --plot: a heat map of the results (a resumed, finished sweep simulates
+# nothing and draws); without gnuplot the script is still written.
+expect 0 "0 simulated now" -- "$tmp/sweep.ini" --out "$tmp/j1" --plot "$tmp/heat.png"
+if [ -s "$tmp/heat.gp" ] && { ! command -v gnuplot >/dev/null ||
+    [ "$(head -c 4 "$tmp/heat.png" | od -An -c | tr -d ' ')" = '211PNG' ]; }; then
+    ok "--plot draws the sweep as a heat map"
+else
+    fail "--plot: no heat map"
+fi
+expect 2 "--plot" -- "$tmp/sweep.ini" --out "$tmp/j1" --plot "$tmp/heat.gif"
 row=$(grep '^8,' "$tmp/j1/results.csv")
 want='8,invalid,tiny.ini: [layout] tp: 3 does not divide the 32 heads of Llama 3 8B,dgx-h100,3,1,8'
 if [ "$row" = "$want,,,,,,,,,,,,,," ]; then
