@@ -1,0 +1,246 @@
+/* nvlsim-bench gpu, device side: what one GPU of this machine does, as
+ * nvlsim's GPU models describe it. On device 0:
+ *   copy    cudaMemcpy device to device, 1 GiB; bytes = read + write
+ *   reduce  c = a + b over 2^28 elements, fp32 and bf16; bytes = 2 reads + 1 write
+ *   launch  an empty kernel launched back to back, and the same replayed
+ *           from a CUDA graph of 1000 launches; time_us per kernel
+ *   gemm    cublasGemmEx, bf16 and fp16 in, fp32 accumulation, for
+ *           transformer shapes: T tokens in {2048, 8192}, hidden h in
+ *           {4096, 8192, 12288}: qkv [T,h]x[h,3h], proj [T,h]x[h,h],
+ *           mlp_up [T,h]x[h,4h], mlp_down [T,4h]x[4h,h]; flops = 2 m n k.
+ *           fp8 is not measured (it needs cublasLt with scale pointers and
+ *           TN layouts; a later step).
+ * CSV columns: kind,name,dtype,m,n,k,bytes,time_us,bytes_per_s,flops_per_s
+ * (m, n, k only for gemm; bytes_per_s for copy and reduce, flops_per_s for
+ * gemm; empty otherwise). */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#include "cuda/bench-cuda.cuh"
+#include "cuda/bench-device.h"
+
+struct GpuOut {
+    FILE *table, *csv;
+};
+
+static void
+gpu_row(GpuOut *o, const char *kind, const char *name, const char *dtype, long m, long n, long k,
+        double bytes, double time_us, double flops)
+{
+    double bps = bytes > 0 ? bytes / (time_us * 1e-6) : 0;
+    double fps = flops > 0 ? flops / (time_us * 1e-6) : 0;
+    fprintf(o->table, "%-7s %-22s %-5s %12.3f us", kind, name, dtype, time_us);
+    if (bps > 0)
+        fprintf(o->table, " %10.1f GB/s", bps / 1e9);
+    if (fps > 0)
+        fprintf(o->table, " %10.1f TFLOP/s", fps / 1e12);
+    fprintf(o->table, "\n");
+    fprintf(o->csv, "%s,%s,%s,", kind, name, dtype);
+    if (m)
+        fprintf(o->csv, "%ld,%ld,%ld,", m, n, k);
+    else
+        fprintf(o->csv, ",,,");
+    fprintf(o->csv, "%.0f,%.3f,", bytes, time_us);
+    if (bps > 0)
+        fprintf(o->csv, "%.6e", bps);
+    fprintf(o->csv, ",");
+    if (fps > 0)
+        fprintf(o->csv, "%.6e", fps);
+    fprintf(o->csv, "\n");
+}
+
+template <typename T>
+__global__ static void
+add_kernel(T *c, const T *a, const T *b, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        c[i] = a[i] + b[i];
+}
+
+__global__ static void
+empty_kernel(void)
+{
+}
+
+/* Times n_iters runs of what fn enqueues on s, after one warm-up run. */
+template <typename F>
+static int
+gpu_time(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters, F fn, double *us,
+         char *err, size_t err_len)
+{
+    fn();
+    BENCH_CUDA(cudaGetLastError(), "launch");
+    BENCH_CUDA(cudaEventRecord(e0, s), "cudaEventRecord");
+    for (unsigned i = 0; i < n_iters; i++)
+        fn();
+    BENCH_CUDA(cudaEventRecord(e1, s), "cudaEventRecord");
+    BENCH_CUDA(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    BENCH_CUDA(cudaGetLastError(), "kernel");
+    float ms = 0;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    *us = ms * 1e3 / n_iters;
+    return 0;
+}
+
+static int
+gpu_memory(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters,
+           char *err, size_t err_len)
+{
+    const size_t copy_bytes = (size_t)1 << 30, n = (size_t)1 << 28;
+    double us;
+    if (gpu_time(
+            s, e0, e1, n_iters,
+            [&] {
+                cudaMemcpyAsync(buf + copy_bytes, buf, copy_bytes, cudaMemcpyDeviceToDevice, s);
+            },
+            &us, err, err_len) < 0)
+        return -1;
+    gpu_row(o, "copy", "memcpy_d2d", "byte", 0, 0, 0, 2.0 * copy_bytes, us, 0);
+    float *f = (float *)buf;
+    if (gpu_time(
+            s, e0, e1, n_iters, [&] { add_kernel<<<4096, 256, 0, s>>>(f + 2 * n, f, f + n, n); },
+            &us, err, err_len) < 0)
+        return -1;
+    gpu_row(o, "reduce", "add", "fp32", 0, 0, 0, 3.0 * n * sizeof(float), us, 0);
+    __nv_bfloat16 *h = (__nv_bfloat16 *)buf;
+    if (gpu_time(
+            s, e0, e1, n_iters, [&] { add_kernel<<<4096, 256, 0, s>>>(h + 2 * n, h, h + n, n); },
+            &us, err, err_len) < 0)
+        return -1;
+    gpu_row(o, "reduce", "add", "bf16", 0, 0, 0, 3.0 * n * sizeof(__nv_bfloat16), us, 0);
+    return 0;
+}
+
+static int
+gpu_launch(GpuOut *o, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, char *err, size_t err_len)
+{
+    const unsigned n_launch = 10000, n_graph = 1000;
+    double us;
+    if (gpu_time(
+            s, e0, e1, n_launch, [&] { empty_kernel<<<1, 1, 0, s>>>(); }, &us, err, err_len) < 0)
+        return -1;
+    gpu_row(o, "launch", "empty_kernel", "-", 0, 0, 0, 0, us, 0);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    BENCH_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+    for (unsigned i = 0; i < n_graph; i++)
+        empty_kernel<<<1, 1, 0, s>>>();
+    BENCH_CUDA(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+    BENCH_CUDA(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    int rc = gpu_time(
+        s, e0, e1, 10, [&] { cudaGraphLaunch(exec, s); }, &us, err, err_len);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    if (rc < 0)
+        return -1;
+    gpu_row(o, "launch", "empty_kernel_graph", "-", 0, 0, 0, 0, us / n_graph, 0);
+    return 0;
+}
+
+static int
+gpu_gemm(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters,
+         char *err, size_t err_len)
+{
+    cublasHandle_t handle;
+    cublasStatus_t st = cublasCreate(&handle);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return bench_fail(err, err_len, "cublasCreate: %s", cublasGetStatusString(st));
+    cublasSetStream(handle, s);
+    static const long tokens[] = {2048, 8192}, hidden[] = {4096, 8192, 12288};
+    static const struct {
+        cudaDataType_t type;
+        const char *name;
+    } dtypes[] = {{CUDA_R_16BF, "bf16"}, {CUDA_R_16F, "fp16"}};
+    const size_t max_elems = (size_t)8192 * 4 * 12288; /* the largest operand: [T, 4h] or [4h, h] */
+    char *a = buf, *b = buf + 2 * max_elems, *c = buf + 4 * max_elems;
+    const float one = 1.0f, zero = 0.0f;
+    int rc = 0;
+    for (int d = 0; d < 2 && rc == 0; d++)
+        for (int ti = 0; ti < 2 && rc == 0; ti++)
+            for (int hi = 0; hi < 3 && rc == 0; hi++) {
+                long t = tokens[ti], h = hidden[hi];
+                const struct {
+                    const char *name;
+                    long m, n, k;
+                } shapes[] = {{"qkv", t, 3 * h, h},
+                              {"proj", t, h, h},
+                              {"mlp_up", t, 4 * h, h},
+                              {"mlp_down", t, h, 4 * h}};
+                for (int si = 0; si < 4 && rc == 0; si++) {
+                    long m = shapes[si].m, n = shapes[si].n, k = shapes[si].k;
+                    /* Row-major [m,k] x [k,n] is column-major C^T = B^T A^T. */
+                    cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
+                    double us;
+                    rc = gpu_time(
+                        s, e0, e1, n_iters,
+                        [&] {
+                            cublasStatus_t r = cublasGemmEx(
+                                handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
+                                dtypes[d].type, (int)n, a, dtypes[d].type, (int)k, &zero, c,
+                                dtypes[d].type, (int)n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                            if (r != CUBLAS_STATUS_SUCCESS)
+                                gs = r;
+                        },
+                        &us, err, err_len);
+                    if (rc == 0 && gs != CUBLAS_STATUS_SUCCESS)
+                        rc =
+                            bench_fail(err, err_len, "cublasGemmEx: %s", cublasGetStatusString(gs));
+                    if (rc == 0) {
+                        char name[64];
+                        snprintf(name, sizeof name, "%s_T%ld_h%ld", shapes[si].name, t, h);
+                        gpu_row(o, "gemm", name, dtypes[d].name, m, n, k,
+                                2.0 * (m * k + k * n + m * n), us, 2.0 * m * n * k);
+                    }
+                }
+            }
+    cublasDestroy(handle);
+    if (rc == 0)
+        fprintf(o->table, "# gemm fp8: not measured (needs cublasLt with scales; not done yet)\n");
+    return rc;
+}
+
+extern "C" int
+bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_len)
+{
+    if (bench_visible_gpus(err, err_len) < 0)
+        return -1;
+    BENCH_CUDA(cudaSetDevice(0), "cudaSetDevice");
+    cudaDeviceProp prop;
+    BENCH_CUDA(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    char dv[32], rv[32];
+    bench_version_string(driver, 0, dv, sizeof dv);
+    bench_version_string(runtime, 0, rv, sizeof rv);
+    fprintf(table, "# nvlsim-bench gpu: %s (%d SMs, %.1f GiB), driver CUDA %s, runtime %s\n",
+            prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, dv, rv);
+    GpuOut o = {table, csv};
+    fprintf(csv, "kind,name,dtype,m,n,k,bytes,time_us,bytes_per_s,flops_per_s\n");
+    /* 4 GiB: the memory tests (3 GiB) and the largest GEMM's A, B and C
+     * (3 × 805 MB of bf16). */
+    size_t buf_bytes = (size_t)4 << 30;
+    char *buf = NULL;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    BENCH_CUDA(cudaMalloc(&buf, buf_bytes), "cudaMalloc (work buffer)");
+    BENCH_CUDA(cudaMemset(buf, 0, buf_bytes), "cudaMemset");
+    BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    BENCH_CUDA(cudaEventCreate(&e0), "cudaEventCreate");
+    BENCH_CUDA(cudaEventCreate(&e1), "cudaEventCreate");
+    int rc = gpu_memory(&o, buf, s, e0, e1, n_iters, err, err_len);
+    if (rc == 0)
+        rc = gpu_launch(&o, s, e0, e1, err, err_len);
+    if (rc == 0)
+        rc = gpu_gemm(&o, buf, s, e0, e1, n_iters, err, err_len);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return rc;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Device check for nvlsim-bench (needs a machine with GPUs, CUDA and NCCL).
+#   usage: tests/device/run.sh OUTDIR
+# Builds from a copy of this tree with --with-cuda, then runs the coll,
+# gpu and loopback benchmarks, each under a timeout, so that the whole
+# finishes well inside 8 minutes on an H200 machine (timeouts sum to 7). Writes OUTDIR/log.txt
+# (everything), OUTDIR/machine.txt (nvidia-smi -q and versions) and the CSVs
+# coll-all_reduce.csv, coll-all_gather.csv, gpu.csv, loopback.csv.
+# Exits 1 if any step failed (the later steps still run).
+set -u
+out=${1:?usage: tests/device/run.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+log=$out/log.txt
+: >"$log"
+status=0
+
+step() { # step NAME SECONDS COMMAND...: runs and logs one step
+    name=$1 secs=$2
+    shift 2
+    echo "== $name ($(date +%T), timeout ${secs}s): $*" >>"$log"
+    start=$(date +%s)
+    timeout -k 10 "$secs" "$@" >>"$log" 2>&1
+    rc=$?
+    echo "== $name: exit $rc after $(($(date +%s) - start))s" >>"$log"
+    [ $rc -eq 0 ] || status=1
+    return $rc
+}
+
+{
+    echo "# date: $(date -u)"
+    echo "# uname: $(uname -a)"
+    echo "# nvcc: $(nvcc --version 2>&1 | tail -n 1)"
+    grep -h '#define NCCL_\(MAJOR\|MINOR\|PATCH\)' \
+        "${NCCL_HOME:-/usr/local/cuda}"/include/nccl.h /usr/include/nccl.h 2>/dev/null
+    nvidia-smi topo -m 2>&1
+    nvidia-smi -q 2>&1
+} >"$out/machine.txt"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A copy of the tree without its build outputs (git's files, tracked or not).
+if git -C "$top" rev-parse 2>/dev/null; then
+    (cd "$top" && git ls-files -co --exclude-standard -z | xargs -0 tar cf - --) |
+        tar xf - -C "$work"
+else
+    cp -a "$top/." "$work"
+fi
+cd "$work" || exit 1
+step autogen 45 ./autogen.sh || exit 1
+step configure 45 ./configure -q --with-cuda || exit 1
+step build 150 make -j"$(nproc)" nvlsim-bench nvlsim || exit 1
+
+step coll-all_reduce 50 ./nvlsim-bench coll --op all_reduce -b 8 -e 1G -f 4 --check \
+    --csv "$out/coll-all_reduce.csv"
+step coll-all_gather 50 ./nvlsim-bench coll --op all_gather -b 8 -e 1G -f 4 --check \
+    --csv "$out/coll-all_gather.csv"
+step gpu 40 ./nvlsim-bench gpu --csv "$out/gpu.csv"
+step loopback 40 ./nvlsim-bench loopback --ranks 8 -b 64K -e 512M -f 4 --csv "$out/loopback.csv"
+echo "== done: status $status" >>"$log"
+exit $status
