@@ -7,6 +7,12 @@
  *     ([host] coll_overhead), from the collective rows with a time of at
  *     most --max-bytes (where the fixed cost is nearly all of it), their
  *     source (URL or note) containing --match;
+ *   gemm: a GPU's gemm_ceiling_fp16 and gemm_ceiling_fp8 ([gpu], the largest
+ *     share of peak a GEMM reaches), from the GEMM rows of nvlsim-bench gpu's
+ *     CSV (kind gemm; dtype bf16 or fp16, fp8): each row's own ceiling (its
+ *     rate over peak and the tile-wave share of the kernel model), their
+ *     median, and the error of the model's GEMM time at the fit, also
+ *     leaving each row out;
  *   compute-efficiency: a GPU's training_efficiency ([gpu], the share of
  *     the kernel model's rate a training step sustains), from the training
  *     rows of --system (the schema of shared/reference/training.csv): each
@@ -30,6 +36,10 @@
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "net/net-p2p.h"
+#include "core/core-units.h"
+#include "report/report-csv.h"
+#include "work/work-compute.h"
+#include "hw/hw-models.h"
 
 #define LATENCY_BYTES 4
 
@@ -242,6 +252,128 @@ calibrate_run(Calibration *c, const char *what, const char *path)
     return status;
 }
 
+static int
+cmp_double_asc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) without v[skip] (skip >= n: all of them). */
+static double
+median_except(const double *v, guint n, guint skip)
+{
+    g_autofree double *rest = g_new(double, MAX(n, 1));
+    guint m = 0;
+    for (guint i = 0; i < n; i++)
+        if (i != skip)
+            rest[m++] = v[i];
+    if (m == 0)
+        return NAN;
+    qsort(rest, m, sizeof(double), cmp_double_asc);
+    return m % 2 ? rest[m / 2] : 0.5 * (rest[m / 2 - 1] + rest[m / 2]);
+}
+
+/* One precision's GEMM rows: their ceilings, the fit and its errors. */
+static void
+fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
+         const GArray *rates)
+{
+    guint n = rates->len;
+    if (n == 0)
+        return;
+    g_autofree double *c = g_new(double, n);
+    for (guint i = 0; i < n; i++) {
+        const uint64_t *mnk = &g_array_index(shapes, uint64_t, 3 * i);
+        c[i] = work_compute_gemm_fit_ceiling(gpu, math, mnk[0], mnk[1], mnk[2],
+                                             g_array_index(rates, double, i));
+    }
+    double fit = median_except(c, n, G_MAXUINT);
+    /* The model's rate for a row at ceiling x is x times the row's rate at
+     * its own ceiling over that ceiling. */
+    double sum_in = 0, sum_out = 0, worst = 0;
+    printf("%-6s %7s %7s %7s %12s %9s %8s %8s\n", "dtype", "m", "n", "k", "TFLOP/s", "ceiling",
+           "err_%", "loo_%");
+    for (guint i = 0; i < n; i++) {
+        const uint64_t *mnk = &g_array_index(shapes, uint64_t, 3 * i);
+        double out = n > 1 ? median_except(c, n, i) : fit;
+        double e_in = 100.0 * (fit / c[i] - 1.0), e_out = 100.0 * (out / c[i] - 1.0);
+        sum_in += fabs(e_in);
+        sum_out += fabs(e_out);
+        worst = MAX(worst, fabs(e_out));
+        printf("%-6s %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT
+               " %12.1f %9.4f %+7.2f%% %+7.2f%%\n",
+               math == WORK_MATH_FP8 ? "fp8" : "fp16", mnk[0], mnk[1], mnk[2],
+               g_array_index(rates, double, i) / 1e12, c[i], e_in, e_out);
+    }
+    printf("# %u GEMMs: the model's rate at the fit, MAPE %.2f%%; fitted on the others, MAPE "
+           "%.2f%%, max %.2f%%\n",
+           n, sum_in / n, sum_out / n, worst);
+    printf("%s = %.3f\n", key, fit);
+}
+
+/* nvlsim calibrate gemm FILE.csv --system NAME. */
+static int
+calibrate_gemm(const char *path, const char *system_id)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(HwSystem) system =
+        csv != NULL ? hw_system_load_by_id(system_id, hw_models_dir(), &error) : NULL;
+    if (system == NULL) {
+        cli_print_error("calibrate", error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    static const char *const names[] = {"kind", "dtype", "m", "n", "k", "flops_per_s"};
+    int col[G_N_ELEMENTS(names)];
+    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++)
+        if ((col[i] = report_csv_column(csv, names[i])) < 0) {
+            fprintf(stderr,
+                    "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
+                    names[i]);
+            return CLI_EXIT_BAD_INPUT;
+        }
+    g_autoptr(GArray) shapes16 = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    g_autoptr(GArray) rates16 = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) shapes8 = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    g_autoptr(GArray) rates8 = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint r = 0; r < csv->rows->len; r++) {
+        if (strcmp(report_csv_field(csv, r, col[0]), "gemm") != 0)
+            continue;
+        const char *dtype = report_csv_field(csv, r, col[1]);
+        bool fp8 = g_str_has_prefix(dtype, "fp8");
+        if (!fp8 && strcmp(dtype, "bf16") != 0 && strcmp(dtype, "fp16") != 0)
+            continue;
+        uint64_t mnk[3];
+        double rate;
+        bool ok = true;
+        for (int d = 0; d < 3 && ok; d++)
+            ok = sim_units_parse_count(report_csv_field(csv, r, col[2 + d]), &mnk[d], NULL) &&
+                 mnk[d] > 0;
+        char *end = NULL;
+        rate = g_ascii_strtod(report_csv_field(csv, r, col[5]), &end);
+        if (!ok || end == NULL || *end != '\0' || !(rate > 0)) {
+            fprintf(stderr, "nvlsim calibrate: %s:%u: expected positive m, n, k and flops_per_s\n",
+                    path, g_array_index(csv->lines, uint32_t, r));
+            return CLI_EXIT_BAD_INPUT;
+        }
+        if (isnan(work_compute_gemm_fit_ceiling(system->gpu, fp8 ? WORK_MATH_FP8 : WORK_MATH_FP16,
+                                                mnk[0], mnk[1], mnk[2], rate)))
+            continue; /* HBM-bound: says nothing of the ceiling */
+        g_array_append_vals(fp8 ? shapes8 : shapes16, mnk, 3);
+        g_array_append_val(fp8 ? rates8 : rates16, rate);
+    }
+    if (rates16->len + rates8->len == 0) {
+        fprintf(stderr, "nvlsim calibrate: %s: no compute-bound gemm rows (bf16, fp16, fp8)\n",
+                path);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    printf("# nvlsim calibrate gemm: %s on the %s of %s\n", path, system->gpu->name, system->id);
+    fit_gemm(system->gpu, WORK_MATH_FP16, "gemm_ceiling_fp16", shapes16, rates16);
+    fit_gemm(system->gpu, WORK_MATH_FP8, "gemm_ceiling_fp8", shapes8, rates8);
+    return CLI_EXIT_OK;
+}
+
 int
 cli_calibrate(int argc, char **argv)
 {
@@ -254,9 +386,9 @@ cli_calibrate(int argc, char **argv)
         goto out;
     if (argc != 3 ||
         (strcmp(argv[1], "copy-overhead") != 0 && strcmp(argv[1], "coll-overhead") != 0 &&
-         strcmp(argv[1], "compute-efficiency") != 0)) {
-        fprintf(stderr, "nvlsim calibrate: expected copy-overhead, coll-overhead or "
-                        "compute-efficiency, then FILE.csv (see nvlsim help calibrate)\n");
+         strcmp(argv[1], "compute-efficiency") != 0 && strcmp(argv[1], "gemm") != 0)) {
+        fprintf(stderr, "nvlsim calibrate: expected copy-overhead, coll-overhead, "
+                        "compute-efficiency or gemm, then FILE.csv (see nvlsim help calibrate)\n");
         goto out;
     }
     if (o.system == NULL) {
@@ -272,7 +404,9 @@ cli_calibrate(int argc, char **argv)
         cli_print_error("calibrate", error);
         goto out;
     }
-    if (strcmp(argv[1], "compute-efficiency") == 0) {
+    if (strcmp(argv[1], "gemm") == 0) {
+        status = calibrate_gemm(argv[2], o.system);
+    } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
         validate_init(&v);
         v.fidelity = c.fidelity;

@@ -29,6 +29,10 @@ static const HwKey gpu_keys[] = {
      "the CUDA compute capability times 10, such as 90 for SM 9.0 (30 to 200)"},
     {"training_efficiency", HW_KEY_PROBABILITY, FIELD(training_efficiency), false,
      "fitted share of the kernel model's rate a training step sustains, above 0 (default 1)"},
+    {"gemm_ceiling_fp16", HW_KEY_PROBABILITY, FIELD(gemm_ceiling_fp16), false,
+     "fitted share of the fp16/bf16 peak the largest GEMMs reach (default: by generation)"},
+    {"gemm_ceiling_fp8", HW_KEY_PROBABILITY, FIELD(gemm_ceiling_fp8), false,
+     "fitted share of the fp8 peak the largest GEMMs reach (default: by generation)"},
 };
 
 void

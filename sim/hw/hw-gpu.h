@@ -24,6 +24,10 @@ typedef struct HwGpu {
      * and heat, gaps between kernels, what the framework adds); 1 when not
      * fitted. */
     double training_efficiency;
+    /* Fitted (nvlsim calibrate gemm, from nvlsim-bench gpu's GEMMs): the
+     * largest share of peak a GEMM reaches in fp16/bf16 and in fp8; 0 when
+     * not fitted (work-compute's table by generation). */
+    double gemm_ceiling_fp16, gemm_ceiling_fp8;
 } HwGpu;
 
 /* Loads and checks a GPU model file; NULL and error ("PATH: [gpu] key:

@@ -589,15 +589,18 @@ work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math)
 {
     g_return_val_if_fail(gpu != NULL, 0);
     const Ceiling *c = ceiling_of(gpu);
+    double fp16 = gpu->gemm_ceiling_fp16 > 0 ? gpu->gemm_ceiling_fp16 : c->gemm_fp16;
     switch (math_on(gpu, math)) {
     case WORK_MATH_FP8:
-        return c->gemm_fp8 > 0 ? c->gemm_fp8 : c->gemm_fp16;
+        if (gpu->gemm_ceiling_fp8 > 0)
+            return gpu->gemm_ceiling_fp8;
+        return c->gemm_fp8 > 0 ? c->gemm_fp8 : fp16;
     case WORK_MATH_FP32:
         return FP32_CEILING;
     case WORK_MATH_FP16:
         break;
     }
-    return c->gemm_fp16;
+    return fp16;
 }
 
 /* Wave and tile quantization (NVIDIA, "Matrix Multiplication Background
@@ -631,6 +634,19 @@ gemm_seconds(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint
     double compute = flops / rate;
     double memory = (double)gemm_bytes(math, n_batch, m, n, k) / (double)gpu->hbm_bytes_per_s;
     return MAX(compute, memory);
+}
+
+double
+work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m, uint64_t n, uint64_t k,
+                              double flops_per_s)
+{
+    g_return_val_if_fail(gpu != NULL && gpu->n_sms > 0 && m >= 1 && n >= 1 && k >= 1, NAN);
+    math = math_on(gpu, math);
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    double memory = (double)gemm_bytes(math, 1, m, n, k) / (double)gpu->hbm_bytes_per_s;
+    if (flops / flops_per_s <= memory)
+        return NAN;
+    return flops_per_s / (peak_of(gpu, math) * wave_share(gpu->n_sms, 1, m, n));
 }
 
 double

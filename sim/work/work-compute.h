@@ -142,6 +142,13 @@ double work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_
  * sm_version), with its source in work-compute.c. */
 double work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math);
 
+/* The ceiling at which the model's time for one [m, k] x [k, n] GEMM equals
+ * a measured rate (flops_per_s, Megatron's 2 m n k convention): the rate
+ * over peak x the tile-wave share; NaN where the HBM roofline, not the
+ * ceiling, would set the time. For nvlsim calibrate gemm. */
+double work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m, uint64_t n,
+                                     uint64_t k, double flops_per_s);
+
 /* Time of one kernel on gpu, in ps, launch cost included: a memory kernel
  * takes bytes / HBM bandwidth (sim_serialization_ps); a GEMM flops / (peak x
  * efficiency); fused attention the FLOPs it executes at FlashAttention's

@@ -400,7 +400,7 @@ fi
 expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \
     "$top_srcdir/tests/data/calibrate-copy-overhead.csv" --system dgx1-p100 \
     --match "modified p2pBandwidthLatencyTest"
-expect 2 err "expected copy-overhead, coll-overhead or compute-efficiency" -- calibrate frobnicate x.csv
+expect 2 err "expected copy-overhead, coll-overhead, compute-efficiency or gemm" -- calibrate frobnicate x.csv
 
 # nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
 expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2
@@ -494,5 +494,17 @@ else
     n_fail=$((n_fail + 1))
 fi
 expect 1 err "no system model 'dgx-z9'" -- compare "$tmp/explain.ini" --systems dgx-z9
+
+# nvlsim calibrate gemm: a fixture made by the kernel model itself at
+# ceilings 0.75 (bf16) and 0.6 (fp8) gives them back exactly; the copy row
+# is not a GEMM.
+expect 0 out "gemm_ceiling_fp16 = 0.750" -- calibrate gemm \
+    "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
+expect 0 out "gemm_ceiling_fp8 = 0.600" -- calibrate gemm \
+    "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
+expect 0 out "fitted on the others, MAPE 0.00%" -- calibrate gemm \
+    "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
+expect 1 err "no column kind" -- calibrate gemm \
+    "$top_srcdir/tests/data/training-fixture.csv" --system dgx-h100
 
 [ "$n_fail" -eq 0 ]
