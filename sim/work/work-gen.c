@@ -53,8 +53,17 @@ typedef struct Rank {
     GArray *deferred;               /* tasks the compute task after next waits for */
     GArray *buckets;                /* Bucket: the gradient collectives, for the optimizer */
     uint64_t bucket, expert_bucket; /* parameters waiting for a bucket */
-    uint32_t bucket_dep, expert_bucket_dep;
+    uint32_t groups[5];             /* RankGroup: its groups once made, else WORK_NONE */
 } Rank;
+
+/* The groups a rank's collectives use, made on first use. */
+typedef enum RankGroup {
+    GROUP_TP,        /* its tensor group, for TP collectives */
+    GROUP_TP_PP,     /* the same ranks, for the all-gather after a pipeline receive */
+    GROUP_EP,        /* its expert group */
+    GROUP_DP,        /* its data-parallel group */
+    GROUP_DP_EXPERT, /* the replicas holding the same experts */
+} RankGroup;
 
 static uint32_t
 gpu_of(const Gen *g, uint32_t t, uint32_t d, uint32_t p)
@@ -229,34 +238,32 @@ coll(Gen *g, Rank *r, WorkCategory cat, uint32_t group, CollOp op, uint64_t byte
     return add(g, r, &t, deps, label);
 }
 
+/* Group which of rank r: its ranks, laid out in Megatron's order, made into
+ * a stream group the first time it is asked for. */
 static uint32_t
-tp_group(Gen *g, const Rank *r, WorkCategory cat)
+rank_group(Gen *g, Rank *r, RankGroup which)
 {
-    uint32_t ranks[g->l->tp];
-    for (uint32_t t = 0; t < g->l->tp; t++)
-        ranks[t] = gpu_of(g, t, r->d, r->p);
-    return work_stream_group(g->s, cat, ranks, g->l->tp);
-}
-
-static uint32_t
-ep_group(Gen *g, const Rank *r)
-{
-    uint32_t ranks[g->l->ep], base = r->d / g->l->ep * g->l->ep;
-    for (uint32_t e = 0; e < g->l->ep; e++)
-        ranks[e] = gpu_of(g, r->t, base + e, r->p);
-    return work_stream_group(g->s, WORK_CAT_EP, ranks, g->l->ep);
-}
-
-/* The data-parallel group of r, or (expert) the replicas holding the
- * same experts. */
-static uint32_t
-dp_group(Gen *g, const Rank *r, bool expert)
-{
-    uint32_t step = expert ? g->l->ep : 1, n = g->l->dp / step;
-    uint32_t ranks[n];
-    for (uint32_t k = 0; k < n; k++)
-        ranks[k] = gpu_of(g, r->t, r->d % step + k * step, r->p);
-    return work_stream_group(g->s, WORK_CAT_DP, ranks, n);
+    if (r->groups[which] != WORK_NONE)
+        return r->groups[which];
+    const WorkLayout *l = g->l;
+    uint32_t n = 0, ranks[MAX(MAX(l->tp, l->ep), l->dp)];
+    WorkCategory cat = WORK_CAT_DP;
+    if (which == GROUP_TP || which == GROUP_TP_PP) {
+        for (uint32_t t = 0; t < l->tp; t++)
+            ranks[n++] = gpu_of(g, t, r->d, r->p);
+        cat = which == GROUP_TP ? WORK_CAT_TP : WORK_CAT_PP;
+    } else if (which == GROUP_EP) {
+        uint32_t base = r->d / l->ep * l->ep;
+        for (uint32_t e = 0; e < l->ep; e++)
+            ranks[n++] = gpu_of(g, r->t, base + e, r->p);
+        cat = WORK_CAT_EP;
+    } else {
+        uint32_t step = which == GROUP_DP_EXPERT ? l->ep : 1;
+        for (uint32_t k = 0; k < l->dp / step; k++)
+            ranks[n++] = gpu_of(g, r->t, r->d % step + k * step, r->p);
+    }
+    r->groups[which] = work_stream_group(g->s, cat, ranks, n);
+    return r->groups[which];
 }
 
 static void
@@ -268,7 +275,8 @@ emit_items(Gen *g, Rank *r, const GArray *items, const char *label)
             compute(g, r, it->duration_ps, it->flops, label);
             continue;
         }
-        uint32_t group = it->category == WORK_CAT_EP ? ep_group(g, r) : tp_group(g, r, WORK_CAT_TP);
+        uint32_t group =
+            it->category == WORK_CAT_EP ? rank_group(g, r, GROUP_EP) : rank_group(g, r, GROUP_TP);
         GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
         if (r->last_compute != WORK_NONE)
             g_array_append_val(deps, r->last_compute);
@@ -292,8 +300,9 @@ bucket_add(Gen *g, Rank *r, uint64_t params, bool expert, bool force)
     if (r->last_compute != WORK_NONE)
         g_array_append_val(deps, r->last_compute);
     CollOp op = g->l->zero == WORK_ZERO_0 ? COLL_OP_ALL_REDUCE : COLL_OP_REDUCE_SCATTER;
-    uint32_t c = coll(g, r, WORK_CAT_DP, dp_group(g, r, expert), op, *bucket * g->l->grad_bytes,
-                      deps, expert ? "grad bucket experts" : "grad bucket");
+    uint32_t c =
+        coll(g, r, WORK_CAT_DP, rank_group(g, r, expert ? GROUP_DP_EXPERT : GROUP_DP), op,
+             *bucket * g->l->grad_bytes, deps, expert ? "grad bucket experts" : "grad bucket");
     g_array_unref(deps);
     Bucket b = {.task = c, .expert = expert, .gather_bytes = *bucket * g->l->param_bytes};
     g_array_append_val(r->buckets, b);
@@ -315,7 +324,7 @@ gather_block(Gen *g, Rank *r, uint32_t prev_first)
     GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     if (prev_first != WORK_NONE)
         g_array_append_val(deps, prev_first);
-    uint32_t c = coll(g, r, WORK_CAT_DP, dp_group(g, r, false), COLL_OP_ALL_GATHER,
+    uint32_t c = coll(g, r, WORK_CAT_DP, rank_group(g, r, GROUP_DP), COLL_OP_ALL_GATHER,
                       g->block_dense * g->l->param_bytes, deps, "param gather");
     g_array_unref(deps);
     g_array_append_val(r->pending, c);
@@ -337,7 +346,7 @@ transfer(Gen *g, Rank *r, WorkTaskKind kind, uint32_t peer_stage, const char *la
     if (g->l->tp > 1 && !g->l->sp) {
         GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
         g_array_append_val(deps, recv);
-        recv = coll(g, r, WORK_CAT_PP, tp_group(g, r, WORK_CAT_PP), COLL_OP_ALL_GATHER,
+        recv = coll(g, r, WORK_CAT_PP, rank_group(g, r, GROUP_TP_PP), COLL_OP_ALL_GATHER,
                     g->act_bytes, deps, label);
         g_array_unref(deps);
     }
@@ -506,8 +515,8 @@ finish_step(Gen *g, Rank *r)
     if (g->l->zero == WORK_ZERO_1 || g->l->zero == WORK_ZERO_2)
         for (guint i = 0; i < r->buckets->len; i++) {
             const Bucket *b = &g_array_index(r->buckets, Bucket, i);
-            coll(g, r, WORK_CAT_DP, dp_group(g, r, b->expert), COLL_OP_ALL_GATHER, b->gather_bytes,
-                 deps, "param gather");
+            coll(g, r, WORK_CAT_DP, rank_group(g, r, b->expert ? GROUP_DP_EXPERT : GROUP_DP),
+                 COLL_OP_ALL_GATHER, b->gather_bytes, deps, "param gather");
         }
     g_array_unref(deps);
 }
@@ -612,6 +621,8 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
                           .gpu = gpu_of(&g, t, d, p),
                           .last_compute = WORK_NONE,
                           .first_of_block = WORK_NONE};
+                for (unsigned k = 0; k < G_N_ELEMENTS(r.groups); k++)
+                    r.groups[k] = WORK_NONE;
                 r.pending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
                 r.deferred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
                 r.buckets = g_array_new(FALSE, FALSE, sizeof(Bucket));

@@ -63,13 +63,12 @@ typedef struct Replay {
     SimHandlerId h_compute, h_flow, h_mirror, h_call_end;
     uint32_t per_node;
     /* Tasks. */
+    WorkIndex *x;
     uint32_t *deps_left;
-    uint32_t *dependents0, *dependents; /* CSR: task i's dependents */
     uint64_t *start, *end, *duration;
     bool *ready;
     /* Ranks. */
-    uint32_t *compute0, *compute_list; /* CSR: each rank's compute tasks in order */
-    uint32_t *next_compute;
+    uint32_t *next_compute; /* per rank: into x->compute_list */
     bool *busy;
     bool *detailed; /* rank has tasks */
     /* Calls. */
@@ -491,9 +490,9 @@ on_call_end(SimEngine *engine, const SimEvent *event, void *ctx)
 static void
 try_compute(Replay *r, uint32_t rank)
 {
-    if (r->busy[rank] || r->next_compute[rank] == r->compute0[rank + 1])
+    if (r->busy[rank] || r->next_compute[rank] == r->x->compute0[rank + 1])
         return;
-    uint32_t task = r->compute_list[r->next_compute[rank]];
+    uint32_t task = r->x->compute_list[r->next_compute[rank]];
     if (!r->ready[task])
         return;
     r->busy[rank] = true;
@@ -534,8 +533,8 @@ static void
 task_done(Replay *r, uint32_t task)
 {
     r->end[task] = sim_engine_now(r->engine);
-    for (uint32_t k = r->dependents0[task]; k < r->dependents0[task + 1]; k++) {
-        uint32_t d = r->dependents[k];
+    for (uint32_t k = r->x->dependents0[task]; k < r->x->dependents0[task + 1]; k++) {
+        uint32_t d = r->x->dependents[k];
         if (--r->deps_left[d] == 0)
             task_ready(r, d);
     }
@@ -548,14 +547,13 @@ build_index(Replay *r)
 {
     const WorkStream *s = r->s;
     uint32_t n = s->tasks->len, n_gpus = s->n_gpus;
+    r->x = work_index_new(s);
     r->deps_left = g_new0(uint32_t, n);
-    r->dependents0 = g_new0(uint32_t, n + 1);
     r->start = g_new0(uint64_t, n);
     r->end = g_new0(uint64_t, n);
     r->duration = g_new0(uint64_t, n);
     r->ready = g_new0(bool, n);
-    r->compute0 = g_new0(uint32_t, n_gpus + 1);
-    r->next_compute = g_new0(uint32_t, n_gpus);
+    r->next_compute = g_new(uint32_t, n_gpus);
     r->busy = g_new0(bool, n_gpus);
     r->detailed = g_new0(bool, n_gpus);
     double gemm_rate = (double)r->system->gpu->fp16_flops_per_s *
@@ -563,36 +561,15 @@ build_index(Replay *r)
     for (uint32_t i = 0; i < n; i++) {
         const WorkTask *t = work_stream_task(s, i);
         r->deps_left[i] = t->n_deps;
-        for (uint32_t d = 0; d < t->n_deps; d++)
-            r->dependents0[g_array_index(s->deps, uint32_t, t->dep0 + d) + 1]++;
         r->detailed[t->rank] = true;
         if (t->kind == WORK_TASK_COMPUTE) {
-            r->compute0[t->rank + 1]++;
             r->duration[i] = t->duration_ps;
             if (t->duration_ps == 0 && t->flops > 0 && gemm_rate > 0)
                 r->duration[i] = (uint64_t)((double)t->flops / gemm_rate * (double)SIM_PS_PER_S);
         }
     }
-    for (uint32_t i = 0; i < n; i++)
-        r->dependents0[i + 1] += r->dependents0[i];
     for (uint32_t g = 0; g < n_gpus; g++)
-        r->compute0[g + 1] += r->compute0[g];
-    r->dependents = g_new(uint32_t, MAX(r->dependents0[n], 1));
-    r->compute_list = g_new(uint32_t, MAX(r->compute0[n_gpus], 1));
-    g_autofree uint32_t *fill = g_new0(uint32_t, n);
-    for (uint32_t g = 0; g < n_gpus; g++)
-        r->next_compute[g] = r->compute0[g];
-    for (uint32_t i = 0; i < n; i++) {
-        const WorkTask *t = work_stream_task(s, i);
-        for (uint32_t d = 0; d < t->n_deps; d++) {
-            uint32_t j = g_array_index(s->deps, uint32_t, t->dep0 + d);
-            r->dependents[r->dependents0[j] + fill[j]++] = i;
-        }
-        if (t->kind == WORK_TASK_COMPUTE)
-            r->compute_list[r->next_compute[t->rank]++] = i;
-    }
-    for (uint32_t g = 0; g < n_gpus; g++)
-        r->next_compute[g] = r->compute0[g];
+        r->next_compute[g] = r->x->compute0[g];
     r->calls = g_new0(CallState, r->m->calls->len);
 }
 
@@ -806,7 +783,7 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
         for (uint32_t c = 0; c < match->calls->len; c++)
             g_assert(r.calls[c].done);
         for (uint32_t g = 0; g < stream->n_gpus; g++)
-            g_assert(r.next_compute[g] == r.compute0[g + 1] && !r.busy[g]);
+            g_assert(r.next_compute[g] == r.x->compute0[g + 1] && !r.busy[g]);
         account(&r, result);
         result->n_calls = match->calls->len;
         result->n_flows = r.n_flows;
@@ -831,15 +808,12 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
     if (r.instance_call != NULL)
         g_array_unref(r.instance_call);
     g_free(r.used);
+    work_index_free(r.x);
     g_free(r.deps_left);
-    g_free(r.dependents0);
-    g_free(r.dependents);
     g_free(r.start);
     g_free(r.end);
     g_free(r.duration);
     g_free(r.ready);
-    g_free(r.compute0);
-    g_free(r.compute_list);
     g_free(r.next_compute);
     g_free(r.busy);
     g_free(r.detailed);

@@ -341,6 +341,57 @@ work_match_new(const WorkStream *stream, GError **error)
     return m;
 }
 
+/* ---- Index. ---- */
+
+WorkIndex *
+work_index_new(const WorkStream *stream)
+{
+    uint32_t n = stream->tasks->len, n_gpus = stream->n_gpus;
+    WorkIndex *x = g_new0(WorkIndex, 1);
+    x->dependents0 = g_new0(uint32_t, n + 1);
+    x->compute0 = g_new0(uint32_t, n_gpus + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        for (uint32_t k = 0; k < t->n_deps; k++)
+            x->dependents0[g_array_index(stream->deps, uint32_t, t->dep0 + k) + 1]++;
+        if (t->kind == WORK_TASK_COMPUTE)
+            x->compute0[t->rank + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        x->dependents0[i + 1] += x->dependents0[i];
+    for (uint32_t g = 0; g < n_gpus; g++)
+        x->compute0[g + 1] += x->compute0[g];
+    x->dependents = g_new(uint32_t, MAX(x->dependents0[n], 1));
+    x->compute_list = g_new(uint32_t, MAX(x->compute0[n_gpus], 1));
+    g_autofree uint32_t *fill = g_new0(uint32_t, MAX(n, n_gpus) + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        for (uint32_t k = 0; k < t->n_deps; k++) {
+            uint32_t j = g_array_index(stream->deps, uint32_t, t->dep0 + k);
+            x->dependents[x->dependents0[j] + fill[j]++] = i;
+        }
+    }
+    memset(fill, 0, sizeof(uint32_t) * n_gpus);
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        if (t->kind == WORK_TASK_COMPUTE)
+            x->compute_list[x->compute0[t->rank] + fill[t->rank]++] = i;
+    }
+    return x;
+}
+
+void
+work_index_free(WorkIndex *index)
+{
+    if (index == NULL)
+        return;
+    g_free(index->dependents0);
+    g_free(index->dependents);
+    g_free(index->compute0);
+    g_free(index->compute_list);
+    g_free(index);
+}
+
 /* ---- Checking. ---- */
 
 uint32_t
@@ -444,11 +495,10 @@ check_tasks(const WorkStream *stream, GError **error)
 typedef struct Dry {
     const WorkStream *s;
     const WorkMatch *m;
+    WorkIndex *x;
     uint32_t *deps_left;
-    uint32_t *dependents0, *dependents; /* CSR */
-    uint32_t *next_compute;             /* per rank: its first compute task not yet run */
-    uint32_t *compute0, *compute_list;  /* CSR: each rank's compute tasks in order */
-    uint32_t *n_arrived;                /* per call */
+    uint32_t *next_compute; /* per rank: its first compute task not yet run */
+    uint32_t *n_arrived;    /* per call */
     bool *done, *ready, *call_done;
     GArray *stack; /* tasks whose dependencies have all finished */
     uint32_t n_done;
@@ -479,8 +529,8 @@ dry_call(Dry *d, uint32_t ci)
 static void
 dry_compute(Dry *d, uint32_t rank)
 {
-    while (d->next_compute[rank] < d->compute0[rank + 1]) {
-        uint32_t t = d->compute_list[d->next_compute[rank]];
+    while (d->next_compute[rank] < d->x->compute0[rank + 1]) {
+        uint32_t t = d->x->compute_list[d->next_compute[rank]];
         if (!d->ready[t])
             return;
         d->next_compute[rank]++;
@@ -493,9 +543,9 @@ dry_finish(Dry *d, uint32_t task)
 {
     d->done[task] = true;
     d->n_done++;
-    for (uint32_t k = d->dependents0[task]; k < d->dependents0[task + 1]; k++)
-        if (--d->deps_left[d->dependents[k]] == 0)
-            g_array_append_val(d->stack, d->dependents[k]);
+    for (uint32_t k = d->x->dependents0[task]; k < d->x->dependents0[task + 1]; k++)
+        if (--d->deps_left[d->x->dependents[k]] == 0)
+            g_array_append_val(d->stack, d->x->dependents[k]);
 }
 
 /* Runs the stream with no time: a task finishes once its dependencies
@@ -506,47 +556,21 @@ static bool
 dry_run(const WorkStream *stream, const WorkMatch *m, GError **error)
 {
     uint32_t n = stream->tasks->len, n_gpus = stream->n_gpus;
-    Dry d = {.s = stream, .m = m};
+    Dry d = {.s = stream, .m = m, .x = work_index_new(stream)};
     d.deps_left = g_new0(uint32_t, n);
-    d.dependents0 = g_new0(uint32_t, n + 1);
-    d.compute0 = g_new0(uint32_t, n_gpus + 1);
-    d.next_compute = g_new0(uint32_t, n_gpus);
+    d.next_compute = g_new(uint32_t, n_gpus);
     d.n_arrived = g_new0(uint32_t, m->calls->len);
     d.done = g_new0(bool, n);
     d.ready = g_new0(bool, n);
     d.call_done = g_new0(bool, m->calls->len);
     d.stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n; i++) {
-        const WorkTask *t = work_stream_task(stream, i);
-        d.deps_left[i] = t->n_deps;
-        for (uint32_t k = 0; k < t->n_deps; k++)
-            d.dependents0[g_array_index(stream->deps, uint32_t, t->dep0 + k) + 1]++;
-        if (t->kind == WORK_TASK_COMPUTE)
-            d.compute0[t->rank + 1]++;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        d.dependents0[i + 1] += d.dependents0[i];
     for (uint32_t g = 0; g < n_gpus; g++)
-        d.compute0[g + 1] += d.compute0[g];
-    d.dependents = g_new(uint32_t, MAX(d.dependents0[n], 1));
-    d.compute_list = g_new(uint32_t, MAX(d.compute0[n_gpus], 1));
-    uint32_t *fill = g_new0(uint32_t, n);
-    for (uint32_t g = 0; g < n_gpus; g++)
-        d.next_compute[g] = d.compute0[g];
+        d.next_compute[g] = d.x->compute0[g];
     for (uint32_t i = 0; i < n; i++) {
-        const WorkTask *t = work_stream_task(stream, i);
-        for (uint32_t k = 0; k < t->n_deps; k++) {
-            uint32_t j = g_array_index(stream->deps, uint32_t, t->dep0 + k);
-            d.dependents[d.dependents0[j] + fill[j]++] = i;
-        }
-        if (t->kind == WORK_TASK_COMPUTE)
-            d.compute_list[d.next_compute[t->rank]++] = i;
-        if (t->n_deps == 0)
+        d.deps_left[i] = work_stream_task(stream, i)->n_deps;
+        if (d.deps_left[i] == 0)
             g_array_append_val(d.stack, i);
     }
-    g_free(fill);
-    for (uint32_t g = 0; g < n_gpus; g++)
-        d.next_compute[g] = d.compute0[g];
     while (d.stack->len > 0) {
         uint32_t i = g_array_index(d.stack, uint32_t, d.stack->len - 1);
         g_array_set_size(d.stack, d.stack->len - 1);
@@ -570,11 +594,8 @@ dry_run(const WorkStream *stream, const WorkMatch *m, GError **error)
                  name);
             break;
         }
+    work_index_free(d.x);
     g_free(d.deps_left);
-    g_free(d.dependents0);
-    g_free(d.dependents);
-    g_free(d.compute0);
-    g_free(d.compute_list);
     g_free(d.next_compute);
     g_free(d.n_arrived);
     g_free(d.done);

@@ -144,6 +144,20 @@ WorkMatch *work_match_new(const WorkStream *stream, GError **error);
 void work_match_free(WorkMatch *match);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkMatch, work_match_free)
 
+/* Who waits for whom, as compressed rows: the tasks that depend on task i
+ * are dependents[dependents0[i] .. dependents0[i + 1]); rank g's compute
+ * tasks, in stream order, compute_list[compute0[g] .. compute0[g + 1]). */
+typedef struct WorkIndex {
+    uint32_t *dependents0; /* [n_tasks + 1] */
+    uint32_t *dependents;
+    uint32_t *compute0; /* [n_gpus + 1] */
+    uint32_t *compute_list;
+} WorkIndex;
+
+WorkIndex *work_index_new(const WorkStream *stream);
+void work_index_free(WorkIndex *index);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkIndex, work_index_free)
+
 /* Checks what the replayer relies on: ranks below n_gpus, dependencies on
  * earlier tasks of the same rank, groups whose detailed members agree on
  * every call (op, bytes, count), sends and receives that pair up (bytes,
