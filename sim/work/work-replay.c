@@ -78,8 +78,9 @@ typedef struct Replay {
     uint32_t n_copies;       /* of the detailed ranks, theirs included */
     uint32_t *call_instance; /* per call: its group, or its pair */
     uint32_t n_instances;
-    GArray *instance_call; /* uint32_t: a call of each instance */
-    guint8 *copy_memo;     /* [instance x copy]: 0 unknown, 1 issue its traffic, 2 not */
+    GArray *instance_call;      /* uint32_t: a call of each instance */
+    guint8 *copy_memo;          /* [instance x copy]: 0 unknown, 1 issue its traffic, 2 not */
+    GPtrArray *instance_shapes; /* per instance, GArray of InstanceShape */
     uint64_t launch_ps;
     GError *error;
     uint64_t n_flows, n_mirror_flows;
@@ -217,7 +218,7 @@ shape_key(const Replay *r, uint32_t call)
 }
 
 static const Shape *
-shape_of(Replay *r, uint32_t call)
+shape_by_key(Replay *r, uint32_t call)
 {
     char *key = shape_key(r, call);
     Shape *shape = g_hash_table_lookup(r->shapes, key);
@@ -282,6 +283,31 @@ shape_of(Replay *r, uint32_t call)
     }
     g_hash_table_insert(r->shapes, key, shape);
     return shape;
+}
+
+/* A shape a call instance has used: its calls repeat few (op, bytes). */
+typedef struct InstanceShape {
+    WorkTaskKind kind;
+    CollOp op;
+    uint64_t bytes;
+    const Shape *shape;
+} InstanceShape;
+
+/* The call's shape, found among its instance's without building a key
+ * (once per instance and size, not once per call). */
+static const Shape *
+shape_of(Replay *r, uint32_t call)
+{
+    const WorkTask *t = call_task(r, call);
+    GArray *seen = r->instance_shapes->pdata[r->call_instance[call]];
+    for (guint i = 0; i < seen->len; i++) {
+        const InstanceShape *x = &g_array_index(seen, InstanceShape, i);
+        if (x->kind == t->kind && x->op == t->op && x->bytes == t->bytes)
+            return x->shape;
+    }
+    InstanceShape x = {t->kind, t->op, t->bytes, shape_by_key(r, call)};
+    g_array_append_val(seen, x);
+    return x.shape;
 }
 
 /* ---- Links the detailed ranks use, for replicas. ---- */
@@ -749,8 +775,11 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
     r.shapes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shape_free);
     build_index(&r);
     r.n_copies = work_stream_n_copies(stream);
+    index_instances(&r);
+    r.instance_shapes = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (uint32_t k = 0; k < r.n_instances; k++)
+        g_ptr_array_add(r.instance_shapes, g_array_new(FALSE, FALSE, sizeof(InstanceShape)));
     if (r.n_copies > 1) {
-        index_instances(&r);
         mark_used(&r);
         r.copy_memo = g_new0(guint8, (size_t)r.n_instances * r.n_copies);
     }
@@ -804,6 +833,7 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
     sim_engine_free(r.engine);
     g_hash_table_unref(r.shapes);
     g_free(r.call_instance);
+    g_ptr_array_unref(r.instance_shapes);
     g_free(r.copy_memo);
     if (r.instance_call != NULL)
         g_array_unref(r.instance_call);
