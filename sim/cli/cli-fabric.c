@@ -35,11 +35,8 @@ cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error)
 }
 
 CliFabric *
-cli_fabric_load_gpus(const char *system_id, uint32_t n_nodes, uint32_t n_gpus, GError **error)
+cli_fabric_for_gpus(HwSystem *system, uint32_t n_nodes, uint32_t n_gpus, GError **error)
 {
-    HwSystem *system = hw_system_load_by_id(system_id, hw_models_dir(), error);
-    if (system == NULL)
-        return NULL;
     if (n_nodes == 0)
         n_nodes = MAX(1, (n_gpus + system->n_gpus - 1) / system->n_gpus);
     return fabric_build(system, n_nodes, error);

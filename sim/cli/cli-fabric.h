@@ -20,9 +20,9 @@ typedef struct CliFabric {
  * system's own count). NULL and error ("PATH: [group] key: ...") on bad
  * input. */
 CliFabric *cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error);
-/* The same with n_nodes 0 meaning enough nodes for n_gpus GPUs. */
-CliFabric *cli_fabric_load_gpus(const char *system_id, uint32_t n_nodes, uint32_t n_gpus,
-                                GError **error);
+/* The same for a system already loaded (taken: freed with the fabric, or
+ * on error), n_nodes 0 meaning enough nodes for n_gpus GPUs. */
+CliFabric *cli_fabric_for_gpus(HwSystem *system, uint32_t n_nodes, uint32_t n_gpus, GError **error);
 void cli_fabric_free(CliFabric *fabric);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CliFabric, cli_fabric_free)
 

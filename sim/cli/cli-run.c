@@ -94,7 +94,7 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     if (stream == NULL)
         return false;
     g_autoptr(CliFabric) fabric =
-        cli_fabric_load_gpus(s->system_id, s->nodes, stream->n_gpus, error);
+        cli_fabric_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, error);
     if (fabric == NULL ||
         !work_run(s, stream, fabric->system, fabric->graph, fabric->router, result, error))
         return false;
