@@ -252,28 +252,6 @@ calibrate_run(Calibration *c, const char *what, const char *path)
     return status;
 }
 
-static int
-cmp_double_asc(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) without v[skip] (skip >= n: all of them). */
-static double
-median_except(const double *v, guint n, guint skip)
-{
-    g_autofree double *rest = g_new(double, MAX(n, 1));
-    guint m = 0;
-    for (guint i = 0; i < n; i++)
-        if (i != skip)
-            rest[m++] = v[i];
-    if (m == 0)
-        return NAN;
-    qsort(rest, m, sizeof(double), cmp_double_asc);
-    return m % 2 ? rest[m / 2] : 0.5 * (rest[m / 2 - 1] + rest[m / 2]);
-}
-
 /* One precision's GEMM rows: their ceilings, the fit and its errors. */
 static void
 fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
@@ -288,7 +266,7 @@ fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
         c[i] = work_compute_gemm_fit_ceiling(gpu, math, mnk[0], mnk[1], mnk[2],
                                              g_array_index(rates, double, i));
     }
-    double fit = median_except(c, n, G_MAXUINT);
+    double fit = cli_rows_median(c, n, G_MAXUINT);
     /* The model's rate for a row at ceiling x is x times the row's rate at
      * its own ceiling over that ceiling. */
     double sum_in = 0, sum_out = 0, worst = 0;
@@ -296,7 +274,7 @@ fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
            "err_%", "loo_%");
     for (guint i = 0; i < n; i++) {
         const uint64_t *mnk = &g_array_index(shapes, uint64_t, 3 * i);
-        double out = n > 1 ? median_except(c, n, i) : fit;
+        double out = n > 1 ? cli_rows_median(c, n, i) : fit;
         double e_in = 100.0 * (fit / c[i] - 1.0), e_out = 100.0 * (out / c[i] - 1.0);
         sum_in += fabs(e_in);
         sum_out += fabs(e_out);

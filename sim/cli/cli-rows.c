@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool
@@ -60,4 +61,25 @@ cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double
         return false;
     }
     return true;
+}
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double
+cli_rows_median(const double *v, guint n, guint skip)
+{
+    g_autofree double *rest = g_new(double, MAX(n, 1));
+    guint m = 0;
+    for (guint i = 0; i < n; i++)
+        if (i != skip)
+            rest[m++] = v[i];
+    if (m == 0)
+        return NAN;
+    qsort(rest, m, sizeof(double), compare_doubles);
+    return m % 2 ? rest[m / 2] : 0.5 * (rest[m / 2 - 1] + rest[m / 2]);
 }

@@ -25,3 +25,7 @@ bool cli_rows_pair(const char *note, uint32_t *a, uint32_t *b);
  * column. */
 bool cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double *out,
                      GError **error);
+
+/* The median of v[0 .. n) leaving out v[skip] (skip >= n: none left out),
+ * as fits take it; NaN when nothing is left. */
+double cli_rows_median(const double *v, guint n, guint skip);

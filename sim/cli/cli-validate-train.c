@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli-rows.h"
 #include "cli/cli-run.h"
 #include "cli/cli-validate.h"
 #include "cli/cli.h"
@@ -364,25 +365,6 @@ run_at(const TrainRow *row, double k, double *step_s, double *compute_s, GError 
     return ok;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double
-median_without(const double *k, guint n, guint skip)
-{
-    g_autofree double *rest = g_new(double, n);
-    guint m = 0;
-    for (guint i = 0; i < n; i++)
-        if (i != skip)
-            rest[m++] = k[i];
-    qsort(rest, m, sizeof(double), cmp_double);
-    return m % 2 ? rest[m / 2] : 0.5 * (rest[m / 2 - 1] + rest[m / 2]);
-}
-
 /* The efficiency at which row's simulated step equals its measured one:
  * compute time scales as 1 / k, so from a run at k the step would be met
  * at 1 / k' = 1 / k + (measured - step) / (compute k); two such steps. */
@@ -442,7 +424,7 @@ validate_train_calibrate(Validation *v, const char *path)
         status = 1;
     }
     if (status == 0) {
-        double fit = median_without(k, n, G_MAXUINT);
+        double fit = cli_rows_median(k, n, G_MAXUINT);
         double sum_in = 0, sum_out = 0, worst_out = 0;
         printf("# rows at the fit k = %.4f (the median of the rows' own), and at the median of "
                "the other rows' (leave one out)\n",
@@ -451,7 +433,7 @@ validate_train_calibrate(Validation *v, const char *path)
                "k_others", "at_k_oth", "err_%");
         for (guint i = 0; i < n && status == 0; i++) {
             TrainRow *tr = &g_array_index(rows, TrainRow, i);
-            double k_out = n > 1 ? median_without(k, n, i) : fit;
+            double k_out = n > 1 ? cli_rows_median(k, n, i) : fit;
             double at_fit, at_out, compute;
             if (!run_at(tr, fit, &at_fit, &compute, &error) ||
                 !run_at(tr, k_out, &at_out, &compute, &error)) {
