@@ -21,6 +21,7 @@
 #include "core/core-time.h"
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
+#include "report/report-csv.h"
 #include "work/work-run.h"
 #include "work/work-scenario.h"
 
@@ -245,22 +246,13 @@ static const char result_header[] = "step_time_s,tokens_per_s,tflops_per_gpu,mfu
                                     "compute_s,tp_s,pp_s,dp_s,ep_s,idle_s,gpus,nodes";
 enum { N_RESULT_COLUMNS = 14 };
 
-/* text as a CSV field: quoted when it holds a comma or a quote; line breaks
- * become spaces, so that a row is one line. */
+/* text as a CSV field (report_csv_append_field) with its line breaks made
+ * spaces, so that a row is one line. */
 static void
 append_field(GString *row, const char *text)
 {
-    bool quote = strpbrk(text, ",\"\r\n") != NULL;
-    if (quote)
-        g_string_append_c(row, '"');
-    for (const char *c = text; *c != '\0'; c++) {
-        if (*c == '"')
-            g_string_append(row, "\"\"");
-        else
-            g_string_append_c(row, *c == '\n' || *c == '\r' ? ' ' : *c);
-    }
-    if (quote)
-        g_string_append_c(row, '"');
+    g_autofree char *line = g_strdelimit(g_strdup(text), "\r\n", ' ');
+    report_csv_append_field(row, line);
 }
 
 char *

@@ -149,3 +149,22 @@ report_csv_field(const ReportCsv *csv, guint r, int c)
     GPtrArray *row = csv->rows->pdata[r];
     return row->pdata[c];
 }
+
+void
+report_csv_append_field(GString *out, const char *text)
+{
+    size_t n = strlen(text);
+    bool quote = n > 0 && (strpbrk(text, ",\"\r\n") != NULL || text[0] == ' ' || text[0] == '\t' ||
+                           text[n - 1] == ' ' || text[n - 1] == '\t');
+    if (!quote) {
+        g_string_append(out, text);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *p);
+    }
+    g_string_append_c(out, '"');
+}

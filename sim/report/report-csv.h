@@ -26,3 +26,8 @@ int report_csv_column(const ReportCsv *csv, const char *name);
 
 /* Field of row r in column c (c from report_csv_column, may be -1: "" then). */
 const char *report_csv_field(const ReportCsv *csv, guint r, int c);
+
+/* Appends text to out as one CSV field (RFC 4180): quoted, inner quotes
+ * doubled, when it holds a comma, quote or line break or starts or ends
+ * with a blank; as it is otherwise. */
+void report_csv_append_field(GString *out, const char *text);

@@ -95,27 +95,6 @@ number_tasks(const WorkStream *stream, const char *path, uint32_t *number, GErro
     return true;
 }
 
-/* A label as a CSV field: quoted when it holds a separator, a quote or a
- * line break, or starts or ends with blanks (which libcsv would drop). */
-static void
-put_label(GString *out, const char *text)
-{
-    size_t n = strlen(text);
-    bool quote = n > 0 && (strpbrk(text, ",\"\r\n") != NULL || text[0] == ' ' || text[0] == '\t' ||
-                           text[n - 1] == ' ' || text[n - 1] == '\t');
-    if (!quote) {
-        g_string_append(out, text);
-        return;
-    }
-    g_string_append_c(out, '"');
-    for (const char *p = text; *p != '\0'; p++) {
-        if (*p == '"')
-            g_string_append_c(out, '"');
-        g_string_append_c(out, *p);
-    }
-    g_string_append_c(out, '"');
-}
-
 static void
 put_row(GString *out, const WorkStream *stream, uint32_t i, const uint32_t *number)
 {
@@ -161,7 +140,7 @@ put_row(GString *out, const WorkStream *stream, uint32_t i, const uint32_t *numb
     g_string_append_printf(out, ",%s,%s,", counts->str, strides->str);
     g_string_free(counts, TRUE);
     g_string_free(strides, TRUE);
-    put_label(out, work_stream_label(stream, t));
+    report_csv_append_field(out, work_stream_label(stream, t));
     g_string_append_c(out, '\n');
 }
 
