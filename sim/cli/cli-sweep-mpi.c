@@ -95,11 +95,11 @@ cli_sweep_mpi(const char *path, const char *dir, int jobs)
         run.rows = g_async_queue_new();
     gint64 t0 = g_get_monotonic_time();
     GThreadPool *pool = g_thread_pool_new(mpi_point, &run, jobs, FALSE, NULL);
-    uint32_t n_todo = 0, n_mine = 0, n_remote = 0;
+    uint32_t n_missing = 0, n_mine = 0, n_remote = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (done[i])
             continue;
-        if ((int)(n_todo++ % (uint32_t)size) == rank) {
+        if ((int)(n_missing++ % (uint32_t)size) == rank) {
             g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
             n_mine++;
         } else {
@@ -152,8 +152,8 @@ cli_sweep_mpi(const char *path, const char *dir, int jobs)
             double wall_s = (double)(g_get_monotonic_time() - t0) / 1e6;
             printf("%s: %u points, %u ok, %u invalid; %u simulated now in %.2f s on %d MPI "
                    "ranks of %d thread%s, %u from an earlier run\n",
-                   cli_sweep_out_results_path(out), n, n_ok, n - n_ok, n_todo, wall_s, size, jobs,
-                   jobs == 1 ? "" : "s", n - n_todo);
+                   cli_sweep_out_results_path(out), n, n_ok, n - n_ok, n_missing, wall_s, size, jobs,
+                   jobs == 1 ? "" : "s", n - n_missing);
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);

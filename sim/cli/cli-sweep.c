@@ -328,7 +328,7 @@ typedef struct SweepRun {
     CliSweepOut *out;
     GMutex lock;
     GCond finished; /* signalled as each point finishes */
-    uint32_t n_todo;
+    uint32_t n_missing;
     uint32_t n_done; /* points finished by this run, written or skipped */
     GError *error;   /* the first failure to write a row; later points are skipped */
 } SweepRun;
@@ -378,10 +378,10 @@ draw_progress(const SweepRun *run, uint32_t n_done, double elapsed_s)
     int filled = (int)((uint64_t)WIDTH * n_all / n_total);
     double rate = elapsed_s > 0 ? n_done / elapsed_s : 0;
     char eta[32] = "?";
-    if (n_done == run->n_todo)
+    if (n_done == run->n_missing)
         format_duration(eta, sizeof eta, 0);
     else if (rate > 0)
-        format_duration(eta, sizeof eta, (run->n_todo - n_done) / rate);
+        format_duration(eta, sizeof eta, (run->n_missing - n_done) / rate);
     fprintf(stderr, "\r%u/%u points [%.*s%*s] %.2f points/s, ETA %s   ", n_all, n_total, filled,
             "##############################", WIDTH - filled, "", rate, eta);
     fflush(stderr);
@@ -393,8 +393,8 @@ static bool
 run_points(SweepRun *run, int jobs, GError **error)
 {
     for (uint32_t i = 0; i < run->sweep->n_points; i++)
-        run->n_todo += !cli_sweep_out_has(run->out, i);
-    if (run->n_todo == 0)
+        run->n_missing += !cli_sweep_out_has(run->out, i);
+    if (run->n_missing == 0)
         return true;
     /* Error domains make their quark on first use (G_DEFINE_QUARK), a race
      * (benign, but a race) when two workers first fail at once: make them
@@ -412,7 +412,7 @@ run_points(SweepRun *run, int jobs, GError **error)
         if (!cli_sweep_out_has(run->out, i))
             g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
     g_mutex_lock(&run->lock);
-    while (run->n_done < run->n_todo) {
+    while (run->n_done < run->n_missing) {
         g_cond_wait_until(&run->finished, &run->lock,
                           g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4);
         if (tty)
@@ -513,7 +513,7 @@ sweep(const char *path, const char *dir, int jobs)
     printf("%s: %u points, %u ok, %u invalid; %u simulated now in %.2f s (%.2f points/s on %d "
            "thread%s), %u from an earlier run\n",
            cli_sweep_out_results_path(out), sweep->n_points, n_ok, sweep->n_points - n_ok,
-           run.n_todo, wall_s, wall_s > 0 ? run.n_todo / wall_s : 0.0, jobs, jobs == 1 ? "" : "s",
+           run.n_missing, wall_s, wall_s > 0 ? run.n_missing / wall_s : 0.0, jobs, jobs == 1 ? "" : "s",
            cli_sweep_out_n_found(out));
     return CLI_EXIT_OK;
 }
