@@ -10,14 +10,6 @@
 #include "core/core-time.h"
 #include "work/work-compute.h"
 
-static const char *const time_names[WORK_N_TIMES] = {"compute", "tp", "pp", "dp", "ep", "idle"};
-
-const char *
-work_time_name(WorkTime time)
-{
-    return time < WORK_N_TIMES ? time_names[time] : "?";
-}
-
 void
 work_replay_result_clear(WorkReplayResult *result)
 {
@@ -70,7 +62,6 @@ typedef struct Replay {
     /* Ranks. */
     uint32_t *next_compute; /* per rank: into x->compute_list */
     bool *busy;
-    bool *detailed; /* rank has tasks */
     /* Calls. */
     CallState *calls;
     GHashTable *shapes;      /* key string -> Shape */
@@ -566,7 +557,7 @@ task_done(Replay *r, uint32_t task)
     }
 }
 
-/* ---- Set-up and accounting. ---- */
+/* ---- Set-up. ---- */
 
 static void
 build_index(Replay *r)
@@ -581,13 +572,11 @@ build_index(Replay *r)
     r->ready = g_new0(bool, n);
     r->next_compute = g_new(uint32_t, n_gpus);
     r->busy = g_new0(bool, n_gpus);
-    r->detailed = g_new0(bool, n_gpus);
     double gemm_rate = (double)r->system->gpu->fp16_flops_per_s *
                        work_compute_gemm_ceiling(r->system->gpu, WORK_MATH_FP16);
     for (uint32_t i = 0; i < n; i++) {
         const WorkTask *t = work_stream_task(s, i);
         r->deps_left[i] = t->n_deps;
-        r->detailed[t->rank] = true;
         if (t->kind == WORK_TASK_COMPUTE) {
             r->duration[i] = t->duration_ps;
             if (t->duration_ps == 0 && t->flops > 0 && gemm_rate > 0)
@@ -597,111 +586,6 @@ build_index(Replay *r)
     for (uint32_t g = 0; g < n_gpus; g++)
         r->next_compute[g] = r->x->compute0[g];
     r->calls = g_new0(CallState, r->m->calls->len);
-}
-
-typedef struct Mark {
-    uint64_t t;
-    int delta;
-    WorkTime what;
-} Mark;
-
-static int
-cmp_mark(const void *a, const void *b)
-{
-    const Mark *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
-}
-
-static WorkTime
-time_of(WorkCategory c)
-{
-    switch (c) {
-    case WORK_CAT_TP:
-        return WORK_TIME_TP;
-    case WORK_CAT_PP:
-        return WORK_TIME_PP;
-    case WORK_CAT_DP:
-        return WORK_TIME_DP;
-    case WORK_CAT_EP:
-        return WORK_TIME_EP;
-    default:
-        return WORK_TIME_COMPUTE;
-    }
-}
-
-/* Splits [0, step] of one rank by what it was doing (work-replay.h). */
-static void
-account_rank(const Replay *r, GArray *marks, uint64_t step, uint64_t out[WORK_N_TIMES])
-{
-    qsort(marks->data, marks->len, sizeof(Mark), cmp_mark);
-    static const WorkTime order[] = {WORK_TIME_COMPUTE, WORK_TIME_TP, WORK_TIME_EP, WORK_TIME_PP,
-                                     WORK_TIME_DP};
-    int active[WORK_N_TIMES] = {0};
-    uint64_t prev = 0;
-    (void)r;
-    for (guint i = 0; i <= marks->len; i++) {
-        uint64_t t = i < marks->len ? g_array_index(marks, Mark, i).t : step;
-        if (t > prev) {
-            WorkTime what = WORK_TIME_IDLE;
-            for (unsigned k = 0; k < G_N_ELEMENTS(order); k++)
-                if (active[order[k]] > 0) {
-                    what = order[k];
-                    break;
-                }
-            out[what] += t - prev;
-            prev = t;
-        }
-        if (i < marks->len)
-            active[g_array_index(marks, Mark, i).what] += g_array_index(marks, Mark, i).delta;
-    }
-}
-
-static void
-marks_free(gpointer marks)
-{
-    if (marks != NULL)
-        g_array_unref(marks);
-}
-
-static void
-account(const Replay *r, WorkReplayResult *res)
-{
-    const WorkStream *s = r->s;
-    GPtrArray *per_rank = g_ptr_array_new_with_free_func(marks_free);
-    for (uint32_t g = 0; g < s->n_gpus; g++)
-        g_ptr_array_add(per_rank, r->detailed[g] ? g_array_new(FALSE, FALSE, sizeof(Mark)) : NULL);
-    for (uint32_t i = 0; i < s->tasks->len; i++) {
-        const WorkTask *t = work_stream_task(s, i);
-        WorkTime what = time_of(t->category);
-        if (t->kind == WORK_TASK_COMPUTE)
-            what = WORK_TIME_COMPUTE;
-        GArray *marks = per_rank->pdata[t->rank];
-        Mark a = {r->start[i], +1, what}, b = {r->end[i], -1, what};
-        g_array_append_val(marks, a);
-        g_array_append_val(marks, b);
-    }
-    uint64_t sum[WORK_N_TIMES] = {0};
-    bool first = true;
-    for (uint32_t g = 0; g < s->n_gpus; g++) {
-        if (!r->detailed[g])
-            continue;
-        uint64_t one[WORK_N_TIMES] = {0};
-        account_rank(r, per_rank->pdata[g], res->step_ps, one);
-        for (int k = 0; k < WORK_N_TIMES; k++)
-            sum[k] += one[k];
-        if (first)
-            memcpy(res->rank_time_ps, one, sizeof one);
-        first = false;
-        res->n_detailed++;
-    }
-    /* Means that still add up to the step. */
-    uint64_t total = 0;
-    for (int k = 0; k < WORK_N_TIMES; k++) {
-        res->time_ps[k] = res->n_detailed ? sum[k] / res->n_detailed : 0;
-        total += res->time_ps[k];
-    }
-    res->time_ps[WORK_TIME_IDLE] += res->step_ps - total;
-    g_ptr_array_unref(per_rank);
 }
 
 static void
@@ -813,7 +697,6 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
             g_assert(r.calls[c].done);
         for (uint32_t g = 0; g < stream->n_gpus; g++)
             g_assert(r.next_compute[g] == r.x->compute0[g + 1] && !r.busy[g]);
-        account(&r, result);
         result->n_calls = match->calls->len;
         result->n_flows = r.n_flows;
         result->n_mirror_flows = r.n_mirror_flows;
@@ -827,6 +710,7 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
         g_array_append_vals(result->start_ps, r.start, stream->tasks->len);
         g_array_append_vals(result->end_ps, r.end, stream->tasks->len);
         result->link_load = g_steal_pointer(&load);
+        work_replay_breakdown(stream, result);
     }
     net_link_load_free(load);
     net_free(r.net);
@@ -846,7 +730,6 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
     g_free(r.ready);
     g_free(r.next_compute);
     g_free(r.busy);
-    g_free(r.detailed);
     g_free(r.calls);
     return ok;
 }

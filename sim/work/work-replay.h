@@ -68,6 +68,11 @@ typedef struct WorkReplayResult {
 
 void work_replay_result_clear(WorkReplayResult *result);
 
+/* Fills result's time_ps, rank_time_ps and n_detailed from its step_ps and
+ * every task's start_ps and end_ps (work-breakdown.c): what each detailed
+ * rank of s was doing at every instant of the step. */
+void work_replay_breakdown(const WorkStream *s, WorkReplayResult *result);
+
 /* Replays stream (which must pass work_stream_check) on graph (built for
  * system with enough nodes for stream->n_gpus). Errors: a collective the
  * collectives layer cannot run on its group (the group's GPUs unevenly
