@@ -47,19 +47,6 @@ cli_sweep_free(CliSweep *sweep)
     g_free(sweep);
 }
 
-static bool fail(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
-
-static bool
-fail(GError **error, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    g_autofree char *message = g_strdup_vprintf(format, args);
-    va_end(args);
-    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
-    return false;
-}
-
 /* Every key of the base must be a scenario key: an axis cannot mend a
  * typo, which would make every point invalid. */
 static bool
@@ -71,8 +58,8 @@ check_base_keys(const CliSweep *sweep, GKeyFile *base, GError **error)
         for (char **key = keys; key != NULL && *key != NULL; key++) {
             g_autofree char *name = g_strdup_printf("%s.%s", *group, *key);
             if (!work_scenario_key_known(name))
-                return fail(error, "%s: [sweep] base: %s: [%s] %s: unknown scenario key",
-                            sweep->path, sweep->base_name, *group, *key);
+                return hw_keys_failf(error, "%s: [sweep] base: %s: [%s] %s: unknown scenario key",
+                                     sweep->path, sweep->base_name, *group, *key);
         }
     }
     return true;
@@ -85,10 +72,11 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
 {
     g_autofree char *base = g_key_file_get_string(kf, "sweep", "base", NULL);
     if (base == NULL || *g_strstrip(base) == '\0')
-        return fail(error,
-                    "%s: [sweep] base: missing: a scenario file (relative to the sweep file's "
-                    "folder) or builtin",
-                    sweep->path);
+        return hw_keys_failf(
+            error,
+            "%s: [sweep] base: missing: a scenario file (relative to the sweep file's "
+            "folder) or builtin",
+            sweep->path);
     if (strcmp(base, "builtin") == 0) {
         sweep->base_name = g_strdup("(built-in)");
         sweep->base_text = g_strdup(work_scenario_default);
@@ -98,7 +86,7 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
             g_path_is_absolute(base) ? g_strdup(base) : g_build_filename(dir, base, NULL);
         GError *local = NULL;
         if (!g_file_get_contents(file, &sweep->base_text, NULL, &local)) {
-            fail(error, "%s: [sweep] base: %s", sweep->path, local->message);
+            hw_keys_failf(error, "%s: [sweep] base: %s", sweep->path, local->message);
             g_error_free(local);
             return false;
         }
@@ -107,7 +95,8 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
     g_autoptr(GKeyFile) parsed = g_key_file_new();
     GError *local = NULL;
     if (!g_key_file_load_from_data(parsed, sweep->base_text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
-        fail(error, "%s: [sweep] base: %s: %s", sweep->path, sweep->base_name, local->message);
+        hw_keys_failf(error, "%s: [sweep] base: %s: %s", sweep->path, sweep->base_name,
+                      local->message);
         g_error_free(local);
         return false;
     }
@@ -121,22 +110,22 @@ load_axis_values(const CliSweep *sweep, GKeyFile *kf, CliSweepAxis *axis, GError
     gsize n = 0;
     axis->values = g_key_file_get_string_list(kf, "axes", axis->key, &n, NULL);
     if (n == 0)
-        return fail(error,
-                    "%s: [axes] %s: no values; expected a comma-separated list such as 1, 2, 4",
-                    sweep->path, axis->key);
+        return hw_keys_failf(
+            error, "%s: [axes] %s: no values; expected a comma-separated list such as 1, 2, 4",
+            sweep->path, axis->key);
     if (n > CLI_SWEEP_MAX_POINTS)
-        return fail(error, "%s: [axes] %s: more than %u values", sweep->path, axis->key,
-                    CLI_SWEEP_MAX_POINTS);
+        return hw_keys_failf(error, "%s: [axes] %s: more than %u values", sweep->path, axis->key,
+                             CLI_SWEEP_MAX_POINTS);
     axis->n_values = (uint32_t)n;
     for (gsize i = 0; i < n; i++) {
         g_strstrip(axis->values[i]);
         if (axis->values[i][0] == '\0')
-            return fail(error, "%s: [axes] %s: value %zu of %zu is empty", sweep->path, axis->key,
-                        i + 1, n);
+            return hw_keys_failf(error, "%s: [axes] %s: value %zu of %zu is empty", sweep->path,
+                                 axis->key, i + 1, n);
         for (gsize j = 0; j < i; j++)
             if (strcmp(axis->values[i], axis->values[j]) == 0)
-                return fail(error, "%s: [axes] %s: value '%s' is given twice", sweep->path,
-                            axis->key, axis->values[i]);
+                return hw_keys_failf(error, "%s: [axes] %s: value '%s' is given twice", sweep->path,
+                                     axis->key, axis->values[i]);
     }
     return true;
 }
@@ -148,20 +137,21 @@ load_axes(CliSweep *sweep, GKeyFile *kf, GError **error)
     gsize n_keys = 0;
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "axes", &n_keys, NULL);
     if (n_keys == 0)
-        return fail(error, "%s: [axes]: no axes; expected lines such as layout.tp = 1, 2, 4",
-                    sweep->path);
+        return hw_keys_failf(
+            error, "%s: [axes]: no axes; expected lines such as layout.tp = 1, 2, 4", sweep->path);
     uint64_t n_points = 1;
     for (gsize k = 0; k < n_keys; k++) {
         const char *key = keys[k];
         if (strchr(key, '.') == NULL)
-            return fail(error, "%s: [axes] %s: expected group.key, such as layout.tp", sweep->path,
-                        key);
+            return hw_keys_failf(error, "%s: [axes] %s: expected group.key, such as layout.tp",
+                                 sweep->path, key);
         if (!work_scenario_key_known(key))
-            return fail(error, "%s: [axes] %s: unknown scenario key; see nvlsim run --help",
-                        sweep->path, key);
+            return hw_keys_failf(error,
+                                 "%s: [axes] %s: unknown scenario key; see nvlsim run --help",
+                                 sweep->path, key);
         for (gsize j = 0; j < k; j++)
             if (strcmp(keys[j], key) == 0)
-                return fail(error, "%s: [axes] %s: given twice", sweep->path, key);
+                return hw_keys_failf(error, "%s: [axes] %s: given twice", sweep->path, key);
         CliSweepAxis *axis = g_new0(CliSweepAxis, 1);
         axis->key = g_strdup(key);
         g_ptr_array_add(sweep->axes, axis);
@@ -169,8 +159,8 @@ load_axes(CliSweep *sweep, GKeyFile *kf, GError **error)
             return false;
         n_points *= axis->n_values;
         if (n_points > CLI_SWEEP_MAX_POINTS)
-            return fail(error, "%s: [axes]: more than %u points", sweep->path,
-                        CLI_SWEEP_MAX_POINTS);
+            return hw_keys_failf(error, "%s: [axes]: more than %u points", sweep->path,
+                                 CLI_SWEEP_MAX_POINTS);
     }
     sweep->n_points = (uint32_t)n_points;
     return true;
@@ -183,17 +173,20 @@ check_groups(const CliSweep *sweep, GKeyFile *kf, GError **error)
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
     for (char **group = groups; *group != NULL; group++)
         if (strcmp(*group, "sweep") != 0 && strcmp(*group, "axes") != 0)
-            return fail(error, "%s: [%s]: unknown group; expected [sweep] and [axes]", sweep->path,
-                        *group);
+            return hw_keys_failf(error, "%s: [%s]: unknown group; expected [sweep] and [axes]",
+                                 sweep->path, *group);
     if (!g_key_file_has_group(kf, "sweep"))
-        return fail(error, "%s: [sweep]: missing group; expected base = SCENARIO.ini", sweep->path);
+        return hw_keys_failf(error, "%s: [sweep]: missing group; expected base = SCENARIO.ini",
+                             sweep->path);
     if (!g_key_file_has_group(kf, "axes"))
-        return fail(error, "%s: [axes]: missing group; expected lines such as layout.tp = 1, 2",
-                    sweep->path);
+        return hw_keys_failf(error,
+                             "%s: [axes]: missing group; expected lines such as layout.tp = 1, 2",
+                             sweep->path);
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "sweep", NULL, NULL);
     for (char **key = keys; key != NULL && *key != NULL; key++)
         if (strcmp(*key, "base") != 0)
-            return fail(error, "%s: [sweep] %s: unknown key; expected base", sweep->path, *key);
+            return hw_keys_failf(error, "%s: [sweep] %s: unknown key; expected base", sweep->path,
+                                 *key);
     return true;
 }
 
@@ -207,7 +200,7 @@ cli_sweep_load(const char *path, GError **error)
     g_key_file_set_list_separator(kf, ',');
     GError *local = NULL;
     if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-        fail(error, "%s: %s", path, local->message);
+        hw_keys_failf(error, "%s: %s", path, local->message);
         g_error_free(local);
         return NULL;
     }
@@ -513,8 +506,8 @@ sweep(const char *path, const char *dir, int jobs)
     printf("%s: %u points, %u ok, %u invalid; %u simulated now in %.2f s (%.2f points/s on %d "
            "thread%s), %u from an earlier run\n",
            cli_sweep_out_results_path(out), sweep->n_points, n_ok, sweep->n_points - n_ok,
-           run.n_missing, wall_s, wall_s > 0 ? run.n_missing / wall_s : 0.0, jobs, jobs == 1 ? "" : "s",
-           cli_sweep_out_n_found(out));
+           run.n_missing, wall_s, wall_s > 0 ? run.n_missing / wall_s : 0.0, jobs,
+           jobs == 1 ? "" : "s", cli_sweep_out_n_found(out));
     return CLI_EXIT_OK;
 }
 

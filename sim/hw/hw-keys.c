@@ -179,3 +179,14 @@ hw_keys_check_range(const char *path, const char *group, const char *key, uint64
                         " to %" G_GUINT64_FORMAT,
                         value, min, max);
 }
+
+bool
+hw_keys_failf(GError **error, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
+    return false;
+}

@@ -65,3 +65,7 @@ bool hw_keys_check_range(const char *path, const char *group, const char *key, u
  * "return hw_keys_fail(...)". */
 bool hw_keys_fail(GError **error, const char *path, const char *group, const char *key,
                   const char *format, ...) G_GNUC_PRINTF(5, 6);
+
+/* The same without the "PATH: [group] key: " prefix, for checks whose
+ * message names what was wrong its own way. */
+bool hw_keys_failf(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);

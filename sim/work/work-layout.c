@@ -16,22 +16,12 @@
 #define MAX_VALUE_BYTES 8
 #define MAX_OPTIMIZER_BYTES 64
 
-static bool G_GNUC_PRINTF(2, 3) fail(GError **error, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    g_autofree char *message = g_strdup_vprintf(format, args);
-    va_end(args);
-    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
-    return false;
-}
-
 static bool
 check_positive(const char *key, uint64_t value, GError **error)
 {
     if (value >= 1)
         return true;
-    return fail(error, "%s: 0; expected at least 1", key);
+    return hw_keys_failf(error, "%s: 0; expected at least 1", key);
 }
 
 static bool
@@ -39,7 +29,8 @@ check_bytes(const char *key, uint32_t value, uint32_t min, uint32_t max, GError 
 {
     if (value >= min && value <= max)
         return true;
-    return fail(error, "%s: %u is out of range; expected %u to %u bytes", key, value, min, max);
+    return hw_keys_failf(error, "%s: %u is out of range; expected %u to %u bytes", key, value, min,
+                         max);
 }
 
 static bool
@@ -63,13 +54,13 @@ static bool
 check_seq_len(const WorkLayout *l, const WorkModel *m, GError **error)
 {
     if (l->seq_len > WORK_MODEL_MAX_SEQ_LEN)
-        return fail(error, "seq_len: %" G_GUINT64_FORMAT " exceeds %d tokens", l->seq_len,
-                    WORK_MODEL_MAX_SEQ_LEN);
+        return hw_keys_failf(error, "seq_len: %" G_GUINT64_FORMAT " exceeds %d tokens", l->seq_len,
+                             WORK_MODEL_MAX_SEQ_LEN);
     if (m->positions == WORK_POSITIONS_LEARNED && l->seq_len > m->seq_len)
-        return fail(error,
-                    "seq_len: %" G_GUINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT
-                    " learned positions of %s",
-                    l->seq_len, m->seq_len, m->name);
+        return hw_keys_failf(error,
+                             "seq_len: %" G_GUINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT
+                             " learned positions of %s",
+                             l->seq_len, m->seq_len, m->name);
     return true;
 }
 
@@ -82,24 +73,27 @@ check_tp(const WorkLayout *l, const WorkModel *m, GError **error)
 {
     uint64_t tp = l->tp;
     if (m->n_heads % tp != 0)
-        return fail(error, "tp: %u does not divide the %" G_GUINT64_FORMAT " heads of %s", l->tp,
-                    m->n_heads, m->name);
+        return hw_keys_failf(error, "tp: %u does not divide the %" G_GUINT64_FORMAT " heads of %s",
+                             l->tp, m->n_heads, m->name);
     if (m->n_kv_heads % tp != 0 && tp % m->n_kv_heads != 0)
-        return fail(error,
-                    "tp: %u is neither a divisor nor a multiple of the %" G_GUINT64_FORMAT
-                    " key/value heads of %s",
-                    l->tp, m->n_kv_heads, m->name);
+        return hw_keys_failf(error,
+                             "tp: %u is neither a divisor nor a multiple of the %" G_GUINT64_FORMAT
+                             " key/value heads of %s",
+                             l->tp, m->n_kv_heads, m->name);
     if (m->ffn_hidden_size % tp != 0)
-        return fail(error, "tp: %u does not divide the %" G_GUINT64_FORMAT "-wide FFN of %s", l->tp,
-                    m->ffn_hidden_size, m->name);
+        return hw_keys_failf(error,
+                             "tp: %u does not divide the %" G_GUINT64_FORMAT "-wide FFN of %s",
+                             l->tp, m->ffn_hidden_size, m->name);
     if (m->n_experts > 0 && m->moe_ffn_hidden_size % tp != 0)
-        return fail(error, "tp: %u does not divide the %" G_GUINT64_FORMAT "-wide experts of %s",
-                    l->tp, m->moe_ffn_hidden_size, m->name);
+        return hw_keys_failf(error,
+                             "tp: %u does not divide the %" G_GUINT64_FORMAT "-wide experts of %s",
+                             l->tp, m->moe_ffn_hidden_size, m->name);
     if (l->sp && l->seq_len % tp != 0)
-        return fail(error,
-                    "sp: the %" G_GUINT64_FORMAT "-token sequence does not split over tp %u "
-                    "(sequence parallelism gives each rank seq_len / tp tokens)",
-                    l->seq_len, l->tp);
+        return hw_keys_failf(error,
+                             "sp: the %" G_GUINT64_FORMAT
+                             "-token sequence does not split over tp %u "
+                             "(sequence parallelism gives each rank seq_len / tp tokens)",
+                             l->seq_len, l->tp);
     return true;
 }
 
@@ -110,24 +104,26 @@ static bool
 check_pipeline(const WorkLayout *l, const WorkModel *m, GError **error)
 {
     if (m->n_layers % l->pp != 0)
-        return fail(error, "pp: %u does not divide the %" G_GUINT64_FORMAT " layers of %s", l->pp,
-                    m->n_layers, m->name);
+        return hw_keys_failf(error, "pp: %u does not divide the %" G_GUINT64_FORMAT " layers of %s",
+                             l->pp, m->n_layers, m->name);
     bool interleaved = l->schedule == WORK_SCHEDULE_INTERLEAVED;
     if (l->vp > 1 && !interleaved)
-        return fail(error, "vp: %u needs the interleaved schedule; expected vp 1 with %s", l->vp,
-                    l->schedule == WORK_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
+        return hw_keys_failf(error, "vp: %u needs the interleaved schedule; expected vp 1 with %s",
+                             l->vp, l->schedule == WORK_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
     if (!interleaved)
         return true;
     if (l->vp < 2)
-        return fail(error, "schedule: interleaved needs vp > 1 (with vp 1 it is plain 1F1B)");
+        return hw_keys_failf(error,
+                             "schedule: interleaved needs vp > 1 (with vp 1 it is plain 1F1B)");
     if (l->pp < 2)
-        return fail(error, "vp: %u needs pp > 1 (there are no stages to interleave)", l->vp);
+        return hw_keys_failf(error, "vp: %u needs pp > 1 (there are no stages to interleave)",
+                             l->vp);
     uint64_t stage_layers = m->n_layers / l->pp;
     if (stage_layers % l->vp != 0)
-        return fail(error,
-                    "vp: %u does not divide the %" G_GUINT64_FORMAT
-                    " layers of each of the %u pipeline stages of %s",
-                    l->vp, stage_layers, l->pp, m->name);
+        return hw_keys_failf(error,
+                             "vp: %u does not divide the %" G_GUINT64_FORMAT
+                             " layers of each of the %u pipeline stages of %s",
+                             l->vp, stage_layers, l->pp, m->name);
     return true;
 }
 
@@ -141,16 +137,16 @@ check_batch(const WorkLayout *l, GError **error)
 {
     if (l->micro_batch > l->global_batch || l->global_batch / l->micro_batch < l->dp ||
         l->global_batch % ((uint64_t)l->dp * l->micro_batch) != 0)
-        return fail(error,
-                    "global_batch: %" G_GUINT64_FORMAT
-                    " is not a multiple of dp x micro_batch (%u x %" G_GUINT64_FORMAT ")",
-                    l->global_batch, l->dp, l->micro_batch);
+        return hw_keys_failf(error,
+                             "global_batch: %" G_GUINT64_FORMAT
+                             " is not a multiple of dp x micro_batch (%u x %" G_GUINT64_FORMAT ")",
+                             l->global_batch, l->dp, l->micro_batch);
     uint64_t microbatches = work_layout_microbatches(l);
     if (l->schedule == WORK_SCHEDULE_INTERLEAVED && microbatches % l->pp != 0)
-        return fail(error,
-                    "global_batch: the interleaved schedule needs the microbatches per "
-                    "pipeline (%" G_GUINT64_FORMAT ") to be a multiple of pp (%u)",
-                    microbatches, l->pp);
+        return hw_keys_failf(error,
+                             "global_batch: the interleaved schedule needs the microbatches per "
+                             "pipeline (%" G_GUINT64_FORMAT ") to be a multiple of pp (%u)",
+                             microbatches, l->pp);
     return true;
 }
 
@@ -159,18 +155,19 @@ check_experts(const WorkLayout *l, const WorkModel *m, GError **error)
 {
     if (m->n_experts == 0) {
         if (l->ep > 1)
-            return fail(error, "ep: %u needs a mixture-of-experts model; %s is dense", l->ep,
-                        m->name);
+            return hw_keys_failf(error, "ep: %u needs a mixture-of-experts model; %s is dense",
+                                 l->ep, m->name);
         return true;
     }
     if (m->n_experts % l->ep != 0)
-        return fail(error, "ep: %u does not divide the %" G_GUINT64_FORMAT " experts of %s", l->ep,
-                    m->n_experts, m->name);
+        return hw_keys_failf(error,
+                             "ep: %u does not divide the %" G_GUINT64_FORMAT " experts of %s",
+                             l->ep, m->n_experts, m->name);
     if (l->dp % l->ep != 0)
-        return fail(error,
-                    "ep: %u does not divide dp (%u); expert-parallel ranks lie inside the "
-                    "data-parallel group",
-                    l->ep, l->dp);
+        return hw_keys_failf(error,
+                             "ep: %u does not divide dp (%u); expert-parallel ranks lie inside the "
+                             "data-parallel group",
+                             l->ep, l->dp);
     return true;
 }
 

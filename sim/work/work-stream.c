@@ -149,19 +149,6 @@ task_name(const WorkStream *stream, uint32_t i)
                            *label ? " " : "", label);
 }
 
-static bool G_GNUC_PRINTF(3, 4)
-    fail(GError **error, const WorkStream *stream, const char *format, ...)
-{
-    (void)stream;
-    va_list ap;
-    va_start(ap, format);
-    char *msg = g_strdup_vprintf(format, ap);
-    va_end(ap);
-    g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, msg);
-    g_free(msg);
-    return false;
-}
-
 void
 work_match_free(WorkMatch *match)
 {
@@ -212,15 +199,16 @@ match_transfers(const WorkStream *stream, WorkMatch *m, GError **error)
         g_free(key);
         g_autofree char *name = task_name(stream, i);
         if (s == 0) {
-            ok = fail(error, stream, "%s: no matching send from rank %u", name, t->peer);
+            ok = hw_keys_failf(error, "%s: no matching send from rank %u", name, t->peer);
             break;
         }
         const WorkTask *st = work_stream_task(stream, s - 1);
         if (st->bytes != t->bytes) {
             g_autofree char *sname = task_name(stream, s - 1);
-            ok = fail(error, stream,
-                      "%s receives %" G_GUINT64_FORMAT " bytes but its %s sends %" G_GUINT64_FORMAT,
-                      name, t->bytes, sname, st->bytes);
+            ok = hw_keys_failf(error,
+                               "%s receives %" G_GUINT64_FORMAT
+                               " bytes but its %s sends %" G_GUINT64_FORMAT,
+                               name, t->bytes, sname, st->bytes);
             break;
         }
         WorkCall call = {
@@ -237,8 +225,8 @@ match_transfers(const WorkStream *stream, WorkMatch *m, GError **error)
         g_hash_table_iter_init(&it, sends);
         g_hash_table_iter_next(&it, &key, &value);
         g_autofree char *name = task_name(stream, GPOINTER_TO_UINT(value) - 1);
-        ok = fail(error, stream, "%s: no matching receive on rank %u", name,
-                  work_stream_task(stream, GPOINTER_TO_UINT(value) - 1)->peer);
+        ok = hw_keys_failf(error, "%s: no matching receive on rank %u", name,
+                           work_stream_task(stream, GPOINTER_TO_UINT(value) - 1)->peer);
     }
     g_array_unref(ordinal);
     return ok;
@@ -256,11 +244,11 @@ match_collectives(const WorkStream *stream, WorkMatch *m, GError **error)
         if (t->kind != WORK_TASK_COLL)
             continue;
         if (t->group >= n_groups)
-            return fail(error, stream, "task %u: group %u does not exist", i, t->group);
+            return hw_keys_failf(error, "task %u: group %u does not exist", i, t->group);
         const WorkGroup *g = stream->groups->pdata[t->group];
         if (bsearch(&t->rank, g->ranks, g->n_ranks, sizeof(uint32_t), cmp_u32) == NULL) {
             g_autofree char *name = task_name(stream, i);
-            return fail(error, stream, "%s: rank %u is not a member of its group", name, t->rank);
+            return hw_keys_failf(error, "%s: rank %u is not a member of its group", name, t->rank);
         }
         gint64 *key = g_new(gint64, 1);
         *key = ((gint64)t->group << 32) | t->rank;
@@ -300,19 +288,19 @@ match_collectives(const WorkStream *stream, WorkMatch *m, GError **error)
                 if (members[r] == NULL)
                     continue;
                 if (members[r]->len != ref->len)
-                    return fail(error, stream,
-                                "group %u: rank %u makes %u calls on it but rank %u makes %u", gi,
-                                g->ranks[first], ref->len, g->ranks[r], members[r]->len);
+                    return hw_keys_failf(
+                        error, "group %u: rank %u makes %u calls on it but rank %u makes %u", gi,
+                        g->ranks[first], ref->len, g->ranks[r], members[r]->len);
                 uint32_t tj = g_array_index(members[r], uint32_t, k);
                 const WorkTask *t = work_stream_task(stream, tj);
                 if (t->op != t0->op || t->bytes != t0->bytes) {
                     g_autofree char *a = task_name(stream, ti);
                     g_autofree char *b = task_name(stream, tj);
-                    return fail(error, stream,
-                                "group %u, call %u: %s is %s of %" G_GUINT64_FORMAT
-                                " bytes but %s is %s of %" G_GUINT64_FORMAT " bytes",
-                                gi, k, a, coll_op_name(t0->op), t0->bytes, b, coll_op_name(t->op),
-                                t->bytes);
+                    return hw_keys_failf(error,
+                                         "group %u, call %u: %s is %s of %" G_GUINT64_FORMAT
+                                         " bytes but %s is %s of %" G_GUINT64_FORMAT " bytes",
+                                         gi, k, a, coll_op_name(t0->op), t0->bytes, b,
+                                         coll_op_name(t->op), t->bytes);
                 }
                 g_array_append_val(m->call_tasks, tj);
                 g_array_index(m->task_call, uint32_t, tj) = m->calls->len;
@@ -424,12 +412,12 @@ check_replicas(const WorkStream *stream, GError **error)
     for (int a = 0; a < WORK_REPLICA_AXES; a++) {
         const WorkReplicas *x = &stream->replicas[a];
         if (x->count < 1 || (x->count > 1 && x->stride == 0))
-            return fail(error, stream, "replica axis %d: %u copies %u GPUs apart", a, x->count,
-                        x->stride);
+            return hw_keys_failf(error, "replica axis %d: %u copies %u GPUs apart", a, x->count,
+                                 x->stride);
         n *= x->count;
         if (n > stream->n_gpus)
-            return fail(error, stream, "%" G_GUINT64_FORMAT " copies do not fit %u GPUs", n,
-                        stream->n_gpus);
+            return hw_keys_failf(error, "%" G_GUINT64_FORMAT " copies do not fit %u GPUs", n,
+                                 stream->n_gpus);
     }
     if (n < 2)
         return true;
@@ -448,9 +436,9 @@ check_replicas(const WorkStream *stream, GError **error)
                               : taken[copy]             ? "a copy of another rank"
                                                         : NULL;
             if (why != NULL)
-                return fail(error, stream,
-                            "replica %u of rank %u is GPU %" G_GUINT64_FORMAT ", which is %s", i, r,
-                            copy, why);
+                return hw_keys_failf(
+                    error, "replica %u of rank %u is GPU %" G_GUINT64_FORMAT ", which is %s", i, r,
+                    copy, why);
             taken[copy] = true;
         }
     return true;
@@ -463,30 +451,30 @@ check_tasks(const WorkStream *stream, GError **error)
         const WorkTask *t = work_stream_task(stream, i);
         g_autofree char *name = task_name(stream, i);
         if (t->kind >= WORK_N_TASK_KINDS || t->category >= WORK_N_CATEGORIES)
-            return fail(error, stream, "%s: unknown kind or category", name);
+            return hw_keys_failf(error, "%s: unknown kind or category", name);
         if (t->rank >= stream->n_gpus)
-            return fail(error, stream, "%s: rank %u is not below the job's %u GPUs", name, t->rank,
-                        stream->n_gpus);
+            return hw_keys_failf(error, "%s: rank %u is not below the job's %u GPUs", name, t->rank,
+                                 stream->n_gpus);
         if ((t->kind == WORK_TASK_SEND || t->kind == WORK_TASK_RECV) &&
             (t->peer >= stream->n_gpus || t->peer == t->rank))
-            return fail(error, stream, "%s: peer %u is not another of the job's %u GPUs", name,
-                        t->peer, stream->n_gpus);
+            return hw_keys_failf(error, "%s: peer %u is not another of the job's %u GPUs", name,
+                                 t->peer, stream->n_gpus);
         if (t->kind == WORK_TASK_COLL && t->group >= stream->groups->len)
-            return fail(error, stream, "%s: group %u does not exist", name, t->group);
+            return hw_keys_failf(error, "%s: group %u does not exist", name, t->group);
         for (uint32_t d = 0; d < t->n_deps; d++) {
             uint32_t j = g_array_index(stream->deps, uint32_t, t->dep0 + d);
             if (j >= i || work_stream_task(stream, j)->rank != t->rank)
-                return fail(error, stream,
-                            "%s: depends on task %u, which is not an earlier task of its rank",
-                            name, j);
+                return hw_keys_failf(
+                    error, "%s: depends on task %u, which is not an earlier task of its rank", name,
+                    j);
         }
     }
     for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
         const WorkGroup *g = stream->groups->pdata[gi];
         for (uint32_t r = 0; r < g->n_ranks; r++)
             if (g->ranks[r] >= stream->n_gpus || (r > 0 && g->ranks[r] == g->ranks[r - 1]))
-                return fail(error, stream, "group %u: rank %u repeated or not below %u GPUs", gi,
-                            g->ranks[r], stream->n_gpus);
+                return hw_keys_failf(error, "group %u: rank %u repeated or not below %u GPUs", gi,
+                                     g->ranks[r], stream->n_gpus);
     }
     return check_replicas(stream, error);
 }
@@ -588,10 +576,11 @@ dry_run(const WorkStream *stream, const WorkMatch *m, GError **error)
     for (uint32_t i = 0; !ok && i < n; i++)
         if (!d.done[i] && (d.ready[i] || d.deps_left[i] == 0)) {
             g_autofree char *name = task_name(stream, i);
-            fail(error, stream,
-                 "the stream cannot finish: %s waits forever (for a member of its call that "
-                 "never reaches it, or for an earlier compute task of its rank)",
-                 name);
+            hw_keys_failf(
+                error,
+                "the stream cannot finish: %s waits forever (for a member of its call that "
+                "never reaches it, or for an earlier compute task of its rank)",
+                name);
             break;
         }
     work_index_free(d.x);
