@@ -183,19 +183,24 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
             double algbw = (double)bytes / (us * 1e3);
             double busbw = algbw * coll_busbw_factor(plan->op, comm->n_ranks);
             uint64_t count = bytes / plan->elem_bytes;
+            /* No NCCL model where NCCL does not run (a loopback system). */
+            char model[24] = "-", model_csv[24] = "";
+            if (r.nccl_model_us >= 0) {
+                g_snprintf(model, sizeof model, "%.2f", r.nccl_model_us);
+                g_snprintf(model_csv, sizeof model_csv, "%.4f", r.nccl_model_us);
+            }
             printf(" %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %8s %6s %6d %11.2f %8.2f "
-                   "%8.2f  %-6s %-6s %4u %11.2f\n",
+                   "%8.2f  %-6s %-6s %4u %11s\n",
                    bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
-                   busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels,
-                   r.nccl_model_us);
+                   busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels, model);
             fflush(stdout);
             if (csv)
                 fprintf(csv,
                         "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%s,%d,%.4f,%.4f,%.4f,%s,%s,"
-                        "%u,%.4f\n",
+                        "%u,%s\n",
                         bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
                         busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels,
-                        r.nccl_model_us);
+                        model_csv);
         }
         if (s > plan->max_bytes / plan->factor)
             break;

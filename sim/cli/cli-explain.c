@@ -4,7 +4,8 @@
  *     protocol it could run, which it picks and how it plans the call; the
  *     alpha-beta estimate of the pick with its numbers filled in; the
  *     simulated call (the same as nvlsim coll's); and what separates the
- *     two.
+ *     two. On a loopback system (virtual ranks on one GPU), the kernel's
+ *     plan and its exact closed form instead of NCCL's.
  *   explain run: a scenario's step taken apart: FLOPs per block and its
  *     closed form, the bytes of every tensor-, pipeline- and data-parallel
  *     collective a microbatch or a step issues, the pipeline bubble's
@@ -62,43 +63,32 @@ ring_steps(CollOp op, uint32_t n)
     return op == COLL_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
 }
 
-static int
-explain_coll(const ExplainOptions *o)
+/* The communicator o asks for; NULL after printing the error. */
+static CollComm *
+explain_comm(const char *system_id, uint64_t n, CliFabric **fabric)
 {
-    const char *system_id = o->system ? o->system : "dgx-h100";
-    CollOp op = COLL_OP_ALL_REDUCE;
-    uint64_t bytes = UINT64_C(1) << 30, n = 0;
     GError *error = NULL;
-    if ((o->op && !coll_op_parse(o->op, &op)) ||
-        (o->bytes && !cli_parse_size("bytes", o->bytes, &bytes, &error)) ||
-        (o->gpus && (!sim_units_parse_count(o->gpus, &n, NULL) || n < 2 || n > 65536))) {
-        if (error != NULL) {
-            cli_print_error("explain", error);
-            g_error_free(error);
-        } else {
-            fprintf(stderr, "nvlsim explain: --op or --gpus: expected a collective name and 2 "
-                            "to 65536 ranks\n");
-        }
-        return CLI_EXIT_USAGE;
-    }
     g_autoptr(HwSystem) probe = hw_system_load_by_id(system_id, hw_models_dir(), &error);
-    g_autoptr(CliFabric) fabric = NULL;
-    g_autoptr(CollComm) comm = NULL;
+    CollComm *comm = NULL;
     if (probe != NULL) {
         uint32_t ranks = n ? (uint32_t)n : probe->n_gpus;
-        fabric = cli_fabric_load(system_id, (ranks + probe->n_gpus - 1) / probe->n_gpus, &error);
-        comm = fabric ? coll_comm_new(fabric->system, fabric->graph, fabric->router, ranks, &error)
-                      : NULL;
+        *fabric = cli_fabric_load(system_id, (ranks + probe->n_gpus - 1) / probe->n_gpus, &error);
+        comm = *fabric ? coll_comm_new((*fabric)->system, (*fabric)->graph, (*fabric)->router,
+                                       ranks, &error)
+                       : NULL;
     }
     if (comm == NULL) {
         cli_print_error("explain", error);
         g_error_free(error);
-        return CLI_EXIT_BAD_INPUT;
     }
-    uint32_t ranks = comm->n_ranks;
-    printf("# nvlsim explain coll: %s of %" G_GUINT64_FORMAT " bytes on %u GPUs of %s (%u "
-           "node%s)\n\n",
-           coll_op_name(op), bytes, ranks, system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "");
+    return comm;
+}
+
+/* NCCL's choice among its model's predictions, and the alpha-beta
+ * estimate of it; returns the estimate in us. */
+static double
+explain_nccl(const CollComm *comm, CollOp op, uint64_t bytes)
+{
     printf("## What NCCL picks, and why\n");
     printf("NCCL's cost model (its tuning.cc) predicts every algorithm and protocol it could run; "
            "it takes the fastest:\n");
@@ -119,14 +109,14 @@ explain_coll(const ExplainOptions *o)
            " bytes, slices of %" G_GUINT64_FORMAT " bytes, %u slices in flight a connection.\n\n",
            plan.n_channels, plan.chunk_bytes, plan.slice_bytes, plan.slices_in_flight);
 
-    double factor = coll_busbw_factor(op, ranks);
+    double factor = coll_busbw_factor(op, comm->n_ranks);
     double ch_bw = coll_tune_channel_bw(&comm->info, op, algo, proto);
     double bus_bw = ch_bw * plan.n_channels;
     double alpha = coll_tune_step_latency_us(&comm->info, algo, proto);
     double base = comm->system->coll_overhead_ps > 0
                       ? (double)comm->system->coll_overhead_ps / SIM_PS_PER_US
                       : coll_tune_base_latency_us(algo, proto);
-    uint32_t steps = ring_steps(op, ranks);
+    uint32_t steps = ring_steps(op, comm->n_ranks);
     double per_rank = (double)bytes * factor;
     double estimate = base + steps * alpha + (bus_bw > 0 ? per_rank / (bus_bw * 1e3) : 0);
     printf("## The alpha-beta estimate\n");
@@ -144,7 +134,75 @@ explain_coll(const ExplainOptions *o)
            "NCCL's per-step latency; the bandwidth: NCCL's per-channel figure. For %s the ring "
            "form is an approximation: NCCL's own model above says %.2f us.)\n\n",
            coll_algo_name(algo), coll_tune_time_us(&comm->info, op, algo, proto, bytes));
+    return estimate;
+}
 
+/* One hop of the loopback kernel in ps: c bytes at the CTA's rate, the
+ * last 128 B store across the second port, an 8 B flag the same way, the
+ * two ports' latencies twice, and the step's software cost. */
+static uint64_t
+loopback_hop_ps(const HwLoopback *lb, uint64_t c)
+{
+    uint64_t rate = lb->cta_bytes_per_s, path = 2 * lb->port.latency_ps;
+    return sim_serialization_ps(c, rate) +
+           sim_serialization_ps(MIN(c, lb->port.sm_payload_bytes), rate) + path +
+           2 * sim_serialization_ps(8, rate) + path + lb->step_overhead_ps;
+}
+
+/* The loopback kernel's closed form; returns it in us. */
+static double
+explain_loopback(const CollComm *comm, CollOp op, uint64_t bytes)
+{
+    const HwLoopback *lb = comm->system->loopback;
+    uint32_t k = comm->n_ranks, steps = ring_steps(op, k);
+    uint64_t seg = bytes / k, n_full = seg / lb->slot_bytes, rest = seg % lb->slot_bytes;
+    double h_full = (double)loopback_hop_ps(lb, lb->slot_bytes) / SIM_PS_PER_US;
+    double h_rest = rest ? (double)loopback_hop_ps(lb, rest) / SIM_PS_PER_US : 0;
+    double launch = (double)lb->launch_ps / SIM_PS_PER_US;
+    double form = launch + (double)steps * ((double)n_full * h_full + h_rest);
+    printf("## What runs: nvlsim-bench's loopback kernel, not NCCL\n");
+    printf("%u virtual ranks on one %s, one CTA each, pass %s around a ring through the GPU's "
+           "own L2 and HBM.\nA step forwards one chunk of at most a slot (%" G_GUINT64_FORMAT
+           " B, %" G_GUINT64_FORMAT " slots a rank) and raises a flag; there are no slices, so "
+           "a step waits for the whole previous one:\nthe %" G_GUINT64_FORMAT
+           " B each rank owns go in %" G_GUINT64_FORMAT " loop%s of %u steps (all_reduce "
+           "2(n-1), all_gather n-1), one after the other.\n\n",
+           k, comm->system->gpu->name, coll_op_name(op), lb->slot_bytes, lb->n_slots, seg,
+           n_full + (rest > 0), n_full + (rest > 0) == 1 ? "" : "s", steps);
+    printf("## The closed form\n");
+    printf("  h(c) = c / B + 128 B / B + L + 2 x 8 B / B + L + overhead   (B = %.2f GB/s a CTA, "
+           "L = %.3f us a flag, overhead %.3f us a step)\n",
+           (double)lb->cta_bytes_per_s / 1e9, (double)(2 * lb->port.latency_ps) / SIM_PS_PER_US,
+           (double)lb->step_overhead_ps / SIM_PS_PER_US);
+    printf("  T = launch + steps x (full loops x h(slot) + h(rest))\n");
+    printf("    = %.2f us + %u x (%" G_GUINT64_FORMAT " x %.3f us + %.3f us) = %.2f us\n\n", launch,
+           steps, n_full, h_full, h_rest, form);
+    return form;
+}
+
+static int
+explain_coll(const ExplainOptions *o)
+{
+    const char *system_id = o->system ? o->system : "dgx-h100";
+    CollOp op = COLL_OP_ALL_REDUCE;
+    uint64_t bytes = UINT64_C(1) << 30, n = 0;
+    GError *error = NULL;
+    if ((o->op && !coll_op_parse(o->op, &op)) ||
+        (o->bytes && !cli_parse_size("bytes", o->bytes, &bytes, &error)) ||
+        (o->gpus && (!sim_units_parse_count(o->gpus, &n, NULL) || n < 2 || n > 65536))) {
+        if (error != NULL) {
+            cli_print_error("explain", error);
+            g_error_free(error);
+        } else {
+            fprintf(stderr, "nvlsim explain: --op or --gpus: expected a collective name and 2 "
+                            "to 65536 ranks\n");
+        }
+        return CLI_EXIT_USAGE;
+    }
+    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(CollComm) comm = explain_comm(system_id, n, &fabric);
+    if (comm == NULL)
+        return CLI_EXIT_BAD_INPUT;
     CollCall call = {.op = op, .n_bytes = bytes, .elem_bytes = 4};
     CollResult r;
     if (!coll_run(comm, &call, NET_FIDELITY_FLOW, &r, &error)) {
@@ -152,8 +210,15 @@ explain_coll(const ExplainOptions *o)
         g_error_free(error);
         return CLI_EXIT_BAD_INPUT;
     }
+    bool loopback = comm->system->loopback != NULL;
+    printf("# nvlsim explain coll: %s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%u "
+           "node%s)\n\n",
+           coll_op_name(op), bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs", system_id,
+           comm->n_nodes, comm->n_nodes > 1 ? "s" : "");
+    double estimate = loopback ? explain_loopback(comm, op, bytes) : explain_nccl(comm, op, bytes);
     double sim_us = (double)r.time_ps / 1e6;
     double algbw = (double)bytes / (sim_us * 1e3);
+    double factor = coll_busbw_factor(op, comm->n_ranks);
     printf("## The simulation (flow fidelity; nvlsim coll prints the same)\n");
     printf("  time %.2f us, algbw %.2f GB/s, busbw %.2f GB/s (%s, %s, %u channels)\n", sim_us,
            algbw, algbw * factor, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels);
@@ -161,8 +226,14 @@ explain_coll(const ExplainOptions *o)
            " payload bytes in %" G_GUINT64_FORMAT " events\n\n",
            r.exec.n_messages, r.exec.payload_bytes, r.exec.n_events);
     printf("## What separates them\n");
-    printf("  simulated - estimate = %+.2f us (%+.1f%%)\n", sim_us - estimate,
-           100.0 * (sim_us - estimate) / estimate);
+    printf("  simulated - %s = %+.2f us (%+.1f%%)\n", loopback ? "closed form" : "estimate",
+           sim_us - estimate, 100.0 * (sim_us - estimate) / estimate);
+    if (loopback) {
+        printf("  nothing but rounding: one CTA a rank and no slices leave the simulation "
+               "no overlap the form lacks (tests/coll/test-coll-loopback.c holds them equal "
+               "to the picosecond).\n");
+        return CLI_EXIT_OK;
+    }
     printf("  protocol: %s puts %.4g wire bytes on a link per data byte (LL 16/8, LL128 "
            "128/120, Simple 1)\n",
            coll_proto_name(r.proto),

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAX_RINGS 64
-#define MAX_PPN 128                  /* ranks of one node a ring search handles */
+#define MAX_PPN 256 /* ranks of one node a ring handles (a GPU's SMs as loopback ranks) */
 #define P2P_CHUNK_BYTES (512 * 1024) /* NCCL's P2P_NVL_CHUNKSIZE */
 /* Past this many chunks per channel an NVLS pipeline is in its steady
  * state: larger calls merge consecutive chunks so that a channel has at

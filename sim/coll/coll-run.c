@@ -2,7 +2,9 @@
  * plan channels and chunks as NCCL would, lay the schedule out and run it.
  * The call starts with the system's launch cost ([host] coll_overhead when
  * the system model has one, fitted from measurements; NCCL's own base
- * latency for the algorithm and protocol otherwise). */
+ * latency for the algorithm and protocol otherwise). A loopback system
+ * (virtual ranks on one GPU) runs nvlsim-bench's ring kernel instead, with
+ * the plan and costs its model file states. */
 #include "coll/coll-run.h"
 
 #include "coll/coll-build.h"
@@ -135,6 +137,87 @@ step_overhead_ps(const CollComm *comm, uint32_t a, uint32_t b, CollProto proto, 
     return step > wire ? step - wire : 0;
 }
 
+/* How a call runs: the choices and costs coll_run lays the schedule out
+ * with. */
+typedef struct RunPlan {
+    CollAlgo algo;
+    CollProto proto;
+    CollTunePlan plan;
+    uint64_t start_ps;          /* the launch */
+    double channel_bytes_per_s; /* what one CTA pushes; 0: the links decide */
+    uint32_t ctas_per_hbm;      /* programs sharing one HBM for reductions */
+    uint64_t step_overhead_ps;  /* inside a node */
+    uint64_t net_step_overhead_ps;
+    double nccl_model_us; /* < 0: not NCCL */
+} RunPlan;
+
+/* NCCL's choice (unless forced), its plan, and the system's launch cost. */
+static bool
+plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **error)
+{
+    rp->algo = call->algo;
+    rp->proto = call->proto;
+    if (!coll_tune_select(&comm->info, call->op, call->n_bytes, &rp->algo, &rp->proto)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "NCCL cannot run %s with algorithm %s and protocol %s on %u GPUs of %s",
+                    coll_op_name(call->op), coll_algo_name(call->algo),
+                    coll_proto_name(call->proto), comm->n_ranks, comm->system->id);
+        return false;
+    }
+    CollAlgo algo = rp->algo;
+    CollProto proto = rp->proto;
+    coll_tune_plan(&comm->info, call->op, algo, proto, call->n_bytes, &rp->plan);
+    rp->start_ps = comm->system->coll_overhead_ps;
+    if (rp->start_ps == 0)
+        rp->start_ps = (uint64_t)(coll_tune_base_latency_us(algo, proto) * SIM_PS_PER_US);
+    /* NVLS moves data with the switch's engines, not with CTA copies. */
+    rp->channel_bytes_per_s = algo == COLL_ALGO_NVLS
+                                  ? 0.0
+                                  : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
+    rp->ctas_per_hbm = rp->plan.n_channels;
+    if (comm->n_ranks > 1 && algo != COLL_ALGO_NVLS) {
+        rp->step_overhead_ps = step_overhead_ps(
+            comm, 0, 1, proto, coll_tune_step_latency_us(&comm->info, algo, proto));
+        if (comm->n_nodes > 1)
+            rp->net_step_overhead_ps = step_overhead_ps(
+                comm, 0, comm->ppn, proto, coll_tune_net_step_latency_us(&comm->info, algo, proto));
+    }
+    rp->nccl_model_us = coll_tune_time_us(&comm->info, call->op, algo, proto, call->n_bytes);
+    return true;
+}
+
+/* Virtual ranks on one GPU run nvlsim-bench's ring kernel, not NCCL: a
+ * ring in the Simple protocol's manner, one CTA a rank, one slot a step,
+ * all_reduce and all_gather only. All CTAs share the GPU's HBM. */
+static bool
+plan_loopback(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **error)
+{
+    const HwLoopback *lb = comm->system->loopback;
+    if ((call->op != COLL_OP_ALL_REDUCE && call->op != COLL_OP_ALL_GATHER) ||
+        (call->algo != COLL_ALGO_AUTO && call->algo != COLL_ALGO_RING) ||
+        (call->proto != COLL_PROTO_AUTO && call->proto != COLL_PROTO_SIMPLE)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s runs nvlsim-bench's loopback kernel: all_reduce or all_gather, ring, "
+                    "Simple; not %s with algorithm %s and protocol %s",
+                    comm->system->id, coll_op_name(call->op), coll_algo_name(call->algo),
+                    coll_proto_name(call->proto));
+        return false;
+    }
+    *rp = (RunPlan){
+        .algo = COLL_ALGO_RING,
+        .proto = COLL_PROTO_SIMPLE,
+        .plan = {.n_channels = 1,
+                 .chunk_bytes = lb->slot_bytes,
+                 .slice_bytes = lb->slot_bytes,
+                 .slices_in_flight = (uint32_t)lb->n_slots},
+        .start_ps = lb->launch_ps,
+        .ctas_per_hbm = comm->n_ranks,
+        .step_overhead_ps = lb->step_overhead_ps,
+        .nccl_model_us = -1,
+    };
+    return true;
+}
+
 bool
 coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, CollResult *result,
          GError **error)
@@ -150,35 +233,13 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
         uint64_t unit = (uint64_t)MAX(call->elem_bytes, 1) * comm->n_ranks;
         rounded.n_bytes = call->n_bytes / unit * unit;
     }
-    CollAlgo algo = call->algo;
-    CollProto proto = call->proto;
-    if (!coll_tune_select(&comm->info, call->op, call->n_bytes, &algo, &proto)) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "NCCL cannot run %s with algorithm %s and protocol %s on %u GPUs of %s",
-                    coll_op_name(call->op), coll_algo_name(call->algo),
-                    coll_proto_name(call->proto), comm->n_ranks, comm->system->id);
+    RunPlan rp = {0};
+    if (!(comm->system->loopback ? plan_loopback : plan_nccl)(comm, call, &rp, error))
         return false;
-    }
-    CollBuild b = {.comm = comm, .call = call, .algo = algo, .proto = proto};
-    coll_tune_plan(&comm->info, call->op, algo, proto, call->n_bytes, &b.plan);
-    uint64_t start_ps = comm->system->coll_overhead_ps;
-    if (start_ps == 0)
-        start_ps = (uint64_t)(coll_tune_base_latency_us(algo, proto) * SIM_PS_PER_US);
-    /* NVLS moves data with the switch's engines, not with CTA copies. */
-    double channel_bw = algo == COLL_ALGO_NVLS
-                            ? 0.0
-                            : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
-    b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, proto, b.plan.n_channels,
-                         channel_bw, start_ps);
-    if (comm->n_ranks > 1 && algo != COLL_ALGO_NVLS)
-        coll_exec_set_step_overhead(
-            b.ex,
-            step_overhead_ps(comm, 0, 1, proto,
-                             coll_tune_step_latency_us(&comm->info, algo, proto)),
-            comm->n_nodes < 2
-                ? 0
-                : step_overhead_ps(comm, 0, comm->ppn, proto,
-                                   coll_tune_net_step_latency_us(&comm->info, algo, proto)));
+    CollBuild b = {.comm = comm, .call = call, .algo = rp.algo, .proto = rp.proto, .plan = rp.plan};
+    b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, rp.proto, rp.ctas_per_hbm,
+                         rp.channel_bytes_per_s, rp.start_ps);
+    coll_exec_set_step_overhead(b.ex, rp.step_overhead_ps, rp.net_step_overhead_ps);
     b.rank_part = g_new(uint32_t, comm->n_ranks);
     for (uint32_t r = 0; r < comm->n_ranks; r++)
         b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
@@ -186,12 +247,11 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     if (ok) {
         coll_exec_run(b.ex, fidelity, &result->exec);
         result->time_ps = result->exec.time_ps;
-        result->start_ps = start_ps;
-        result->algo = algo;
-        result->proto = proto;
+        result->start_ps = rp.start_ps;
+        result->algo = rp.algo;
+        result->proto = rp.proto;
         result->n_channels = b.plan.n_channels;
-        result->nccl_model_us =
-            coll_tune_time_us(&comm->info, call->op, algo, proto, call->n_bytes);
+        result->nccl_model_us = rp.nccl_model_us;
     }
     g_free(b.rank_part);
     coll_exec_free(b.ex);

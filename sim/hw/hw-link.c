@@ -28,7 +28,7 @@ typedef struct LinkFile {
 static const HwKey link_keys[] = {
     {"name", HW_KEY_STRING, FIELD(name), true, "the link's name, such as NVLink 4"},
     {"kind", HW_KEY_STRING, offsetof(LinkFile, kind), true,
-     "one of nvlink, c2c, pcie, cpu, network"},
+     "one of nvlink, c2c, pcie, cpu, network, memory"},
     {"generation", HW_KEY_COUNT, FIELD(generation), false,
      "the NVLink (1 to 5) or PCIe (3 to 6) generation; omit for other kinds"},
     {"lanes", HW_KEY_COUNT, FIELD(n_lanes), true, "lanes per direction, such as 2"},
@@ -65,7 +65,7 @@ static const struct {
 } kinds[] = {
     [HW_LINK_NVLINK] = {"nvlink", 1, 5},   [HW_LINK_C2C] = {"c2c", 0, 0},
     [HW_LINK_PCIE] = {"pcie", 3, 6},       [HW_LINK_CPU] = {"cpu", 0, 0},
-    [HW_LINK_NETWORK] = {"network", 0, 0},
+    [HW_LINK_NETWORK] = {"network", 0, 0}, [HW_LINK_MEMORY] = {"memory", 0, 0},
 };
 
 const char *

@@ -14,6 +14,7 @@ typedef enum HwLinkKind {
     HW_LINK_PCIE,    /* host links: GPU, NIC, PCIe switch, CPU */
     HW_LINK_CPU,     /* between the CPU sockets of one host (QPI, UPI) */
     HW_LINK_NETWORK, /* NIC port to fabric switch, switch to switch */
+    HW_LINK_MEMORY,  /* a CTA into its GPU's L2 and HBM (the loopback model) */
 } HwLinkKind;
 
 typedef struct HwLink {
@@ -55,5 +56,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwLink, hw_link_free)
 double hw_link_payload_bytes_per_s(const HwLink *link, uint64_t payload_bytes);
 
 /* The word a model file uses for kind: "nvlink", "c2c", "pcie", "cpu",
- * "network". */
+ * "network", "memory". */
 const char *hw_link_kind_name(HwLinkKind kind);

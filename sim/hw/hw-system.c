@@ -120,6 +120,7 @@ static const SystemGroup system_groups[] = {
     {"nvlink", nvlink_keys, G_N_ELEMENTS(nvlink_keys), false},
     {"host", host_keys, G_N_ELEMENTS(host_keys), true},
     {"network", network_keys, G_N_ELEMENTS(network_keys), false},
+    {"loopback", NULL, 0, false}, /* its own table: hw-loopback.c */
 };
 
 /* Bounds of every count; a group's counts are checked only where the file
@@ -191,6 +192,7 @@ hw_system_free(HwSystem *system)
     hw_link_free(system->cpu_link);
     hw_nic_free(system->nic);
     hw_switch_free(system->fabric_switch);
+    hw_loopback_free(system->loopback);
     HwSystemIds *ids = &system->ids;
     char *id_fields[] = {ids->gpu,  ids->nvlink,   ids->nvswitch, ids->gpu_host_link,
                          ids->pcie, ids->cpu_link, ids->nic,      ids->fabric_switch};
@@ -238,8 +240,9 @@ check_groups(GKeyFile *kf, const char *path, GError **error)
             known = known || strcmp(*group, system_groups[i].name) == 0;
         if (!known) {
             g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
-                        "%s: [%s]: unknown group; expected system, nvlink, host or network", path,
-                        *group);
+                        "%s: [%s]: unknown group; expected system, nvlink, host, network or "
+                        "loopback",
+                        path, *group);
             return false;
         }
     }
@@ -258,9 +261,18 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
     spec->rail_optimized = true;
     if (!check_groups(kf, path, error))
         return false;
+    bool loopback = g_key_file_has_group(kf, "loopback");
     for (size_t i = 0; i < G_N_ELEMENTS(system_groups); i++) {
         const SystemGroup *group = &system_groups[i];
-        if (!group->required && !g_key_file_has_group(kf, group->name))
+        bool has = g_key_file_has_group(kf, group->name);
+        if (loopback && has && strcmp(group->name, "system") != 0 &&
+            strcmp(group->name, "loopback") != 0) {
+            return hw_keys_failf(error,
+                                 "%s: [%s]: a loopback system (virtual ranks on one GPU) has no "
+                                 "[%s] group; expected only [system] and [loopback]",
+                                 path, group->name, group->name);
+        }
+        if (group->keys == NULL || ((!group->required || loopback) && !has))
             continue;
         if (!hw_keys_load(kf, path, group->name, group->keys, group->n_keys, spec, error))
             return false;
@@ -700,6 +712,10 @@ hw_system_load(const char *path, const char *models_dir, GError **error)
     system->gpu = load_part(path, "system", "gpu", models_dir, PART_GPU, spec.gpu, error);
     if (system->gpu == NULL)
         return NULL;
+    if (g_key_file_has_group(kf, "loopback")) {
+        system->loopback = hw_loopback_load(kf, path, error);
+        return system->loopback != NULL ? g_steal_pointer(&system) : NULL;
+    }
     if (spec.nvlink && (!load_nvlink_parts(system, &spec, path, models_dir, error) ||
                         !build_nvlink(system, &spec, path, error)))
         return NULL;

@@ -18,6 +18,8 @@
  *             copy_overhead (optional, default 0), coll_overhead (optional)
  *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
  *             (optional), rail_optimized (yes), nodes (1). Optional group.
+ *   [loopback] instead of [nvlink], [host] and [network]: virtual ranks on
+ *             one GPU (hw-loopback.h); gpus is then the most ranks.
  * Defaults in parentheses. Each GPU's pair and switch links may not exceed
  * its NVLinks, and must use all of them when there is a switch.
  */
@@ -29,6 +31,7 @@
 
 #include "hw/hw-gpu.h"
 #include "hw/hw-link.h"
+#include "hw/hw-loopback.h"
 #include "hw/hw-nic.h"
 #include "hw/hw-switch.h"
 
@@ -84,6 +87,10 @@ typedef struct HwSystem {
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
+
+    /* Virtual ranks on one GPU (nvlsim-bench loopback); NULL for real
+     * systems. Such a system has no NVLink, host or network parts. */
+    HwLoopback *loopback;
 
     HwSystemIds ids;
 } HwSystem;

@@ -659,7 +659,8 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
     np->latency_ps[l] = link->latency_ps;
     np->ready_delay_ps[l] = link->latency_ps + far->latency_ps;
     np->switch_far[l] = far->kind == TOPO_NVSWITCH || far->kind == TOPO_PCIE_SWITCH ||
-                        far->kind == TOPO_LEAF || far->kind == TOPO_SPINE;
+                        far->kind == TOPO_LEAF || far->kind == TOPO_SPINE ||
+                        far->kind == TOPO_MEMORY;
     np->replay_ps[l] = spec->replay_latency_ps;
     np->error_rate[l] = spec->packet_error_rate;
     net_credits_set_buffer(&np->credits, l, link->rx_buffer_bytes, spec->credit_bytes);

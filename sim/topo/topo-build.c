@@ -132,11 +132,32 @@ add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, GError **err
     return true;
 }
 
+/* Virtual ranks on one GPU: each rank's CTA reaches the others through
+ * the GPU's memory system. */
+static TopoGraph *
+build_loopback(const HwSystem *sys, uint32_t n_nodes, GError **error)
+{
+    if (n_nodes > 1) {
+        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "system %s: virtual ranks on one GPU make one node, not %u", sys->id, n_nodes);
+        return NULL;
+    }
+    TopoGraph *graph = topo_graph_new();
+    for (uint32_t g = 0; g < sys->n_gpus; g++)
+        topo_graph_add_vertex(graph, TOPO_GPU, 0, NULL);
+    uint32_t memory = topo_graph_add_vertex(graph, TOPO_MEMORY, 0, NULL);
+    for (uint32_t g = 0; g < sys->n_gpus; g++)
+        topo_graph_add_bundle(graph, g, memory, &sys->loopback->port, 1);
+    return graph;
+}
+
 TopoGraph *
 topo_build_system(const HwSystem *sys, uint32_t n_nodes, GError **error)
 {
     if (n_nodes == 0)
         n_nodes = MAX(sys->n_nodes, 1);
+    if (sys->loopback != NULL)
+        return build_loopback(sys, n_nodes, error);
     g_autoptr(TopoGraph) graph = topo_graph_new();
     NodeLayout lay = {0};
     lay.gpu0 = topo_graph_n_vertices(graph);

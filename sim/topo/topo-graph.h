@@ -8,6 +8,9 @@
  * the rate: bandwidth is exact, a lone packet's serialization is n× short.
  * Bundles are added in pairs, so the reverse of link i is i ^ 1.
  *
+ * A loopback system (hw-loopback.h) is a star: its virtual ranks are GPU
+ * vertices, each joined by one CTA's port to a memory vertex.
+ *
  * The graph is built once (by topo-build from a system model, or by hand in
  * tests) and read-only afterwards. Nodes: a system is n_nodes identical
  * NVLink domains; vertex and link ids of node k are those of node 0 plus
@@ -31,6 +34,7 @@ typedef enum TopoVertexKind {
     TOPO_NIC,
     TOPO_LEAF,  /* fabric leaf switch */
     TOPO_SPINE, /* the spine tier of the fabric, all its chips as one vertex */
+    TOPO_MEMORY, /* one GPU's L2 and HBM, joining virtual ranks (the loopback model) */
     TOPO_N_VERTEX_KINDS,
 } TopoVertexKind;
 

@@ -32,7 +32,8 @@ struct TopoRouter {
 static bool
 forwards(TopoVertexKind kind)
 {
-    return kind == TOPO_NVSWITCH || kind == TOPO_PCIE_SWITCH || kind == TOPO_CPU;
+    return kind == TOPO_NVSWITCH || kind == TOPO_PCIE_SWITCH || kind == TOPO_CPU ||
+           kind == TOPO_MEMORY;
 }
 
 /* Switch chips are endpoints too: in-switch reduction and multicast

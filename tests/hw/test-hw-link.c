@@ -123,7 +123,7 @@ static const struct {
     {"faster than the lanes", "bandwidth = 25GB/s", "bandwidth = 25.1GB/s",
      ": [link] bandwidth: 25100000000 B/s is more than lanes x lane_rate = 25000000000 B/s"},
     {"unknown kind", "kind = nvlink", "kind = infiniband",
-     ": [link] kind: 'infiniband' is not one of: nvlink, c2c, pcie, cpu, network"},
+     ": [link] kind: 'infiniband' is not one of: nvlink, c2c, pcie, cpu, network, memory"},
     {"generation out of range", "generation = 4", "generation = 6",
      ": [link] generation: 6 is out of range: expected 1 to 5"},
     {"generation on a network link", "kind = nvlink", "kind = network",

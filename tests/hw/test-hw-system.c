@@ -176,6 +176,10 @@ static const char *pair_system = "[system]\nname = Test\ngpu = v100-sxm2\ngpus =
                                  "[nvlink]\nlink = nvlink2\npairs = 0-1, 0-3x2, 4-5\n\n"
                                  "[host]\ncpus = 1\ngpu_link = pcie3\npcie = pcie3\n";
 
+static const char *loopback_system = "[system]\nname = Test\ngpu = h200\ngpus = 132\n\n"
+                                     "[loopback]\ncta_bandwidth = 14GB/s\nflag_latency = 300ns\n"
+                                     "step_overhead = 1us\nlaunch = 5us\n";
+
 static const struct {
     const char *name;
     const char **base;
@@ -268,6 +272,18 @@ static const struct {
     {"rail_optimized not yes/no", &switch_system, "nics = 8", "nics = 8\nrail_optimized = maybe",
      ": [network] rail_optimized: 'maybe' is not a yes/no value"},
     {"count with a unit", &switch_system, "gpus = 8", "gpus = 8GB", ": [system] gpus: '8GB'"},
+    {"loopback with a host", &loopback_system, "[loopback]", "[host]\ncpus = 1\n[loopback]",
+     ": [host]: a loopback system (virtual ranks on one GPU) has no [host] group"},
+    {"loopback without launch", &loopback_system, "launch = 5us\n", "",
+     ": [loopback] launch: missing"},
+    {"loopback at a crawl", &loopback_system, "= 14GB/s", "= 1kB/s",
+     ": [loopback] cta_bandwidth: 1000 is out of range"},
+    {"loopback slot not in vectors", &loopback_system, "launch = 5us\n",
+     "launch = 5us\nslot = 1000B\n", ": [loopback] slot: 1000 B is not a whole number of 16-byte"},
+    {"loopback with 65 slots", &loopback_system, "launch = 5us\n", "launch = 5us\nslots = 65\n",
+     ": [loopback] slots: 65 is out of range"},
+    {"loopback unknown key", &loopback_system, "launch = 5us\n", "launch = 5us\nsms = 4\n",
+     ": [loopback] sms: unknown key"},
 };
 
 START_TEST(bad_systems_fail_with_context)
