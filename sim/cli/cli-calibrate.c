@@ -13,6 +13,8 @@
  *     rate over peak and the tile-wave share of the kernel model), their
  *     median, and the error of the model's GEMM time at the fit, also
  *     leaving each row out;
+ *   loopback: a loopback model's [loopback] costs from nvlsim-bench
+ *     loopback's rows (cli-calibrate-loopback.c);
  *   compute-efficiency: a GPU's training_efficiency ([gpu], the share of
  *     the kernel model's rate a training step sustains), from the training
  *     rows of --system (the schema of shared/reference/training.csv): each
@@ -48,6 +50,7 @@ typedef struct CalibrateOptions {
     char *match;
     char *fidelity;
     char *max_bytes;
+    char *fit_ranks;
 } CalibrateOptions;
 
 typedef struct Calibration {
@@ -73,15 +76,19 @@ calibrate_context(CalibrateOptions *o)
         {"max-bytes", 0, 0, G_OPTION_ARG_STRING, &o->max_bytes,
          "coll-overhead: fit rows of at most SIZE (default 1KiB)", "SIZE"},
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
+        {"fit-ranks", 0, 0, G_OPTION_ARG_STRING, &o->fit_ranks,
+         "loopback: fit the rows of K ranks (default the fewest); the others are held out", "K"},
         G_OPTION_ENTRY_NULL,
     };
-    GOptionContext *context =
-        g_option_context_new("copy-overhead|coll-overhead|compute-efficiency FILE.csv");
+    GOptionContext *context = g_option_context_new(
+        "copy-overhead|coll-overhead|compute-efficiency|gemm|loopback FILE.csv");
     g_option_context_set_summary(
         context, "Fits a system's fixed cost of one peer copy ([host] copy_overhead) or of one\n"
                  "NCCL collective call ([host] coll_overhead) from a measurement file, or a\n"
                  "GPU's sustained share of its kernel model in training ([gpu]\n"
-                 "training_efficiency) from training steps.");
+                 "training_efficiency) from training steps, a GPU's GEMM ceilings\n"
+                 "([gpu] gemm_ceiling_fp16/fp8) from nvlsim-bench gpu's CSV, or a loopback\n"
+                 "model's costs ([loopback]) from nvlsim-bench loopback's CSV.");
     g_option_context_set_description(
         context, "The fits shipped in models/system/:\n"
                  "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
@@ -90,6 +97,9 @@ calibrate_context(CalibrateOptions *o)
                  "    --system dgx-a100 --match superbenchmark\n"
                  "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
                  "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
+                 "Fits waiting for measurements (tests/device/run.sh writes them):\n"
+                 "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
+                 "  nvlsim calibrate loopback loopback-all_reduce.csv --system loopback-h200\n"
                  "Judge a fit on the rows it was not fitted on with nvlsim validate.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
@@ -362,11 +372,22 @@ cli_calibrate(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
-    if (argc != 3 ||
-        (strcmp(argv[1], "copy-overhead") != 0 && strcmp(argv[1], "coll-overhead") != 0 &&
-         strcmp(argv[1], "compute-efficiency") != 0 && strcmp(argv[1], "gemm") != 0)) {
+    static const char *const what[] = {"copy-overhead", "coll-overhead", "compute-efficiency",
+                                       "gemm", "loopback"};
+    bool known = false;
+    for (size_t i = 0; argc == 3 && i < G_N_ELEMENTS(what); i++)
+        known = known || strcmp(argv[1], what[i]) == 0;
+    if (!known) {
         fprintf(stderr, "nvlsim calibrate: expected copy-overhead, coll-overhead, "
-                        "compute-efficiency or gemm, then FILE.csv (see nvlsim help calibrate)\n");
+                        "compute-efficiency, gemm or loopback, then FILE.csv (see nvlsim help "
+                        "calibrate)\n");
+        goto out;
+    }
+    uint64_t fit_ranks = 0;
+    if (o.fit_ranks && (!sim_units_parse_count(o.fit_ranks, &fit_ranks, NULL) || fit_ranks < 2 ||
+                        fit_ranks > 4096)) {
+        fprintf(stderr, "nvlsim calibrate: --fit-ranks: '%s': expected 2 to 4096 ranks\n",
+                o.fit_ranks);
         goto out;
     }
     if (o.system == NULL) {
@@ -382,7 +403,9 @@ cli_calibrate(int argc, char **argv)
         cli_print_error("calibrate", error);
         goto out;
     }
-    if (strcmp(argv[1], "gemm") == 0) {
+    if (strcmp(argv[1], "loopback") == 0) {
+        status = cli_calibrate_loopback(argv[2], o.system, (uint32_t)fit_ranks, c.fidelity);
+    } else if (strcmp(argv[1], "gemm") == 0) {
         status = calibrate_gemm(argv[2], o.system);
     } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
@@ -399,5 +422,6 @@ out:
     g_free(o.match);
     g_free(o.fidelity);
     g_free(o.max_bytes);
+    g_free(o.fit_ranks);
     return status;
 }

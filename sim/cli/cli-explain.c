@@ -19,6 +19,7 @@
 #include "cli/cli-fabric.h"
 #include "cli/cli-run.h"
 #include "cli/cli.h"
+#include "coll/coll-loopback.h"
 #include "coll/coll-run.h"
 #include "coll/coll-tune.h"
 #include "core/core-time.h"
@@ -137,18 +138,6 @@ explain_nccl(const CollComm *comm, CollOp op, uint64_t bytes)
     return estimate;
 }
 
-/* One hop of the loopback kernel in ps: c bytes at the CTA's rate, the
- * last 128 B store across the second port, an 8 B flag the same way, the
- * two ports' latencies twice, and the step's software cost. */
-static uint64_t
-loopback_hop_ps(const HwLoopback *lb, uint64_t c)
-{
-    uint64_t rate = lb->cta_bytes_per_s, path = 2 * lb->port.latency_ps;
-    return sim_serialization_ps(c, rate) +
-           sim_serialization_ps(MIN(c, lb->port.sm_payload_bytes), rate) + path +
-           2 * sim_serialization_ps(8, rate) + path + lb->step_overhead_ps;
-}
-
 /* The loopback kernel's closed form; returns it in us. */
 static double
 explain_loopback(const CollComm *comm, CollOp op, uint64_t bytes)
@@ -156,10 +145,10 @@ explain_loopback(const CollComm *comm, CollOp op, uint64_t bytes)
     const HwLoopback *lb = comm->system->loopback;
     uint32_t k = comm->n_ranks, steps = ring_steps(op, k);
     uint64_t seg = bytes / k, n_full = seg / lb->slot_bytes, rest = seg % lb->slot_bytes;
-    double h_full = (double)loopback_hop_ps(lb, lb->slot_bytes) / SIM_PS_PER_US;
-    double h_rest = rest ? (double)loopback_hop_ps(lb, rest) / SIM_PS_PER_US : 0;
+    double h_full = (double)coll_loopback_hop_ps(lb, lb->slot_bytes) / SIM_PS_PER_US;
+    double h_rest = rest ? (double)coll_loopback_hop_ps(lb, rest) / SIM_PS_PER_US : 0;
     double launch = (double)lb->launch_ps / SIM_PS_PER_US;
-    double form = launch + (double)steps * ((double)n_full * h_full + h_rest);
+    double form = (double)coll_loopback_time_ps(lb, op, k, bytes) / SIM_PS_PER_US;
     printf("## What runs: nvlsim-bench's loopback kernel, not NCCL\n");
     printf("%u virtual ranks on one %s, one CTA each, pass %s around a ring through the GPU's "
            "own L2 and HBM.\nA step forwards one chunk of at most a slot (%" G_GUINT64_FORMAT

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/net.h"
+
 enum {
     CLI_EXIT_OK = 0,
     CLI_EXIT_BAD_INPUT = 1,
@@ -39,6 +41,11 @@ int cli_bench_core(int argc, char **argv);
 int cli_bench_coll(int argc, char **argv);
 int cli_bench_net(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+/* calibrate loopback (cli-calibrate-loopback.c): fits system_id's
+ * [loopback] costs on the rows of fit_ranks ranks (0: the fewest in the
+ * file) of path; returns the exit status. */
+int cli_calibrate_loopback(const char *path, const char *system_id, uint32_t fit_ranks,
+                           NetFidelity fidelity);
 int cli_coll(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_explain(int argc, char **argv);

@@ -59,19 +59,23 @@ int bench_coll_result(BenchColl *coll, BenchDevOp op, uint64_t n_bytes, int in_p
                       float *out, char *err, size_t err_len);
 void bench_coll_close(BenchColl *coll);
 
-/* ---- loopback: a ring all-reduce over K virtual ranks on one GPU. ---- */
+/* ---- loopback: a ring all-reduce or all-gather over K virtual ranks on
+ * one GPU. ---- */
 typedef struct BenchLoopback BenchLoopback;
 
 /* K ranks with max_bytes of data each on device 0. */
 BenchLoopback *bench_loopback_open(int n_ranks, uint64_t max_bytes, char *err, size_t err_len);
 void bench_loopback_info(const BenchLoopback *lb, BenchDeviceInfo *info);
-/* In-place all-reduce of n_bytes (whole floats) per rank; as bench_coll_time. */
-int bench_loopback_time(BenchLoopback *lb, uint64_t n_bytes, unsigned n_warmup, unsigned n_iters,
-                        double *time_us, char *err, size_t err_len);
+/* op (BENCH_DEV_ALL_REDUCE or BENCH_DEV_ALL_GATHER) in place on n_bytes per
+ * rank (nccl-tests' size: all_gather's whole output, whole 16-byte vectors
+ * from each rank); as bench_coll_time. */
+int bench_loopback_time(BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, unsigned n_warmup,
+                        unsigned n_iters, double *time_us, char *err, size_t err_len);
 /* Copies rank's n_bytes / 4 floats into out after one checked run: rank 0
- * fills every rank's pattern and runs; call it for rank 0 first. */
-int bench_loopback_result(BenchLoopback *lb, uint64_t n_bytes, int rank, float *out, char *err,
-                          size_t err_len);
+ * fills every rank's pattern (all_gather: its own segment) and runs; call
+ * it for rank 0 first. */
+int bench_loopback_result(BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, int rank,
+                          float *out, char *err, size_t err_len);
 void bench_loopback_close(BenchLoopback *lb);
 
 /* ---- gpu: copy, reduction kernel, launch latency, GEMM on device 0. ---- */

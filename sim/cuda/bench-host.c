@@ -60,7 +60,11 @@ add_entries(GOptionContext *context, BenchMode mode, BenchOptionText *t)
         G_OPTION_ENTRY_NULL,
     };
     const GOptionEntry loopback[] = {
-        {"ranks", 0, 0, G_OPTION_ARG_STRING, &t->ranks, "Ranks on the one GPU, >= 2", "K"},
+        {"ranks", 0, 0, G_OPTION_ARG_STRING, &t->ranks, "Ranks on the one GPU, >= 2 each",
+         "K[,K...]"},
+        {"op", 0, 0, G_OPTION_ARG_STRING, &t->op, "all_reduce (default) or all_gather", "OP"},
+        {"system", 0, 0, G_OPTION_ARG_STRING, &t->system,
+         "nvlsim's id of the model (default loopback-GPU)", "NAME"},
         G_OPTION_ENTRY_NULL,
     };
     g_option_context_add_main_entries(context, common, NULL);
@@ -173,6 +177,31 @@ parse_coll(const BenchOptionText *t, BenchArgs *out, GError **error)
     return true;
 }
 
+/* --ranks 2,4,8 and the kernel's two collectives. */
+static bool
+parse_loopback(const BenchOptionText *t, BenchArgs *out, GError **error)
+{
+    if (t->ranks == NULL)
+        return bad_value(error, "--ranks", "missing: how many ranks share the GPU (>= 2)");
+    g_auto(GStrv) items = g_strsplit(t->ranks, ",", -1);
+    for (char **item = items; *item != NULL; item++) {
+        if (out->n_rank_counts == BENCH_MAX_RANK_COUNTS)
+            return bad_value(error, "--ranks", "'%s': at most %d counts", t->ranks,
+                             BENCH_MAX_RANK_COUNTS);
+        if (!parse_u32("--ranks", g_strstrip(*item), 2, &out->rank_counts[out->n_rank_counts++],
+                       error))
+            return false;
+    }
+    out->op = COLL_OP_ALL_REDUCE;
+    if (t->op != NULL &&
+        (!coll_op_parse(t->op, &out->op) ||
+         (out->op != COLL_OP_ALL_REDUCE && out->op != COLL_OP_ALL_GATHER)))
+        return bad_value(error, "--op", "'%s': the loopback kernel runs all_reduce or all_gather",
+                         t->op);
+    out->system = g_strdup(t->system);
+    return true;
+}
+
 /* The values of the options, checked; defaults are nccl-tests'. */
 static bool
 parse_values(const BenchOptionText *t, BenchArgs *out, GError **error)
@@ -184,11 +213,8 @@ parse_values(const BenchOptionText *t, BenchArgs *out, GError **error)
         return false;
     if (out->mode == BENCH_MODE_COLL)
         return parse_coll(t, out, error);
-    if (out->mode == BENCH_MODE_LOOPBACK) {
-        if (t->ranks == NULL)
-            return bad_value(error, "--ranks", "missing: how many ranks share the GPU (>= 2)");
-        return parse_u32("--ranks", t->ranks, 2, &out->n_ranks, error);
-    }
+    if (out->mode == BENCH_MODE_LOOPBACK)
+        return parse_loopback(t, out, error);
     return true;
 }
 
@@ -276,6 +302,26 @@ bench_size_unit_bytes(CollOp op, uint32_t n_ranks, uint32_t elem_bytes)
     bool per_rank =
         op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER || op == COLL_OP_ALLTOALL;
     return (uint64_t)elem_bytes * (per_rank ? n_ranks : 1);
+}
+
+uint64_t
+bench_loopback_unit_bytes(CollOp op, uint32_t n_ranks)
+{
+    return op == COLL_OP_ALL_GATHER ? 16 * (uint64_t)n_ranks : sizeof(float);
+}
+
+char *
+bench_loopback_system_id(const char *gpu_name)
+{
+    g_auto(GStrv) words = g_strsplit_set(gpu_name, " \t", -1);
+    const char *model = "";
+    for (char **w = words; *w != NULL; w++)
+        if (**w != '\0' && g_ascii_strcasecmp(*w, "NVIDIA") != 0) {
+            model = *w;
+            break;
+        }
+    g_autofree char *lower = g_ascii_strdown(model, -1);
+    return g_strconcat("loopback-", lower, NULL);
 }
 
 static int
@@ -375,8 +421,8 @@ append_row(GString *line, const BenchRow *row)
     g_snprintf(count, sizeof count, "%u", row->n_nodes);
     append_field(line, count, false);
     append_field(line, row->collective, false);
-    append_field(line, NULL, false); /* algorithm: NCCL's choice */
-    append_field(line, NULL, false); /* protocol: NCCL's choice */
+    append_field(line, row->algorithm, false); /* NULL: NCCL's choice */
+    append_field(line, row->protocol, false);
     append_field(line, row->dtype, false);
     g_snprintf(count, sizeof count, "%" G_GUINT64_FORMAT, row->n_bytes);
     append_field(line, count, false);

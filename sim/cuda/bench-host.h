@@ -29,19 +29,23 @@ typedef enum BenchMode {
     BENCH_MODE_LOOPBACK, /* K ranks on one GPU: the harness without a fabric */
 } BenchMode;
 
+/* The most rank counts one loopback run sweeps (--ranks 2,4,8). */
+#define BENCH_MAX_RANK_COUNTS 16
+
 /* A parsed command line. Strings are owned (bench_args_clear frees them). */
 typedef struct BenchArgs {
     BenchMode mode;
-    CollOp op;                  /* coll: --op */
+    CollOp op;                  /* coll, loopback: --op (loopback: all_reduce by default) */
     uint64_t min_bytes;         /* -b, default 32 MiB as nccl-tests */
     uint64_t max_bytes;         /* -e, default 32 MiB */
     uint64_t step_factor;       /* -f, at least 2; default 2 */
     uint32_t n_gpus;            /* coll: --gpus; 0 = every visible GPU */
-    uint32_t n_ranks;           /* loopback: --ranks, at least 2 */
+    uint32_t rank_counts[BENCH_MAX_RANK_COUNTS]; /* loopback: --ranks K[,K...], each >= 2 */
+    uint32_t n_rank_counts;
     uint32_t n_iters, n_warmup; /* --iters (default 20), --warmup (default 5) */
     bool check;                 /* coll: --check */
     char *csv_path;             /* --csv; NULL = standard output */
-    char *system;               /* coll: --system, nvlsim's system id; NULL if not given */
+    char *system;               /* coll, loopback: --system, nvlsim's id; NULL if not given */
     char *dtype;                /* coll: --datatype as nccl-tests names it; "float" */
     uint32_t dtype_bytes;       /* bytes per element of dtype */
 } BenchArgs;
@@ -50,7 +54,8 @@ typedef struct BenchArgs {
  *   coll --op OP [-b MIN] [-e MAX] [-f FACTOR] [--gpus N] [--iters K]
  *        [--warmup W] [--check] [--csv FILE] [--system NAME] [--datatype T]
  *   gpu [--csv FILE] [--iters K]
- *   loopback --ranks K [-b MIN] [-e MAX] [-f FACTOR] [--iters K] [--csv FILE]
+ *   loopback --ranks K[,K...] [--op all_reduce|all_gather] [-b MIN] [-e MAX]
+ *        [-f FACTOR] [--iters K] [--csv FILE] [--system NAME]
  * Sizes are bytes ("8"), nccl-tests' suffixes K, M, G, T (powers of 1024:
  * "128M" = 134217728) or nvlsim's units ("4MiB", "1GB" = 10^9). argv is not
  * modified. On error sets a one-line error naming the option or argument,
@@ -70,6 +75,15 @@ GArray *bench_sizes(uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, uin
  * reduce_scatter and alltoall (every rank's share is whole elements),
  * elem_bytes otherwise. */
 uint64_t bench_size_unit_bytes(CollOp op, uint32_t n_ranks, uint32_t elem_bytes);
+
+/* The same for the loopback kernel, which moves 16-byte vectors: an
+ * all_gather's share of each rank is whole vectors (16 × n_ranks). */
+uint64_t bench_loopback_unit_bytes(CollOp op, uint32_t n_ranks);
+
+/* nvlsim's id of the loopback model of a GPU CUDA names gpu_name:
+ * "loopback-" and the model's first word after "NVIDIA", in lower case
+ * ("NVIDIA H200" gives "loopback-h200"). Newly allocated. */
+char *bench_loopback_system_id(const char *gpu_name);
 
 /* The median of n > 0 samples (mean of the two middle ones when n is even);
  * samples is not modified. */
@@ -91,6 +105,8 @@ typedef struct BenchRow {
     const char *nvlink_gen;    /* column nvlink_gen: "NVLink4 + NVSwitch gen3" */
     uint32_t n_gpus, n_nodes;
     const char *collective; /* "all_reduce" (coll_op_name) or a p2p_* measure */
+    const char *algorithm;  /* "Ring" where the kernel is fixed; NULL: NCCL's choice */
+    const char *protocol;   /* "Simple" likewise */
     const char *dtype;      /* "float"; empty for p2p rows */
     uint64_t n_bytes;
     double time_us;
@@ -107,7 +123,8 @@ typedef struct BenchRow {
 const char *bench_csv_header(void);
 
 /* Writes the header and n rows to out in the schema of collectives.csv.
- * The algorithm and protocol columns stay empty (NCCL's own choice);
+ * The algorithm and protocol columns are empty (NCCL's own choice) unless
+ * the row names them;
  * source_url holds "nvlsim-bench VERSION on GPU, DATE" (the row was measured
  * here, there is no address); source_note holds "driver X; CUDA Y; NOTE"
  * for the parts given. Times are in us, bandwidths in GB/s, in_place 1 or

@@ -1,6 +1,6 @@
-/* nvlsim-bench loopback, device side: a ring all-reduce over K virtual ranks
- * whose buffers live on one GPU, moving data the way NCCL's ring Simple
- * protocol does. One kernel launch, K persistent blocks (block r is rank r).
+/* nvlsim-bench loopback, device side: a ring all-reduce or all-gather over
+ * K virtual ranks whose buffers live on one GPU, moving data the way NCCL's
+ * ring Simple protocol does. One kernel launch, K persistent blocks (block r is rank r).
  * Rank r owns N_SLOTS receive slots of SLOT_FLOATS each; its predecessor
  * writes a chunk into slot (msg % N_SLOTS), fences, then raises
  * tail[r] (a volatile int in device memory); rank r waits on tail[r],
@@ -8,7 +8,8 @@
  * head[r] when the slot may be reused. Per loop over the buffer, a rank
  * sends 2(K - 1) chunks: K - 1 reduce-scatter steps (send, recv-reduce-send
  * ..., recv-reduce-copy-send) and K - 1 all-gather steps (recv-copy-send
- * ..., recv-copy). As NCCL: 8 slots of 512 KiB (its 4 MiB Simple buffer in
+ * ..., recv-copy); an all-gather sends K - 1 (send, recv-copy-send ...,
+ * recv-copy), its chunks whole 16-byte vectors. As NCCL: 8 slots of 512 KiB (its 4 MiB Simple buffer in
  * NCCL_STEPS = 8 steps). The K blocks must all be resident at once, so K is
  * at most the number of SMs. */
 #include <cuda_runtime.h>
@@ -128,6 +129,33 @@ ring_allreduce_kernel(float *data, size_t stride, size_t count, float *slots, in
     }
 }
 
+/* Each rank's buffer holds the whole output: K segments of per floats
+ * (a multiple of 4), its own at rank × per. */
+__global__ static void
+ring_allgather_kernel(float *data, size_t stride, size_t per, float *slots, int *flags,
+                      int n_ranks)
+{
+    Ring g;
+    g.rank = blockIdx.x;
+    g.next = (g.rank + 1) % n_ranks;
+    g.n_ranks = n_ranks;
+    g.slots = slots;
+    g.tail = flags;
+    g.head = flags + n_ranks;
+    g.n_sent = g.n_recvd = 0;
+    float *mine = data + (size_t)g.rank * stride;
+    int k = n_ranks;
+    for (size_t base = 0; base < per;) {
+        size_t cs = per - base < SLOT_FLOATS ? per - base : SLOT_FLOATS;
+        ring_step(g, mine + (size_t)g.rank * per + base, cs, false, false, false, true);
+        for (int j = 1; j < k - 1; j++)
+            ring_step(g, mine + (size_t)((g.rank - j + k) % k) * per + base, cs, true, false, true,
+                      true);
+        ring_step(g, mine + (size_t)((g.rank + 1) % k) * per + base, cs, true, false, true, false);
+        base += cs;
+    }
+}
+
 extern "C" BenchLoopback *
 bench_loopback_open(int n_ranks, uint64_t max_bytes, char *err, size_t err_len)
 {
@@ -177,30 +205,52 @@ bench_loopback_info(const BenchLoopback *lb, BenchDeviceInfo *info)
 }
 
 static int
-lb_launch(BenchLoopback *lb, size_t count, char *err, size_t err_len)
+lb_launch(BenchLoopback *lb, BenchDevOp op, size_t count, char *err, size_t err_len)
 {
     BENCH_CUDA(cudaMemsetAsync(lb->flags, 0, 2 * lb->n_ranks * sizeof(int), lb->stream),
                "cudaMemset (flags)");
-    ring_allreduce_kernel<<<lb->n_ranks, LB_THREADS, 0, lb->stream>>>(
-        lb->data, lb->cap_floats, count, lb->slots, lb->flags, lb->n_ranks);
+    if (op == BENCH_DEV_ALL_GATHER)
+        ring_allgather_kernel<<<lb->n_ranks, LB_THREADS, 0, lb->stream>>>(
+            lb->data, lb->cap_floats, count / lb->n_ranks, lb->slots, lb->flags, lb->n_ranks);
+    else
+        ring_allreduce_kernel<<<lb->n_ranks, LB_THREADS, 0, lb->stream>>>(
+            lb->data, lb->cap_floats, count, lb->slots, lb->flags, lb->n_ranks);
     BENCH_CUDA(cudaGetLastError(), "ring kernel launch");
     return 0;
 }
 
-extern "C" int
-bench_loopback_time(BenchLoopback *lb, uint64_t n_bytes, unsigned n_warmup, unsigned n_iters,
-                    double *time_us, char *err, size_t err_len)
+/* The sizes the kernels take: whole floats; for all_gather whole 16-byte
+ * vectors from each rank. */
+static int
+lb_check_size(const BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, char *err, size_t err_len)
 {
     size_t count = n_bytes / sizeof(float);
     if (count > lb->cap_floats)
         return bench_fail(err, err_len, "size %llu exceeds the buffers",
                           (unsigned long long)n_bytes);
+    if (op != BENCH_DEV_ALL_REDUCE && op != BENCH_DEV_ALL_GATHER)
+        return bench_fail(err, err_len, "the loopback kernel runs all_reduce and all_gather only");
+    if (n_bytes % sizeof(float) != 0 ||
+        (op == BENCH_DEV_ALL_GATHER && n_bytes % (16 * (uint64_t)lb->n_ranks) != 0))
+        return bench_fail(err, err_len, "size %llu is not whole %s",
+                          (unsigned long long)n_bytes,
+                          op == BENCH_DEV_ALL_GATHER ? "16-byte vectors from every rank" : "floats");
+    return 0;
+}
+
+extern "C" int
+bench_loopback_time(BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, unsigned n_warmup,
+                    unsigned n_iters, double *time_us, char *err, size_t err_len)
+{
+    if (lb_check_size(lb, op, n_bytes, err, err_len) < 0)
+        return -1;
+    size_t count = n_bytes / sizeof(float);
     for (unsigned i = 0; i < n_warmup; i++)
-        if (lb_launch(lb, count, err, err_len) < 0)
+        if (lb_launch(lb, op, count, err, err_len) < 0)
             return -1;
     BENCH_CUDA(cudaEventRecord(lb->start, lb->stream), "cudaEventRecord");
     for (unsigned i = 0; i < n_iters; i++)
-        if (lb_launch(lb, count, err, err_len) < 0)
+        if (lb_launch(lb, op, count, err, err_len) < 0)
             return -1;
     BENCH_CUDA(cudaEventRecord(lb->stop, lb->stream), "cudaEventRecord");
     BENCH_CUDA(cudaEventSynchronize(lb->stop), "ring kernel");
@@ -211,18 +261,24 @@ bench_loopback_time(BenchLoopback *lb, uint64_t n_bytes, unsigned n_warmup, unsi
 }
 
 extern "C" int
-bench_loopback_result(BenchLoopback *lb, uint64_t n_bytes, int rank, float *out, char *err,
-                      size_t err_len)
+bench_loopback_result(BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, int rank, float *out,
+                      char *err, size_t err_len)
 {
+    if (lb_check_size(lb, op, n_bytes, err, err_len) < 0)
+        return -1;
     size_t count = n_bytes / sizeof(float);
-    if (count > lb->cap_floats)
-        return bench_fail(err, err_len, "size %llu exceeds the buffers",
-                          (unsigned long long)n_bytes);
     if (rank == 0) { /* fill once; every rank's copy comes from the same run */
-        for (int r = 0; r < lb->n_ranks; r++)
-            bench_fill(lb->data + (size_t)r * lb->cap_floats, count, r, lb->stream);
+        BENCH_CUDA(cudaMemsetAsync(lb->data, 0, (size_t)lb->n_ranks * lb->cap_floats * sizeof(float),
+                                   lb->stream),
+                   "cudaMemset (data)");
+        size_t per = op == BENCH_DEV_ALL_GATHER ? count / lb->n_ranks : count;
+        for (int r = 0; r < lb->n_ranks; r++) {
+            float *own = lb->data + (size_t)r * lb->cap_floats;
+            bench_fill(op == BENCH_DEV_ALL_GATHER ? own + (size_t)r * per : own, per, r,
+                       lb->stream);
+        }
         BENCH_CUDA(cudaGetLastError(), "fill kernel");
-        if (lb_launch(lb, count, err, err_len) < 0)
+        if (lb_launch(lb, op, count, err, err_len) < 0)
             return -1;
         BENCH_CUDA(cudaStreamSynchronize(lb->stream), "ring kernel");
     }

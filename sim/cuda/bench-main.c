@@ -1,7 +1,8 @@
 /* nvlsim-bench: measures real GPUs in the terms nvlsim simulates them.
  *   nvlsim-bench coll --op OP [-b MIN] [-e MAX] [-f F] [--gpus N] [--check] [--csv FILE]
  *   nvlsim-bench gpu [--csv FILE]
- *   nvlsim-bench loopback --ranks K [-b MIN] [-e MAX] [-f F] [--csv FILE]
+ *   nvlsim-bench loopback --ranks K[,K...] [--op all_reduce|all_gather] [-b MIN] [-e MAX]
+ *                         [-f F] [--csv FILE]
  * The command line, sizes, CSV rows and reference results come from
  * bench-host.h; the measurements from the .cu files behind bench-device.h.
  * The table goes to standard output (standard error when the CSV does). */
@@ -249,19 +250,24 @@ bench_main_coll(const BenchArgs *args, FILE *csv, FILE *table)
 
 /* Loopback: each size timed, then checked against the host reference. */
 static int
-bench_loopback_size(BenchLoopback *lb, const BenchArgs *args, uint64_t n_bytes, double *us,
-                    uint64_t *wrong, char *err)
+bench_loopback_size(BenchLoopback *lb, const BenchArgs *args, uint32_t k, uint64_t n_bytes,
+                    double *us, uint64_t *wrong, char *err)
 {
-    if (bench_loopback_time(lb, n_bytes, args->n_warmup, args->n_iters, us, err, ERR_LEN) < 0)
+    BenchDevOp dop = args->op == COLL_OP_ALL_GATHER ? BENCH_DEV_ALL_GATHER : BENCH_DEV_ALL_REDUCE;
+    if (bench_loopback_time(lb, dop, n_bytes, args->n_warmup, args->n_iters, us, err, ERR_LEN) <
+        0)
         return -1;
     size_t count = n_bytes / sizeof(float);
     float *got = g_malloc_n(count ? count : 1, sizeof(float));
     float *want = g_malloc_n(count ? count : 1, sizeof(float));
-    bench_expected_allreduce(want, args->n_ranks, count);
+    if (dop == BENCH_DEV_ALL_GATHER)
+        bench_expected_allgather(want, k, count / k);
+    else
+        bench_expected_allreduce(want, k, count);
     int rc = 0;
     *wrong = 0;
-    for (uint32_t r = 0; r < args->n_ranks && rc == 0; r++) {
-        rc = bench_loopback_result(lb, n_bytes, (int)r, got, err, ERR_LEN);
+    for (uint32_t r = 0; r < k && rc == 0; r++) {
+        rc = bench_loopback_result(lb, dop, n_bytes, (int)r, got, err, ERR_LEN);
         if (rc == 0)
             *wrong += bench_count_wrong(got, want, count);
     }
@@ -270,39 +276,42 @@ bench_loopback_size(BenchLoopback *lb, const BenchArgs *args, uint64_t n_bytes, 
     return rc;
 }
 
+/* One rank count's sweep; rows appended. Returns 0, or 1 after printing
+ * the error (the rows measured so far stay). */
 static int
-bench_main_loopback(const BenchArgs *args, FILE *csv, FILE *table)
+bench_loopback_ranks(const BenchArgs *args, uint32_t k, const char *system_id, BenchMeta *meta,
+                     GArray *rows, char *note, FILE *table)
 {
-    char err[ERR_LEN] = "", note[96];
-    BenchLoopback *lb = bench_loopback_open((int)args->n_ranks, args->max_bytes, err, ERR_LEN);
+    char err[ERR_LEN] = "";
+    BenchLoopback *lb = bench_loopback_open((int)k, args->max_bytes, err, ERR_LEN);
     if (!lb) {
         fprintf(stderr, "nvlsim-bench: %s\n", err);
         return 1;
     }
     BenchDeviceInfo info;
-    BenchMeta meta;
     bench_loopback_info(lb, &info);
-    bench_meta_init(&meta, &info);
-    snprintf(note, sizeof note, "loopback: %u virtual ranks on one GPU, ring Simple-style kernel",
-             args->n_ranks);
-    g_autoptr(GArray) sizes =
-        bench_sizes(args->min_bytes, args->max_bytes, args->step_factor, sizeof(float));
-    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(BenchRow));
-    fprintf(table, "# nvlsim-bench loopback: ring all_reduce, %u ranks on %s\n", args->n_ranks,
+    bench_meta_init(meta, &info);
+    g_autofree char *derived = bench_loopback_system_id(info.gpu_name);
+    snprintf(note, 96, "loopback: %u virtual ranks on one GPU, ring Simple-style kernel", k);
+    g_autoptr(GArray) sizes = bench_sizes(args->min_bytes, args->max_bytes, args->step_factor,
+                                          bench_loopback_unit_bytes(args->op, k));
+    fprintf(table, "# nvlsim-bench loopback: ring %s, %u ranks on %s\n", coll_op_name(args->op), k,
             info.gpu_name);
     fprintf(table, "#%11s %10s %8s %8s %6s\n", "size (B)", "time (us)", "algbw", "busbw", "#wrong");
     int status = 0;
     for (guint i = 0; i < sizes->len && status == 0; i++) {
         uint64_t n_bytes = g_array_index(sizes, uint64_t, i), wrong = 0;
         double us = 0;
-        if (bench_loopback_size(lb, args, n_bytes, &us, &wrong, err) < 0) {
+        if (bench_loopback_size(lb, args, k, n_bytes, &us, &wrong, err) < 0) {
             fprintf(stderr, "nvlsim-bench: %s\n", err);
             status = 1;
             break;
         }
-        BenchRow row = bench_row(args, &meta, info.gpu_name, COLL_OP_ALL_REDUCE, args->n_ranks,
-                                 n_bytes, us, true);
-        row.note = note;
+        BenchRow row = bench_row(args, meta, info.gpu_name, args->op, k, n_bytes, us, true);
+        row.nvlsim_system = system_id ? system_id : g_intern_string(derived);
+        row.algorithm = "Ring";
+        row.protocol = "Simple";
+        row.note = g_intern_string(note);
         g_array_append_val(rows, row);
         fprintf(table, " %11" G_GUINT64_FORMAT " %10.2f %8.2f %8.2f %6" G_GUINT64_FORMAT "\n",
                 n_bytes, us, row.algbw_bytes_per_s / 1e9, row.busbw_bytes_per_s / 1e9, wrong);
@@ -310,6 +319,19 @@ bench_main_loopback(const BenchArgs *args, FILE *csv, FILE *table)
         status = wrong != 0;
     }
     bench_loopback_close(lb);
+    return status;
+}
+
+static int
+bench_main_loopback(const BenchArgs *args, FILE *csv, FILE *table)
+{
+    BenchMeta meta;
+    char note[96];
+    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(BenchRow));
+    int status = 0;
+    for (uint32_t i = 0; i < args->n_rank_counts && status == 0; i++)
+        status = bench_loopback_ranks(args, args->rank_counts[i], args->system, &meta, rows, note,
+                                      table);
     return bench_write_rows(csv, rows) || status;
 }
 

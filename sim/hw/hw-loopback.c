@@ -70,8 +70,6 @@ hw_loopback_load(GKeyFile *kf, const char *path, GError **error)
         .name = g_strdup("CTA to memory system"),
         .kind = HW_LINK_MEMORY,
         .n_lanes = 1,
-        .lane_bytes_per_s = lb->cta_bytes_per_s,
-        .bytes_per_s = lb->cta_bytes_per_s,
         .sm_payload_bytes = 128,
         .ce_payload_bytes = 128,
         .latency_ps = lb->flag_latency_ps / 2,
@@ -79,5 +77,18 @@ hw_loopback_load(GKeyFile *kf, const char *path, GError **error)
         .credit_bytes = 16,
         .replay_buffer_bytes = lb->slot_bytes * lb->n_slots,
     };
+    hw_loopback_set_costs(lb, lb->cta_bytes_per_s, lb->step_overhead_ps, lb->launch_ps);
     return g_steal_pointer(&lb);
+}
+
+void
+hw_loopback_set_costs(HwLoopback *loopback, uint64_t cta_bytes_per_s, uint64_t step_overhead_ps,
+                      uint64_t launch_ps)
+{
+    g_return_if_fail(cta_bytes_per_s > 0);
+    loopback->cta_bytes_per_s = cta_bytes_per_s;
+    loopback->step_overhead_ps = step_overhead_ps;
+    loopback->launch_ps = launch_ps;
+    loopback->port.lane_bytes_per_s = cta_bytes_per_s;
+    loopback->port.bytes_per_s = cta_bytes_per_s;
 }

@@ -39,5 +39,9 @@ typedef struct HwLoopback {
  * builds its port; NULL and error ("PATH: [loopback] key: ...") on bad
  * input. */
 HwLoopback *hw_loopback_load(GKeyFile *kf, const char *path, GError **error);
+/* Sets the three fitted costs (nvlsim calibrate loopback), keeping the
+ * port's rate in step. cta_bytes_per_s must be positive. */
+void hw_loopback_set_costs(HwLoopback *loopback, uint64_t cta_bytes_per_s,
+                           uint64_t step_overhead_ps, uint64_t launch_ps);
 void hw_loopback_free(HwLoopback *loopback);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwLoopback, hw_loopback_free)

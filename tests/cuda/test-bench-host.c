@@ -74,11 +74,25 @@ START_TEST(parse_defaults_and_units)
     ck_assert_msg(parse_line("loopback --ranks 4 -b 1k -e 1G -f 4 --iters 3", &a, &error), "%s",
                   error ? error->message : "");
     ck_assert_int_eq(a.mode, BENCH_MODE_LOOPBACK);
-    ck_assert_uint_eq(a.n_ranks, 4);
+    ck_assert_uint_eq(a.n_rank_counts, 1);
+    ck_assert_uint_eq(a.rank_counts[0], 4);
+    ck_assert_int_eq(a.op, COLL_OP_ALL_REDUCE);
+    ck_assert_ptr_null(a.system);
     ck_assert_uint_eq(a.min_bytes, 1024);
     ck_assert_uint_eq(a.max_bytes, 1073741824);
     ck_assert_uint_eq(a.step_factor, 4);
     ck_assert_uint_eq(a.n_iters, 3);
+    bench_args_clear(&a);
+
+    ck_assert_msg(parse_line("loopback --ranks 2,4,8 --op allgather --system loopback-x", &a,
+                             &error),
+                  "%s", error ? error->message : "");
+    ck_assert_uint_eq(a.n_rank_counts, 3);
+    ck_assert_uint_eq(a.rank_counts[0], 2);
+    ck_assert_uint_eq(a.rank_counts[1], 4);
+    ck_assert_uint_eq(a.rank_counts[2], 8);
+    ck_assert_int_eq(a.op, COLL_OP_ALL_GATHER);
+    ck_assert_str_eq(a.system, "loopback-x");
     bench_args_clear(&a);
 
     /* nvlsim's own units: GB is 10^9, MiB 2^20. */
@@ -118,6 +132,10 @@ static const struct {
     {"coll --op all_reduce extra", "extra"},
     {"loopback -b 8", "--ranks"},
     {"loopback --ranks 1", "--ranks"},
+    {"loopback --ranks 2,,4", "--ranks"},
+    {"loopback --ranks 2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18", "at most 16"},
+    {"loopback --ranks 4 --op broadcast", "all_reduce or all_gather"},
+    {"loopback --ranks 4 --check", "--check"},
     {"gpu --op all_reduce", "--op"},
     {"gpu -b 8", "-b"},
     {"train", "train"},
@@ -165,6 +183,15 @@ START_TEST(sizes_nccl_tests_sweep)
     ck_assert_uint_eq(unit, 32);
     ck_assert_uint_eq(bench_size_unit_bytes(COLL_OP_ALL_REDUCE, 8, 4), 4);
     ck_assert_uint_eq(bench_size_unit_bytes(COLL_OP_ALLTOALL, 8, 2), 16);
+    /* The loopback kernel: an all_gather's share is whole float4 vectors. */
+    ck_assert_uint_eq(bench_loopback_unit_bytes(COLL_OP_ALL_GATHER, 8), 128);
+    ck_assert_uint_eq(bench_loopback_unit_bytes(COLL_OP_ALL_REDUCE, 8), 4);
+    g_autofree char *h200 = bench_loopback_system_id("NVIDIA H200");
+    g_autofree char *h100 = bench_loopback_system_id("NVIDIA  H100 80GB HBM3");
+    g_autofree char *plain = bench_loopback_system_id("Tesla");
+    ck_assert_str_eq(h200, "loopback-h200");
+    ck_assert_str_eq(h100, "loopback-h100");
+    ck_assert_str_eq(plain, "loopback-tesla");
     g_autoptr(GArray) ag = bench_sizes(8, 128u << 20, 2, unit);
     ck_assert_uint_eq(ag->len, 23);
     ck_assert_uint_eq(g_array_index(ag, uint64_t, 0), 32);
@@ -276,7 +303,9 @@ START_TEST(check_tolerance)
 END_TEST
 
 /* The rows of tests/data/bench-fixture.csv: two all_reduce sizes and one
- * all_gather on a DGX H100, with text that needs quoting. */
+ * all_gather on a DGX H100, with text that needs quoting; then two rows of
+ * the loopback kernel on one H200 (its algorithm and protocol named). */
+#define N_FIXTURE_ROWS 5
 static guint
 fixture_rows(BenchRow *rows)
 {
@@ -315,7 +344,42 @@ fixture_rows(BenchRow *rows)
             .note = "written by tests/cuda/test-bench-host, not measured",
         };
     }
-    return G_N_ELEMENTS(measured);
+    static const struct {
+        CollOp op;
+        uint32_t n_ranks;
+        uint64_t n_bytes;
+        double time_us;
+    } loopback[] = {
+        {COLL_OP_ALL_REDUCE, 8, 1048576, 160.0},
+        {COLL_OP_ALL_GATHER, 4, 4194304, 250.0},
+    };
+    guint n = G_N_ELEMENTS(measured);
+    for (guint i = 0; i < G_N_ELEMENTS(loopback); i++, n++) {
+        rows[n] = (BenchRow){
+            .system = "1 x NVIDIA H200",
+            .nvlsim_system = "loopback-h200",
+            .gpu = "NVIDIA H200",
+            .n_gpus = loopback[i].n_ranks,
+            .n_nodes = 1,
+            .collective = coll_op_name(loopback[i].op),
+            .algorithm = "Ring",
+            .protocol = "Simple",
+            .dtype = "float",
+            .n_bytes = loopback[i].n_bytes,
+            .time_us = loopback[i].time_us,
+            .algbw_bytes_per_s = bench_algbw_bytes_per_s(loopback[i].n_bytes, loopback[i].time_us),
+            .busbw_bytes_per_s = bench_busbw_bytes_per_s(
+                loopback[i].op, loopback[i].n_ranks, loopback[i].n_bytes, loopback[i].time_us),
+            .in_place = true,
+            .bench_version = "0.1",
+            .date = "2026-11-30",
+            .driver_version = "580.65.06",
+            .cuda_version = "13.0",
+            .note = "loopback, written by tests/cuda/test-bench-host, not measured",
+        };
+    }
+    g_assert(n == N_FIXTURE_ROWS);
+    return n;
 }
 
 static char *
@@ -350,7 +414,7 @@ END_TEST
 
 START_TEST(csv_fields)
 {
-    BenchRow rows[3];
+    BenchRow rows[N_FIXTURE_ROWS];
     fixture_rows(rows);
     rows[0].driver_version = NULL;
     rows[0].note = "a \"quoted\", note";
@@ -367,7 +431,7 @@ END_TEST
 
 START_TEST(csv_fixture_byte_for_byte)
 {
-    BenchRow rows[3];
+    BenchRow rows[N_FIXTURE_ROWS];
     guint n = fixture_rows(rows);
     g_autoptr(GError) error = NULL;
     g_autofree char *tmp = NULL;
@@ -392,7 +456,7 @@ START_TEST(csv_write_error)
     FILE *f = fopen("/dev/full", "w");
     if (f == NULL)
         return; /* no /dev/full here: nothing to test */
-    BenchRow rows[3];
+    BenchRow rows[N_FIXTURE_ROWS];
     guint n = fixture_rows(rows);
     g_autoptr(GError) error = NULL;
     ck_assert(!bench_csv_write(f, rows, n, &error));

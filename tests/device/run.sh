@@ -3,9 +3,12 @@
 #   usage: tests/device/run.sh OUTDIR
 # Builds from a copy of this tree with --with-cuda, then runs the coll,
 # gpu and loopback benchmarks, each under a timeout, so that the whole
-# finishes well inside 8 minutes on an H200 machine (timeouts sum to 7). Writes OUTDIR/log.txt
-# (everything), OUTDIR/machine.txt (nvidia-smi -q and versions) and the CSVs
-# coll-all_reduce.csv, coll-all_gather.csv, gpu.csv, loopback.csv.
+# finishes well inside 8 minutes on an H200 machine (timeouts sum to 7.5). Writes
+# OUTDIR/log.txt (everything), OUTDIR/machine.txt (nvidia-smi -q and versions) and the
+# CSVs coll-all_reduce.csv, coll-all_gather.csv, gpu.csv, loopback-all_reduce.csv (2, 4
+# and 8 ranks) and loopback-all_gather.csv (8 ranks). Then, on any machine:
+#   nvlsim calibrate loopback OUTDIR/loopback-all_reduce.csv   (fits on 2 ranks)
+#   nvlsim validate OUTDIR/loopback-all_reduce.csv OUTDIR/loopback-all_gather.csv
 # Exits 1 if any step failed (the later steps still run).
 set -u
 out=${1:?usage: tests/device/run.sh OUTDIR}
@@ -57,6 +60,9 @@ step coll-all_reduce 50 ./nvlsim-bench coll --op all_reduce -b 8 -e 1G -f 4 --ch
 step coll-all_gather 50 ./nvlsim-bench coll --op all_gather -b 8 -e 1G -f 4 --check \
     --csv "$out/coll-all_gather.csv"
 step gpu 40 ./nvlsim-bench gpu --csv "$out/gpu.csv"
-step loopback 40 ./nvlsim-bench loopback --ranks 8 -b 64K -e 512M -f 4 --csv "$out/loopback.csv"
+step loopback-all_reduce 45 ./nvlsim-bench loopback --ranks 2,4,8 -b 64K -e 256M -f 4 \
+    --csv "$out/loopback-all_reduce.csv"
+step loopback-all_gather 25 ./nvlsim-bench loopback --ranks 8 --op all_gather -b 64K -e 256M -f 4 \
+    --csv "$out/loopback-all_gather.csv"
 echo "== done: status $status" >>"$log"
 exit $status
