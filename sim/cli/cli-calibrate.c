@@ -13,6 +13,9 @@
  *     rate over peak and the tile-wave share of the kernel model), their
  *     median, and the error of the model's GEMM time at the fit, also
  *     leaving each row out;
+ *   memory: a GPU's hbm_efficiency ([gpu], the share of HBM bandwidth a
+ *     streaming kernel sustains), from the reduce rows of nvlsim-bench gpu's
+ *     CSV (their median), its error shown on them and on the copy rows;
  *   loopback: a loopback model's [loopback] costs from nvlsim-bench
  *     loopback's rows (cli-calibrate-loopback.c);
  *   compute-efficiency: a GPU's training_efficiency ([gpu], the share of
@@ -81,13 +84,14 @@ calibrate_context(CalibrateOptions *o)
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new(
-        "copy-overhead|coll-overhead|compute-efficiency|gemm|loopback FILE.csv");
+        "copy-overhead|coll-overhead|compute-efficiency|gemm|memory|loopback FILE.csv");
     g_option_context_set_summary(
         context, "Fits a system's fixed cost of one peer copy ([host] copy_overhead) or of one\n"
                  "NCCL collective call ([host] coll_overhead) from a measurement file, or a\n"
                  "GPU's sustained share of its kernel model in training ([gpu]\n"
                  "training_efficiency) from training steps, a GPU's GEMM ceilings\n"
-                 "([gpu] gemm_ceiling_fp16/fp8) from nvlsim-bench gpu's CSV, or a loopback\n"
+                 "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
+                 "from nvlsim-bench gpu's CSV, or a loopback\n"
                  "model's costs ([loopback]) from nvlsim-bench loopback's CSV.");
     g_option_context_set_description(
         context, "The fits shipped in models/system/:\n"
@@ -99,6 +103,7 @@ calibrate_context(CalibrateOptions *o)
                  "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
                  "Fits waiting for measurements (tests/device/run.sh writes them):\n"
                  "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
+                 "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
                  "  nvlsim calibrate loopback loopback-all_reduce.csv --system loopback-h200\n"
                  "Judge a fit on the rows it was not fitted on with nvlsim validate.");
     g_option_context_add_main_entries(context, entries, NULL);
@@ -362,6 +367,75 @@ calibrate_gemm(const char *path, const char *system_id)
     return CLI_EXIT_OK;
 }
 
+/* A GPU's hbm_efficiency from the rows of nvlsim-bench gpu's CSV of kind
+ * reduce (the reduction kernel, the cost collectives charge): each row's
+ * rate over the GPU's HBM bandwidth, their median; then the model's error
+ * on every reduce row (fitted) and copy row (held out). */
+static int
+calibrate_memory(const char *path, const char *system_id)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(HwSystem) system =
+        csv != NULL ? hw_system_load_by_id(system_id, hw_models_dir(), &error) : NULL;
+    if (system == NULL) {
+        cli_print_error("calibrate", error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    static const char *const names[] = {"kind", "name", "dtype", "bytes_per_s"};
+    int col[G_N_ELEMENTS(names)];
+    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++)
+        if ((col[i] = report_csv_column(csv, names[i])) < 0) {
+            fprintf(stderr,
+                    "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
+                    names[i]);
+            return CLI_EXIT_BAD_INPUT;
+        }
+    double hbm = (double)system->gpu->hbm_bytes_per_s;
+    g_autoptr(GArray) shares = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint r = 0; r < csv->rows->len; r++) {
+        const char *kind = report_csv_field(csv, r, col[0]);
+        if (strcmp(kind, "reduce") != 0 && strcmp(kind, "copy") != 0)
+            continue;
+        char *end = NULL;
+        double rate = g_ascii_strtod(report_csv_field(csv, r, col[3]), &end);
+        if (end == NULL || *end != '\0' || !(rate > 0) || !isfinite(rate)) {
+            fprintf(stderr, "nvlsim calibrate: %s:%u: bytes_per_s: expected a positive number\n",
+                    path, g_array_index(csv->lines, uint32_t, r));
+            return CLI_EXIT_BAD_INPUT;
+        }
+        g_array_append_val(rows, r);
+        if (strcmp(kind, "reduce") == 0) {
+            double share = rate / hbm;
+            g_array_append_val(shares, share);
+        }
+    }
+    if (shares->len == 0) {
+        fprintf(stderr,
+                "nvlsim calibrate: %s: no reduce rows (nvlsim-bench gpu's reduction "
+                "kernel)\n",
+                path);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    double fit = cli_rows_median((const double *)shares->data, shares->len, shares->len);
+    printf("# nvlsim calibrate memory: %s on the %s of %s (HBM %.0f GB/s)\n", path,
+           system->gpu->name, system->id, hbm / 1e9);
+    printf("  %-7s %-22s %-5s %12s %12s %8s\n", "kind", "name", "dtype", "measured", "model",
+           "error");
+    for (guint i = 0; i < rows->len; i++) {
+        guint r = g_array_index(rows, guint, i);
+        double rate = g_ascii_strtod(report_csv_field(csv, r, col[3]), NULL);
+        const char *kind = report_csv_field(csv, r, col[0]);
+        printf("  %-7s %-22s %-5s %7.1f GB/s %7.1f GB/s %+7.2f%%%s\n", kind,
+               report_csv_field(csv, r, col[1]), report_csv_field(csv, r, col[2]), rate / 1e9,
+               fit * hbm / 1e9, 100 * (fit * hbm - rate) / rate,
+               strcmp(kind, "copy") == 0 ? "  (held out)" : "");
+    }
+    printf("[gpu] of models/gpu/%s.ini:\nhbm_efficiency = %.3f\n", system->ids.gpu, fit);
+    return CLI_EXIT_OK;
+}
+
 int
 cli_calibrate(int argc, char **argv)
 {
@@ -373,14 +447,14 @@ cli_calibrate(int argc, char **argv)
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
     static const char *const what[] = {"copy-overhead", "coll-overhead", "compute-efficiency",
-                                       "gemm", "loopback"};
+                                       "gemm",          "memory",        "loopback"};
     bool known = false;
     for (size_t i = 0; argc == 3 && i < G_N_ELEMENTS(what); i++)
         known = known || strcmp(argv[1], what[i]) == 0;
     if (!known) {
         fprintf(stderr, "nvlsim calibrate: expected copy-overhead, coll-overhead, "
-                        "compute-efficiency, gemm or loopback, then FILE.csv (see nvlsim help "
-                        "calibrate)\n");
+                        "compute-efficiency, gemm, memory or loopback, then FILE.csv (see nvlsim "
+                        "help calibrate)\n");
         goto out;
     }
     uint64_t fit_ranks = 0;
@@ -407,6 +481,8 @@ cli_calibrate(int argc, char **argv)
         status = cli_calibrate_loopback(argv[2], o.system, (uint32_t)fit_ranks, c.fidelity);
     } else if (strcmp(argv[1], "gemm") == 0) {
         status = calibrate_gemm(argv[2], o.system);
+    } else if (strcmp(argv[1], "memory") == 0) {
+        status = calibrate_memory(argv[2], o.system);
     } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
         validate_init(&v);

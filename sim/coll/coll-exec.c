@@ -313,7 +313,7 @@ start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
     uint64_t busy_ps = 0;
     if (op->reduce_bytes > 0 && part->gpu && ex->gpu != NULL)
         busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,
-                                       ex->gpu->hbm_bytes_per_s);
+                                       hw_gpu_stream_bytes_per_s(ex->gpu));
     /* The CTA moves the operation's bytes no faster than a channel can
      * (a receive alone costs it nothing: the sender wrote into place). */
     if (part->gpu && ex->channel_bytes_per_s > 0 && op->n_send > 0)

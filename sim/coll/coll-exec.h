@@ -19,7 +19,8 @@
  * writes its head pointer back). A Simple operation finishes when its sends
  * have landed (the fence before the flag); LL and LL128 operations finish as
  * soon as their sends are issued. Reductions cost the GPU 2 bytes read per
- * byte reduced at the HBM rate shared by the GPU's active channels, and a
+ * byte reduced at the GPU's streaming rate (hw_gpu_stream_bytes_per_s) shared
+ * by its active channels, and a
  * CTA pushes its bytes no faster than a channel can; an operation finishes
  * no earlier than either. NVSwitch participants
  * reduce in the switch (NVLS) and cost no GPU time.

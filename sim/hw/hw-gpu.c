@@ -4,6 +4,8 @@
  */
 #include "hw/hw-gpu.h"
 
+#include <math.h>
+
 #include "hw/hw-keys.h"
 
 #define FIELD(f) offsetof(HwGpu, f)
@@ -33,6 +35,8 @@ static const HwKey gpu_keys[] = {
      "fitted share of the fp16/bf16 peak the largest GEMMs reach (default: by generation)"},
     {"gemm_ceiling_fp8", HW_KEY_PROBABILITY, FIELD(gemm_ceiling_fp8), false,
      "fitted share of the fp8 peak the largest GEMMs reach (default: by generation)"},
+    {"hbm_efficiency", HW_KEY_PROBABILITY, FIELD(hbm_efficiency), false,
+     "fitted share of hbm_bandwidth a streaming kernel sustains, above 0 (default 1)"},
 };
 
 void
@@ -79,14 +83,23 @@ hw_gpu_load(const char *path, GError **error)
     }
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
     gpu->training_efficiency = 1.0;
+    gpu->hbm_efficiency = 1.0;
     if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
         !check(gpu, path, error))
         return NULL;
-    if (!(gpu->training_efficiency > 0)) {
+    const char *zero = !(gpu->training_efficiency > 0) ? "training_efficiency"
+                       : !(gpu->hbm_efficiency > 0)    ? "hbm_efficiency"
+                                                       : NULL;
+    if (zero != NULL) {
         g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                    "%s: [gpu] training_efficiency: 0 is out of range: expected above 0 to 1",
-                    path);
+                    "%s: [gpu] %s: 0 is out of range: expected above 0 to 1", path, zero);
         return NULL;
     }
     return g_steal_pointer(&gpu);
+}
+
+uint64_t
+hw_gpu_stream_bytes_per_s(const HwGpu *gpu)
+{
+    return (uint64_t)llround((double)gpu->hbm_bytes_per_s * gpu->hbm_efficiency);
 }

@@ -28,6 +28,10 @@ typedef struct HwGpu {
      * largest share of peak a GEMM reaches in fp16/bf16 and in fp8; 0 when
      * not fitted (work-compute's table by generation). */
     double gemm_ceiling_fp16, gemm_ceiling_fp8;
+    /* Fitted (nvlsim calibrate memory, from nvlsim-bench gpu's reduction
+     * kernel): the share of hbm_bytes_per_s a streaming kernel sustains; 1
+     * when not fitted. */
+    double hbm_efficiency;
 } HwGpu;
 
 /* Loads and checks a GPU model file; NULL and error ("PATH: [gpu] key:
@@ -35,4 +39,8 @@ typedef struct HwGpu {
 HwGpu *hw_gpu_load(const char *path, GError **error);
 
 void hw_gpu_free(HwGpu *gpu);
+
+/* What a streaming kernel (a reduction, an elementwise op) moves per
+ * second: hbm_bytes_per_s x hbm_efficiency. */
+uint64_t hw_gpu_stream_bytes_per_s(const HwGpu *gpu);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwGpu, hw_gpu_free)

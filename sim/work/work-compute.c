@@ -632,7 +632,8 @@ gemm_seconds(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint
     double rate = peak_of(gpu, math) * work_compute_gemm_ceiling(gpu, math) *
                   wave_share(gpu->n_sms, n_batch, m, n);
     double compute = flops / rate;
-    double memory = (double)gemm_bytes(math, n_batch, m, n, k) / (double)gpu->hbm_bytes_per_s;
+    double memory =
+        (double)gemm_bytes(math, n_batch, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
     return MAX(compute, memory);
 }
 
@@ -643,7 +644,7 @@ work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m, uint6
     g_return_val_if_fail(gpu != NULL && gpu->n_sms > 0 && m >= 1 && n >= 1 && k >= 1, NAN);
     math = math_on(gpu, math);
     double flops = 2.0 * (double)m * (double)n * (double)k;
-    double memory = (double)gemm_bytes(math, 1, m, n, k) / (double)gpu->hbm_bytes_per_s;
+    double memory = (double)gemm_bytes(math, 1, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
     if (flops / flops_per_s <= memory)
         return NAN;
     return flops_per_s / (peak_of(gpu, math) * wave_share(gpu->n_sms, 1, m, n));
@@ -676,7 +677,7 @@ flash_seconds(const WorkOp *op, const HwGpu *gpu)
     uint64_t waves = div_up(op->n_batch * nb, gpu->n_sms);
     double share = (double)op->n_batch * (double)op->m / ((double)waves * gpu->n_sms * block);
     double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling_of(gpu)->flash * share;
-    double memory = (double)op->bytes / (double)gpu->hbm_bytes_per_s;
+    double memory = (double)op->bytes / (double)hw_gpu_stream_bytes_per_s(gpu);
     return MAX(executed / rate, memory);
 }
 
@@ -695,7 +696,7 @@ work_compute_op_ps(const WorkOp *op, const HwGpu *gpu)
     uint64_t ps = 0;
     switch (op->kind) {
     case WORK_OP_MEMORY:
-        ps = sim_serialization_ps(op->bytes, gpu->hbm_bytes_per_s);
+        ps = sim_serialization_ps(op->bytes, hw_gpu_stream_bytes_per_s(gpu));
         break;
     case WORK_OP_GEMM:
         ps = seconds_to_ps(

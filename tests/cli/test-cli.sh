@@ -400,7 +400,7 @@ fi
 expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \
     "$top_srcdir/tests/data/calibrate-copy-overhead.csv" --system dgx1-p100 \
     --match "modified p2pBandwidthLatencyTest"
-expect 2 err "expected copy-overhead, coll-overhead, compute-efficiency or gemm" -- calibrate frobnicate x.csv
+expect 2 err "expected copy-overhead, coll-overhead, compute-efficiency, gemm, memory or loopback" -- calibrate frobnicate x.csv
 
 # nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
 expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2
@@ -506,5 +506,13 @@ expect 0 out "fitted on the others, MAPE 0.00%" -- calibrate gemm \
     "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
 expect 1 err "no column kind" -- calibrate gemm \
     "$top_srcdir/tests/data/training-fixture.csv" --system dgx-h100
+# nvlsim calibrate memory: the fixture's reduce rows run at 0.91, 0.89 and
+# 0.90 of an H100's 3.35 TB/s; the fit is their median.
+expect 0 out "hbm_efficiency = 0.900" -- calibrate memory \
+    "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
+expect 0 out "-1.10%" -- calibrate memory \
+    "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
+grep -v '^reduce,' "$top_srcdir/tests/data/bench-gpu-fixture.csv" >"$tmp/no-reduce.csv"
+expect 1 err "no reduce rows" -- calibrate memory "$tmp/no-reduce.csv" --system dgx-h100
 
 [ "$n_fail" -eq 0 ]

@@ -85,8 +85,9 @@ START_TEST(loopback_closed_forms)
     uint32_t k = cases[_i].n_ranks;
     /* The form assumes a hop's reduction (2 bytes read a byte, HBM shared by
      * K CTAs) ends before its send lands. */
-    ck_assert_uint_lt(sim_serialization_ps(2 * lb->slot_bytes * k, l.system->gpu->hbm_bytes_per_s),
-                      sim_serialization_ps(lb->slot_bytes, lb->cta_bytes_per_s));
+    ck_assert_uint_lt(
+        sim_serialization_ps(2 * lb->slot_bytes * k, hw_gpu_stream_bytes_per_s(l.system->gpu)),
+        sim_serialization_ps(lb->slot_bytes, lb->cta_bytes_per_s));
     g_autoptr(GError) error = NULL;
     g_autoptr(CollComm) comm = coll_comm_new(l.system, l.graph, l.router, k, &error);
     ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
