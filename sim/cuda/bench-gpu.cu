@@ -8,11 +8,13 @@
  *           transformer shapes: T tokens in {2048, 8192}, hidden h in
  *           {4096, 8192, 12288}: qkv [T,h]x[h,3h], proj [T,h]x[h,h],
  *           mlp_up [T,h]x[h,4h], mlp_down [T,4h]x[4h,h]; flops = 2 m n k.
- *           fp8 is not measured (it needs cublasLt with scale pointers and
- *           TN layouts; a later step).
+ *           The same shapes in fp8 (e4m3 in, bf16 out) through cublasLt on
+ *           SM 8.9 and later (dtype fp8; calibrate gemm fits
+ *           gemm_ceiling_fp8 from them).
  * CSV columns: kind,name,dtype,m,n,k,bytes,time_us,bytes_per_s,flops_per_s
  * (m, n, k only for gemm; bytes_per_s for copy and reduce, flops_per_s for
  * gemm; empty otherwise). */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -142,16 +144,43 @@ gpu_launch(GpuOut *o, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, char *err,
     return 0;
 }
 
+/* The transformer GEMMs of the header comment: calls each(name, m, n, k)
+ * for every shape, stopping at the first that fails. */
+template <typename F>
 static int
-gpu_gemm(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters,
-         char *err, size_t err_len)
+for_each_shape(F each)
+{
+    static const long tokens[] = {2048, 8192}, hidden[] = {4096, 8192, 12288};
+    for (int ti = 0; ti < 2; ti++)
+        for (int hi = 0; hi < 3; hi++) {
+            long t = tokens[ti], h = hidden[hi];
+            const struct {
+                const char *name;
+                long m, n, k;
+            } shapes[] = {{"qkv", t, 3 * h, h},
+                          {"proj", t, h, h},
+                          {"mlp_up", t, 4 * h, h},
+                          {"mlp_down", t, h, 4 * h}};
+            for (int si = 0; si < 4; si++) {
+                char name[64];
+                snprintf(name, sizeof name, "%s_T%ld_h%ld", shapes[si].name, t, h);
+                if (each(name, shapes[si].m, shapes[si].n, shapes[si].k) < 0)
+                    return -1;
+            }
+        }
+    return 0;
+}
+
+/* bf16 and fp16 through cublasGemmEx, fp32 accumulation. */
+static int
+gpu_gemm_16(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters,
+            char *err, size_t err_len)
 {
     cublasHandle_t handle;
     cublasStatus_t st = cublasCreate(&handle);
     if (st != CUBLAS_STATUS_SUCCESS)
         return bench_fail(err, err_len, "cublasCreate: %s", cublasGetStatusString(st));
     cublasSetStream(handle, s);
-    static const long tokens[] = {2048, 8192}, hidden[] = {4096, 8192, 12288};
     static const struct {
         cudaDataType_t type;
         const char *name;
@@ -161,46 +190,128 @@ gpu_gemm(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, u
     const float one = 1.0f, zero = 0.0f;
     int rc = 0;
     for (int d = 0; d < 2 && rc == 0; d++)
-        for (int ti = 0; ti < 2 && rc == 0; ti++)
-            for (int hi = 0; hi < 3 && rc == 0; hi++) {
-                long t = tokens[ti], h = hidden[hi];
-                const struct {
-                    const char *name;
-                    long m, n, k;
-                } shapes[] = {{"qkv", t, 3 * h, h},
-                              {"proj", t, h, h},
-                              {"mlp_up", t, 4 * h, h},
-                              {"mlp_down", t, h, 4 * h}};
-                for (int si = 0; si < 4 && rc == 0; si++) {
-                    long m = shapes[si].m, n = shapes[si].n, k = shapes[si].k;
-                    /* Row-major [m,k] x [k,n] is column-major C^T = B^T A^T. */
-                    cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
-                    double us;
-                    rc = gpu_time(
-                        s, e0, e1, n_iters,
-                        [&] {
-                            cublasStatus_t r = cublasGemmEx(
-                                handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
-                                dtypes[d].type, (int)n, a, dtypes[d].type, (int)k, &zero, c,
-                                dtypes[d].type, (int)n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-                            if (r != CUBLAS_STATUS_SUCCESS)
-                                gs = r;
-                        },
-                        &us, err, err_len);
-                    if (rc == 0 && gs != CUBLAS_STATUS_SUCCESS)
-                        rc =
-                            bench_fail(err, err_len, "cublasGemmEx: %s", cublasGetStatusString(gs));
-                    if (rc == 0) {
-                        char name[64];
-                        snprintf(name, sizeof name, "%s_T%ld_h%ld", shapes[si].name, t, h);
-                        gpu_row(o, "gemm", name, dtypes[d].name, m, n, k,
-                                2.0 * (m * k + k * n + m * n), us, 2.0 * m * n * k);
-                    }
-                }
-            }
+        rc = for_each_shape([&](const char *name, long m, long n, long k) {
+            /* Row-major [m,k] x [k,n] is column-major C^T = B^T A^T. */
+            cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
+            double us;
+            if (gpu_time(
+                    s, e0, e1, n_iters,
+                    [&] {
+                        cublasStatus_t r = cublasGemmEx(
+                            handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
+                            dtypes[d].type, (int)n, a, dtypes[d].type, (int)k, &zero, c,
+                            dtypes[d].type, (int)n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                        if (r != CUBLAS_STATUS_SUCCESS)
+                            gs = r;
+                    },
+                    &us, err, err_len) < 0)
+                return -1;
+            if (gs != CUBLAS_STATUS_SUCCESS)
+                return bench_fail(err, err_len, "cublasGemmEx: %s", cublasGetStatusString(gs));
+            gpu_row(o, "gemm", name, dtypes[d].name, m, n, k, 2.0 * (m * k + k * n + m * n), us,
+                    2.0 * m * n * k);
+            return 0;
+        });
     cublasDestroy(handle);
-    if (rc == 0)
-        fprintf(o->table, "# gemm fp8: not measured (needs cublasLt with scales; not done yet)\n");
+    return rc;
+}
+
+/* One fp8 GEMM's cublasLt descriptors: e4m3 inputs in the TN layout fp8
+ * requires, bf16 output, fp32 accumulation, scales left at 1. Shapes as the
+ * 16-bit ones (the layout changes no count of bytes or FLOPs). */
+typedef struct Fp8Gemm {
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulHeuristicResult_t heuristic;
+} Fp8Gemm;
+
+static void
+fp8_clear(Fp8Gemm *g)
+{
+    if (g->a)
+        cublasLtMatrixLayoutDestroy(g->a);
+    if (g->b)
+        cublasLtMatrixLayoutDestroy(g->b);
+    if (g->c)
+        cublasLtMatrixLayoutDestroy(g->c);
+    if (g->desc)
+        cublasLtMatmulDescDestroy(g->desc);
+}
+
+/* C^T [n, m] = op(A) op(B) with A stored [k, n] (transposed) and B [k, m];
+ * false when cublasLt has no algorithm for it. */
+static bool
+fp8_init(Fp8Gemm *g, cublasLtHandle_t lt, long m, long n, long k, size_t workspace)
+{
+    cublasOperation_t t = CUBLAS_OP_T, nop = CUBLAS_OP_N;
+    int found = 0;
+    cublasLtMatmulPreference_t pref = NULL;
+    bool ok = cublasLtMatmulDescCreate(&g->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulDescSetAttribute(g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulDescSetAttribute(g->desc, CUBLASLT_MATMUL_DESC_TRANSB, &nop,
+                                             sizeof nop) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatrixLayoutCreate(&g->a, CUDA_R_8F_E4M3, k, n, k) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatrixLayoutCreate(&g->b, CUDA_R_8F_E4M3, k, m, k) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatrixLayoutCreate(&g->c, CUDA_R_16BF, n, m, n) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                   &workspace,
+                                                   sizeof workspace) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulAlgoGetHeuristic(lt, g->desc, g->a, g->b, g->c, g->c, pref, 1,
+                                             &g->heuristic, &found) == CUBLAS_STATUS_SUCCESS &&
+              found > 0;
+    if (pref)
+        cublasLtMatmulPreferenceDestroy(pref);
+    return ok;
+}
+
+/* fp8 (e4m3) through cublasLt, on GPUs that have it (SM 8.9 and later). */
+static int
+gpu_gemm_fp8(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters,
+             int sm, char *err, size_t err_len)
+{
+    if (sm < 89) {
+        fprintf(o->table, "# gemm fp8: not measured (SM %d.%d has no fp8 tensor cores)\n", sm / 10,
+                sm % 10);
+        return 0;
+    }
+    cublasLtHandle_t lt;
+    cublasStatus_t st = cublasLtCreate(&lt);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return bench_fail(err, err_len, "cublasLtCreate: %s", cublasGetStatusString(st));
+    const size_t max_elems = (size_t)8192 * 4 * 12288, workspace = (size_t)32 << 20;
+    char *a = buf, *b = buf + max_elems, *c = buf + 2 * max_elems, *ws = buf + 4 * max_elems;
+    const float one = 1.0f, zero = 0.0f;
+    int rc = for_each_shape([&](const char *name, long m, long n, long k) {
+        Fp8Gemm g = {};
+        if (!fp8_init(&g, lt, m, n, k, workspace)) {
+            fp8_clear(&g);
+            fprintf(o->table, "# gemm fp8 %s: cublasLt has no algorithm; not measured\n", name);
+            return 0;
+        }
+        cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
+        double us;
+        int r = gpu_time(
+            s, e0, e1, n_iters,
+            [&] {
+                cublasStatus_t x = cublasLtMatmul(lt, g.desc, &one, a, g.a, b, g.b, &zero, c, g.c,
+                                                  c, g.c, &g.heuristic.algo, ws, workspace, s);
+                if (x != CUBLAS_STATUS_SUCCESS)
+                    gs = x;
+            },
+            &us, err, err_len);
+        fp8_clear(&g);
+        if (r < 0)
+            return -1;
+        if (gs != CUBLAS_STATUS_SUCCESS)
+            return bench_fail(err, err_len, "cublasLtMatmul: %s", cublasGetStatusString(gs));
+        gpu_row(o, "gemm", name, "fp8", m, n, k, (double)(m * k + k * n) + 2.0 * m * n, us,
+                2.0 * m * n * k);
+        return 0;
+    });
+    cublasLtDestroy(lt);
     return rc;
 }
 
@@ -237,7 +348,9 @@ bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_le
     if (rc == 0)
         rc = gpu_launch(&o, s, e0, e1, err, err_len);
     if (rc == 0)
-        rc = gpu_gemm(&o, buf, s, e0, e1, n_iters, err, err_len);
+        rc = gpu_gemm_16(&o, buf, s, e0, e1, n_iters, err, err_len);
+    if (rc == 0)
+        rc = gpu_gemm_fp8(&o, buf, s, e0, e1, n_iters, prop.major * 10 + prop.minor, err, err_len);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     cudaStreamDestroy(s);

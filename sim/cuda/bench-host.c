@@ -193,9 +193,8 @@ parse_loopback(const BenchOptionText *t, BenchArgs *out, GError **error)
             return false;
     }
     out->op = COLL_OP_ALL_REDUCE;
-    if (t->op != NULL &&
-        (!coll_op_parse(t->op, &out->op) ||
-         (out->op != COLL_OP_ALL_REDUCE && out->op != COLL_OP_ALL_GATHER)))
+    if (t->op != NULL && (!coll_op_parse(t->op, &out->op) ||
+                          (out->op != COLL_OP_ALL_REDUCE && out->op != COLL_OP_ALL_GATHER)))
         return bad_value(error, "--op", "'%s': the loopback kernel runs all_reduce or all_gather",
                          t->op);
     out->system = g_strdup(t->system);

@@ -35,11 +35,11 @@ typedef enum BenchMode {
 /* A parsed command line. Strings are owned (bench_args_clear frees them). */
 typedef struct BenchArgs {
     BenchMode mode;
-    CollOp op;                  /* coll, loopback: --op (loopback: all_reduce by default) */
-    uint64_t min_bytes;         /* -b, default 32 MiB as nccl-tests */
-    uint64_t max_bytes;         /* -e, default 32 MiB */
-    uint64_t step_factor;       /* -f, at least 2; default 2 */
-    uint32_t n_gpus;            /* coll: --gpus; 0 = every visible GPU */
+    CollOp op;            /* coll, loopback: --op (loopback: all_reduce by default) */
+    uint64_t min_bytes;   /* -b, default 32 MiB as nccl-tests */
+    uint64_t max_bytes;   /* -e, default 32 MiB */
+    uint64_t step_factor; /* -f, at least 2; default 2 */
+    uint32_t n_gpus;      /* coll: --gpus; 0 = every visible GPU */
     uint32_t rank_counts[BENCH_MAX_RANK_COUNTS]; /* loopback: --ranks K[,K...], each >= 2 */
     uint32_t n_rank_counts;
     uint32_t n_iters, n_warmup; /* --iters (default 20), --warmup (default 5) */

@@ -9,9 +9,9 @@
  * sends 2(K - 1) chunks: K - 1 reduce-scatter steps (send, recv-reduce-send
  * ..., recv-reduce-copy-send) and K - 1 all-gather steps (recv-copy-send
  * ..., recv-copy); an all-gather sends K - 1 (send, recv-copy-send ...,
- * recv-copy), its chunks whole 16-byte vectors. As NCCL: 8 slots of 512 KiB (its 4 MiB Simple buffer in
- * NCCL_STEPS = 8 steps). The K blocks must all be resident at once, so K is
- * at most the number of SMs. */
+ * recv-copy), its chunks whole 16-byte vectors. As NCCL: 8 slots of 512 KiB (its 4 MiB Simple
+ * buffer in NCCL_STEPS = 8 steps). The K blocks must all be resident at once, so K is at most the
+ * number of SMs. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +132,7 @@ ring_allreduce_kernel(float *data, size_t stride, size_t count, float *slots, in
 /* Each rank's buffer holds the whole output: K segments of per floats
  * (a multiple of 4), its own at rank × per. */
 __global__ static void
-ring_allgather_kernel(float *data, size_t stride, size_t per, float *slots, int *flags,
-                      int n_ranks)
+ring_allgather_kernel(float *data, size_t stride, size_t per, float *slots, int *flags, int n_ranks)
 {
     Ring g;
     g.rank = blockIdx.x;
@@ -232,9 +231,9 @@ lb_check_size(const BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, char *er
         return bench_fail(err, err_len, "the loopback kernel runs all_reduce and all_gather only");
     if (n_bytes % sizeof(float) != 0 ||
         (op == BENCH_DEV_ALL_GATHER && n_bytes % (16 * (uint64_t)lb->n_ranks) != 0))
-        return bench_fail(err, err_len, "size %llu is not whole %s",
-                          (unsigned long long)n_bytes,
-                          op == BENCH_DEV_ALL_GATHER ? "16-byte vectors from every rank" : "floats");
+        return bench_fail(err, err_len, "size %llu is not whole %s", (unsigned long long)n_bytes,
+                          op == BENCH_DEV_ALL_GATHER ? "16-byte vectors from every rank"
+                                                     : "floats");
     return 0;
 }
 
@@ -268,7 +267,8 @@ bench_loopback_result(BenchLoopback *lb, BenchDevOp op, uint64_t n_bytes, int ra
         return -1;
     size_t count = n_bytes / sizeof(float);
     if (rank == 0) { /* fill once; every rank's copy comes from the same run */
-        BENCH_CUDA(cudaMemsetAsync(lb->data, 0, (size_t)lb->n_ranks * lb->cap_floats * sizeof(float),
+        BENCH_CUDA(cudaMemsetAsync(lb->data, 0,
+                                   (size_t)lb->n_ranks * lb->cap_floats * sizeof(float),
                                    lb->stream),
                    "cudaMemset (data)");
         size_t per = op == BENCH_DEV_ALL_GATHER ? count / lb->n_ranks : count;

@@ -254,8 +254,7 @@ bench_loopback_size(BenchLoopback *lb, const BenchArgs *args, uint32_t k, uint64
                     double *us, uint64_t *wrong, char *err)
 {
     BenchDevOp dop = args->op == COLL_OP_ALL_GATHER ? BENCH_DEV_ALL_GATHER : BENCH_DEV_ALL_REDUCE;
-    if (bench_loopback_time(lb, dop, n_bytes, args->n_warmup, args->n_iters, us, err, ERR_LEN) <
-        0)
+    if (bench_loopback_time(lb, dop, n_bytes, args->n_warmup, args->n_iters, us, err, ERR_LEN) < 0)
         return -1;
     size_t count = n_bytes / sizeof(float);
     float *got = g_malloc_n(count ? count : 1, sizeof(float));
