@@ -356,9 +356,9 @@ on_try(SimEngine *engine, const SimEvent *event, void *ctx)
 static void
 on_op_done(SimEngine *engine, const SimEvent *event, void *ctx)
 {
-    (void)engine;
     CollExec *ex = ctx;
     Prog *p = PROG(ex, event->target);
+    sim_engine_progress(engine);
     p->running = false;
     p->next_op++;
     try_start(ex, event->target);
@@ -386,6 +386,7 @@ on_landed(SimEngine *engine, const SimEvent *event, void *ctx)
     Conn *c = CONN(ex, ci);
     uint64_t now = sim_engine_now(engine);
     Prog *p = PROG(ex, c->sender);
+    sim_engine_progress(engine);
     /* The flag follows the data once the sender's fence has seen it land;
      * a GPU then takes its step overhead to see it. */
     uint64_t delay = p->fenced ? c->flag_ps : 0;
@@ -455,19 +456,85 @@ reset(CollExec *ex)
 }
 
 static void
-check_finished(const CollExec *ex)
+describe_part(const CollExec *ex, uint32_t part, GString *out)
 {
-    for (uint32_t i = 0; i < ex->progs->len; i++) {
-        const Prog *p = PROG(ex, i);
-        if (p->done_ps == SIM_TIME_NEVER)
-            g_error("coll-exec: deadlock: program %u (participant %u) stopped at operation %u "
-                    "of %u",
-                    i, p->participant, p->next_op, p->n_ops);
-    }
+    const TopoVertex *v = topo_graph_vertex(ex->graph, g_array_index(ex->parts, Part, part).vertex);
+    g_string_append_printf(out, "%s %u", topo_vertex_kind_name(v->kind), v->index);
 }
 
-void
-coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result)
+/* What an unfinished program waits for at its next operation. */
+static void
+describe_wait(const CollExec *ex, const Prog *p, GString *out)
+{
+    if (p->running) {
+        g_string_append(out, " is running it (its sends have not all landed)");
+        return;
+    }
+    const Op *op = OP(ex, p->first_op + p->next_op);
+    for (uint32_t i = 0; i < op->n_recv; i++) {
+        const Conn *c = CONN(ex, PEER(ex, op->recv0 + i));
+        if (c->n_visible > c->n_taken)
+            continue;
+        g_string_append(out, " waits for a message from ");
+        describe_part(ex, c->src, out);
+        g_string_append_printf(out,
+                               " (%" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+                               " seen, %" G_GUINT64_FORMAT " taken)",
+                               c->n_sent, c->n_visible, c->n_taken);
+        return;
+    }
+    for (uint32_t i = 0; i < op->n_send; i++) {
+        const Conn *c = CONN(ex, PEER(ex, op->send0 + i));
+        if (c->n_sent - c->n_freed < c->depth)
+            continue;
+        g_string_append(out, " waits for a free slot at ");
+        describe_part(ex, c->dst, out);
+        g_string_append_printf(out, " (all %u in use)", c->depth);
+        return;
+    }
+    g_string_append(out, " is ready but was never woken");
+}
+
+/* The error of a run that did not finish: the stuck programs (at most 4
+ * named) and the network's stuck links. */
+static void
+stall_error(const CollExec *ex, SimRunOutcome outcome, GError **error)
+{
+    g_autoptr(GString) msg = g_string_new(NULL);
+    uint32_t n_stuck = 0;
+    for (uint32_t i = 0; i < ex->progs->len; i++) {
+        const Prog *p = PROG(ex, i);
+        if (p->done_ps != SIM_TIME_NEVER || n_stuck++ >= 4)
+            continue;
+        g_string_append_printf(msg, "; program %u on ", i);
+        describe_part(ex, p->participant, msg);
+        g_string_append_printf(msg, " at operation %u of %u", p->next_op + 1, p->n_ops);
+        describe_wait(ex, p, msg);
+    }
+    if (n_stuck > 4)
+        g_string_append_printf(msg, "; and %u more programs", n_stuck - 4);
+    g_autoptr(GString) links = g_string_new(NULL);
+    net_describe_stuck(ex->net, links, 4);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_STALLED,
+                "the collective stalled at %.3f us (%s), %u of %u programs unfinished%s%s%s",
+                (double)sim_engine_now(ex->engine) / SIM_PS_PER_US,
+                outcome == SIM_RUN_STALLED ? "a livelock: events without progress"
+                                           : "a deadlock: no event left",
+                n_stuck, ex->progs->len, msg->str, links->len ? "; links holding data" : "",
+                links->str);
+}
+
+static bool
+all_finished(const CollExec *ex)
+{
+    for (uint32_t i = 0; i < ex->progs->len; i++)
+        if (PROG(ex, i)->done_ps == SIM_TIME_NEVER)
+            return false;
+    return true;
+}
+
+bool
+coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError **error)
 {
     flatten(ex);
     reset(ex);
@@ -482,9 +549,11 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result)
         SimEvent *ev = sim_engine_schedule(ex->engine, ex->start_ps, 0, ex->h_try);
         ev->target = i;
     }
+    sim_engine_set_watchdog(ex->engine, COLL_EXEC_WATCHDOG_EVENTS);
     SimRunOutcome outcome = sim_engine_run(ex->engine, SIM_TIME_NEVER);
-    g_assert(outcome == SIM_RUN_DRAINED);
-    check_finished(ex);
+    bool ok = outcome == SIM_RUN_DRAINED && all_finished(ex);
+    if (!ok)
+        stall_error(ex, outcome, error);
     *result = (CollExecResult){
         .time_ps = MAX(ex->end_ps, ex->start_ps),
         .n_messages = ex->n_messages,
@@ -498,6 +567,7 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result)
     sim_engine_free(ex->engine);
     ex->net = NULL;
     ex->engine = NULL;
+    return ok;
 }
 
 void

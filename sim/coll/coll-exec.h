@@ -94,5 +94,10 @@ void coll_exec_participant_bytes(const CollExec *ex, uint32_t participant, uint6
                                  uint64_t *received);
 
 /* Runs every program to the end on a fresh engine and network of the given
- * fidelity. Aborts (a bug in the program builder) when programs deadlock. */
-void coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result);
+ * fidelity. A run that cannot finish is false and a SIM_ERROR_STALLED
+ * error naming the stuck programs (the operation each waits at, and for
+ * which connection), and the links still holding data: a deadlock (the
+ * events run out first) or a livelock (COLL_EXEC_WATCHDOG_EVENTS events
+ * without a message landing or an operation ending). */
+#define COLL_EXEC_WATCHDOG_EVENTS UINT64_C(100000000)
+bool coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError **error);

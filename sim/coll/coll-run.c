@@ -243,9 +243,9 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     b.rank_part = g_new(uint32_t, comm->n_ranks);
     for (uint32_t r = 0; r < comm->n_ranks; r++)
         b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
-    bool ok = comm->n_ranks == 1 || build(&b, error);
+    bool ok = (comm->n_ranks == 1 || build(&b, error)) &&
+              coll_exec_run(b.ex, fidelity, &result->exec, error);
     if (ok) {
-        coll_exec_run(b.ex, fidelity, &result->exec);
         result->time_ps = result->exec.time_ps;
         result->start_ps = rp.start_ps;
         result->algo = rp.algo;

@@ -34,7 +34,11 @@ struct SimEngine {
     bool stop_requested;
     uint64_t n_events_executed;
     uint64_t trace_hash;
+    uint64_t watchdog_events;     /* 0: off */
+    uint64_t last_progress_event; /* n_events_executed at the last progress */
 };
+
+G_DEFINE_QUARK(sim - error - quark, sim_error)
 
 SimEngine *
 sim_engine_new(void)
@@ -143,8 +147,24 @@ sim_engine_run(SimEngine *engine, uint64_t until_ps)
         dispatch(engine, top);
         if (engine->stop_requested)
             return SIM_RUN_STOPPED;
+        if (engine->watchdog_events > 0 &&
+            engine->n_events_executed - engine->last_progress_event >= engine->watchdog_events)
+            return SIM_RUN_STALLED;
     }
     return SIM_RUN_DRAINED;
+}
+
+void
+sim_engine_set_watchdog(SimEngine *engine, uint64_t max_events)
+{
+    engine->watchdog_events = max_events;
+    engine->last_progress_event = engine->n_events_executed;
+}
+
+void
+sim_engine_progress(SimEngine *engine)
+{
+    engine->last_progress_event = engine->n_events_executed;
 }
 
 void

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,6 +15,15 @@
 #include "core/core-time.h"
 
 typedef struct SimEngine SimEngine;
+
+/* A run that cannot finish (a deadlock, or the watchdog's livelock) is an
+ * outcome, not a crash: the layer that runs the engine reports it as this
+ * error, naming what is stuck. */
+#define SIM_ERROR (sim_error_quark())
+GQuark sim_error_quark(void);
+typedef enum SimError {
+    SIM_ERROR_STALLED,
+} SimError;
 
 /* Runs one event. event is valid until the handler returns; the handler may
  * schedule new events (at or after sim_engine_now) and may stop the run. */
@@ -23,6 +33,7 @@ typedef enum SimRunOutcome {
     SIM_RUN_DRAINED,    /* no event left */
     SIM_RUN_TIME_LIMIT, /* the next event lies past the limit */
     SIM_RUN_STOPPED,    /* a handler called sim_engine_stop */
+    SIM_RUN_STALLED,    /* the watchdog: events ran without progress */
 } SimRunOutcome;
 
 typedef struct SimEngineStats {
@@ -62,6 +73,16 @@ SimRunOutcome sim_engine_run(SimEngine *engine, uint64_t until_ps);
 
 /* Asks the running loop to return SIM_RUN_STOPPED after the current event. */
 void sim_engine_stop(SimEngine *engine);
+
+/* The watchdog: once max_events events have run in a row without a call
+ * to sim_engine_progress, sim_engine_run returns SIM_RUN_STALLED (a
+ * livelock: events keep coming but nothing the model counts as work gets
+ * done). 0, the default, turns it off. Clients call sim_engine_progress
+ * when a unit of work completes (a message lands, an operation ends). A
+ * deadlock, where events run out before the work does, is the client's to
+ * see: the run drains early. */
+void sim_engine_set_watchdog(SimEngine *engine, uint64_t max_events);
+void sim_engine_progress(SimEngine *engine);
 
 /* The current simulated time in ps. */
 uint64_t sim_engine_now(const SimEngine *engine);

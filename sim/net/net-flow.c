@@ -463,12 +463,49 @@ flow_set_link_load(NetModel *net, NetLinkLoad *load)
     nf->load = load;
 }
 
+/* Links crossed by unfinished flows: how many, their bytes left and their
+ * slowest rate (0: starved). */
+static void
+flow_describe_stuck(const NetModel *net, GString *out, guint max_links)
+{
+    const NetFlow *nf = (const NetFlow *)net;
+    g_autofree uint32_t *n_flows = g_new0(uint32_t, nf->n_links);
+    g_autofree double *bytes = g_new0(double, nf->n_links);
+    g_autofree double *min_rate = g_new0(double, nf->n_links);
+    for (uint32_t i = 0; i < nf->n_flows; i++) {
+        const Flow *f = &nf->flows[i];
+        if (f->xfer == DEAD)
+            continue;
+        for (uint32_t h = 0; h < f->n_hops; h++) {
+            uint32_t l = nf->hops[f->hop0 + h].link;
+            min_rate[l] =
+                n_flows[l]++ == 0 ? f->rate_bytes_per_s : MIN(min_rate[l], f->rate_bytes_per_s);
+            bytes[l] += f->remaining_bytes;
+        }
+    }
+    guint n = 0;
+    for (uint32_t l = 0; l < nf->n_links; l++) {
+        if (n_flows[l] == 0)
+            continue;
+        if (n++ < max_links) {
+            g_string_append(out, "; ");
+            net_describe_link(net->graph, l, out);
+            g_string_append_printf(out, ": %u flow%s, %.0f bytes left, slowest at %.3g GB/s",
+                                   n_flows[l], n_flows[l] == 1 ? "" : "s", bytes[l],
+                                   min_rate[l] / 1e9);
+        }
+    }
+    if (n > max_links)
+        g_string_append_printf(out, "; and %u more links", n - max_links);
+}
+
 static const NetOps flow_ops = {
     .name = "flow",
     .send = flow_send,
     .get_stats = flow_get_stats,
     .free = flow_free,
     .set_link_load = flow_set_link_load,
+    .describe_stuck = flow_describe_stuck,
 };
 
 NetModel *

@@ -610,12 +610,38 @@ packet_set_link_load(NetModel *net, NetLinkLoad *load)
     ((NetPacket *)net)->load = load;
 }
 
+/* Links with queued packets or streams: how many queues wait, the credits
+ * held of the buffer, and whether the link is blocked on credits. */
+static void
+packet_describe_stuck(const NetModel *net, GString *out, guint max_links)
+{
+    const NetPacket *np = (const NetPacket *)net;
+    guint n = 0;
+    for (uint32_t l = 0; l < np->n_links; l++) {
+        if (np->n_active[l] == 0)
+            continue;
+        if (n++ < max_links) {
+            g_string_append(out, "; ");
+            net_describe_link(net->graph, l, out);
+            g_string_append_printf(out,
+                                   ": %u queue%s waiting, credits in hand %" G_GINT64_FORMAT
+                                   " of %" G_GINT64_FORMAT "%s",
+                                   np->n_active[l], np->n_active[l] == 1 ? "" : "s",
+                                   np->credits.held[l], np->credits.total[l],
+                                   np->credits.blocked[l] ? ", blocked on credits" : "");
+        }
+    }
+    if (n > max_links)
+        g_string_append_printf(out, "; and %u more links", n - max_links);
+}
+
 static const NetOps packet_ops = {
     .name = "packet",
     .send = packet_send,
     .get_stats = packet_get_stats,
     .free = packet_free,
     .set_link_load = packet_set_link_load,
+    .describe_stuck = packet_describe_stuck,
 };
 
 static void

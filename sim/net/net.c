@@ -31,6 +31,23 @@ net_free(NetModel *net)
 }
 
 void
+net_describe_stuck(const NetModel *net, GString *out, guint max_links)
+{
+    net->ops->describe_stuck(net, out, max_links);
+}
+
+void
+net_describe_link(const TopoGraph *graph, uint32_t link, GString *out)
+{
+    const TopoLink *l = topo_graph_link(graph, link);
+    const TopoVertex *a = topo_graph_vertex(graph, l->src), *b = topo_graph_vertex(graph, l->dst);
+    g_string_append_printf(out, "%s %u -> %s %u", topo_vertex_kind_name(a->kind), a->index,
+                           topo_vertex_kind_name(b->kind), b->index);
+    if (a->node != TOPO_NONE && graph->n_nodes > 1)
+        g_string_append_printf(out, " (node %u)", a->node);
+}
+
+void
 net_set_link_load(NetModel *net, NetLinkLoad *load)
 {
     net->ops->set_link_load(net, load);

@@ -80,6 +80,7 @@ typedef struct NetOps {
     void (*get_stats)(const NetModel *net, NetStats *stats);
     void (*free)(NetModel *net);
     void (*set_link_load)(NetModel *net, NetLinkLoad *load);
+    void (*describe_stuck)(const NetModel *net, GString *out, guint max_links);
 } NetOps;
 
 /* The part every engine shares; engines embed it first. */
@@ -120,6 +121,16 @@ void net_free(NetModel *net);
  * on: the flow engine as its flows drain, the packet engine as each packet
  * starts on a link. */
 void net_set_link_load(NetModel *net, NetLinkLoad *load);
+
+/* For a stalled run: appends to out the links that still hold data, up to
+ * max_links of them ("; gpu 0 -> nvswitch 1: ..."), each with what waits
+ * there (the packet engine: queued packets and streams, credits held of the
+ * buffer; the flow engine: unfinished flows, their bytes and rates), and
+ * how many more there are. Appends nothing when every byte has landed. */
+void net_describe_stuck(const NetModel *net, GString *out, guint max_links);
+
+/* "gpu 3 -> nvswitch 1": the ends of link l, for messages. */
+void net_describe_link(const TopoGraph *graph, uint32_t link, GString *out);
 
 /* Parses "packet" or "flow"; false if neither. */
 bool net_fidelity_parse(const char *text, NetFidelity *fidelity);

@@ -74,6 +74,7 @@ typedef struct Replay {
     GPtrArray *instance_shapes; /* per instance, GArray of InstanceShape */
     uint64_t launch_ps;
     GError *error;
+    uint32_t n_done; /* tasks finished */
     uint64_t n_flows, n_mirror_flows;
     uint64_t n_ring_instead; /* shapes NCCL would run with an algorithm not simulated */
 } Replay;
@@ -550,11 +551,38 @@ static void
 task_done(Replay *r, uint32_t task)
 {
     r->end[task] = sim_engine_now(r->engine);
+    r->n_done++;
+    sim_engine_progress(r->engine);
     for (uint32_t k = r->x->dependents0[task]; k < r->x->dependents0[task + 1]; k++) {
         uint32_t d = r->x->dependents[k];
         if (--r->deps_left[d] == 0)
             task_ready(r, d);
     }
+}
+
+/* A step that cannot finish: how far it got, the first unfinished task and
+ * the links still holding data. */
+static GError *
+stall_error(const Replay *r, SimRunOutcome outcome)
+{
+    const WorkStream *stream = r->s;
+    uint32_t n = stream->tasks->len, stuck = 0;
+    while (stuck < n && !(r->ready[stuck] && r->end[stuck] == 0))
+        stuck++;
+    g_autoptr(GString) task = g_string_new(NULL);
+    if (stuck < n) {
+        const WorkTask *t = work_stream_task(stream, stuck);
+        g_string_printf(task, "; task %u (%s on rank %u) was ready and never finished", stuck,
+                        work_task_kind_name(t->kind), t->rank);
+    }
+    g_autoptr(GString) links = g_string_new(NULL);
+    net_describe_stuck(r->net, links, 4);
+    return g_error_new(
+        SIM_ERROR, SIM_ERROR_STALLED, "the step stalled at %.3f us (%s), %u of %u tasks done%s%s%s",
+        (double)sim_engine_now(r->engine) / SIM_PS_PER_US,
+        outcome == SIM_RUN_STALLED ? "a livelock: events without progress"
+                                   : "a deadlock: no event left",
+        r->n_done, n, task->str, links->len ? "; links holding data" : "", links->str);
 }
 
 /* ---- Set-up. ---- */
@@ -681,7 +709,10 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
     for (uint32_t i = 0; i < stream->tasks->len; i++)
         if (r.deps_left[i] == 0)
             task_ready(&r, i);
-    sim_engine_run(r.engine, SIM_TIME_NEVER);
+    sim_engine_set_watchdog(r.engine, WORK_REPLAY_WATCHDOG_EVENTS);
+    SimRunOutcome outcome = sim_engine_run(r.engine, SIM_TIME_NEVER);
+    if (r.error == NULL && (outcome != SIM_RUN_DRAINED || r.n_done < stream->tasks->len))
+        r.error = stall_error(&r, outcome);
     bool ok = r.error == NULL;
     if (!ok)
         g_propagate_error(error, r.error);

@@ -53,6 +53,10 @@ typedef enum WorkTime {
 
 const char *work_time_name(WorkTime time);
 
+/* Events the replay runs without a task finishing before it stops as a
+ * livelock (the engine's watchdog). */
+#define WORK_REPLAY_WATCHDOG_EVENTS UINT64_C(100000000)
+
 typedef struct WorkReplayResult {
     uint64_t step_ps;                    /* the last task's end */
     uint64_t time_ps[WORK_N_TIMES];      /* mean over detailed ranks; they sum to step_ps */
@@ -76,7 +80,9 @@ void work_replay_breakdown(const WorkStream *s, WorkReplayResult *result);
 /* Replays stream (which must pass work_stream_check) on graph (built for
  * system with enough nodes for stream->n_gpus). Errors: a collective the
  * collectives layer cannot run on its group (the group's GPUs unevenly
- * spread over nodes, an op it does not simulate). */
+ * spread over nodes, an op it does not simulate); a step that cannot
+ * finish (SIM_ERROR_STALLED, naming the first stuck task and the links
+ * still holding data). */
 bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                  const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
                  GError **error);

@@ -6,6 +6,7 @@
  * the link's payload rate, LL's half of it, LL128's 120/128; tree and NVLS
  * move the bytes their structure says; packet and flow fidelity agree. */
 #include <math.h>
+#include <string.h>
 
 #include "coll-suites.h"
 #include "coll/coll-build.h"
@@ -100,7 +101,8 @@ xbar_run(Xbar *x, BuildFn build, CollOp op, CollAlgo algo, CollProto proto, uint
     g_autoptr(GError) error = NULL;
     ck_assert_msg(build(&b, &error), "%s", error ? error->message : "");
     CollExecResult result;
-    coll_exec_run(b.ex, fidelity, &result);
+    ck_assert_msg(coll_exec_run(b.ex, fidelity, &result, &error), "%s",
+                  error ? error->message : "");
     for (uint32_t r = 0; sent != NULL && r < x->comm.n_ranks; r++) {
         uint64_t received;
         coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received);
@@ -251,6 +253,39 @@ START_TEST(packet_and_flow_agree)
 }
 END_TEST
 
+/* Two GPUs that each wait to receive before they send: the run cannot
+ * finish, and says where each program stands instead of aborting. */
+START_TEST(deadlock_is_reported)
+{
+    Xbar x;
+    xbar_init(&x, 2);
+    CollExec *ex = coll_exec_new(x.graph, x.router, NULL, COLL_PROTO_SIMPLE, 1, 0, 0);
+    uint32_t p0 = coll_exec_participant(ex, x.vertex[0]),
+             p1 = coll_exec_participant(ex, x.vertex[1]);
+    uint32_t to1 = coll_exec_connection(ex, p0, p1, 2, 1.0);
+    uint32_t to0 = coll_exec_connection(ex, p1, p0, 2, 1.0);
+    uint32_t g0 = coll_exec_program(ex, p0), g1 = coll_exec_program(ex, p1);
+    coll_exec_op(ex, g0, &to0, 1, &to1, 1, 4096, 0);
+    coll_exec_op(ex, g1, &to1, 1, &to0, 1, 4096, 0);
+    for (int f = 0; f < 2; f++) {
+        CollExecResult result;
+        g_autoptr(GError) error = NULL;
+        ck_assert(!coll_exec_run(ex, f ? NET_FIDELITY_PACKET : NET_FIDELITY_FLOW, &result, &error));
+        ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_STALLED));
+        static const char *const parts[] = {
+            "the collective stalled at 0.000 us (a deadlock: no event left), 2 of 2 programs",
+            "program 0 on gpu 0 at operation 1 of 1 waits for a message from gpu 1 (0 sent, 0 "
+            "seen, 0 taken)",
+            "program 1 on gpu 1 at operation 1 of 1 waits for a message from gpu 0"};
+        for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)
+            ck_assert_msg(strstr(error->message, parts[i]) != NULL, "'%s' lacks '%s'",
+                          error->message, parts[i]);
+    }
+    coll_exec_free(ex);
+    xbar_clear(&x);
+}
+END_TEST
+
 Suite *
 coll_exec_suite(void)
 {
@@ -262,6 +297,7 @@ coll_exec_suite(void)
     tcase_add_test(tc, ring_busbw_is_link_bandwidth);
     tcase_add_test(tc, tree_and_nvls_traffic);
     tcase_add_test(tc, packet_and_flow_agree);
+    tcase_add_test(tc, deadlock_is_reported);
     suite_add_tcase(s, tc);
     return s;
 }

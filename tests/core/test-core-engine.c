@@ -225,6 +225,55 @@ on_stop_at_second(SimEngine *engine, const SimEvent *event, void *ctx)
     (void)event;
 }
 
+/* A handler that reschedules itself at the same instant forever, calling
+ * sim_engine_progress every `every` events (0: never). */
+typedef struct Spinner {
+    uint64_t n_run, every, until;
+    SimHandlerId h;
+} Spinner;
+
+static void
+on_spin(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    Spinner *sp = ctx;
+    (void)event;
+    if (sp->every > 0 && ++sp->n_run % sp->every == 0)
+        sim_engine_progress(engine);
+    else if (sp->every == 0)
+        sp->n_run++;
+    if (sp->n_run < sp->until)
+        sim_engine_schedule(engine, sim_engine_now(engine), 0, sp->h);
+}
+
+/* The watchdog stops a run that makes no progress after exactly its
+ * number of events; progress resets it; off (0) by default. */
+START_TEST(watchdog_stops_a_livelock)
+{
+    SimEngine *engine = sim_engine_new();
+    Spinner sp = {.until = 5000};
+    sp.h = sim_engine_register(engine, "spin", on_spin, &sp);
+    sim_engine_schedule(engine, 7, 0, sp.h);
+    sim_engine_set_watchdog(engine, 1000);
+    ck_assert_int_eq(sim_engine_run(engine, SIM_TIME_NEVER), SIM_RUN_STALLED);
+    ck_assert_uint_eq(sp.n_run, 1000);
+    ck_assert_uint_eq(sim_engine_now(engine), 7);
+    /* Progress every 999 events keeps it running to the end. */
+    sp.every = 999;
+    sim_engine_progress(engine);
+    ck_assert_int_eq(sim_engine_run(engine, SIM_TIME_NEVER), SIM_RUN_DRAINED);
+    ck_assert_uint_eq(sp.n_run, 5000);
+    sim_engine_free(engine);
+
+    engine = sim_engine_new();
+    sp = (Spinner){.until = 200000};
+    sp.h = sim_engine_register(engine, "spin", on_spin, &sp);
+    sim_engine_schedule(engine, 0, 0, sp.h);
+    ck_assert_int_eq(sim_engine_run(engine, SIM_TIME_NEVER), SIM_RUN_DRAINED);
+    ck_assert_uint_eq(sp.n_run, 200000);
+    sim_engine_free(engine);
+}
+END_TEST
+
 START_TEST(stop_then_resume)
 {
     SimEngine *engine = sim_engine_new();
@@ -319,6 +368,7 @@ core_engine_suite(void)
     tcase_add_test(order, lower_phase_runs_first);
     tcase_add_test(order, agrees_with_reference_sort);
     tcase_add_test(order, time_never_goes_back);
+    tcase_add_test(order, watchdog_stops_a_livelock);
     tcase_add_test_raise_signal(order, scheduling_in_the_past_aborts, SIGABRT);
     tcase_add_test_raise_signal(order, scheduling_an_earlier_phase_now_aborts, SIGABRT);
     suite_add_tcase(s, order);

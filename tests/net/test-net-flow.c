@@ -4,6 +4,7 @@
  * share; bytes conserved in every run. The worlds are the packet suite's
  * (net-world), at flow fidelity. */
 #include <check.h>
+#include <string.h>
 #include <math.h>
 
 #include "net-suites.h"
@@ -22,6 +23,31 @@ packets_ps(uint64_t k, uint64_t bytes_per_s)
 {
     return ser(k * (PAYLOAD + HEADER), bytes_per_s);
 }
+
+/* Stopped halfway through, the flow engine names the links of the
+ * unfinished flow, its bytes left and its rate; once all has landed,
+ * nothing. */
+START_TEST(stuck_links_are_described)
+{
+    World w;
+    world_init(&w);
+    w.fidelity = NET_FIDELITY_FLOW;
+    world_pair(&w, 1);
+    world_start(&w, 1);
+    world_send(&w, 0, 1, 1000 * PAYLOAD, 0);
+    /* 256000 B at 25 GB/s x 256/272 drain in 10.88 us: at 5.44 us half is left. */
+    ck_assert_int_eq(sim_engine_run(w.engine, 5440000), SIM_RUN_TIME_LIMIT);
+    g_autoptr(GString) out = g_string_new(NULL);
+    net_describe_stuck(w.net, out, 4);
+    ck_assert_msg(g_str_has_prefix(out->str, "; gpu 0 -> gpu 1: 1 flow, "), "%s", out->str);
+    ck_assert_msg(strstr(out->str, "slowest at 23.5 GB/s") != NULL, "%s", out->str);
+    world_run(&w);
+    g_string_truncate(out, 0);
+    net_describe_stuck(w.net, out, 4);
+    ck_assert_str_eq(out->str, "");
+    world_free(&w);
+}
+END_TEST
 
 START_TEST(one_transfer_one_link)
 {
@@ -208,6 +234,7 @@ net_flow_suite(void)
     Suite *s = suite_create("net-flow");
     TCase *tc = tcase_create("closed-forms");
     tcase_add_test(tc, one_transfer_one_link);
+    tcase_add_test(tc, stuck_links_are_described);
     tcase_add_test(tc, two_flows_share_a_link);
     tcase_add_test(tc, incast_limited_by_output);
     tcase_add_test(tc, permutation_at_full_rate);

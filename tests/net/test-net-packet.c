@@ -266,6 +266,28 @@ static const struct {
     {"a buffer smaller than one packet takes one at a time", 0, 100, 1},
 };
 
+/* Stopped halfway through a transfer, the engine names the link that still
+ * holds data and what waits there; once all has landed, nothing. */
+START_TEST(stuck_link_is_described)
+{
+    World w;
+    world_init(&w);
+    world_pair(&w, 1);
+    world_start(&w, 1);
+    world_send(&w, 0, 1, 64 * PAYLOAD, 0);
+    ck_assert_int_eq(sim_engine_run(w.engine, 32 * 10880), SIM_RUN_TIME_LIMIT);
+    g_autoptr(GString) out = g_string_new(NULL);
+    net_describe_stuck(w.net, out, 4);
+    ck_assert_msg(g_str_has_prefix(out->str, "; gpu 0 -> gpu 1: 1 queue waiting, credits in hand "),
+                  "%s", out->str);
+    world_run(&w);
+    g_string_truncate(out, 0);
+    net_describe_stuck(w.net, out, 4);
+    ck_assert_str_eq(out->str, "");
+    world_free(&w);
+}
+END_TEST
+
 START_TEST(tiny_buffer_limits_the_rate)
 {
     const uint64_t k = 100, s = 10880;
@@ -491,6 +513,7 @@ net_packet_suite(void)
     Suite *s = suite_create("net-packet");
     TCase *tc = tcase_create("closed-forms");
     tcase_add_loop_test(tc, one_packet_one_link, 0, G_N_ELEMENTS(one_packet_cases));
+    tcase_add_test(tc, stuck_link_is_described);
     tcase_add_loop_test(tc, long_transfer_at_line_rate, 0, G_N_ELEMENTS(line_rate_cases));
     tcase_add_test(tc, lone_packet_takes_the_path_latency);
     tcase_add_test(tc, lone_packet_over_the_host_path);
