@@ -6,9 +6,10 @@
 set -eu
 cd "$(dirname "$0")"
 
-# Build: compiler, autotools, pkg-config, GLib, libcsv. Tests: Check.
-# Plots (optional at run time): gnuplot. Sweeps across machines: Open MPI.
-PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libcsv-dev check gnuplot-nox libopenmpi-dev openmpi-bin"
+# Build: compiler, autotools, pkg-config, GLib, libcsv. Tests: Check, and
+# valgrind for make memcheck. Plots (optional at run time): gnuplot.
+# Sweeps across machines: Open MPI.
+PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libcsv-dev check valgrind gnuplot-nox libopenmpi-dev openmpi-bin"
 
 install_deps() {
     missing=""
