@@ -318,6 +318,8 @@ gpu_gemm_fp8(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e
 extern "C" int
 bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_len)
 {
+    /* The header first: a run that fails at once still leaves a CSV. */
+    fprintf(csv, "kind,name,dtype,m,n,k,bytes,time_us,bytes_per_s,flops_per_s\n");
     if (bench_visible_gpus(err, err_len) < 0)
         return -1;
     BENCH_CUDA(cudaSetDevice(0), "cudaSetDevice");
@@ -332,7 +334,6 @@ bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_le
     fprintf(table, "# nvlsim-bench gpu: %s (%d SMs, %.1f GiB), driver CUDA %s, runtime %s\n",
             prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, dv, rv);
     GpuOut o = {table, csv};
-    fprintf(csv, "kind,name,dtype,m,n,k,bytes,time_us,bytes_per_s,flops_per_s\n");
     /* 4 GiB: the memory tests (3 GiB) and the largest GEMM's A, B and C
      * (3 × 805 MB of bf16). */
     size_t buf_bytes = (size_t)4 << 30;

@@ -356,8 +356,9 @@ main(int argc, char **argv)
         return 2;
     }
     FILE *csv = stdout;
-    if (args.csv_path && !(csv = fopen(args.csv_path, "w"))) {
-        fprintf(stderr, "nvlsim-bench: %s: %s\n", args.csv_path, g_strerror(errno));
+    g_autofree char *tmp = NULL;
+    if (args.csv_path && !(csv = bench_output_open(args.csv_path, &tmp, &error))) {
+        fprintf(stderr, "nvlsim-bench: %s\n", error->message);
         bench_args_clear(&args);
         return 1;
     }
@@ -374,8 +375,9 @@ main(int argc, char **argv)
         status = bench_main_loopback(&args, csv, table);
         break;
     }
-    if (csv != stdout && fclose(csv) != 0) {
-        fprintf(stderr, "nvlsim-bench: %s: %s\n", args.csv_path, g_strerror(errno));
+    /* Kept after a failure too: what was measured is written whole. */
+    if (csv != stdout && !bench_output_commit(csv, tmp, args.csv_path, &error)) {
+        fprintf(stderr, "nvlsim-bench: %s\n", error->message);
         status = 1;
     }
     bench_args_clear(&args);
