@@ -73,6 +73,28 @@ void work_replay_result_clear(WorkReplayResult *result);
  * rank of s was doing at every instant of the step. */
 void work_replay_breakdown(const WorkStream *s, WorkReplayResult *result);
 
+/* GPUs that compute slower than the others (stragglers): each compute
+ * task of theirs takes its time / compute_rate (rounded to the nearest
+ * ps), and their first compute task of the step starts delay_ps late (a
+ * late data loader, a hiccup: the GPU idles). Their peers wait for them
+ * wherever the stream makes them (a collective starts when every member
+ * has arrived). A straggler must have compute tasks of its own (not be a
+ * replica, work-stream.h). */
+typedef struct WorkStragglers {
+    uint32_t n_gpus;
+    uint32_t *gpus;      /* GPUs (ranks) of the job, ascending, distinct */
+    double compute_rate; /* share of its compute rate a straggler keeps, in (0, 1] */
+    uint64_t delay_ps;   /* added once a step, before its first compute */
+} WorkStragglers;
+
+/* Whether stragglers (may be NULL) change anything: some GPU, and a rate
+ * below 1 or a delay. */
+bool work_stragglers_active(const WorkStragglers *stragglers);
+
+/* One line for reports: "GPU 3: at 0.5 of its compute rate, 5 ms late
+ * each step". */
+char *work_stragglers_describe(const WorkStragglers *stragglers);
+
 /* Replays stream (which must pass work_stream_check) on graph (built for
  * system with enough nodes for stream->n_gpus). Errors: a collective the
  * collectives layer cannot run on its group (the group's GPUs unevenly
@@ -92,3 +114,10 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
 bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                          const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                          WorkReplayResult *result, GError **error);
+
+/* The same with stragglers (NULL: none). Errors also: a straggler beyond
+ * the job's GPUs, or without compute tasks of its own. */
+bool work_replay_stragglers(const WorkStream *stream, const HwSystem *system,
+                            const TopoGraph *graph, const TopoRouter *router, NetFidelity fidelity,
+                            uint64_t link_bin_ps, const WorkStragglers *stragglers,
+                            WorkReplayResult *result, GError **error);
