@@ -2,14 +2,12 @@
  * call and rank; events carry those indices. */
 #include "work/work-replay.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "coll/coll-run.h"
 #include "coll/coll-tune.h"
 #include "core/core-engine.h"
 #include "core/core-time.h"
-#include "hw/hw-keys.h"
 #include "work/work-compute.h"
 
 void
@@ -658,55 +656,14 @@ check_groups(const WorkStream *stream, uint32_t per_node, GError **error)
     return true;
 }
 
-bool
-work_stragglers_active(const WorkStragglers *st)
-{
-    return st != NULL && st->n_gpus > 0 && (st->compute_rate < 1 || st->delay_ps > 0);
-}
-
-char *
-work_stragglers_describe(const WorkStragglers *st)
-{
-    GString *s = g_string_new(NULL);
-    for (uint32_t i = 0; st != NULL && i < st->n_gpus; i++)
-        g_string_append_printf(s, "%s%u", i == 0 ? (st->n_gpus > 1 ? "GPUs " : "GPU ") : ", ",
-                               st->gpus[i]);
-    if (st != NULL && st->compute_rate < 1)
-        g_string_append_printf(s, ": at %g of %s compute rate", st->compute_rate,
-                               st->n_gpus > 1 ? "their" : "its");
-    if (st != NULL && st->delay_ps > 0)
-        g_string_append_printf(s, "%s %g ms late each step", st->compute_rate < 1 ? "," : ":",
-                               (double)st->delay_ps / (double)SIM_PS_PER_MS);
-    return g_string_free(s, FALSE);
-}
-
-/* The stragglers' compute, slowed and delayed; an error for a straggler
- * outside the job or without compute of its own. */
+/* The stragglers' compute, slowed and delayed. */
 static bool
 apply_stragglers(Replay *r, const WorkStragglers *st, GError **error)
 {
     if (!work_stragglers_active(st))
         return true;
     r->late_ps = g_new0(uint64_t, r->s->n_gpus);
-    for (uint32_t i = 0; i < st->n_gpus; i++) {
-        uint32_t g = st->gpus[i];
-        if (g >= r->s->n_gpus)
-            return hw_keys_failf(error,
-                                 "[stragglers] ranks: GPU %u is not one of the job's GPUs; "
-                                 "expected 0 to %u",
-                                 g, r->s->n_gpus - 1);
-        if (r->x->compute0[g] == r->x->compute0[g + 1])
-            return hw_keys_failf(error,
-                                 "[stragglers] ranks: GPU %u runs no compute task of its own (a "
-                                 "replica of another rank); expected a GPU with tasks",
-                                 g);
-        r->late_ps[g] = st->delay_ps;
-        for (uint32_t k = r->x->compute0[g]; k < r->x->compute0[g + 1]; k++) {
-            uint32_t task = r->x->compute_list[k];
-            r->duration[task] = (uint64_t)llround((double)r->duration[task] / st->compute_rate);
-        }
-    }
-    return true;
+    return work_stragglers_apply(st, r->s, r->x, r->duration, r->late_ps, error);
 }
 
 bool

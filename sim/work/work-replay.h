@@ -35,6 +35,7 @@
 #include "net/net.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
+#include "work/work-straggler.h"
 #include "work/work-stream.h"
 
 /* Where a rank's time goes: its compute, then what it waits on while not
@@ -72,28 +73,6 @@ void work_replay_result_clear(WorkReplayResult *result);
  * every task's start_ps and end_ps (work-breakdown.c): what each detailed
  * rank of s was doing at every instant of the step. */
 void work_replay_breakdown(const WorkStream *s, WorkReplayResult *result);
-
-/* GPUs that compute slower than the others (stragglers): each compute
- * task of theirs takes its time / compute_rate (rounded to the nearest
- * ps), and their first compute task of the step starts delay_ps late (a
- * late data loader, a hiccup: the GPU idles). Their peers wait for them
- * wherever the stream makes them (a collective starts when every member
- * has arrived). A straggler must have compute tasks of its own (not be a
- * replica, work-stream.h). */
-typedef struct WorkStragglers {
-    uint32_t n_gpus;
-    uint32_t *gpus;      /* GPUs (ranks) of the job, ascending, distinct */
-    double compute_rate; /* share of its compute rate a straggler keeps, in (0, 1] */
-    uint64_t delay_ps;   /* added once a step, before its first compute */
-} WorkStragglers;
-
-/* Whether stragglers (may be NULL) change anything: some GPU, and a rate
- * below 1 or a delay. */
-bool work_stragglers_active(const WorkStragglers *stragglers);
-
-/* One line for reports: "GPU 3: at 0.5 of its compute rate, 5 ms late
- * each step". */
-char *work_stragglers_describe(const WorkStragglers *stragglers);
 
 /* Replays stream (which must pass work_stream_check) on graph (built for
  * system with enough nodes for stream->n_gpus). Errors: a collective the

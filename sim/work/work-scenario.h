@@ -24,7 +24,7 @@
  *   [stragglers] ranks (GPUs of the job: "3" or "3, 17"), compute_rate (1:
  *               the share of its compute rate a straggler keeps),
  *               step_delay (0: time it starts each step late); see
- *               work-replay.h
+ *               work-straggler.h
  * A straggler, or a fault that singles out GPUs' links, turns the
  * generator's symmetric shortcut off (every rank simulated, work-gen.h):
  * ranks that were alike are not.
@@ -39,7 +39,7 @@
 #include "work/work-gen.h"
 #include "work/work-layout.h"
 #include "work/work-model.h"
-#include "work/work-replay.h"
+#include "work/work-straggler.h"
 
 typedef struct WorkScenario {
     char *path; /* the file, or "(built-in)" */
