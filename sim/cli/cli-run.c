@@ -113,6 +113,19 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     return true;
 }
 
+void
+cli_run_print_injected(const WorkScenario *s, const HwSystem *system)
+{
+    if (!topo_faults_empty(s->faults)) {
+        g_autofree char *text = topo_faults_describe(s->faults, system);
+        printf("# faults: %s\n", text);
+    }
+    if (work_stragglers_active(&s->stragglers)) {
+        g_autofree char *text = work_stragglers_describe(&s->stragglers);
+        printf("# stragglers: %s\n", text);
+    }
+}
+
 static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const schedule_names[] = {"gpipe", "1f1b", "interleaved"};
 
@@ -140,14 +153,7 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
     } else {
         printf("# trace %s: %u GPUs\n", s->trace_path, r->n_gpus);
     }
-    if (!topo_faults_empty(s->faults)) {
-        g_autofree char *text = topo_faults_describe(s->faults, f->system);
-        printf("# faults: %s\n", text);
-    }
-    if (work_stragglers_active(&s->stragglers)) {
-        g_autofree char *text = work_stragglers_describe(&s->stragglers);
-        printf("# stragglers: %s\n", text);
-    }
+    cli_run_print_injected(s, f->system);
     printf("%-26s %14.6f s\n", "step time", r->step_s);
     if (s->trace_path == NULL) {
         printf("%-26s %14.0f\n", "tokens/s", r->tokens_per_s);
