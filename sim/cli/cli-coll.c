@@ -4,6 +4,8 @@
  * factors), and what ran: algorithm, protocol, channels, and NCCL's own
  * model time for the same choice. --gpus below the system's count places
  * ranks on the first GPUs of a node; above it adds nodes on the fabric.
+ * --fault KEY=VALUE takes [faults] keys (topo-fault.h): the same sweep
+ * with links down, slow or noisy, on every node.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +35,7 @@ typedef struct CollPlan {
 } CollPlan;
 
 static GOptionContext *
-coll_context(CollOptions *o)
+coll_context(CollOptions *o, char ***faults)
 {
     GOptionEntry entries[] = {
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System model (default dgx-h100)",
@@ -60,6 +62,10 @@ coll_context(CollOptions *o)
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
          "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
          "FILE.png|FILE.svg"},
+        {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, faults,
+         "A fabric fault, as a scenario's [faults] key (planes_down=1, links_down=3:1x2); "
+         "repeatable",
+         "KEY=VALUE"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new(NULL);
@@ -69,7 +75,9 @@ coll_context(CollOptions *o)
     g_option_context_set_description(
         context, "busbw uses nccl-tests' factors: all_reduce 2(n-1)/n; all_gather,\n"
                  "reduce_scatter, alltoall (n-1)/n; others 1. GB/s = 1e9 bytes/s. Sizes: a\n"
-                 "number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a unit.");
+                 "number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a unit.\n"
+                 "Faults (--fault, on every node): planes_down, links_down, slow_links,\n"
+                 "slow_rate, crc_links, crc_error_rate; see nvlsim run --help.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
 }
@@ -146,11 +154,16 @@ round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
 }
 
 static void
-print_header(const CollPlan *plan, const CollComm *comm, const char *system_id)
+print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
+             const TopoFaults *faults)
 {
     printf("# nvlsim coll: %s on %u GPUs of %s (%u node%s), %s fidelity\n", coll_op_name(plan->op),
            comm->n_ranks, system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "",
            net_fidelity_name(plan->fidelity));
+    if (!topo_faults_empty(faults)) {
+        g_autofree char *text = topo_faults_describe(faults, comm->system);
+        printf("# faults: %s\n", text);
+    }
     printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "size", "count", "type",
            "redop", "root", "time", "algbw", "busbw", "algo", "proto", "nch", "nccl_model");
     printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "(B)", "(elements)", "", "",
@@ -210,7 +223,7 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
 }
 
 static int
-coll_run_plan(const CollOptions *o, const CollPlan *plan)
+coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
 {
     g_autoptr(GError) error = NULL;
     const char *system_id = o->system ? o->system : "dgx-h100";
@@ -219,10 +232,15 @@ coll_run_plan(const CollOptions *o, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_BAD_INPUT;
     }
+    g_autoptr(TopoFaults) faults = cli_fabric_faults(fault_items, probe, &error);
+    if (faults == NULL) {
+        cli_print_error("coll", error);
+        return CLI_EXIT_USAGE;
+    }
     uint32_t per_node = probe->n_gpus;
     uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : per_node;
     uint32_t n_nodes = (n_gpus + per_node - 1) / per_node;
-    g_autoptr(CliFabric) fabric = cli_fabric_load(system_id, n_nodes, &error);
+    g_autoptr(CliFabric) fabric = cli_fabric_load_faults(system_id, n_nodes, faults, &error);
     g_autoptr(CollComm) comm =
         fabric ? coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus, &error)
                : NULL;
@@ -240,7 +258,7 @@ coll_run_plan(const CollOptions *o, const CollPlan *plan)
         fprintf(csv, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
                      "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us\n");
     }
-    print_header(plan, comm, system_id);
+    print_header(plan, comm, system_id, faults);
     if (!run_sweep(plan, comm, csv, &error)) {
         if (csv)
             cli_output_abandon(csv, tmp);
@@ -266,7 +284,8 @@ int
 cli_coll(int argc, char **argv)
 {
     CollOptions o = {0};
-    g_autoptr(GOptionContext) context = coll_context(&o);
+    g_auto(GStrv) faults = NULL;
+    g_autoptr(GOptionContext) context = coll_context(&o, &faults);
     g_autoptr(GError) error = NULL;
     CollPlan plan;
     int status = CLI_EXIT_USAGE;
@@ -284,7 +303,7 @@ cli_coll(int argc, char **argv)
         goto out;
     if (o.plot != NULL && o.csv == NULL)
         o.csv = cli_plot_csv_path(o.plot);
-    status = coll_run_plan(&o, &plan);
+    status = coll_run_plan(&o, faults, &plan);
 out:
     for (char **p = (char **)&o; p < (char **)(&o + 1); p++)
         g_free(*p);

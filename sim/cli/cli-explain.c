@@ -268,7 +268,9 @@ explain_run(const ExplainOptions *o, const char *path)
     const WorkModel *m = s->model;
     uint64_t b = l->micro_batch, sl = l->seq_len, h = m->hidden_size, e = l->activation_bytes;
     uint64_t mb = work_layout_microbatches(l);
-    printf("# nvlsim explain run: %s\n\n", s->name);
+    printf("# nvlsim explain run: %s\n", s->name);
+    cli_run_print_injected(s, fabric->system);
+    printf("\n");
 
     printf("## FLOPs of one block, one microbatch (b = %" G_GUINT64_FORMAT
            " sequences of s = %" G_GUINT64_FORMAT " tokens)\n",

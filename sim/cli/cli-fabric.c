@@ -12,12 +12,12 @@
 #include "hw/hw-models.h"
 #include "topo/topo-build.h"
 
-/* n_nodes of system (taken), built and routed. */
+/* n_nodes of system (taken) with faults, built and routed. */
 static CliFabric *
-fabric_build(HwSystem *system, uint32_t n_nodes, GError **error)
+fabric_build(HwSystem *system, uint32_t n_nodes, const TopoFaults *faults, GError **error)
 {
     g_autoptr(HwSystem) owned = system;
-    TopoGraph *graph = topo_build_system(owned, n_nodes, error);
+    TopoGraph *graph = topo_build_system_faulted(owned, n_nodes, faults, error);
     if (graph == NULL)
         return NULL;
     CliFabric *fabric = g_new0(CliFabric, 1);
@@ -30,16 +30,37 @@ fabric_build(HwSystem *system, uint32_t n_nodes, GError **error)
 CliFabric *
 cli_fabric_load(const char *system_id, uint32_t n_nodes, GError **error)
 {
-    HwSystem *system = hw_system_load_by_id(system_id, hw_models_dir(), error);
-    return system != NULL ? fabric_build(system, n_nodes, error) : NULL;
+    return cli_fabric_load_faults(system_id, n_nodes, NULL, error);
 }
 
 CliFabric *
-cli_fabric_for_gpus(HwSystem *system, uint32_t n_nodes, uint32_t n_gpus, GError **error)
+cli_fabric_load_faults(const char *system_id, uint32_t n_nodes, const TopoFaults *faults,
+                       GError **error)
+{
+    HwSystem *system = hw_system_load_by_id(system_id, hw_models_dir(), error);
+    return system != NULL ? fabric_build(system, n_nodes, faults, error) : NULL;
+}
+
+CliFabric *
+cli_fabric_for_gpus(HwSystem *system, uint32_t n_nodes, uint32_t n_gpus, const TopoFaults *faults,
+                    GError **error)
 {
     if (n_nodes == 0)
         n_nodes = MAX(1, (n_gpus + system->n_gpus - 1) / system->n_gpus);
-    return fabric_build(system, n_nodes, error);
+    return fabric_build(system, n_nodes, faults, error);
+}
+
+TopoFaults *
+cli_fabric_faults(char **items, const HwSystem *system, GError **error)
+{
+    g_autoptr(TopoFaults) faults = topo_faults_from_sets(items, "--fault", error);
+    if (faults == NULL)
+        return NULL;
+    if (!topo_faults_check(faults, system, error)) {
+        g_prefix_error(error, "--fault: ");
+        return NULL;
+    }
+    return g_steal_pointer(&faults);
 }
 
 void

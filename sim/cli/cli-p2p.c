@@ -5,6 +5,7 @@
  * fixed cost of one copy); then a size sweep for one pair. Copies
  * are copy-engine packets unless --sm. Human tables on stdout; --csv FILE
  * writes the same numbers as tidy rows, units in the column names.
+ * --fault KEY=VALUE takes [faults] keys (topo-fault.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "cli/cli-fabric.h"
 #include "cli/cli.h"
 #include "core/core-units.h"
+#include "hw/hw-models.h"
 #include "net/net-p2p.h"
 
 #define LATENCY_BYTES 4
@@ -26,6 +28,7 @@ typedef struct P2pOptions {
     gboolean sm;
     gboolean matrices_only, sweep_only;
     char *csv;
+    char **faults;
 } P2pOptions;
 
 typedef struct P2pPlan {
@@ -59,6 +62,10 @@ p2p_context(P2pOptions *o)
         {"matrices-only", 0, 0, G_OPTION_ARG_NONE, &o->matrices_only, "Skip the size sweep", NULL},
         {"sweep-only", 0, 0, G_OPTION_ARG_NONE, &o->sweep_only, "Skip the matrices", NULL},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the results as CSV", "FILE"},
+        {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->faults,
+         "A fabric fault, as a scenario's [faults] key (links_down=0-1, slow_links=3:1); "
+         "repeatable",
+         "KEY=VALUE"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new(NULL);
@@ -265,7 +272,17 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
 {
     g_autoptr(GError) error = NULL;
     const char *system_id = o->system ? o->system : "dgx-h100";
-    g_autoptr(CliFabric) fabric = cli_fabric_load(system_id, plan->n_nodes, &error);
+    g_autoptr(HwSystem) probe = hw_system_load_by_id(system_id, hw_models_dir(), &error);
+    if (probe == NULL) {
+        cli_print_error("p2p", error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    g_autoptr(TopoFaults) faults = cli_fabric_faults(o->faults, probe, &error);
+    if (faults == NULL) {
+        cli_print_error("p2p", error);
+        return CLI_EXIT_USAGE;
+    }
+    g_autoptr(CliFabric) fabric = cli_fabric_load_faults(system_id, plan->n_nodes, faults, &error);
     if (fabric == NULL) {
         cli_print_error("p2p", error);
         return CLI_EXIT_BAD_INPUT;
@@ -296,6 +313,10 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s, %s fidelity, %s copies\n", system_id,
            fabric->system->name, n, fabric->graph->n_nodes, fabric->graph->n_nodes > 1 ? "s" : "",
            net_fidelity_name(plan->fidelity), o->sm ? "SM" : "copy-engine");
+    if (!topo_faults_empty(faults)) {
+        g_autofree char *text = topo_faults_describe(faults, fabric->system);
+        printf("# faults: %s\n", text);
+    }
     printf("# every copy also costs the system's copy overhead: %.3f us\n",
            (double)fabric->system->copy_overhead_ps / 1e6);
     if (plan->matrices)
@@ -338,5 +359,6 @@ out:
     g_free(o.max_bytes);
     g_free(o.factor);
     g_free(o.csv);
+    g_strfreev(o.faults);
     return status;
 }

@@ -67,6 +67,10 @@ run_context(RunOptions *o)
         "  [batch]     global_batch, micro_batch, seq_len\n"
         "  [precision] math (bf16|fp16|fp8), param_bytes, grad_bytes, optimizer_bytes,\n"
         "              activation_bytes, dropout\n"
+        "  [faults]    planes_down (NVSwitch planes: 1,3), links_down (bundles: 3:1 is GPU 3\n"
+        "              to plane 1, 0-1 GPUs 0 and 1, 3:1x2 two of the links), slow_links,\n"
+        "              slow_rate (0.5), crc_links, crc_error_rate (1e-4); on every node\n"
+        "  [stragglers] ranks (3, 17), compute_rate (0.5), step_delay (5ms)\n"
         "Exit status: 0 done, 1 bad scenario or model, 2 usage.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
@@ -82,6 +86,10 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
         g_prefix_error(error, "%s: [scenario] system: ", s->path);
         return false;
     }
+    if (!topo_faults_check(s->faults, system, error)) {
+        g_prefix_error(error, "%s: ", s->path);
+        return false;
+    }
     if (s->trace_path == NULL && s->gen.compute.linear_math == WORK_MATH_FP8 &&
         system->gpu->fp8_flops_per_s == 0) {
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
@@ -94,7 +102,7 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     if (stream == NULL)
         return false;
     g_autoptr(CliFabric) fabric =
-        cli_fabric_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, error);
+        cli_fabric_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, s->faults, error);
     if (fabric == NULL ||
         !work_run(s, stream, fabric->system, fabric->graph, fabric->router, result, error))
         return false;
@@ -103,6 +111,19 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     if (stream_out != NULL)
         *stream_out = g_steal_pointer(&stream);
     return true;
+}
+
+void
+cli_run_print_injected(const WorkScenario *s, const HwSystem *system)
+{
+    if (!topo_faults_empty(s->faults)) {
+        g_autofree char *text = topo_faults_describe(s->faults, system);
+        printf("# faults: %s\n", text);
+    }
+    if (work_stragglers_active(&s->stragglers)) {
+        g_autofree char *text = work_stragglers_describe(&s->stragglers);
+        printf("# stragglers: %s\n", text);
+    }
 }
 
 static const char *const recompute_names[] = {"none", "selective", "full"};
@@ -132,6 +153,7 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
     } else {
         printf("# trace %s: %u GPUs\n", s->trace_path, r->n_gpus);
     }
+    cli_run_print_injected(s, f->system);
     printf("%-26s %14.6f s\n", "step time", r->step_s);
     if (s->trace_path == NULL) {
         printf("%-26s %14.0f\n", "tokens/s", r->tokens_per_s);

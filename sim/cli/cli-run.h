@@ -15,3 +15,7 @@
  * and the stream (the caller frees them). */
 bool cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *result,
                       WorkStream **stream_out, GError **error);
+
+/* Prints what the scenario injects, when it does: "# faults: ..." and
+ * "# stragglers: ..." lines (system names the bundles' link counts). */
+void cli_run_print_injected(const WorkScenario *s, const HwSystem *system);

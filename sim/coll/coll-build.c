@@ -403,7 +403,21 @@ typedef struct Plane {
     uint32_t weight; /* links from each GPU */
 } Plane;
 
-/* The NVLS-capable switch planes every rank of node 0 reaches directly. */
+/* Links of the bundle from vertex a to vertex b of node 0, 0 if none. */
+static uint32_t
+bundle_links(const TopoGraph *g, uint32_t a, uint32_t b)
+{
+    for (uint32_t l = 0; l < topo_graph_node_links(g); l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        if (link->src == a && link->dst == b)
+            return link->n_links;
+    }
+    return 0;
+}
+
+/* The NVLS-capable switch planes every rank of node 0 reaches directly,
+ * each weighted by the fewest links a rank has to it (with links down, a
+ * plane some rank lost is left out). */
 static uint32_t
 nvls_planes(const CollComm *comm, Plane *planes, uint32_t max)
 {
@@ -415,7 +429,11 @@ nvls_planes(const CollComm *comm, Plane *planes, uint32_t max)
         if (link->src != comm->rank_vertex[0] || dst->kind != TOPO_NVSWITCH || dst->sw == NULL ||
             !dst->sw->nvls)
             continue;
-        planes[n++] = (Plane){link->dst, link->n_links};
+        uint32_t weight = link->n_links;
+        for (uint32_t r = 1; r < comm->n_ranks && weight > 0 && g->faulted; r++)
+            weight = MIN(weight, bundle_links(g, comm->rank_vertex[r], link->dst));
+        if (weight > 0)
+            planes[n++] = (Plane){link->dst, weight};
     }
     return n;
 }

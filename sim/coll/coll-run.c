@@ -2,9 +2,11 @@
  * plan channels and chunks as NCCL would, lay the schedule out and run it.
  * The call starts with the system's launch cost ([host] coll_overhead when
  * the system model has one, fitted from measurements; NCCL's own base
- * latency for the algorithm and protocol otherwise). A loopback system
- * (virtual ranks on one GPU) runs nvlsim-bench's ring kernel instead, with
- * the plan and costs its model file states. */
+ * latency for the algorithm and protocol otherwise). On a graph built with
+ * faults, NCCL's tuner is given the NVLinks the graph has among the first
+ * node's ranks (a link down is seen at init; a slow or noisy one is not).
+ * A loopback system (virtual ranks on one GPU) runs nvlsim-bench's ring
+ * kernel instead, with the plan and costs its model file states. */
 #include "coll/coll-run.h"
 
 #include "coll/coll-build.h"
@@ -25,6 +27,37 @@ comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *route
     return comm;
 }
 
+/* The tuner's view of comm: the system model's wiring, or on a faulted
+ * graph the NVLink bundles its first node's ranks have. */
+static void
+comm_info(CollComm *comm)
+{
+    const TopoGraph *graph = comm->graph;
+    if (!graph->faulted) {
+        coll_tune_info(comm->system, comm->n_ranks, comm->n_nodes, &comm->info);
+        return;
+    }
+    uint32_t n = comm->ppn;
+    g_autofree uint32_t *pair = g_new0(uint32_t, (size_t)n * n);
+    g_autofree uint32_t *to_switch = g_new0(uint32_t, n);
+    for (uint32_t l = 0; l < topo_graph_n_links(graph); l++) {
+        const TopoLink *link = topo_graph_link(graph, l);
+        if (link->spec->kind != HW_LINK_NVLINK)
+            continue;
+        for (uint32_t a = 0; a < n; a++) {
+            if (link->src != comm->rank_vertex[a])
+                continue;
+            if (topo_graph_vertex(graph, link->dst)->kind == TOPO_NVSWITCH)
+                to_switch[a] += link->n_links;
+            for (uint32_t b = 0; b < n; b++)
+                if (link->dst == comm->rank_vertex[b])
+                    pair[a * n + b] += link->n_links;
+        }
+    }
+    CollNvlinks links = {.n = n, .pair = pair, .to_switch = to_switch};
+    coll_tune_info_links(comm->system, comm->n_ranks, comm->n_nodes, &links, &comm->info);
+}
+
 CollComm *
 coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
               uint32_t n_ranks, GError **error)
@@ -41,7 +74,7 @@ coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *
     CollComm *comm = comm_new(system, graph, router, n_ranks, (n_ranks + per_node - 1) / per_node);
     for (uint32_t r = 0; r < n_ranks; r++)
         comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, r);
-    coll_tune_info(system, n_ranks, comm->n_nodes, &comm->info);
+    comm_info(comm);
     return comm;
 }
 
@@ -75,7 +108,7 @@ coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph, const TopoRou
     CollComm *comm = comm_new(system, graph, router, n_ranks, n_nodes);
     for (uint32_t r = 0; r < n_ranks; r++)
         comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, gpus[r]);
-    coll_tune_info(system, n_ranks, n_nodes, &comm->info);
+    comm_info(comm);
     return comm;
 }
 

@@ -69,27 +69,34 @@ static const double speeds_sm100_inter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 
 
 /* ---- coll_tune_info ------------------------------------------------------ */
 
-/* True when GPUs 0..n-1 have a directed ring over direct NVLinks that
+static uint32_t
+pair_links(const CollNvlinks *links, uint32_t a, uint32_t b)
+{
+    return links->pair[a * links->n + b];
+}
+
+/* True when ranks 0..n-1 have a directed ring over direct NVLinks that
  * visits each once, extending order[0..depth). */
 static bool
-direct_ring_from(const HwSystem *system, uint32_t n, uint32_t *order, uint32_t depth, uint32_t used)
+direct_ring_from(const CollNvlinks *links, uint32_t n, uint32_t *order, uint32_t depth,
+                 uint32_t used)
 {
     uint32_t last = order[depth - 1];
     if (depth == n)
-        return hw_system_pair_links(system, last, order[0]) > 0;
+        return pair_links(links, last, order[0]) > 0;
     for (uint32_t g = 1; g < n; g++) {
-        if ((used & (1u << g)) != 0 || hw_system_pair_links(system, last, g) == 0)
+        if ((used & (1u << g)) != 0 || pair_links(links, last, g) == 0)
             continue;
         order[depth] = g;
-        if (direct_ring_from(system, n, order, depth + 1, used | (1u << g)))
+        if (direct_ring_from(links, n, order, depth + 1, used | (1u << g)))
             return true;
     }
     return false;
 }
 
-/* Whether the NVLink pairs among GPUs 0..n-1 connect them all. */
+/* Whether the NVLink pairs among ranks 0..n-1 connect them all. */
 static bool
-nvlink_connected(const HwSystem *system, uint32_t n)
+nvlink_connected(const CollNvlinks *links, uint32_t n)
 {
     if (n > 31)
         return false;
@@ -99,7 +106,7 @@ nvlink_connected(const HwSystem *system, uint32_t n)
         for (uint32_t a = 0; a < n; a++)
             for (uint32_t b = 0; b < n; b++)
                 if ((reached & (1u << a)) && !(reached & (1u << b)) &&
-                    hw_system_pair_links(system, a, b) > 0) {
+                    pair_links(links, a, b) > 0) {
                     reached |= 1u << b;
                     grew = 1;
                 }
@@ -120,13 +127,13 @@ pcie_path(const HwSystem *system, uint32_t n)
 /* Direct-pair NVLink systems (DGX-1): NCCL's topology holds only the
  * communicator's GPUs, so only links among the node's ranks count. */
 static void
-info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system)
+info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
     uint32_t n = info->ppn, max_links = 0, min_links = UINT32_MAX, max_pair = 0;
     for (uint32_t a = 0; a < n; a++) {
         uint32_t sum = 0;
         for (uint32_t b = 0; b < n; b++) {
-            uint32_t l = a == b ? 0 : hw_system_pair_links(system, a, b);
+            uint32_t l = a == b ? 0 : pair_links(links, a, b);
             sum += l;
             max_pair = MAX(max_pair, l);
         }
@@ -136,11 +143,11 @@ info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system)
     info->nvlink_bw = max_links * info->nvlink_link_bw;
     info->nvlink_max_path_bw = max_pair * info->nvlink_link_bw;
     info->nvlink_ring_links = n > 1 ? min_links : 0;
-    info->nvlink_all_pairs = n <= 1 || nvlink_connected(system, n);
+    info->nvlink_all_pairs = n <= 1 || nvlink_connected(links, n);
     /* Rings over direct links only (path NVL) if there is one; checked
      * exhaustively up to 16 ranks, beyond that taken as needing NVB. */
     uint32_t order[16] = {0};
-    bool direct = n >= 2 && n <= 16 && direct_ring_from(system, n, order, 1, 1);
+    bool direct = n >= 2 && n <= 16 && direct_ring_from(links, n, order, 1, 1);
     info->path_gpu = n <= 1                   ? COLL_PATH_LOC
                      : direct                 ? COLL_PATH_NVL
                      : info->nvlink_all_pairs ? COLL_PATH_NVB
@@ -149,7 +156,7 @@ info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system)
      * GPU (NVB), else PCIe. */
     info->p2p_bw = 0;
     for (uint32_t r = 0; n > 1 && r < n; r++) {
-        uint32_t l = hw_system_pair_links(system, r, (r + 1) % n);
+        uint32_t l = pair_links(links, r, (r + 1) % n);
         double bw = l > 0                    ? l * info->nvlink_link_bw
                     : info->nvlink_all_pairs ? info->nvlink_link_bw
                                              : info->pci_bw;
@@ -157,28 +164,42 @@ info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system)
     }
 }
 
+/* No NVLink among the node's ranks: PCIe (or the host) carries it all. */
 static void
-info_nvlink(CollTopoInfo *info, const HwSystem *system)
+info_no_nvlink(CollTopoInfo *info, const HwSystem *system)
+{
+    uint32_t n = info->ppn;
+    info->nvlink_all_pairs = n <= 1;
+    info->path_gpu = n <= 1 ? COLL_PATH_LOC : pcie_path(system, n);
+    info->p2p_bw = n > 1 ? info->pci_bw : 0.0;
+}
+
+static void
+info_nvlink(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
     info->nvlink_link_bw = nvlink_link_bw(info->sm_version);
     uint32_t n = info->ppn;
     if (system->nvlink == NULL) {
-        info->nvlink_all_pairs = n <= 1;
-        info->path_gpu = n <= 1 ? COLL_PATH_LOC : pcie_path(system, n);
-        info->p2p_bw = n > 1 ? info->pci_bw : 0.0;
+        info_no_nvlink(info, system);
         return;
     }
     if (system->nvswitch == NULL) {
-        info_nvlink_pairs(info, system);
+        info_nvlink_pairs(info, system, links);
         return;
     }
-    uint32_t links = 0;
-    for (uint32_t s = 0; s < system->n_switches_per_board; s++)
-        links += system->gpu_switch_links[s];
+    /* Every channel crosses every rank: the rank with the fewest links
+     * bounds them all. */
+    uint32_t fewest = UINT32_MAX;
+    for (uint32_t r = 0; r < n; r++)
+        fewest = MIN(fewest, links->to_switch[r]);
+    if (fewest == 0 && n > 1) {
+        info_no_nvlink(info, system);
+        return;
+    }
     info->nvswitch = true;
-    info->nvlink_bw = links * info->nvlink_link_bw;
+    info->nvlink_bw = fewest * info->nvlink_link_bw;
     info->nvlink_max_path_bw = info->nvlink_bw;
-    info->nvlink_ring_links = links;
+    info->nvlink_ring_links = fewest;
     info->nvlink_all_pairs = true;
     info->path_gpu = n <= 1 ? COLL_PATH_LOC : COLL_PATH_NVL;
     info->p2p_bw = n > 1 ? info->nvlink_bw : 0.0;
@@ -218,7 +239,7 @@ info_net(CollTopoInfo *info, const HwSystem *system)
  * links, PCIe peers 2, network peers max(local NICs, netBw / 14), the
  * fewest over its peers, rounded up to a power of two. */
 static void
-info_p2p_channels(CollTopoInfo *info, const HwSystem *system)
+info_p2p_channels(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
     uint32_t n = UINT32_MAX;
     if (info->ppn > 1 && info->path_gpu <= COLL_PATH_NVB) {
@@ -226,7 +247,7 @@ info_p2p_channels(CollTopoInfo *info, const HwSystem *system)
             n = 2 * MAX(1, (uint32_t)(info->nvlink_bw / info->nvlink_link_bw + SLACK));
         } else {
             for (uint32_t b = 1; b < info->ppn; b++)
-                n = MIN(n, 2 * MAX(1, hw_system_pair_links(system, 0, b)));
+                n = MIN(n, 2 * MAX(1, pair_links(links, 0, b)));
         }
     } else if (info->ppn > 1) {
         n = 2;
@@ -251,6 +272,28 @@ coll_tune_info(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes, CollT
     g_return_if_fail(system != NULL && system->gpu != NULL && info != NULL);
     g_return_if_fail(n_nodes >= 1 && n_ranks >= n_nodes && n_ranks % n_nodes == 0);
     g_return_if_fail(n_ranks / n_nodes <= system->n_gpus);
+    /* The model's wiring among GPUs 0 .. ppn - 1 of a node. */
+    uint32_t n = n_ranks / n_nodes, links = 0;
+    for (uint32_t s = 0; system->nvswitch != NULL && s < system->n_switches_per_board; s++)
+        links += system->gpu_switch_links[s];
+    g_autofree uint32_t *pair = g_new0(uint32_t, (size_t)n * n);
+    g_autofree uint32_t *to_switch = g_new(uint32_t, n);
+    for (uint32_t a = 0; a < n; a++) {
+        to_switch[a] = links;
+        for (uint32_t b = 0; b < n; b++)
+            pair[a * n + b] = a == b ? 0 : hw_system_pair_links(system, a, b);
+    }
+    CollNvlinks nvlinks = {.n = n, .pair = pair, .to_switch = to_switch};
+    coll_tune_info_links(system, n_ranks, n_nodes, &nvlinks, info);
+}
+
+void
+coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
+                     const CollNvlinks *links, CollTopoInfo *info)
+{
+    g_return_if_fail(system != NULL && system->gpu != NULL && info != NULL && links != NULL);
+    g_return_if_fail(n_nodes >= 1 && n_ranks >= n_nodes && n_ranks % n_nodes == 0);
+    g_return_if_fail(n_ranks / n_nodes <= system->n_gpus && links->n == n_ranks / n_nodes);
     memset(info, 0, sizeof *info);
     info->n_ranks = n_ranks;
     info->n_nodes = n_nodes;
@@ -268,10 +311,10 @@ coll_tune_info(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes, CollT
     info->pci_bw = host != NULL && host->kind == HW_LINK_PCIE
                        ? pcie_bw(host->generation, host->n_lanes)
                        : pcie_bw(system->gpu->pcie_generation, 16);
-    info_nvlink(info, system);
+    info_nvlink(info, system, links);
     info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->ppn >= 2;
     info_net(info, system);
-    info_p2p_channels(info, system);
+    info_p2p_channels(info, system, links);
 }
 
 /* ---- The search ---------------------------------------------------------- */

@@ -69,6 +69,21 @@ typedef struct CollTopoInfo {
 /* Fills info for n_ranks ranks placed on n_nodes nodes of system. */
 void coll_tune_info(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes, CollTopoInfo *info);
 
+/* The NVLinks NCCL finds among the ranks of a node when it starts: it
+ * counts links (NVML's active links), not their rate or errors. */
+typedef struct CollNvlinks {
+    uint32_t n;                /* ranks of the node */
+    const uint32_t *pair;      /* [n * n]: direct links between ranks a and b */
+    const uint32_t *to_switch; /* [n]: links from each rank to the NVSwitch planes */
+} CollNvlinks;
+
+/* The same as coll_tune_info, with the NVLinks a node's ranks have given
+ * by links (links->n == n_ranks / n_nodes) instead of the system model's
+ * wiring: what NCCL sees of a system with links down. A rank without
+ * NVLink on an NVSwitch system leaves the node on PCIe. */
+void coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
+                          const CollNvlinks *links, CollTopoInfo *info);
+
 /* The graph NCCL's search would find for algo: channels and GB/s per
  * channel inside a node and between nodes. NVLS and NVLS_TREE share one
  * graph, TREE and PAT another, as in NCCL; DIRECT (p2p) reports the p2p

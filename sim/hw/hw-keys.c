@@ -31,22 +31,25 @@ parse_bool(const char *text, bool *out, GError **error)
     return false;
 }
 
-/* A plain decimal number from 0 to 1; binary floating point is fine here
- * because a probability is never summed into a time or a byte count. */
+/* A plain decimal number from 0 to 1 (above 0 for a fraction); binary
+ * floating point is fine here because a probability or a share is never
+ * summed into a time or a byte count. */
 static bool
-parse_probability(const char *text, double *out, GError **error)
+parse_unit_interval(const char *text, bool fraction, double *out, GError **error)
 {
     g_autofree char *word = g_strstrip(g_strdup(text));
     char *end = NULL;
     double p = g_ascii_strtod(word, &end);
+    const char *what = fraction ? "a share above 0 and at most 1, such as 0.5"
+                                : "a probability from 0 to 1, such as 0 or 1e-12";
     if (*word == '\0' || end == word || *end != '\0' || !isfinite(p)) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                    "'%s' is not a number: expected a probability such as 0 or 1e-12", text);
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "'%s' is not a number: expected %s",
+                    text, what);
         return false;
     }
-    if (!(p >= 0.0 && p <= 1.0)) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                    "'%s' is out of range: expected a probability from 0 to 1", text);
+    if (!(p >= 0.0 && p <= 1.0) || (fraction && p == 0.0)) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "'%s' is out of range: expected %s",
+                    text, what);
         return false;
     }
     *out = p;
@@ -79,7 +82,9 @@ parse_value(const HwKey *key, const char *text, void *out, GError **error)
     case HW_KEY_BOOL:
         return parse_bool(text, (bool *)((char *)out + key->offset), error);
     case HW_KEY_PROBABILITY:
-        return parse_probability(text, (double *)((char *)out + key->offset), error);
+    case HW_KEY_FRACTION:
+        return parse_unit_interval(text, key->kind == HW_KEY_FRACTION,
+                                   (double *)((char *)out + key->offset), error);
     }
     g_assert_not_reached();
 }

@@ -23,6 +23,7 @@ typedef enum HwKeyKind {
     HW_KEY_STRING,      /* char *, owned by the struct */
     HW_KEY_BOOL,        /* bool, "yes"/"no" ("true"/"false", "1"/"0" too) */
     HW_KEY_PROBABILITY, /* double in [0, 1], "1e-12" */
+    HW_KEY_FRACTION,    /* double in (0, 1], a share kept, "0.5" */
 } HwKeyKind;
 
 typedef struct HwKey {

@@ -8,10 +8,15 @@
  * A flow carries payload; on link l it travels in packets of that link's
  * payload size (a NIC re-packs PCIe reads into MTU-sized network packets),
  * so it occupies payload × (1 + header_l × packets_l / payload) of the wire:
- * protocol overhead is charged per link. Its last byte lands a "tail" after
- * it drains: the time one packet takes along the path, less its
- * serialization on the bottleneck hop (already counted in the drain), which
- * is what a store-and-forward pipeline of packets adds. Times are ps; rates
+ * protocol overhead is charged per link. On a link with CRC errors (packet
+ * error rate p, replay stall R) a packet is sent 1 / (1 - p) times on
+ * average and each failure stalls the link R: the flow is charged that
+ * expectation, wire × (1 + p / (1 - p)) plus p / (1 - p) R of the link's
+ * time per packet (the packet engine draws the failures one by one). Its
+ * last byte lands a "tail" after it drains: the time one packet takes
+ * along the path, less its serialization on the bottleneck hop (already
+ * counted in the drain), which is what a store-and-forward pipeline of
+ * packets adds. Times are ps; rates
  * are doubles (the per-hop wire factors floats, exact for the usual
  * power-of-two packet sizes), and a time within 1e-6 ps of a whole ps is
  * that ps.
@@ -383,14 +388,18 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIss
         .n_hops = path->n_hops,
     };
     for (uint32_t h = 0; h < path->n_hops; h++) {
-        const HwLink *spec = topo_graph_link(graph, path->link[h])->spec;
-        uint64_t payload = net_payload_bytes(spec, issuer);
+        const TopoLink *link = topo_graph_link(graph, path->link[h]);
+        uint64_t payload = net_payload_bytes(link->spec, issuer);
         uint64_t n_packets = (n_bytes + payload - 1) / payload;
-        nf->hops[nf->n_hops + h] = (FlowHop){
-            .link = path->link[h],
-            .weight = (float)(1.0 + (double)(n_packets * net_header_bytes(spec, issuer)) /
-                                        (double)n_bytes),
-        };
+        double weight =
+            1.0 + (double)(n_packets * net_header_bytes(link->spec, issuer)) / (double)n_bytes;
+        double p = link->packet_error_rate;
+        if (p > 0) {
+            double replay_bytes = (double)link->spec->replay_latency_ps *
+                                  (double)link->bytes_per_s / (double)SIM_PS_PER_S;
+            weight = (weight + p * (double)n_packets * replay_bytes / (double)n_bytes) / (1 - p);
+        }
+        nf->hops[nf->n_hops + h] = (FlowHop){.link = path->link[h], .weight = (float)weight};
     }
     nf->n_hops += path->n_hops;
     nf->xfers[x].n_left++;

@@ -680,7 +680,7 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
     const HwLink *spec = link->spec;
     const TopoVertex *far = topo_graph_vertex(graph, link->dst);
     g_assert(link->bytes_per_s > 0);
-    g_assert(spec->packet_error_rate >= 0 && spec->packet_error_rate < 1);
+    g_assert(link->packet_error_rate >= 0 && link->packet_error_rate < 1);
     np->bytes_per_s[l] = link->bytes_per_s;
     np->latency_ps[l] = link->latency_ps;
     np->ready_delay_ps[l] = link->latency_ps + far->latency_ps;
@@ -688,7 +688,7 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
                         far->kind == TOPO_LEAF || far->kind == TOPO_SPINE ||
                         far->kind == TOPO_MEMORY;
     np->replay_ps[l] = spec->replay_latency_ps;
-    np->error_rate[l] = spec->packet_error_rate;
+    np->error_rate[l] = link->packet_error_rate;
     net_credits_set_buffer(&np->credits, l, link->rx_buffer_bytes, spec->credit_bytes);
     np->wake_ps[l] = SIM_TIME_NEVER;
     np->memo_wire_bytes[l] = UINT64_MAX;

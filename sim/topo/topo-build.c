@@ -4,6 +4,8 @@
  * fabric: leaf switches (one group per rail when rail-optimized) with half
  * their ports down and half up, and one spine tier standing for all spine
  * chips (traffic spread evenly over them, as adaptive routing aims to).
+ * Faults (topo-fault.h) are applied to node 0's NVLink bundles as they are
+ * laid, so every node has them.
  */
 #include "topo/topo-build.h"
 
@@ -14,12 +16,33 @@ typedef struct NodeLayout {
     uint32_t pcie0;
 } NodeLayout;
 
+/* Lays the NVLink bundle of n_links between vertices a and b (GPU gpu's,
+ * to plane or peer) as the faults leave it: fewer links, or none; slower;
+ * noisier. */
 static void
-add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
+add_faulted(TopoGraph *graph, const TopoFaults *faults, uint32_t a, uint32_t b, const HwLink *spec,
+            uint32_t n_links, uint32_t gpu, uint32_t plane, uint32_t peer)
+{
+    TopoBundleFault bf;
+    topo_faults_bundle(faults, gpu, plane, peer, n_links, &bf);
+    if (bf.n_links != n_links)
+        graph->faulted = true;
+    if (bf.n_links == 0)
+        return;
+    uint32_t id = topo_graph_add_bundle(graph, a, b, spec, bf.n_links);
+    if (bf.rate_factor < 1 || bf.packet_error_rate >= 0)
+        topo_graph_degrade_bundle(graph, id, bf.rate_factor,
+                                  bf.packet_error_rate >= 0 ? bf.packet_error_rate
+                                                            : spec->packet_error_rate);
+}
+
+static void
+add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay, const TopoFaults *faults)
 {
     for (uint32_t i = 0; i < sys->n_pairs; i++) {
         const HwGpuPair *p = &sys->pairs[i];
-        topo_graph_add_bundle(graph, lay->gpu0 + p->a, lay->gpu0 + p->b, sys->nvlink, p->n_links);
+        add_faulted(graph, faults, lay->gpu0 + p->a, lay->gpu0 + p->b, sys->nvlink, p->n_links,
+                    p->a, TOPO_FAULT_NONE, p->b);
     }
     if (sys->nvswitch == NULL)
         return;
@@ -28,15 +51,15 @@ add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
     for (uint32_t g = 0; g < sys->n_gpus; g++)
         for (uint32_t s = 0; s < n_sw; s++)
             if (sys->gpu_switch_links[s] > 0)
-                topo_graph_add_bundle(graph, lay->gpu0 + g,
-                                      lay->switch0 + (g / per_board) * n_sw + s, sys->nvlink,
-                                      sys->gpu_switch_links[s]);
+                add_faulted(graph, faults, lay->gpu0 + g, lay->switch0 + (g / per_board) * n_sw + s,
+                            sys->nvlink, sys->gpu_switch_links[s], g, s, TOPO_FAULT_NONE);
     for (uint32_t b1 = 0; b1 < sys->n_boards; b1++)
         for (uint32_t b2 = b1 + 1; b2 < sys->n_boards; b2++)
             for (uint32_t s = 0; s < n_sw && sys->n_trunk_links > 0; s++)
-                topo_graph_add_bundle(graph, lay->switch0 + b1 * n_sw + s,
-                                      lay->switch0 + b2 * n_sw + s, sys->nvlink,
-                                      sys->n_trunk_links);
+                if (!topo_faults_plane_down(faults, s))
+                    topo_graph_add_bundle(graph, lay->switch0 + b1 * n_sw + s,
+                                          lay->switch0 + b2 * n_sw + s, sys->nvlink,
+                                          sys->n_trunk_links);
 }
 
 /* The vertex GPU g hangs from on the host side: its PCIe switch or its CPU. */
@@ -154,6 +177,15 @@ build_loopback(const HwSystem *sys, uint32_t n_nodes, GError **error)
 TopoGraph *
 topo_build_system(const HwSystem *sys, uint32_t n_nodes, GError **error)
 {
+    return topo_build_system_faulted(sys, n_nodes, NULL, error);
+}
+
+TopoGraph *
+topo_build_system_faulted(const HwSystem *sys, uint32_t n_nodes, const TopoFaults *faults,
+                          GError **error)
+{
+    if (!topo_faults_check(faults, sys, error))
+        return NULL;
     if (n_nodes == 0)
         n_nodes = MAX(sys->n_nodes, 1);
     if (sys->loopback != NULL)
@@ -167,7 +199,7 @@ topo_build_system(const HwSystem *sys, uint32_t n_nodes, GError **error)
     for (uint32_t s = 0; sys->nvswitch != NULL && s < sys->n_boards * sys->n_switches_per_board;
          s++)
         topo_graph_add_vertex(graph, TOPO_NVSWITCH, sys->nvswitch->latency_ps, sys->nvswitch);
-    add_nvlink(graph, sys, &lay);
+    add_nvlink(graph, sys, &lay, faults);
     add_hosts(graph, sys, &lay);
     add_nics(graph, sys, &lay);
     topo_graph_replicate(graph, n_nodes);

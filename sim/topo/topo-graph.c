@@ -4,6 +4,8 @@
  */
 #include "topo/topo-graph.h"
 
+#include <math.h>
+
 TopoGraph *
 topo_graph_new(void)
 {
@@ -80,6 +82,7 @@ topo_graph_add_bundle(TopoGraph *graph, uint32_t a, uint32_t b, const HwLink *sp
         .bytes_per_s = spec->bytes_per_s * n_links,
         .latency_ps = spec->latency_ps,
         .rx_buffer_bytes = rx_buffer_bytes(graph, b, spec, n_links),
+        .packet_error_rate = spec->packet_error_rate,
     };
     TopoLink ba = ab;
     ba.src = b;
@@ -88,6 +91,21 @@ topo_graph_add_bundle(TopoGraph *graph, uint32_t a, uint32_t b, const HwLink *sp
     g_array_append_val(graph->links, ab);
     g_array_append_val(graph->links, ba);
     return id;
+}
+
+void
+topo_graph_degrade_bundle(TopoGraph *graph, uint32_t link, double rate_factor,
+                          double packet_error_rate)
+{
+    g_return_if_fail(link + 1 < graph->links->len && link % 2 == 0);
+    g_return_if_fail(rate_factor > 0 && rate_factor <= 1);
+    g_return_if_fail(packet_error_rate >= 0 && packet_error_rate < 1);
+    for (uint32_t l = link; l <= link + 1; l++) {
+        TopoLink *x = &g_array_index(graph->links, TopoLink, l);
+        x->bytes_per_s = MAX(1, (uint64_t)llround((double)x->bytes_per_s * rate_factor));
+        x->packet_error_rate = packet_error_rate;
+    }
+    graph->faulted = true;
 }
 
 void

@@ -11,11 +11,11 @@
  * A loopback system (hw-loopback.h) is a star: its virtual ranks are GPU
  * vertices, each joined by one CTA's port to a memory vertex.
  *
- * The graph is built once (by topo-build from a system model, or by hand in
- * tests) and read-only afterwards. Nodes: a system is n_nodes identical
- * NVLink domains; vertex and link ids of node k are those of node 0 plus
- * k × the per-node counts, and fabric vertices and links come after all
- * nodes.
+ * The graph is built once (by topo-build from a system model and its
+ * faults, topo-fault.h, or by hand in tests) and read-only afterwards.
+ * Nodes: a system is n_nodes identical NVLink domains; vertex and link ids
+ * of node k are those of node 0 plus k × the per-node counts, and fabric
+ * vertices and links come after all nodes.
  */
 #pragma once
 
@@ -52,9 +52,10 @@ typedef struct TopoLink {
     uint32_t src, dst;        /* vertex ids */
     uint32_t n_links;         /* physical links in the bundle */
     const HwLink *spec;       /* borrowed from the system model */
-    uint64_t bytes_per_s;     /* n_links × spec->bytes_per_s, per direction */
+    uint64_t bytes_per_s;     /* n_links × spec->bytes_per_s, per direction (less when degraded) */
     uint64_t latency_ps;      /* spec->latency_ps */
     uint64_t rx_buffer_bytes; /* receive buffer at dst for this bundle (credits the sender holds) */
+    double packet_error_rate; /* a packet fails its CRC: spec->packet_error_rate unless faulted */
 } TopoLink;
 
 typedef struct TopoGraph {
@@ -64,6 +65,7 @@ typedef struct TopoGraph {
     uint32_t n_node_vertices;                /* per node; 0 until topo_graph_replicate */
     uint32_t n_node_links;                   /* per node; 0 until topo_graph_replicate */
     uint32_t n_of_kind[TOPO_N_VERTEX_KINDS]; /* numbering of the vertices being added */
+    bool faulted; /* built with faults: links fewer, slower or noisier than the model's */
     /* Per-node endpoint lists (node-local vertex ids of node 0), filled by
      * topo_graph_add_vertex. */
     GArray *gpus; /* uint32_t: vertex id of node 0's GPU i */
@@ -85,6 +87,13 @@ uint32_t topo_graph_add_vertex(TopoGraph *graph, TopoVertexKind kind, uint64_t l
  * switch's port buffer × n_links when the receiving vertex is a switch. */
 uint32_t topo_graph_add_bundle(TopoGraph *graph, uint32_t a, uint32_t b, const HwLink *spec,
                                uint32_t n_links);
+
+/* Degrades both directions of the bundle whose a→b direction is link:
+ * its rate becomes rate_factor (in (0, 1]) of what it was, rounded to the
+ * nearest byte per second, and its packets fail their CRC with probability
+ * packet_error_rate (in [0, 1)). Marks the graph faulted. For builders. */
+void topo_graph_degrade_bundle(TopoGraph *graph, uint32_t link, double rate_factor,
+                               double packet_error_rate);
 
 static inline const TopoVertex *
 topo_graph_vertex(const TopoGraph *graph, uint32_t id)

@@ -62,6 +62,7 @@ typedef struct Replay {
     /* Ranks. */
     uint32_t *next_compute; /* per rank: into x->compute_list */
     bool *busy;
+    uint64_t *late_ps; /* per rank: its first compute starts this late (stragglers); or NULL */
     /* Calls. */
     CallState *calls;
     GHashTable *shapes;      /* key string -> Shape */
@@ -513,11 +514,13 @@ try_compute(Replay *r, uint32_t rank)
     uint32_t task = r->x->compute_list[r->next_compute[rank]];
     if (!r->ready[task])
         return;
+    uint64_t start = sim_engine_now(r->engine);
+    if (r->late_ps != NULL && r->next_compute[rank] == r->x->compute0[rank])
+        start += r->late_ps[rank];
     r->busy[rank] = true;
     r->next_compute[rank]++;
-    uint64_t now = sim_engine_now(r->engine);
-    r->start[task] = now;
-    SimEvent *ev = sim_engine_schedule(r->engine, now + r->duration[task], 0, r->h_compute);
+    r->start[task] = start;
+    SimEvent *ev = sim_engine_schedule(r->engine, start + r->duration[task], 0, r->h_compute);
     ev->target = task;
 }
 
@@ -622,6 +625,33 @@ shape_free(gpointer p)
     g_free(p);
 }
 
+static void
+replay_clear(Replay *r)
+{
+    if (r->net != NULL)
+        net_free(r->net);
+    if (r->engine != NULL)
+        sim_engine_free(r->engine);
+    g_hash_table_unref(r->shapes);
+    g_free(r->call_instance);
+    if (r->instance_shapes != NULL)
+        g_ptr_array_unref(r->instance_shapes);
+    g_free(r->copy_memo);
+    if (r->instance_call != NULL)
+        g_array_unref(r->instance_call);
+    g_free(r->used);
+    work_index_free(r->x);
+    g_free(r->deps_left);
+    g_free(r->start);
+    g_free(r->end);
+    g_free(r->duration);
+    g_free(r->ready);
+    g_free(r->next_compute);
+    g_free(r->busy);
+    g_free(r->late_ps);
+    g_free(r->calls);
+}
+
 /* Every group's GPUs spread evenly over the nodes they touch, as the
  * collectives layer needs (coll_comm_new_gpus): checked before the run. */
 static bool
@@ -654,6 +684,16 @@ check_groups(const WorkStream *stream, uint32_t per_node, GError **error)
     return true;
 }
 
+/* The stragglers' compute, slowed and delayed. */
+static bool
+apply_stragglers(Replay *r, const WorkStragglers *st, GError **error)
+{
+    if (!work_stragglers_active(st))
+        return true;
+    r->late_ps = g_new0(uint64_t, r->s->n_gpus);
+    return work_stragglers_apply(st, r->s, r->x, r->duration, r->late_ps, error);
+}
+
 bool
 work_replay(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
             const TopoRouter *router, NetFidelity fidelity, WorkReplayResult *result,
@@ -666,6 +706,15 @@ bool
 work_replay_sampled(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                     const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                     WorkReplayResult *result, GError **error)
+{
+    return work_replay_stragglers(stream, system, graph, router, fidelity, link_bin_ps, NULL,
+                                  result, error);
+}
+
+bool
+work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+                       const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
+                       const WorkStragglers *stragglers, WorkReplayResult *result, GError **error)
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
     if (!check_groups(stream, graph->gpus->len, error))
@@ -686,6 +735,10 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
                                  SIM_PS_PER_US);
     r.shapes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shape_free);
     build_index(&r);
+    if (!apply_stragglers(&r, stragglers, error)) {
+        replay_clear(&r);
+        return false;
+    }
     r.n_copies = work_stream_n_copies(stream);
     index_instances(&r);
     r.instance_shapes = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
@@ -744,23 +797,6 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
         work_replay_breakdown(stream, result);
     }
     net_link_load_free(load);
-    net_free(r.net);
-    sim_engine_free(r.engine);
-    g_hash_table_unref(r.shapes);
-    g_free(r.call_instance);
-    g_ptr_array_unref(r.instance_shapes);
-    g_free(r.copy_memo);
-    if (r.instance_call != NULL)
-        g_array_unref(r.instance_call);
-    g_free(r.used);
-    work_index_free(r.x);
-    g_free(r.deps_left);
-    g_free(r.start);
-    g_free(r.end);
-    g_free(r.duration);
-    g_free(r.ready);
-    g_free(r.next_compute);
-    g_free(r.busy);
-    g_free(r.calls);
+    replay_clear(&r);
     return ok;
 }

@@ -35,6 +35,7 @@
 #include "net/net.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
+#include "work/work-straggler.h"
 #include "work/work-stream.h"
 
 /* Where a rank's time goes: its compute, then what it waits on while not
@@ -98,3 +99,10 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
 bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                          const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                          WorkReplayResult *result, GError **error);
+
+/* The same with stragglers (NULL: none). Errors also: a straggler beyond
+ * the job's GPUs, or without compute tasks of its own. */
+bool work_replay_stragglers(const WorkStream *stream, const HwSystem *system,
+                            const TopoGraph *graph, const TopoRouter *router, NetFidelity fidelity,
+                            uint64_t link_bin_ps, const WorkStragglers *stragglers,
+                            WorkReplayResult *result, GError **error);

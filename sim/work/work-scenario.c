@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/core-units.h"
 #include "hw/hw-keys.h"
 
 /* GPT-3 175B laid out as Megatron-LM's SC21 runs lay out its size
@@ -42,6 +43,9 @@ typedef struct ScenarioFile {
     uint64_t global_batch, micro_batch, seq_len;
     char *math;
     uint64_t param_bytes, grad_bytes, optimizer_bytes, activation_bytes;
+    char *straggler_ranks;
+    double straggler_rate;
+    uint64_t straggler_delay_ps;
 } ScenarioFile;
 
 #define K(group_name, kind, field, required, help)                                                 \
@@ -91,18 +95,29 @@ static const HwKey precision_keys[] = {
     K("dropout", HW_KEY_BOOL, dropout, false, "dropout kernels"),
 };
 
+static const HwKey straggler_keys[] = {
+    K("ranks", HW_KEY_STRING, straggler_ranks, true, "GPUs of the job that straggle, such as 3"),
+    K("compute_rate", HW_KEY_FRACTION, straggler_rate, false,
+      "share of its compute rate a straggler keeps, above 0 and at most 1 (default 1)"),
+    K("step_delay", HW_KEY_TIME_PS, straggler_delay_ps, false,
+      "time a straggler starts each step late, such as 5ms (default 0)"),
+};
+
 typedef struct Group {
     const char *name;
     const HwKey *keys;
     size_t n_keys;
     bool required;
+    bool own_loader; /* read by its layer's loader, not into ScenarioFile */
 } Group;
 
 static const Group groups[] = {
-    {"scenario", scenario_keys, G_N_ELEMENTS(scenario_keys), true},
-    {"layout", layout_keys, G_N_ELEMENTS(layout_keys), false},
-    {"batch", batch_keys, G_N_ELEMENTS(batch_keys), false},
-    {"precision", precision_keys, G_N_ELEMENTS(precision_keys), false},
+    {"scenario", scenario_keys, G_N_ELEMENTS(scenario_keys), true, false},
+    {"layout", layout_keys, G_N_ELEMENTS(layout_keys), false, false},
+    {"batch", batch_keys, G_N_ELEMENTS(batch_keys), false, false},
+    {"precision", precision_keys, G_N_ELEMENTS(precision_keys), false, false},
+    {"faults", topo_fault_keys, TOPO_N_FAULT_KEYS, false, true},
+    {"stragglers", straggler_keys, G_N_ELEMENTS(straggler_keys), false, false},
 };
 
 static void
@@ -116,6 +131,7 @@ file_clear(ScenarioFile *f)
     g_free(f->recompute);
     g_free(f->schedule);
     g_free(f->math);
+    g_free(f->straggler_ranks);
 }
 
 static const Group *
@@ -174,7 +190,7 @@ apply_set(GKeyFile *kf, const char *set, GError **error)
         if (group == NULL || !group_has(group, key)) {
             g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
                         "--set %s: unknown key %s.%s; groups are scenario, layout, batch, "
-                        "precision",
+                        "precision, faults, stragglers",
                         set, name, key);
             return false;
         }
@@ -192,6 +208,13 @@ apply_set(GKeyFile *kf, const char *set, GError **error)
     return true;
 }
 
+static gint
+compare_u32(gconstpointer a, gconstpointer b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static bool
 check_groups(GKeyFile *kf, const char *path, GError **error)
 {
@@ -200,7 +223,7 @@ check_groups(GKeyFile *kf, const char *path, GError **error)
         if (group_named(*n) == NULL) {
             g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
                         "%s: [%s]: unknown group; expected [scenario], [layout], [batch], "
-                        "[precision]",
+                        "[precision], [faults], [stragglers]",
                         path, *n);
             return false;
         }
@@ -214,6 +237,54 @@ choice(const char *path, const char *group, const char *key, const char *text,
     return hw_keys_choice(path, group, key, text, names, n, out, error);
 }
 
+/* [stragglers] ranks: GPU numbers, ascending and distinct. */
+static bool
+resolve_stragglers(const ScenarioFile *f, const char *path, WorkScenario *s, GError **error)
+{
+    WorkStragglers *st = &s->stragglers;
+    st->compute_rate = f->straggler_rate;
+    st->delay_ps = f->straggler_delay_ps;
+    if (f->straggler_ranks == NULL)
+        return true;
+    g_auto(GStrv) items = g_strsplit_set(f->straggler_ranks, ", \t", -1);
+    g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (char **item = items; *item; item++) {
+        uint64_t g;
+        if (**item == '\0')
+            continue;
+        GError *local = NULL;
+        if (!sim_units_parse_count(*item, &g, &local) || g >= (1u << 20)) {
+            g_clear_error(&local);
+            return hw_keys_fail(error, path, "stragglers", "ranks",
+                                "'%s' is not a GPU number; expected GPUs of the job such as 3 "
+                                "or 3, 17",
+                                *item);
+        }
+        uint32_t x = (uint32_t)g;
+        g_array_append_val(ranks, x);
+    }
+    g_array_sort(ranks, compare_u32);
+    for (guint i = 0; i < ranks->len; i++)
+        if (i == 0 || g_array_index(ranks, uint32_t, i) != g_array_index(ranks, uint32_t, i - 1))
+            g_array_index(ranks, uint32_t, st->n_gpus++) = g_array_index(ranks, uint32_t, i);
+    st->gpus = g_memdup2(ranks->data, sizeof(uint32_t) * MAX(st->n_gpus, 1));
+    return true;
+}
+
+/* A straggler beyond the job: an error once the layout gives its size. */
+static bool
+check_stragglers(const WorkScenario *s, const char *path, GError **error)
+{
+    uint64_t n = work_layout_gpus(&s->layout);
+    for (uint32_t i = 0; i < s->stragglers.n_gpus; i++)
+        if (s->stragglers.gpus[i] >= n)
+            return hw_keys_fail(error, path, "stragglers", "ranks",
+                                "GPU %u is not one of the job's %" G_GUINT64_FORMAT
+                                " GPUs; expected 0 to %" G_GUINT64_FORMAT,
+                                s->stragglers.gpus[i], n, n - 1);
+    return true;
+}
+
 /* The file's values into a scenario, with the defaults of work-scenario.h. */
 static bool
 resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *models_dir,
@@ -222,6 +293,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     s->name = g_strdup(f->name != NULL ? f->name : path);
     s->system_id = g_strdup(f->system);
     s->trace_path = g_strdup(f->trace);
+    if (!resolve_stragglers(f, path, s, error))
+        return false;
     if (!hw_keys_check_range(path, "scenario", "nodes", f->nodes, 0, 100000, error))
         return false;
     s->nodes = (uint32_t)f->nodes;
@@ -301,7 +374,11 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         g_prefix_error(error, "%s: [layout] ", path);
         return false;
     }
+    if (!check_stragglers(s, path, error))
+        return false;
     work_gen_options_init(&s->gen, s->model);
+    s->gen.symmetric =
+        !work_stragglers_active(&s->stragglers) && !topo_faults_single_out_gpus(s->faults);
     s->gen.compute.linear_math = math == 1   ? WORK_MATH_FP8
                                  : math == 2 ? WORK_MATH_FP32
                                              : WORK_MATH_FP16;
@@ -357,16 +434,20 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
         .grad_bytes = 4,
         .optimizer_bytes = 12,
         .activation_bytes = 2,
+        .straggler_rate = 1.0,
     };
     ok = check_groups(kf, name, error);
     for (unsigned i = 0; ok && i < G_N_ELEMENTS(groups); i++) {
-        if (!groups[i].required && !g_key_file_has_group(kf, groups[i].name))
+        if (groups[i].own_loader ||
+            (!groups[i].required && !g_key_file_has_group(kf, groups[i].name)))
             continue;
         ok = hw_keys_load(kf, name, groups[i].name, groups[i].keys, groups[i].n_keys, &f, error);
     }
     WorkScenario *s = g_new0(WorkScenario, 1);
     s->path = g_strdup(name);
     s->fidelity = NET_FIDELITY_FLOW;
+    s->faults = topo_faults_new();
+    ok = ok && topo_faults_load(s->faults, kf, name, error);
     if (ok && f.trace == NULL && !g_key_file_has_group(kf, "batch")) {
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_MISSING,
                     "%s: [batch]: missing group; expected global_batch at least", name);
@@ -392,5 +473,7 @@ work_scenario_free(WorkScenario *s)
     g_free(s->model_id);
     g_free(s->trace_path);
     work_model_free(s->model);
+    topo_faults_free(s->faults);
+    g_free(s->stragglers.gpus);
     g_free(s);
 }

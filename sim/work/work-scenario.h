@@ -18,6 +18,16 @@
  *   [precision] math (bf16 | fp16 | fp8: the linear layers), param_bytes
  *               (2), grad_bytes (4), optimizer_bytes (12),
  *               activation_bytes (2), dropout (the model's default)
+ *   [faults]    the fabric's faults, on every node (topo-fault.h):
+ *               planes_down, links_down, slow_links, slow_rate, crc_links,
+ *               crc_error_rate; checked against the system when it is built
+ *   [stragglers] ranks (GPUs of the job: "3" or "3, 17"), compute_rate (1:
+ *               the share of its compute rate a straggler keeps),
+ *               step_delay (0: time it starts each step late); see
+ *               work-straggler.h
+ * A straggler, or a fault that singles out GPUs' links, turns the
+ * generator's symmetric shortcut off (every rank simulated, work-gen.h):
+ * ranks that were alike are not.
  */
 #pragma once
 
@@ -25,9 +35,11 @@
 #include <stdbool.h>
 
 #include "net/net.h"
+#include "topo/topo-fault.h"
 #include "work/work-gen.h"
 #include "work/work-layout.h"
 #include "work/work-model.h"
+#include "work/work-straggler.h"
 
 typedef struct WorkScenario {
     char *path; /* the file, or "(built-in)" */
@@ -40,6 +52,8 @@ typedef struct WorkScenario {
     WorkLayout layout;
     WorkModel *model;
     WorkGenOptions gen;
+    TopoFaults *faults;        /* [faults]; empty when none */
+    WorkStragglers stragglers; /* [stragglers]; n_gpus 0 when none */
     /* Not in the file: set by a caller that wants every link's load over
      * time (work_replay_sampled), the bins' first width in ps; 0: none. */
     uint64_t link_bin_ps;

@@ -395,6 +395,40 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# Faults and stragglers: run prints what it injected; a straggler 5 ms late
+# each step on one DGX H100 with tp 8 makes the step 5 ms longer, to the
+# printed digit; coll and p2p take --fault; bad faults name file, group and
+# key (run: bad input, 1) or the option (coll, p2p: usage, 2).
+expect 0 out "# faults: NVSwitch plane 1 down (on every node)" -- \
+    run "$tmp/run/tiny.ini" --set faults.planes_down=1
+expect 0 out "# stragglers: GPU 3: at 0.5 of its compute rate, 5 ms late each step" -- \
+    run "$tmp/run/tiny.ini" --set stragglers.ranks=3 --set compute_rate=0.5 --set step_delay=5ms
+healthy=$("$nvlsim" run -q "$tmp/run/tiny.ini")
+late=$("$nvlsim" run -q "$tmp/run/tiny.ini" --set stragglers.ranks=3 --set step_delay=5ms)
+if [ -n "$healthy" ] &&
+    [ "$(awk -v a="$healthy" -v b="$late" 'BEGIN {printf "%.9f", b - a}')" = "0.005000000" ]; then
+    echo "ok: a straggler 5 ms late: step $healthy s -> $late s"
+else
+    echo "FAIL: a straggler 5 ms late: step '$healthy' s -> '$late' s"
+    n_fail=$((n_fail + 1))
+fi
+expect 1 err "tiny.ini: [faults] planes_down: '4' names plane 4; expected NVSwitch planes 0 to 3 of dgx-h100" -- \
+    run "$tmp/run/tiny.ini" --set faults.planes_down=4
+expect 1 err "tiny.ini: [faults] slow_rate: 'nan' is not a number" -- \
+    run "$tmp/run/tiny.ini" --set faults.slow_links=3:1 --set slow_rate=nan
+expect 1 err "tiny.ini: [stragglers] ranks: GPU 8 is not one of the job's 8 GPUs" -- \
+    run "$tmp/run/tiny.ini" --set stragglers.ranks=8 --set compute_rate=0.5
+expect 0 out "# faults: NVSwitch plane 1 down (on every node)" -- \
+    coll --system dgx-h100 -b 1M -e 1M --fault planes_down=1
+expect 0 out "# faults: GPUs 0-1 (1 link): down (on every node)" -- \
+    p2p --system dgx1-v100 --matrices-only --bytes 1M --fault links_down=0-1
+expect 2 err "--fault: [faults] links_down: '9:1' names GPU 9; expected GPUs 0 to 7 of dgx-h100" -- \
+    coll --fault links_down=9:1
+expect 2 err "--fault frob=1: expected KEY=VALUE with KEY one of: planes_down" -- \
+    p2p --fault frob=1
+expect 2 err "--fault: [faults] slow_rate: '0' is out of range" -- \
+    coll --fault slow_links=3:1 --fault slow_rate=0
+
 # nvlsim calibrate: the DGX-1 P100 copy overhead shipped in its model comes
 # back from its calibration rows (Tartan's latency matrix, committed).
 expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \

@@ -12,3 +12,4 @@ Suite *work_layout_suite(void);
 Suite *work_memory_suite(void);
 Suite *work_gen_suite(void);
 Suite *work_replay_suite(void);
+Suite *work_fault_suite(void);
