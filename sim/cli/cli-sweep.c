@@ -18,6 +18,7 @@
 #include "cli/cli-plot.h"
 #include "cli/cli-sweep.h"
 #include "cli/cli.h"
+#include "core/core-text.h"
 #include "core/core-time.h"
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
@@ -84,20 +85,17 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
         g_autofree char *dir = g_path_get_dirname(sweep->path);
         g_autofree char *file =
             g_path_is_absolute(base) ? g_strdup(base) : g_build_filename(dir, base, NULL);
-        GError *local = NULL;
-        if (!g_file_get_contents(file, &sweep->base_text, NULL, &local)) {
-            hw_keys_failf(error, "%s: [sweep] base: %s", sweep->path, local->message);
-            g_error_free(local);
+        gsize length;
+        if (!sim_text_read(file, "a scenario file", &sweep->base_text, &length, error)) {
+            g_prefix_error(error, "%s: [sweep] base: ", sweep->path);
             return false;
         }
         sweep->base_name = g_path_get_basename(file);
     }
     g_autoptr(GKeyFile) parsed = g_key_file_new();
-    GError *local = NULL;
-    if (!g_key_file_load_from_data(parsed, sweep->base_text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
-        hw_keys_failf(error, "%s: [sweep] base: %s: %s", sweep->path, sweep->base_name,
-                      local->message);
-        g_error_free(local);
+    if (!hw_keys_data_load(parsed, sweep->base_name, sweep->base_text, strlen(sweep->base_text),
+                           error)) {
+        g_prefix_error(error, "%s: [sweep] base: ", sweep->path);
         return false;
     }
     return check_base_keys(sweep, parsed, error);
@@ -196,14 +194,10 @@ cli_sweep_load(const char *path, GError **error)
     g_autoptr(CliSweep) sweep = g_new0(CliSweep, 1);
     sweep->path = g_strdup(path);
     sweep->axes = g_ptr_array_new_with_free_func(axis_free);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_key_file_set_list_separator(kf, ',');
-    GError *local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-        hw_keys_failf(error, "%s: %s", path, local->message);
-        g_error_free(local);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a sweep file", NULL, error);
+    if (kf == NULL)
         return NULL;
-    }
+    g_key_file_set_list_separator(kf, ',');
     if (!check_groups(sweep, kf, error) || !load_base(sweep, kf, error) ||
         !load_axes(sweep, kf, error))
         return NULL;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/core-text.h"
 #include "hw/hw-keys.h"
 
 /* GPT-3 175B laid out as Megatron-LM's SC21 runs lay out its size
@@ -320,12 +321,9 @@ work_scenario_load(const char *path, char **sets, const char *models_dir, GError
         return work_scenario_load_data(work_scenario_default, "(built-in)", sets, models_dir,
                                        error);
     g_autofree char *data = NULL;
-    GError *local = NULL;
-    if (!g_file_get_contents(path, &data, NULL, &local)) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s", local->message);
-        g_error_free(local);
+    gsize length = 0;
+    if (!sim_text_read(path, "a scenario file", &data, &length, error))
         return NULL;
-    }
     return work_scenario_load_data(data, path, sets, models_dir, error);
 }
 
@@ -334,13 +332,8 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
                         GError **error)
 {
     g_autoptr(GKeyFile) kf = g_key_file_new();
-    GError *local = NULL;
-    bool ok = g_key_file_load_from_data(kf, data, (gsize)-1, G_KEY_FILE_NONE, &local);
-    if (!ok) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s: %s", name, local->message);
-        g_error_free(local);
+    if (!hw_keys_data_load(kf, name, data, strlen(data), error))
         return NULL;
-    }
     for (char **set = sets; set != NULL && *set != NULL; set++)
         if (!apply_set(kf, *set, error))
             return NULL;
@@ -358,7 +351,7 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
         .optimizer_bytes = 12,
         .activation_bytes = 2,
     };
-    ok = check_groups(kf, name, error);
+    bool ok = check_groups(kf, name, error);
     for (unsigned i = 0; ok && i < G_N_ELEMENTS(groups); i++) {
         if (!groups[i].required && !g_key_file_has_group(kf, groups[i].name))
             continue;
