@@ -212,7 +212,21 @@ hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *key
     }
     for (size_t i = 0; i < n_keys; i++) {
         const HwKey *key = &keys[i];
-        g_autofree char *text = g_key_file_get_string(kf, group, key->name, NULL);
+        GError *local = NULL;
+        g_autofree char *text = g_key_file_get_string(kf, group, key->name, &local);
+        if (local != NULL &&
+            !g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+            /* GKeyFile refuses a value that is not UTF-8 (from --set) or has a
+             * bad escape; none is a silent default. */
+            g_autofree char *raw = g_key_file_get_value(kf, group, key->name, NULL);
+            g_autofree char *shown = g_strescape(raw != NULL ? raw : "", NULL);
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                        "%s: [%s] %s: '%s' is not UTF-8 text or has a bad escape sequence", path,
+                        group, key->name, shown);
+            g_error_free(local);
+            return false;
+        }
+        g_clear_error(&local);
         if (text == NULL) {
             if (!key->required)
                 continue;
