@@ -55,21 +55,55 @@ parse_probability(const char *text, double *out, GError **error)
     return true;
 }
 
+/* What a model file may say of a quantity: wider than any real part, and
+ * narrow enough that the step's sums of such times and transfers stay far
+ * from the simulated clock's end (2^64 ps, 213 days), so that an absurd
+ * value is an error here rather than an overflow in the event loop. */
+static const struct {
+    HwKeyKind kind;
+    uint64_t min, max;
+    const char *range;
+} limits[] = {
+    {HW_KEY_TIME_PS, 0, SIM_PS_PER_S, "0ps to 1s"},
+    {HW_KEY_SIZE_BYTES, 0, UINT64_C(1000000000000000), "0B to 1000TB"},
+    {HW_KEY_BYTES_PER_S, UINT64_C(100000000), UINT64_C(1000000000000000), "100MB/s to 1000TB/s"},
+    {HW_KEY_FLOPS_PER_S, UINT64_C(1000000000), UINT64_C(1000000000000000000),
+     "1GFLOP/s to 1000PFLOP/s"},
+    {HW_KEY_HZ, UINT64_C(1000000), UINT64_C(100000000000), "1MHz to 100GHz"},
+};
+
+static bool
+check_limits(const HwKey *key, const char *text, uint64_t value, GError **error)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(limits); i++)
+        if (limits[i].kind == key->kind && (value < limits[i].min || value > limits[i].max)) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                        "'%s' is out of range: expected %s", text, limits[i].range);
+            return false;
+        }
+    return true;
+}
+
 static bool
 parse_value(const HwKey *key, const char *text, void *out, GError **error)
 {
     uint64_t *field = (uint64_t *)((char *)out + key->offset);
     switch (key->kind) {
     case HW_KEY_TIME_PS:
-        return sim_units_parse_time_ps(text, field, error);
+        return sim_units_parse_time_ps(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_SIZE_BYTES:
-        return sim_units_parse_size_bytes(text, field, error);
+        return sim_units_parse_size_bytes(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_BYTES_PER_S:
-        return sim_units_parse_bandwidth_bytes_per_s(text, field, error);
+        return sim_units_parse_bandwidth_bytes_per_s(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_FLOPS_PER_S:
-        return sim_units_parse_rate_flops_per_s(text, field, error);
+        return sim_units_parse_rate_flops_per_s(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_HZ:
-        return sim_units_parse_frequency_hz(text, field, error);
+        return sim_units_parse_frequency_hz(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_COUNT:
         return sim_units_parse_count(text, field, error);
     case HW_KEY_STRING: {
