@@ -263,6 +263,16 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
         if (!hw_keys_check_range(path, "layout", counts[i], values[i], 1, limit, error))
             return false;
+    /* Checked here, in 64 bits and under their own group, before the
+     * layout narrows them (work_layout_check checks them again there). */
+    const char *byte_keys[] = {"param_bytes", "grad_bytes", "optimizer_bytes", "activation_bytes"};
+    const uint64_t byte_values[] = {f->param_bytes, f->grad_bytes, f->optimizer_bytes,
+                                    f->activation_bytes};
+    for (unsigned i = 0; i < G_N_ELEMENTS(byte_keys); i++)
+        if (!hw_keys_check_range(
+                path, "precision", byte_keys[i], byte_values[i], i == 2 ? 0 : 1,
+                i == 2 ? WORK_LAYOUT_MAX_OPTIMIZER_BYTES : WORK_LAYOUT_MAX_VALUE_BYTES, error))
+            return false;
     uint64_t dp = f->dp;
     if (g_key_file_has_key(kf, "layout", "gpus", NULL)) {
         if (g_key_file_has_key(kf, "layout", "dp", NULL))
@@ -293,10 +303,10 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         .global_batch = f->global_batch,
         .micro_batch = f->micro_batch,
         .seq_len = f->seq_len != 0 ? f->seq_len : s->model->seq_len,
-        .param_bytes = (uint32_t)MIN(f->param_bytes, 1000),
-        .grad_bytes = (uint32_t)MIN(f->grad_bytes, 1000),
-        .optimizer_bytes = (uint32_t)MIN(f->optimizer_bytes, 1000),
-        .activation_bytes = (uint32_t)MIN(f->activation_bytes, 1000),
+        .param_bytes = (uint32_t)f->param_bytes,
+        .grad_bytes = (uint32_t)f->grad_bytes,
+        .optimizer_bytes = (uint32_t)f->optimizer_bytes,
+        .activation_bytes = (uint32_t)f->activation_bytes,
     };
     if (!work_layout_check(l, s->model, error)) {
         g_prefix_error(error, "%s: [layout] ", path);
