@@ -91,8 +91,11 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     }
     g_autoptr(WorkStream) stream = s->trace_path != NULL ? report_trace_read(s->trace_path, error)
                                                          : work_run_stream(s, system->gpu, error);
-    if (stream == NULL)
+    if (stream == NULL) {
+        if (s->trace_path != NULL)
+            g_prefix_error(error, "%s: [scenario] trace: ", s->path);
         return false;
+    }
     g_autoptr(CliFabric) fabric =
         cli_fabric_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, error);
     if (fabric == NULL ||
