@@ -518,11 +518,6 @@ plot_sweep(const char *path, const char *dir, const char *plot_path)
         g_error_free(error);
         return CLI_EXIT_BAD_INPUT;
     }
-    if (sweep->axes->len < 2) {
-        fprintf(stderr, "nvlsim sweep: --plot: a heat map needs two axes, %s has %u\n", path,
-                sweep->axes->len);
-        return CLI_EXIT_BAD_INPUT;
-    }
     const char *x = NULL, *y = NULL;
     for (guint a = 0; a < sweep->axes->len; a++) {
         const CliSweepAxis *axis = sweep->axes->pdata[a];
@@ -539,6 +534,26 @@ plot_sweep(const char *path, const char *dir, const char *plot_path)
     g_autofree char *title = g_strdup_printf("nvlsim sweep: %s", path);
     const char *const vars[] = {"plottitle", title, "xcol", x, "ycol", y, NULL};
     return cli_plot("sweep", "heatmap", csv, plot_path, vars) ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
+}
+
+/* What --plot needs, checked before the sweep runs: two axes, and a
+ * plot file that can be written. */
+static bool
+plot_possible(const char *path, const char *plot_path)
+{
+    GError *error = NULL;
+    g_autoptr(CliSweep) sweep = cli_sweep_load(path, &error);
+    if (sweep != NULL && sweep->axes->len < 2) {
+        fprintf(stderr, "nvlsim sweep: --plot: a heat map needs two axes, %s has %u\n", path,
+                sweep->axes->len);
+        return false;
+    }
+    if (sweep == NULL || !cli_output_check(plot_path, &error)) {
+        cli_print_error("sweep", error);
+        g_error_free(error);
+        return false;
+    }
+    return true;
 }
 
 static bool
@@ -569,6 +584,8 @@ cli_sweep(int argc, char **argv)
         fprintf(stderr, "nvlsim sweep: --out DIR is required\n");
     } else if (o.plot != NULL && !cli_plot_check("sweep", o.plot)) {
         status = CLI_EXIT_USAGE;
+    } else if (o.plot != NULL && !plot_possible(argv[1], o.plot)) {
+        status = CLI_EXIT_BAD_INPUT;
     } else {
         status = sweep(argv[1], o.out, jobs);
         if (status == CLI_EXIT_OK && o.plot != NULL)
