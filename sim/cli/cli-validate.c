@@ -84,9 +84,16 @@ validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, c
     va_start(args, format);
     g_autofree char *message = g_strdup_vprintf(format, args);
     va_end(args);
-    fprintf(stderr, "nvlsim validate: %s:%u: %s%s%s%s\n", csv->path,
+    fprintf(stderr, "nvlsim %s: %s:%u: %s%s%s%s\n", v->command, csv->path,
             g_array_index(csv->lines, uint32_t, r), column ? "column " : "", column ? column : "",
             column ? ": " : "", message);
+    v->n_bad++;
+}
+
+void
+validate_bad_error(Validation *v, const GError *error)
+{
+    cli_print_error(v->command, error);
     v->n_bad++;
 }
 
@@ -339,6 +346,7 @@ void
 validate_init(Validation *v)
 {
     *v = (Validation){
+        .command = "validate",
         .fidelity = NET_FIDELITY_FLOW,
         .fabrics =
             g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cli_fabric_free),
