@@ -244,6 +244,13 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     pp = MAX(pp, 1);
     if (dp == 0)
         dp = gpus / (tp * pp);
+    if (gpus > 0 && tp * pp * dp != gpus) {
+        validate_bad(v, csv, r, "num_gpus",
+                     "%" G_GUINT64_FORMAT " is not tp x pp x dp = %" G_GUINT64_FORMAT
+                     " x %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT,
+                     gpus, tp, pp, dp);
+        return false;
+    }
     const char *model_text = report_csv_field(csv, r, col->model);
     const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
     if (id == NULL) {

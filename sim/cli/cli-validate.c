@@ -264,6 +264,13 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }
+    /* No rows would pass any --max-mape gate with a MAPE of 0. */
+    if (csv->rows->len == 0) {
+        fprintf(stderr,
+                "nvlsim validate: %s: no rows: expected a measurement per row after the header\n",
+                path);
+        return CLI_EXIT_BAD_INPUT;
+    }
     char *tmp = NULL;
     if (o->csv) {
         if ((v->out = cli_output_open(o->csv, &tmp, &error)) == NULL) {
@@ -294,6 +301,13 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
             replay_row(v, csv, &col, r);
     }
     double mape = print_summary(v);
+    if (v->out != NULL && v->n_bad > 0) {
+        /* Malformed rows are bad input: no output file, as for a file
+         * that cannot be read at all. */
+        cli_output_abandon(v->out, tmp);
+        v->out = NULL;
+        return CLI_EXIT_BAD_INPUT;
+    }
     if (v->out != NULL) {
         FILE *f = v->out;
         v->out = NULL;
