@@ -140,7 +140,7 @@ collect_copies(Calibration *c, GError **error)
             (o->match && !strstr(report_csv_field(csv, r, c->col.algorithm), o->match)))
             continue;
         double measured, bytes = LATENCY_BYTES;
-        if (!cli_rows_number(csv, r, c->col.time_us, "time_us", &measured, error))
+        if (!cli_rows_measure(csv, r, c->col.time_us, "time_us", &measured, error))
             return false;
         if (*report_csv_field(csv, r, c->col.bytes) != '\0' &&
             !cli_rows_number(csv, r, c->col.bytes, "bytes", &bytes, error))
@@ -176,16 +176,17 @@ collect_calls(Calibration *c, GError **error)
     bool ok = true;
     for (guint r = 0; ok && r < csv->rows->len; r++) {
         CollCall call = {.elem_bytes = 4};
-        double measured, gpus, bytes;
+        double measured, bytes;
+        uint64_t gpus;
         if (strcmp(report_csv_field(csv, r, c->col.system), c->o->system) != 0 ||
             !coll_op_parse(report_csv_field(csv, r, c->col.collective), &call.op) ||
             *report_csv_field(csv, r, c->col.time_us) == '\0' ||
             *report_csv_field(csv, r, c->col.algorithm) != '\0' || !row_matches(c, r))
             continue;
-        ok = cli_rows_number(csv, r, c->col.time_us, "time_us", &measured, error) &&
-             cli_rows_number(csv, r, c->col.num_gpus, "num_gpus", &gpus, error) &&
+        ok = cli_rows_measure(csv, r, c->col.time_us, "time_us", &measured, error) &&
+             cli_rows_whole(csv, r, c->col.num_gpus, "num_gpus", 1, 65536, &gpus, error) &&
              cli_rows_number(csv, r, c->col.bytes, "bytes", &bytes, error);
-        if (!ok || bytes > (double)c->max_bytes || gpus < 1 || gpus > 65536)
+        if (!ok || bytes > (double)c->max_bytes)
             continue;
         uint32_t per_node = c->fabric->system->n_gpus;
         uint32_t n_nodes = ((uint32_t)gpus + per_node - 1) / per_node;
@@ -340,14 +341,11 @@ calibrate_gemm(const char *path, const char *system_id)
         uint64_t mnk[3];
         double rate;
         bool ok = true;
+        /* GEMM sizes as nvlsim-bench runs them: up to 2^20 a side. */
         for (int d = 0; d < 3 && ok; d++)
-            ok = sim_units_parse_count(report_csv_field(csv, r, col[2 + d]), &mnk[d], NULL) &&
-                 mnk[d] > 0;
-        char *end = NULL;
-        rate = g_ascii_strtod(report_csv_field(csv, r, col[5]), &end);
-        if (!ok || end == NULL || *end != '\0' || !(rate > 0)) {
-            fprintf(stderr, "nvlsim calibrate: %s:%u: expected positive m, n, k and flops_per_s\n",
-                    path, g_array_index(csv->lines, uint32_t, r));
+            ok = cli_rows_whole(csv, r, col[2 + d], names[2 + d], 1, 1 << 20, &mnk[d], &error);
+        if (!ok || !cli_rows_measure(csv, r, col[5], "flops_per_s", &rate, &error)) {
+            cli_print_error("calibrate", error);
             return CLI_EXIT_BAD_INPUT;
         }
         if (isnan(work_compute_gemm_fit_ceiling(system->gpu, fp8 ? WORK_MATH_FP8 : WORK_MATH_FP16,
@@ -486,6 +484,7 @@ cli_calibrate(int argc, char **argv)
     } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
         validate_init(&v);
+        v.command = "calibrate";
         v.fidelity = c.fidelity;
         v.only_system = o.system;
         status = validate_train_calibrate(&v, argv[2]);

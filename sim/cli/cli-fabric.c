@@ -105,6 +105,12 @@ process_umask(void)
 FILE *
 cli_output_open(const char *path, char **tmp_path, GError **error)
 {
+    /* A folder at path would only refuse the rename, after all the work. */
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+        errno = EISDIR;
+        fail_write(path, -1, NULL, error);
+        return NULL;
+    }
     g_autofree char *dir = g_path_get_dirname(path);
     g_autofree char *base = g_path_get_basename(path);
     g_autofree char *templ = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
@@ -143,4 +149,15 @@ cli_output_abandon(FILE *f, char *tmp_path)
     fclose(f);
     g_unlink(tmp_path);
     g_free(tmp_path);
+}
+
+bool
+cli_output_check(const char *path, GError **error)
+{
+    char *tmp = NULL;
+    FILE *f = cli_output_open(path, &tmp, error);
+    if (f == NULL)
+        return false;
+    cli_output_abandon(f, tmp);
+    return true;
 }

@@ -43,3 +43,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(CliFabric, cli_fabric_free)
 FILE *cli_output_open(const char *path, char **tmp_path, GError **error);
 bool cli_output_commit(FILE *f, char *tmp_path, const char *path, GError **error);
 void cli_output_abandon(FILE *f, char *tmp_path);
+/* Whether path could be written (its folder exists and takes a file, and
+ * path is not a folder), tried with a temporary that is removed: for a
+ * command that writes several files, before it writes any. */
+bool cli_output_check(const char *path, GError **error);

@@ -22,6 +22,21 @@ cli_parse_options(GOptionContext *context, const char *command, int *argc, char 
     g_autoptr(GError) error = NULL;
     if (g_option_context_parse(context, argc, argv, &error))
         return true;
+    if (error->domain == G_CONVERT_ERROR) {
+        /* GOption's message names no argument: find the one it could not
+         * convert from the locale's character set. */
+        const char *charset = NULL;
+        g_get_charset(&charset);
+        for (int i = 1; i < *argc; i++) {
+            g_autofree char *text = g_locale_to_utf8((*argv)[i], -1, NULL, NULL, NULL);
+            if (text == NULL) {
+                g_autofree char *shown = g_strescape((*argv)[i], NULL);
+                fprintf(stderr, "nvlsim%s%s: '%s': not text in the locale's character set (%s)\n",
+                        command ? " " : "", command ? command : "", shown, charset);
+                return false;
+            }
+        }
+    }
     cli_print_error(command, error);
     return false;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core-units.h"
+
 bool
 cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
 {
@@ -61,6 +63,35 @@ cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double
         return false;
     }
     return true;
+}
+
+bool
+cli_rows_measure(const ReportCsv *csv, guint r, int c, const char *column, double *out,
+                 GError **error)
+{
+    const char *text = report_csv_field(csv, r, c);
+    char *end;
+    *out = g_ascii_strtod(text, &end);
+    if (*text != '\0' && *end == '\0' && isfinite(*out) && *out > 0)
+        return true;
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s:%u: column %s: '%s': expected a positive measurement", csv->path,
+                g_array_index(csv->lines, uint32_t, r), column, text);
+    return false;
+}
+
+bool
+cli_rows_whole(const ReportCsv *csv, guint r, int c, const char *column, uint64_t min, uint64_t max,
+               uint64_t *out, GError **error)
+{
+    const char *text = report_csv_field(csv, r, c);
+    if (sim_units_parse_count(text, out, NULL) && *out >= min && *out <= max)
+        return true;
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s:%u: column %s: '%s': expected a whole number from %" G_GUINT64_FORMAT
+                " to %" G_GUINT64_FORMAT,
+                csv->path, g_array_index(csv->lines, uint32_t, r), column, text, min, max);
+    return false;
 }
 
 static int

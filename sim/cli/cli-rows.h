@@ -26,6 +26,16 @@ bool cli_rows_pair(const char *note, uint32_t *a, uint32_t *b);
 bool cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double *out,
                      GError **error);
 
+/* A measured value (a time, a bandwidth, a rate) in row r, column c: a
+ * finite number above 0, since errors are taken relative to it. */
+bool cli_rows_measure(const ReportCsv *csv, guint r, int c, const char *column, double *out,
+                      GError **error);
+
+/* A whole number from min to max in row r, column c (a count of GPUs, a
+ * matrix size); the error names file, line, column and the range. */
+bool cli_rows_whole(const ReportCsv *csv, guint r, int c, const char *column, uint64_t min,
+                    uint64_t max, uint64_t *out, GError **error);
+
 /* The median of v[0 .. n) leaving out v[skip] (skip >= n: none left out),
  * as fits take it; NaN when nothing is left. */
 double cli_rows_median(const double *v, guint n, guint skip);

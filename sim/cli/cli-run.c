@@ -99,8 +99,11 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     }
     g_autoptr(WorkStream) stream = s->trace_path != NULL ? report_trace_read(s->trace_path, error)
                                                          : work_run_stream(s, system->gpu, error);
-    if (stream == NULL)
+    if (stream == NULL) {
+        if (s->trace_path != NULL)
+            g_prefix_error(error, "%s: [scenario] trace: ", s->path);
         return false;
+    }
     g_autoptr(CliFabric) fabric =
         cli_fabric_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, s->faults, error);
     if (fabric == NULL ||
@@ -283,6 +286,16 @@ run(const RunOptions *o, const char *path)
     g_autoptr(WorkStream) stream = NULL;
     WorkRunResult result = {0};
     int status = CLI_EXIT_OK;
+    /* Every output checked before the run, so that one that cannot be
+     * written neither wastes the run nor leaves the others behind. */
+    const char *const outputs[] = {o->csv,   o->trace_out, o->timeline,
+                                   o->links, o->plot,      o->links_plot};
+    for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(outputs); i++)
+        if (outputs[i] != NULL && !cli_output_check(outputs[i], &error)) {
+            cli_print_error("run", error);
+            g_error_free(error);
+            return CLI_EXIT_BAD_INPUT;
+        }
     /* A timeline shows every link's utilization: count it, from 1 us bins
      * (widened as the step needs, WORK_REPLAY_LINK_BINS at most). */
     if (s != NULL && (o->timeline != NULL || o->links != NULL))

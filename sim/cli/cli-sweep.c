@@ -18,6 +18,7 @@
 #include "cli/cli-plot.h"
 #include "cli/cli-sweep.h"
 #include "cli/cli.h"
+#include "core/core-text.h"
 #include "core/core-time.h"
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
@@ -84,20 +85,17 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
         g_autofree char *dir = g_path_get_dirname(sweep->path);
         g_autofree char *file =
             g_path_is_absolute(base) ? g_strdup(base) : g_build_filename(dir, base, NULL);
-        GError *local = NULL;
-        if (!g_file_get_contents(file, &sweep->base_text, NULL, &local)) {
-            hw_keys_failf(error, "%s: [sweep] base: %s", sweep->path, local->message);
-            g_error_free(local);
+        gsize length;
+        if (!sim_text_read(file, "a scenario file", &sweep->base_text, &length, error)) {
+            g_prefix_error(error, "%s: [sweep] base: ", sweep->path);
             return false;
         }
         sweep->base_name = g_path_get_basename(file);
     }
     g_autoptr(GKeyFile) parsed = g_key_file_new();
-    GError *local = NULL;
-    if (!g_key_file_load_from_data(parsed, sweep->base_text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
-        hw_keys_failf(error, "%s: [sweep] base: %s: %s", sweep->path, sweep->base_name,
-                      local->message);
-        g_error_free(local);
+    if (!hw_keys_data_load(parsed, sweep->base_name, sweep->base_text, strlen(sweep->base_text),
+                           error)) {
+        g_prefix_error(error, "%s: [sweep] base: ", sweep->path);
         return false;
     }
     return check_base_keys(sweep, parsed, error);
@@ -196,14 +194,10 @@ cli_sweep_load(const char *path, GError **error)
     g_autoptr(CliSweep) sweep = g_new0(CliSweep, 1);
     sweep->path = g_strdup(path);
     sweep->axes = g_ptr_array_new_with_free_func(axis_free);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_key_file_set_list_separator(kf, ',');
-    GError *local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-        hw_keys_failf(error, "%s: %s", path, local->message);
-        g_error_free(local);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a sweep file", NULL, error);
+    if (kf == NULL)
         return NULL;
-    }
+    g_key_file_set_list_separator(kf, ',');
     if (!check_groups(sweep, kf, error) || !load_base(sweep, kf, error) ||
         !load_axes(sweep, kf, error))
         return NULL;
@@ -524,11 +518,6 @@ plot_sweep(const char *path, const char *dir, const char *plot_path)
         g_error_free(error);
         return CLI_EXIT_BAD_INPUT;
     }
-    if (sweep->axes->len < 2) {
-        fprintf(stderr, "nvlsim sweep: --plot: a heat map needs two axes, %s has %u\n", path,
-                sweep->axes->len);
-        return CLI_EXIT_BAD_INPUT;
-    }
     const char *x = NULL, *y = NULL;
     for (guint a = 0; a < sweep->axes->len; a++) {
         const CliSweepAxis *axis = sweep->axes->pdata[a];
@@ -545,6 +534,26 @@ plot_sweep(const char *path, const char *dir, const char *plot_path)
     g_autofree char *title = g_strdup_printf("nvlsim sweep: %s", path);
     const char *const vars[] = {"plottitle", title, "xcol", x, "ycol", y, NULL};
     return cli_plot("sweep", "heatmap", csv, plot_path, vars) ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
+}
+
+/* What --plot needs, checked before the sweep runs: two axes, and a
+ * plot file that can be written. */
+static bool
+plot_possible(const char *path, const char *plot_path)
+{
+    GError *error = NULL;
+    g_autoptr(CliSweep) sweep = cli_sweep_load(path, &error);
+    if (sweep != NULL && sweep->axes->len < 2) {
+        fprintf(stderr, "nvlsim sweep: --plot: a heat map needs two axes, %s has %u\n", path,
+                sweep->axes->len);
+        return false;
+    }
+    if (sweep == NULL || !cli_output_check(plot_path, &error)) {
+        cli_print_error("sweep", error);
+        g_error_free(error);
+        return false;
+    }
+    return true;
 }
 
 static bool
@@ -575,6 +584,8 @@ cli_sweep(int argc, char **argv)
         fprintf(stderr, "nvlsim sweep: --out DIR is required\n");
     } else if (o.plot != NULL && !cli_plot_check("sweep", o.plot)) {
         status = CLI_EXIT_USAGE;
+    } else if (o.plot != NULL && !plot_possible(argv[1], o.plot)) {
+        status = CLI_EXIT_BAD_INPUT;
     } else {
         status = sweep(argv[1], o.out, jobs);
         if (status == CLI_EXIT_OK && o.plot != NULL)

@@ -97,10 +97,11 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
         validate_skip(v, why);
         return false;
     }
-    double gpus, bytes;
-    if (!cli_rows_number(csv, r, col->num_gpus, "num_gpus", &gpus, &error) ||
-        !cli_rows_number(csv, r, col->bytes, "bytes", &bytes, &error)) {
-        validate_bad(v, csv, r, NULL, "%s", error->message);
+    uint64_t gpus, bytes;
+    if (!cli_rows_whole(csv, r, col->num_gpus, "num_gpus", 1, 65536, &gpus, &error) ||
+        !cli_rows_whole(csv, r, col->bytes, "bytes", 0, UINT64_C(1000000000000000), &bytes,
+                        &error)) {
+        validate_bad_error(v, error);
         return false;
     }
     const char *dtype = report_csv_field(csv, r, col->dtype);
@@ -112,13 +113,8 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
                      dtype);
         return false;
     }
-    if (gpus < 1 || gpus > 65536 || gpus != floor(gpus) || bytes > 1e15 || bytes != floor(bytes)) {
-        validate_bad(v, csv, r, NULL, "%g GPUs and %g bytes: expected whole numbers in range", gpus,
-                     bytes);
-        return false;
-    }
     *n_gpus = (uint32_t)gpus;
-    call->n_bytes = (uint64_t)bytes;
+    call->n_bytes = bytes;
     return true;
 }
 
@@ -139,7 +135,7 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     int mcol = by_time ? col->time_us : col->busbw;
     double measured;
     if (!cli_rows_number(csv, r, mcol, by_time ? "time_us" : "busbw_gbps", &measured, &error)) {
-        validate_bad(v, csv, r, NULL, "%s", error->message);
+        validate_bad_error(v, error);
         return;
     }
     if (validate_rounding_share(report_csv_field(csv, r, mcol), measured) >

@@ -75,7 +75,7 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
                          latency ? "time_us" : "busbw_gbps", &measured, &error) ||
         (*report_csv_field(csv, r, col->bytes) != '\0' &&
          !cli_rows_number(csv, r, col->bytes, "bytes", &bytes, &error))) {
-        validate_bad(v, csv, r, NULL, "%s", error->message);
+        validate_bad_error(v, error);
         return;
     }
     if (validate_rounding_share(text, measured) > VALIDATE_MAX_ROUNDING_SHARE) {

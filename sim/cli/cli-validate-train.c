@@ -215,9 +215,9 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     }
     double measured, params_b;
     GError *error = NULL;
-    if (!cli_rows_number(csv, r, col->time, "iteration_time_s", &measured, &error) ||
+    if (!cli_rows_measure(csv, r, col->time, "iteration_time_s", &measured, &error) ||
         !cli_rows_number(csv, r, col->params_b, "params_b", &params_b, &error)) {
-        validate_bad(v, csv, r, "", "%s", error->message);
+        validate_bad_error(v, error);
         g_error_free(error);
         return false;
     }
@@ -244,6 +244,13 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     pp = MAX(pp, 1);
     if (dp == 0)
         dp = gpus / (tp * pp);
+    if (gpus > 0 && tp * pp * dp != gpus) {
+        validate_bad(v, csv, r, "num_gpus",
+                     "%" G_GUINT64_FORMAT " is not tp x pp x dp = %" G_GUINT64_FORMAT
+                     " x %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT,
+                     gpus, tp, pp, dp);
+        return false;
+    }
     const char *model_text = report_csv_field(csv, r, col->model);
     const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
     if (id == NULL) {
@@ -306,7 +313,7 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
     GError *error = NULL;
     WorkRunResult result = {0};
     if (!train_row_run(&tr, NULL, &result, &error)) {
-        validate_bad(v, csv, r, "", "%s", error->message);
+        validate_bad_error(v, error);
         g_error_free(error);
     } else {
         char where[96];
@@ -402,13 +409,17 @@ validate_train_calibrate(Validation *v, const char *path)
         if (train_row_scenario(v, csv, &col, r, &tr))
             g_array_append_val(rows, tr);
     }
-    int status = 0;
-    guint n = rows->len;
+    /* A malformed row was reported: no fit from the others. */
+    int status = v->n_bad > 0 ? 1 : 0;
+    guint n = status == 0 ? rows->len : 0;
     g_autofree double *k = g_new0(double, MAX(n, 1));
     g_autofree double *step1 = g_new0(double, MAX(n, 1));
-    printf("# nvlsim calibrate compute-efficiency: %s, %u training rows of %s (%s fidelity)\n",
-           path, n, v->only_system, net_fidelity_name(v->fidelity));
-    printf("%5s %-34s %10s %10s %9s\n", "line", "model and layout", "measured", "at_k=1", "row_k");
+    if (status == 0) {
+        printf("# nvlsim calibrate compute-efficiency: %s, %u training rows of %s (%s fidelity)\n",
+               path, n, v->only_system, net_fidelity_name(v->fidelity));
+        printf("%5s %-34s %10s %10s %9s\n", "line", "model and layout", "measured", "at_k=1",
+               "row_k");
+    }
     for (guint i = 0; i < n && status == 0; i++) {
         TrainRow *tr = &g_array_index(rows, TrainRow, i);
         if (!row_efficiency(tr, &k[i], &step1[i], &error)) {

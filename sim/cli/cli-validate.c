@@ -84,9 +84,16 @@ validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, c
     va_start(args, format);
     g_autofree char *message = g_strdup_vprintf(format, args);
     va_end(args);
-    fprintf(stderr, "nvlsim validate: %s:%u: %s%s%s%s\n", csv->path,
+    fprintf(stderr, "nvlsim %s: %s:%u: %s%s%s%s\n", v->command, csv->path,
             g_array_index(csv->lines, uint32_t, r), column ? "column " : "", column ? column : "",
             column ? ": " : "", message);
+    v->n_bad++;
+}
+
+void
+validate_bad_error(Validation *v, const GError *error)
+{
+    cli_print_error(v->command, error);
     v->n_bad++;
 }
 
@@ -257,6 +264,13 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }
+    /* No rows would pass any --max-mape gate with a MAPE of 0. */
+    if (csv->rows->len == 0) {
+        fprintf(stderr,
+                "nvlsim validate: %s: no rows: expected a measurement per row after the header\n",
+                path);
+        return CLI_EXIT_BAD_INPUT;
+    }
     char *tmp = NULL;
     if (o->csv) {
         if ((v->out = cli_output_open(o->csv, &tmp, &error)) == NULL) {
@@ -287,6 +301,13 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
             replay_row(v, csv, &col, r);
     }
     double mape = print_summary(v);
+    if (v->out != NULL && v->n_bad > 0) {
+        /* Malformed rows are bad input: no output file, as for a file
+         * that cannot be read at all. */
+        cli_output_abandon(v->out, tmp);
+        v->out = NULL;
+        return CLI_EXIT_BAD_INPUT;
+    }
     if (v->out != NULL) {
         FILE *f = v->out;
         v->out = NULL;
@@ -339,6 +360,7 @@ void
 validate_init(Validation *v)
 {
     *v = (Validation){
+        .command = "validate",
         .fidelity = NET_FIDELITY_FLOW,
         .fabrics =
             g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cli_fabric_free),

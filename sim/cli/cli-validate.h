@@ -16,6 +16,7 @@
 #define VALIDATE_MAX_ROUNDING_SHARE 0.05
 
 typedef struct Validation {
+    const char *command; /* "validate" or "calibrate", for messages */
     NetFidelity fidelity;
     const char *only_system; /* NULL: every system */
     uint64_t min_bytes;      /* rows below it are skipped */
@@ -55,6 +56,8 @@ void validate_record(Validation *v, const ValidateRow *row);
  * counts it; the run goes on. */
 void validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column,
                   const char *format, ...) G_GNUC_PRINTF(5, 6);
+/* The same for an error whose message names file and line already. */
+void validate_bad_error(Validation *v, const GError *error);
 /* The fabric of n_nodes nodes of system, built once. */
 CliFabric *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, GError **error);
 /* Half a unit of the printed value's last decimal, over the value. */

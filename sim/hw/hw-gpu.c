@@ -76,11 +76,9 @@ check(const HwGpu *gpu, const char *path, GError **error)
 HwGpu *
 hw_gpu_load(const char *path, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "gpu", error);
+    if (kf == NULL)
         return NULL;
-    }
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
     gpu->training_efficiency = 1.0;
     gpu->hbm_efficiency = 1.0;

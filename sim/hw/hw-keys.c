@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "core/core-text.h"
+#include "core/core-time.h"
 #include "core/core-units.h"
 
 G_DEFINE_QUARK(hw - key - error - quark, hw_key_error)
@@ -56,21 +58,55 @@ parse_unit_interval(const char *text, bool fraction, double *out, GError **error
     return true;
 }
 
+/* What a model file may say of a quantity: wider than any real part, and
+ * narrow enough that the step's sums of such times and transfers stay far
+ * from the simulated clock's end (2^64 ps, 213 days), so that an absurd
+ * value is an error here rather than an overflow in the event loop. */
+static const struct {
+    HwKeyKind kind;
+    uint64_t min, max;
+    const char *range;
+} limits[] = {
+    {HW_KEY_TIME_PS, 0, SIM_PS_PER_S, "0ps to 1s"},
+    {HW_KEY_SIZE_BYTES, 0, UINT64_C(1000000000000000), "0B to 1000TB"},
+    {HW_KEY_BYTES_PER_S, UINT64_C(100000000), UINT64_C(1000000000000000), "100MB/s to 1000TB/s"},
+    {HW_KEY_FLOPS_PER_S, UINT64_C(1000000000), UINT64_C(1000000000000000000),
+     "1GFLOP/s to 1000PFLOP/s"},
+    {HW_KEY_HZ, UINT64_C(1000000), UINT64_C(100000000000), "1MHz to 100GHz"},
+};
+
+static bool
+check_limits(const HwKey *key, const char *text, uint64_t value, GError **error)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(limits); i++)
+        if (limits[i].kind == key->kind && (value < limits[i].min || value > limits[i].max)) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                        "'%s' is out of range: expected %s", text, limits[i].range);
+            return false;
+        }
+    return true;
+}
+
 static bool
 parse_value(const HwKey *key, const char *text, void *out, GError **error)
 {
     uint64_t *field = (uint64_t *)((char *)out + key->offset);
     switch (key->kind) {
     case HW_KEY_TIME_PS:
-        return sim_units_parse_time_ps(text, field, error);
+        return sim_units_parse_time_ps(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_SIZE_BYTES:
-        return sim_units_parse_size_bytes(text, field, error);
+        return sim_units_parse_size_bytes(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_BYTES_PER_S:
-        return sim_units_parse_bandwidth_bytes_per_s(text, field, error);
+        return sim_units_parse_bandwidth_bytes_per_s(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_FLOPS_PER_S:
-        return sim_units_parse_rate_flops_per_s(text, field, error);
+        return sim_units_parse_rate_flops_per_s(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_HZ:
-        return sim_units_parse_frequency_hz(text, field, error);
+        return sim_units_parse_frequency_hz(text, field, error) &&
+               check_limits(key, text, *field, error);
     case HW_KEY_COUNT:
         return sim_units_parse_count(text, field, error);
     case HW_KEY_STRING: {
@@ -87,6 +123,95 @@ parse_value(const HwKey *key, const char *text, void *out, GError **error)
                                    (double *)((char *)out + key->offset), error);
     }
     g_assert_not_reached();
+}
+
+static bool G_GNUC_PRINTF(4, 5)
+    line_fail(GError **error, const char *name, unsigned line, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE, "%s:%u: %s", name, line, what);
+    return false;
+}
+
+/* GKeyFile's syntax, checked line by line (its own errors name no line,
+ * and it keeps the last of two values of a key without a word). */
+static bool
+check_lines(const char *name, const char *data, gsize length, GError **error)
+{
+    g_autoptr(GHashTable) first_line = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autofree char *group = NULL;
+    const char *end = data + length;
+    unsigned line = 1;
+    for (const char *p = data; p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        g_autofree char *text = g_strndup(p, (gsize)((nl != NULL ? nl : end) - p));
+        p = nl != NULL ? nl + 1 : end;
+        g_strstrip(text);
+        size_t n = strlen(text);
+        if (n == 0 || text[0] == '#')
+            continue;
+        if (text[0] == '[' && text[n - 1] == ']' && n > 2) {
+            g_free(group);
+            group = g_strndup(text + 1, n - 2);
+            continue;
+        }
+        char *eq = strchr(text, '=');
+        if (eq == NULL || eq == text || text[0] == '[') {
+            g_autofree char *excerpt = sim_text_excerpt(text, 40);
+            return line_fail(error, name, line,
+                             "expected a [group], key = value or # comment, got '%s'", excerpt);
+        }
+        *eq = '\0';
+        g_strchomp(text);
+        if (group == NULL)
+            return line_fail(error, name, line, "%s: a key before any [group]", text);
+        char *key = g_strdup_printf("%s]%s", group, text);
+        unsigned seen = GPOINTER_TO_UINT(g_hash_table_lookup(first_line, key));
+        if (seen > 0) {
+            g_free(key);
+            return line_fail(error, name, line, "[%s] %s: given twice (first on line %u)", group,
+                             text, seen);
+        }
+        g_hash_table_insert(first_line, key, GUINT_TO_POINTER(line));
+    }
+    return true;
+}
+
+bool
+hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length, GError **error)
+{
+    if (!sim_text_check(name, data, length, error) || !check_lines(name, data, length, error))
+        return false;
+    GError *local = NULL;
+    if (!g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, &local)) {
+        g_set_error(error, local->domain, local->code, "%s: %s", name, local->message);
+        g_error_free(local);
+        return false;
+    }
+    return true;
+}
+
+GKeyFile *
+hw_keys_file_load(const char *path, const char *what, const char *only_group, GError **error)
+{
+    g_autofree char *data = NULL;
+    gsize length = 0;
+    if (!sim_text_read(path, what, &data, &length, error))
+        return NULL;
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    if (!hw_keys_data_load(kf, path, data, length, error))
+        return NULL;
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    for (char **group = groups; only_group != NULL && *group != NULL; group++)
+        if (strcmp(*group, only_group) != 0) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
+                        "%s: [%s]: unknown group; expected [%s] only", path, *group, only_group);
+            return NULL;
+        }
+    return g_steal_pointer(&kf);
 }
 
 static const HwKey *
@@ -126,7 +251,21 @@ hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *key
     }
     for (size_t i = 0; i < n_keys; i++) {
         const HwKey *key = &keys[i];
-        g_autofree char *text = g_key_file_get_string(kf, group, key->name, NULL);
+        GError *local = NULL;
+        g_autofree char *text = g_key_file_get_string(kf, group, key->name, &local);
+        if (local != NULL &&
+            !g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+            /* GKeyFile refuses a value that is not UTF-8 (from --set) or has a
+             * bad escape; none is a silent default. */
+            g_autofree char *raw = g_key_file_get_value(kf, group, key->name, NULL);
+            g_autofree char *shown = g_strescape(raw != NULL ? raw : "", NULL);
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                        "%s: [%s] %s: '%s' is not UTF-8 text or has a bad escape sequence", path,
+                        group, key->name, shown);
+            g_error_free(local);
+            return false;
+        }
+        g_clear_error(&local);
         if (text == NULL) {
             if (!key->required)
                 continue;

@@ -43,6 +43,21 @@ typedef enum HwKeyError {
     HW_KEY_ERROR_INVALID, /* a value of the wrong form or out of range */
 } HwKeyError;
 
+/* Loads the key file at path (what: what it should be, for messages, such
+ * as "a model file"), read whole and checked line by line first
+ * (core-text.h: a folder, bytes that are not text, overlong lines; then
+ * every line blank, a # comment, a [group] or key = value under a group,
+ * and no key twice in a group), so that errors name the line: "PATH:LINE:
+ * what". With only_group, a second group is an error "PATH: [name]:
+ * unknown group; expected [only_group] only". NULL on error. */
+GKeyFile *hw_keys_file_load(const char *path, const char *what, const char *only_group,
+                            GError **error);
+
+/* The same checks on text already read (length bytes; a scenario given as
+ * a string), named name in messages, into kf. */
+bool hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length,
+                       GError **error);
+
 /* Fills out (a struct laid out as keys says) from group of kf. path names
  * the file in messages: "PATH: [group] key: what was wrong". On error,
  * fields already filled stay filled (strings included: the caller frees the

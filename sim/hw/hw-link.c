@@ -159,11 +159,9 @@ check(const HwLink *link, const char *path, GError **error)
 HwLink *
 hw_link_load(const char *path, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "link", error);
+    if (kf == NULL)
         return NULL;
-    }
     LinkFile file = {0};
     bool ok = hw_keys_load(kf, path, "link", link_keys, G_N_ELEMENTS(link_keys), &file, error) &&
               parse_kind(path, file.kind, &file.link.kind, error) && check(&file.link, path, error);

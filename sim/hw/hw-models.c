@@ -72,7 +72,9 @@ hw_models_file(const char *models_dir, const char *dir, const char *what, const 
     }
     g_autofree char *file = g_strconcat(id, ".ini", NULL);
     g_autofree char *path = g_build_filename(models_dir, dir, file, NULL);
-    if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+    /* Anything there is the model's file: a folder or an unreadable file
+     * is an error of its loader, which names it as such. */
+    if (g_file_test(path, G_FILE_TEST_EXISTS))
         return g_steal_pointer(&path);
     g_autofree char *folder = g_build_filename(models_dir, dir, NULL);
     g_autofree char *known = hw_models_ids_joined(folder);

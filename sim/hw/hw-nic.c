@@ -58,11 +58,9 @@ check(const HwNic *nic, const char *path, GError **error)
 HwNic *
 hw_nic_load(const char *path, const char *models_dir, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "nic", error);
+    if (kf == NULL)
         return NULL;
-    }
     g_autoptr(HwNic) nic = g_new0(HwNic, 1);
     if (!hw_keys_load(kf, path, "nic", nic_keys, G_N_ELEMENTS(nic_keys), nic, error) ||
         !check(nic, path, error) || !load_link(nic, path, models_dir, error))

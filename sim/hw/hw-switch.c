@@ -132,11 +132,9 @@ check(const HwSwitch *sw, const char *path, GError **error)
 HwSwitch *
 hw_switch_load(const char *path, const char *models_dir, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "switch", error);
+    if (kf == NULL)
         return NULL;
-    }
     SwitchFile file = {0};
     bool ok =
         hw_keys_load(kf, path, "switch", switch_keys, G_N_ELEMENTS(switch_keys), &file, error) &&

@@ -698,11 +698,9 @@ HwSystem *
 hw_system_load(const char *path, const char *models_dir, GError **error)
 {
     g_return_val_if_fail(path != NULL && models_dir != NULL, NULL);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", NULL, error);
+    if (kf == NULL)
         return NULL;
-    }
     g_auto(SystemSpec) spec = {0};
     if (!read_spec(kf, path, &spec, error) || !check_hosts(&spec, path, error) ||
         (spec.nvlink && !check_nvlink_keys(kf, &spec, path, error)))

@@ -1,15 +1,16 @@
 /* CSV tables through libcsv's push parser: fields are collected into the
  * current row, rows into the table; quoting rules are libcsv's (RFC 4180,
- * strict mode so a stray quote is an error). The file is read in blocks,
- * so very long lines cost memory for that line only.
+ * strict mode so a stray quote is an error). The file is read whole and
+ * checked as text first (core-text.h), then parsed a line at a time so
+ * that every error names its line.
  */
 #include "report/report-csv.h"
 
 #include <csv.h>
-#include <errno.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "core/core-text.h"
 
 typedef struct Reader {
     ReportCsv *csv;
@@ -64,16 +65,28 @@ on_row(int terminator, void *ctx)
     g_array_append_val(csv->lines, line);
 }
 
+/* libcsv's error in words a person can act on: strict mode refuses a quote
+ * inside an unquoted field and text after a closing quote; csv_fini one
+ * never closed. */
+static void
+parse_fail(Reader *r, struct csv_parser *parser, const char *path)
+{
+    const char *what = csv_error(parser) == CSV_EPARSE
+                           ? "a quote inside an unquoted field, text after a closing quote or a "
+                             "quoted field never closed (quote a field that holds quotes, and "
+                             "double the quotes inside)"
+                           : csv_strerror(csv_error(parser));
+    g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path, r->newlines + 1,
+                what);
+}
+
 ReportCsv *
 report_csv_read(const char *path, GError **error)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        int saved = errno;
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: %s", path,
-                    g_strerror(saved));
+    g_autofree char *data = NULL;
+    gsize length = 0;
+    if (!sim_text_read(path, "a CSV file", &data, &length, error))
         return NULL;
-    }
     g_autoptr(ReportCsv) csv = g_new0(ReportCsv, 1);
     csv->path = g_strdup(path);
     csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
@@ -81,31 +94,19 @@ report_csv_read(const char *path, GError **error)
     struct csv_parser parser;
     csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
     Reader r = {.csv = csv, .line = 1};
-    char buf[65536];
-    size_t n;
-    while (r.error == NULL && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-        /* Count newlines per block before parsing it: good enough to name
-         * the line of a field-count error to within the block. */
-        size_t done = 0;
-        while (done < n && r.error == NULL) {
-            char *nl = memchr(buf + done, '\n', n - done);
-            size_t len = nl ? (size_t)(nl - (buf + done)) + 1 : n - done;
-            if (csv_parse(&parser, buf + done, len, on_field, on_row, &r) != len) {
-                g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path,
-                            r.newlines + 1, csv_strerror(csv_error(&parser)));
-                break;
-            }
-            r.newlines += nl != NULL;
-            done += len;
+    /* Fed a line at a time, so that a parse error names its line. */
+    for (gsize done = 0; done < length && r.error == NULL;) {
+        const char *nl = memchr(data + done, '\n', length - done);
+        size_t len = nl ? (size_t)(nl - (data + done)) + 1 : length - done;
+        if (csv_parse(&parser, data + done, len, on_field, on_row, &r) != len) {
+            parse_fail(&r, &parser, path);
+            break;
         }
+        r.newlines += nl != NULL;
+        done += len;
     }
-    bool read_error = ferror(f);
-    fclose(f);
-    if (r.error == NULL && read_error)
-        g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: read error", path);
     if (r.error == NULL && csv_fini(&parser, on_field, on_row, &r) != 0)
-        g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path, r.newlines + 1,
-                    csv_strerror(csv_error(&parser)));
+        parse_fail(&r, &parser, path);
     csv_free(&parser);
     if (r.row)
         g_ptr_array_unref(r.row);

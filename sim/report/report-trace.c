@@ -462,7 +462,7 @@ read_coll(Reader *r, WorkTask *t, GError **error)
                         "unknown collective \"%s\" (all_reduce, all_gather, reduce_scatter, "
                         "broadcast, reduce, alltoall, sendrecv)",
                         op);
-    return field_uint(r, COL_BYTES, UINT64_MAX, &t->bytes, error);
+    return field_uint(r, COL_BYTES, REPORT_TRACE_MAX_BYTES, &t->bytes, error);
 }
 
 static bool
@@ -477,7 +477,7 @@ read_transfer(Reader *r, WorkTask *t, GError **error)
         return row_fail(r, error, COL_PEER, "%" PRIu64 " is the row's own rank", peer);
     t->peer = (uint32_t)peer;
     note_gpu(r, peer);
-    return field_uint(r, COL_BYTES, UINT64_MAX, &t->bytes, error);
+    return field_uint(r, COL_BYTES, REPORT_TRACE_MAX_BYTES, &t->bytes, error);
 }
 
 /* replicas and replica_stride: lists of the same length, one entry an

@@ -91,6 +91,10 @@
 /* Ranks, peers and members are below this (the reader's bound on the job's
  * GPUs). */
 #define REPORT_TRACE_MAX_GPUS (UINT32_C(1) << 24)
+/* The most bytes one call or transfer of a trace may move (1 TiB): more
+ * than any step's largest gradient bucket, and far from where a transfer's
+ * time or the network's byte counts would overflow. */
+#define REPORT_TRACE_MAX_BYTES (UINT64_C(1) << 40)
 
 /* Writes stream to path as a trace: all of it or nothing (a temporary file
  * beside path, renamed into place). False and error when the file cannot

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "core/core-time.h"
+
 #include "work/work-memory.h"
 
 /* One piece of a block's pass: a run of kernels, or a collective between
@@ -152,6 +154,22 @@ push_comm(const Gen *g, GArray *items, Item *run, const Rule *r)
     g_array_append_val(items, c);
 }
 
+/* A kernel's time at the step's efficiency, and a sum of times; both stop
+ * at SIM_TIME_NEVER (the replayer refuses a rank that computes that long)
+ * instead of wrapping around. */
+static uint64_t
+efficient_ps(const Gen *g, uint64_t ps)
+{
+    double scaled = (double)ps / g->efficiency;
+    return scaled >= (double)SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)scaled;
+}
+
+static uint64_t
+add_ps(uint64_t a, uint64_t b)
+{
+    return b > SIM_TIME_NEVER - a ? SIM_TIME_NEVER : a + b;
+}
+
 static GArray *
 items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
 {
@@ -164,7 +182,7 @@ items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_BEFORE)
                 push_comm(g, items, &run, &rules[k]);
-        run.duration_ps += (uint64_t)((double)work_compute_op_ps(op, g->gpu) / g->efficiency);
+        run.duration_ps = add_ps(run.duration_ps, efficient_ps(g, work_compute_op_ps(op, g->gpu)));
         run.flops += op->flops;
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_AFTER)
@@ -505,8 +523,7 @@ finish_step(Gen *g, Rank *r)
     work_compute_optimizer(ops, g->l, mem.n_params, shard);
     WorkTask t = {.kind = WORK_TASK_COMPUTE,
                   .category = WORK_CAT_COMPUTE,
-                  .duration_ps =
-                      (uint64_t)((double)work_compute_ops_ps(ops, g->gpu) / g->efficiency),
+                  .duration_ps = efficient_ps(g, work_compute_ops_ps(ops, g->gpu)),
                   .flops = work_compute_ops_flops(ops)};
     g_array_unref(ops);
     uint32_t opt = add(g, r, &t, deps, "optimizer");

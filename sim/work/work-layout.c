@@ -11,11 +11,6 @@
 
 #include "hw/hw-keys.h"
 
-/* Bounds on the precisions: fp8 to fp64 for what a GPU computes with, and
- * room for any optimizer's states (Adam in fp32 with a master copy: 12). */
-#define MAX_VALUE_BYTES 8
-#define MAX_OPTIMIZER_BYTES 64
-
 static bool
 check_positive(const char *key, uint64_t value, GError **error)
 {
@@ -42,10 +37,12 @@ check_counts(const WorkLayout *l, GError **error)
            check_positive("global_batch", l->global_batch, error) &&
            check_positive("micro_batch", l->micro_batch, error) &&
            check_positive("seq_len", l->seq_len, error) &&
-           check_bytes("param_bytes", l->param_bytes, 1, MAX_VALUE_BYTES, error) &&
-           check_bytes("grad_bytes", l->grad_bytes, 1, MAX_VALUE_BYTES, error) &&
-           check_bytes("optimizer_bytes", l->optimizer_bytes, 0, MAX_OPTIMIZER_BYTES, error) &&
-           check_bytes("activation_bytes", l->activation_bytes, 1, MAX_VALUE_BYTES, error);
+           check_bytes("param_bytes", l->param_bytes, 1, WORK_LAYOUT_MAX_VALUE_BYTES, error) &&
+           check_bytes("grad_bytes", l->grad_bytes, 1, WORK_LAYOUT_MAX_VALUE_BYTES, error) &&
+           check_bytes("optimizer_bytes", l->optimizer_bytes, 0, WORK_LAYOUT_MAX_OPTIMIZER_BYTES,
+                       error) &&
+           check_bytes("activation_bytes", l->activation_bytes, 1, WORK_LAYOUT_MAX_VALUE_BYTES,
+                       error);
 }
 
 /* A learned position table has one row per position the model was built
@@ -135,6 +132,11 @@ check_pipeline(const WorkLayout *l, const WorkModel *m, GError **error)
 static bool
 check_batch(const WorkLayout *l, GError **error)
 {
+    if (l->micro_batch > WORK_LAYOUT_MAX_MICRO_TOKENS / l->seq_len)
+        return hw_keys_failf(error,
+                             "micro_batch: %" G_GUINT64_FORMAT " sequences of %" G_GUINT64_FORMAT
+                             " tokens are more than %" G_GUINT64_FORMAT " tokens a microbatch",
+                             l->micro_batch, l->seq_len, WORK_LAYOUT_MAX_MICRO_TOKENS);
     if (l->micro_batch > l->global_batch || l->global_batch / l->micro_batch < l->dp ||
         l->global_batch % ((uint64_t)l->dp * l->micro_batch) != 0)
         return hw_keys_failf(error,
@@ -142,6 +144,12 @@ check_batch(const WorkLayout *l, GError **error)
                              " is not a multiple of dp x micro_batch (%u x %" G_GUINT64_FORMAT ")",
                              l->global_batch, l->dp, l->micro_batch);
     uint64_t microbatches = work_layout_microbatches(l);
+    if (microbatches > WORK_LAYOUT_MAX_MICROBATCHES)
+        return hw_keys_failf(error,
+                             "global_batch: %" G_GUINT64_FORMAT
+                             " microbatches a pipeline are more than %" G_GUINT64_FORMAT
+                             " (raise micro_batch or dp)",
+                             microbatches, WORK_LAYOUT_MAX_MICROBATCHES);
     if (l->schedule == WORK_SCHEDULE_INTERLEAVED && microbatches % l->pp != 0)
         return hw_keys_failf(error,
                              "global_batch: the interleaved schedule needs the microbatches per "

@@ -67,6 +67,18 @@ work_layout_microbatches(const WorkLayout *layout)
     return layout->global_batch / ((uint64_t)layout->dp * layout->micro_batch);
 }
 
+/* The largest step nvlsim builds: tokens in one microbatch (activations
+ * of micro_batch x seq_len tokens) and microbatches a pipeline runs (each
+ * is a few hundred tasks a rank). Real runs stay far below both; past
+ * them the step's byte counts and times would overflow, or its streams
+ * fill the memory. */
+/* Bounds on the precisions: fp8 to fp64 for what a GPU computes with, and
+ * room for any optimizer's states (Adam in fp32 with a master copy: 12). */
+#define WORK_LAYOUT_MAX_VALUE_BYTES 8
+#define WORK_LAYOUT_MAX_OPTIMIZER_BYTES 64
+#define WORK_LAYOUT_MAX_MICRO_TOKENS (UINT64_C(1) << 24)
+#define WORK_LAYOUT_MAX_MICROBATCHES (UINT64_C(1) << 16)
+
 /* Checks that layout splits model evenly, as Megatron-LM requires (its
  * argument and TransformerConfig checks). NULL error and true on success;
  * otherwise an HW_KEY_ERROR_INVALID error whose message starts with the key

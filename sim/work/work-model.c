@@ -170,35 +170,16 @@ check_experts(GKeyFile *kf, WorkModel *m, const char *path, GError **error)
                                WORK_MODEL_MAX_FFN_HIDDEN, error);
 }
 
-/* A model file has one group: a second one is a typo or a file of another
- * kind, never something to skip. */
-static bool
-check_groups(GKeyFile *kf, const char *path, GError **error)
-{
-    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-    for (char **group = groups; *group; group++) {
-        if (strcmp(*group, GROUP) != 0) {
-            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
-                        "%s: [%s]: unknown group; expected [%s] only", path, *group, GROUP);
-            return false;
-        }
-    }
-    return true;
-}
-
 WorkModel *
 work_model_load(const char *path, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", GROUP, error);
+    if (kf == NULL)
         return NULL;
-    }
     /* The defaults of the optional keys: a GPT-2 style block. */
     ModelFile file = {.model = {.linear_bias = true, .tied_embeddings = true}};
-    bool ok = check_groups(kf, path, error) &&
-              hw_keys_load(kf, path, GROUP, model_keys, G_N_ELEMENTS(model_keys), &file, error) &&
+    bool ok = hw_keys_load(kf, path, GROUP, model_keys, G_N_ELEMENTS(model_keys), &file, error) &&
               parse_choices(&file, path, &file.model, error);
     if (ok && !g_key_file_has_key(kf, GROUP, "kv_heads", NULL))
         file.model.n_kv_heads = file.model.n_heads;

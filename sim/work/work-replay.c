@@ -610,13 +610,44 @@ build_index(Replay *r)
         r->deps_left[i] = t->n_deps;
         if (t->kind == WORK_TASK_COMPUTE) {
             r->duration[i] = t->duration_ps;
-            if (t->duration_ps == 0 && t->flops > 0 && gemm_rate > 0)
-                r->duration[i] = (uint64_t)((double)t->flops / gemm_rate * (double)SIM_PS_PER_S);
+            if (t->duration_ps == 0 && t->flops > 0 && gemm_rate > 0) {
+                double ps = (double)t->flops / gemm_rate * (double)SIM_PS_PER_S;
+                r->duration[i] = ps >= (double)SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)ps;
+            }
         }
     }
     for (uint32_t g = 0; g < n_gpus; g++)
         r->next_compute[g] = r->x->compute0[g];
     r->calls = g_new0(CallState, r->m->calls->len);
+}
+
+/* A rank's compute alone must end far from the simulated clock's end
+ * (2^64 ps): past WORK_REPLAY_MAX_COMPUTE_PS the run would wrap time
+ * around, so such a stream (a trace's durations, or FLOPs on a slow GPU)
+ * is an error before the run. */
+static bool
+check_compute_time(const Replay *r, GError **error)
+{
+    const WorkStream *s = r->s;
+    g_autofree uint64_t *sum_ps = g_new0(uint64_t, MAX(s->n_gpus, 1));
+    for (uint32_t i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->kind != WORK_TASK_COMPUTE)
+            continue;
+        uint64_t *sum = &sum_ps[t->rank];
+        *sum = r->duration[i] > WORK_REPLAY_MAX_COMPUTE_PS - MIN(*sum, WORK_REPLAY_MAX_COMPUTE_PS)
+                   ? WORK_REPLAY_MAX_COMPUTE_PS + 1
+                   : *sum + r->duration[i];
+        if (*sum > WORK_REPLAY_MAX_COMPUTE_PS) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "rank %u computes for more than %" G_GUINT64_FORMAT
+                        " days in one step: beyond what the simulated clock (2^64 ps, 213 days) "
+                        "can hold",
+                        t->rank, WORK_REPLAY_MAX_COMPUTE_PS / (86400 * SIM_PS_PER_S));
+            return false;
+        }
+    }
+    return true;
 }
 
 static void
@@ -759,11 +790,14 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
         load = net_link_load_new(topo_graph_n_links(graph), link_bin_ps, WORK_REPLAY_LINK_BINS);
         net_set_link_load(r.net, load);
     }
-    for (uint32_t i = 0; i < stream->tasks->len; i++)
-        if (r.deps_left[i] == 0)
-            task_ready(&r, i);
-    sim_engine_set_watchdog(r.engine, WORK_REPLAY_WATCHDOG_EVENTS);
-    SimRunOutcome outcome = sim_engine_run(r.engine, SIM_TIME_NEVER);
+    SimRunOutcome outcome = SIM_RUN_DRAINED;
+    if (check_compute_time(&r, &r.error)) {
+        for (uint32_t i = 0; i < stream->tasks->len; i++)
+            if (r.deps_left[i] == 0)
+                task_ready(&r, i);
+        sim_engine_set_watchdog(r.engine, WORK_REPLAY_WATCHDOG_EVENTS);
+        outcome = sim_engine_run(r.engine, SIM_TIME_NEVER);
+    }
     if (r.error == NULL && (outcome != SIM_RUN_DRAINED || r.n_done < stream->tasks->len))
         r.error = stall_error(&r, outcome);
     bool ok = r.error == NULL;

@@ -92,6 +92,11 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
  * when the step outlasts them). */
 #define WORK_REPLAY_LINK_BINS 1024
 
+/* The most compute one rank may do in a step, in ps (2^62 ps, about 53
+ * days: a quarter of the simulated clock, leaving room for waits and
+ * communication); a longer stream is an error before the run. */
+#define WORK_REPLAY_MAX_COMPUTE_PS (UINT64_C(1) << 62)
+
 /* The same, also counting every link's wire bytes on the shared network
  * (the replayer's flows: each call's ring-neighbour traffic and replica
  * copies, not the per-shape runs of the collectives layer) in bins of

@@ -41,7 +41,10 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
     }
     if (!work_replay_stragglers(stream, system, graph, router, s->fidelity, s->link_bin_ps,
                                 &s->stragglers, &result->replay, error)) {
-        g_prefix_error(error, "%s: ", s->path);
+        if (s->trace_path != NULL)
+            g_prefix_error(error, "%s: [scenario] trace: %s: ", s->path, s->trace_path);
+        else
+            g_prefix_error(error, "%s: ", s->path);
         return false;
     }
     result->n_gpus = stream->n_gpus;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/core-text.h"
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
 
@@ -335,6 +336,16 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
         if (!hw_keys_check_range(path, "layout", counts[i], values[i], 1, limit, error))
             return false;
+    /* Checked here, in 64 bits and under their own group, before the
+     * layout narrows them (work_layout_check checks them again there). */
+    const char *byte_keys[] = {"param_bytes", "grad_bytes", "optimizer_bytes", "activation_bytes"};
+    const uint64_t byte_values[] = {f->param_bytes, f->grad_bytes, f->optimizer_bytes,
+                                    f->activation_bytes};
+    for (unsigned i = 0; i < G_N_ELEMENTS(byte_keys); i++)
+        if (!hw_keys_check_range(
+                path, "precision", byte_keys[i], byte_values[i], i == 2 ? 0 : 1,
+                i == 2 ? WORK_LAYOUT_MAX_OPTIMIZER_BYTES : WORK_LAYOUT_MAX_VALUE_BYTES, error))
+            return false;
     uint64_t dp = f->dp;
     if (g_key_file_has_key(kf, "layout", "gpus", NULL)) {
         if (g_key_file_has_key(kf, "layout", "dp", NULL))
@@ -365,10 +376,10 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         .global_batch = f->global_batch,
         .micro_batch = f->micro_batch,
         .seq_len = f->seq_len != 0 ? f->seq_len : s->model->seq_len,
-        .param_bytes = (uint32_t)MIN(f->param_bytes, 1000),
-        .grad_bytes = (uint32_t)MIN(f->grad_bytes, 1000),
-        .optimizer_bytes = (uint32_t)MIN(f->optimizer_bytes, 1000),
-        .activation_bytes = (uint32_t)MIN(f->activation_bytes, 1000),
+        .param_bytes = (uint32_t)f->param_bytes,
+        .grad_bytes = (uint32_t)f->grad_bytes,
+        .optimizer_bytes = (uint32_t)f->optimizer_bytes,
+        .activation_bytes = (uint32_t)f->activation_bytes,
     };
     if (!work_layout_check(l, s->model, error)) {
         g_prefix_error(error, "%s: [layout] ", path);
@@ -397,12 +408,9 @@ work_scenario_load(const char *path, char **sets, const char *models_dir, GError
         return work_scenario_load_data(work_scenario_default, "(built-in)", sets, models_dir,
                                        error);
     g_autofree char *data = NULL;
-    GError *local = NULL;
-    if (!g_file_get_contents(path, &data, NULL, &local)) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s", local->message);
-        g_error_free(local);
+    gsize length = 0;
+    if (!sim_text_read(path, "a scenario file", &data, &length, error))
         return NULL;
-    }
     return work_scenario_load_data(data, path, sets, models_dir, error);
 }
 
@@ -411,13 +419,8 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
                         GError **error)
 {
     g_autoptr(GKeyFile) kf = g_key_file_new();
-    GError *local = NULL;
-    bool ok = g_key_file_load_from_data(kf, data, (gsize)-1, G_KEY_FILE_NONE, &local);
-    if (!ok) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "%s: %s", name, local->message);
-        g_error_free(local);
+    if (!hw_keys_data_load(kf, name, data, strlen(data), error))
         return NULL;
-    }
     for (char **set = sets; set != NULL && *set != NULL; set++)
         if (!apply_set(kf, *set, error))
             return NULL;
@@ -436,7 +439,7 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
         .activation_bytes = 2,
         .straggler_rate = 1.0,
     };
-    ok = check_groups(kf, name, error);
+    bool ok = check_groups(kf, name, error);
     for (unsigned i = 0; ok && i < G_N_ELEMENTS(groups); i++) {
         if (groups[i].own_loader ||
             (!groups[i].required && !g_key_file_has_group(kf, groups[i].name)))

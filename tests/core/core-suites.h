@@ -8,5 +8,6 @@
 Suite *core_engine_suite(void);
 Suite *core_queue_suite(void);
 Suite *core_rng_suite(void);
+Suite *core_text_suite(void);
 Suite *core_time_suite(void);
 Suite *core_units_suite(void);

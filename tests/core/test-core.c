@@ -9,6 +9,7 @@ main(void)
     SRunner *runner = srunner_create(core_engine_suite());
     srunner_add_suite(runner, core_queue_suite());
     srunner_add_suite(runner, core_rng_suite());
+    srunner_add_suite(runner, core_text_suite());
     srunner_add_suite(runner, core_time_suite());
     srunner_add_suite(runner, core_units_suite());
     srunner_run_all(runner, CK_NORMAL);

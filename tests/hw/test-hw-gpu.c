@@ -78,7 +78,8 @@ static const struct {
      ": [gpu] sm_version: 9 is out of range: expected 30 to 200"},
     {"fractional bytes", "l2_size = 1MB", "l2_size = 0.5B",
      ": [gpu] l2_size: '0.5B' is not a whole number of bytes"},
-    {"no group", NULL, "[gpus]\nname = x\n", ": no [gpu] group"},
+    {"a misspelt group", NULL, "[gpus]\nname = x\n",
+     ": [gpus]: unknown group; expected [gpu] only"},
     {"not a key file", NULL, "\x01\x02 garbage without a group\n", ": "},
     {"empty file", NULL, "", ": no [gpu] group"},
 };

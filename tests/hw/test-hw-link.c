@@ -147,7 +147,8 @@ static const struct {
      ": [link] packet_error_rate: 'rare' is not a number"},
     {"probability with a unit", "packet_error_rate = 0", "packet_error_rate = 1%",
      ": [link] packet_error_rate: '1%' is not a number"},
-    {"no group", NULL, "[links]\nname = x\n", ": no [link] group"},
+    {"a misspelt group", NULL, "[links]\nname = x\n",
+     ": [links]: unknown group; expected [link] only"},
     {"empty file", NULL, "", ": no [link] group"},
 };
 

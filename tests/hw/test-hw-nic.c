@@ -69,7 +69,8 @@ static const struct {
      ": [nic] pcie_generation: 2 is out of range: expected 3 to 6"},
     {"no lanes", "pcie_lanes = 16", "pcie_lanes = 0",
      ": [nic] pcie_lanes: 0 is out of range: expected 1 to 64"},
-    {"no group", NULL, "[adapter]\nname = x\n", ": no [nic] group"},
+    {"a misspelt group", NULL, "[adapter]\nname = x\n",
+     ": [adapter]: unknown group; expected [nic] only"},
 };
 
 START_TEST(bad_nics_fail_with_context)

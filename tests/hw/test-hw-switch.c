@@ -97,7 +97,8 @@ static const struct {
      ": [switch] nvls_bandwidth: '0GB/s' is not positive"},
     {"nvls on a network switch", "kind = nvswitch\ngeneration = 3\nports = 64\nlink = testlink",
      "kind = network\nports = 64\nlink = testnet", ": [switch] nvls: yes on a network switch"},
-    {"no group", NULL, "[nvswitch]\nname = x\n", ": no [switch] group"},
+    {"a misspelt group", NULL, "[nvswitch]\nname = x\n",
+     ": [nvswitch]: unknown group; expected [switch] only"},
 };
 
 START_TEST(bad_switches_fail_with_context)

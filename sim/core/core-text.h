@@ -1,0 +1,31 @@
+/* Text files read whole and checked line by line before any parser sees
+ * them, so that a malformed file is named with the line at fault: a folder
+ * where a file is expected, bytes that are not text (NUL, invalid UTF-8),
+ * lines too long to be a person's input (and to echo in a message).
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+/* The longest line a model, scenario, sweep or CSV file may have, in bytes
+ * (the newline excluded). */
+#define SIM_TEXT_MAX_LINE_BYTES 65536
+
+/* Fails "NAME:LINE: not text (a NUL byte or invalid UTF-8)" or "NAME:LINE:
+ * a line of N bytes: expected at most SIM_TEXT_MAX_LINE_BYTES" on the
+ * first line of data (length bytes) that is not text or too long. */
+bool sim_text_check(const char *name, const char *data, gsize length, GError **error);
+
+/* Reads the file at path whole into *contents (NUL-terminated, owned by
+ * the caller; *length bytes before the NUL) and checks it with
+ * sim_text_check. Errors (G_FILE_ERROR) name the path: "PATH: is a folder:
+ * expected WHAT" (what: "a CSV file"), "PATH: No such file or directory"
+ * and the like, or sim_text_check's. */
+bool sim_text_read(const char *path, const char *what, char **contents, gsize *length,
+                   GError **error);
+
+/* text cut to at most max_chars characters (an ellipsis marks a cut), its
+ * control characters made '?': safe to quote in a one-line message. text
+ * must be UTF-8. Newly allocated. */
+char *sim_text_excerpt(const char *text, glong max_chars);
