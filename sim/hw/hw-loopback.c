@@ -39,9 +39,7 @@ static bool
 check_ranges(const HwLoopback *lb, const char *path, GError **error)
 {
     const uint64_t ms = 1000000000ull, s = 1000 * ms;
-    return hw_keys_check_range(path, "loopback", "cta_bandwidth", lb->cta_bytes_per_s, 1000000,
-                               100000000000000ull, error) &&
-           hw_keys_check_range(path, "loopback", "flag_latency", lb->flag_latency_ps, 0, ms,
+    return hw_keys_check_range(path, "loopback", "flag_latency", lb->flag_latency_ps, 0, ms,
                                error) &&
            hw_keys_check_range(path, "loopback", "step_overhead", lb->step_overhead_ps, 0, ms,
                                error) &&

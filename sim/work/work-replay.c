@@ -621,35 +621,6 @@ build_index(Replay *r)
     r->calls = g_new0(CallState, r->m->calls->len);
 }
 
-/* A rank's compute alone must end far from the simulated clock's end
- * (2^64 ps): past WORK_REPLAY_MAX_COMPUTE_PS the run would wrap time
- * around, so such a stream (a trace's durations, or FLOPs on a slow GPU)
- * is an error before the run. */
-static bool
-check_compute_time(const Replay *r, GError **error)
-{
-    const WorkStream *s = r->s;
-    g_autofree uint64_t *sum_ps = g_new0(uint64_t, MAX(s->n_gpus, 1));
-    for (uint32_t i = 0; i < s->tasks->len; i++) {
-        const WorkTask *t = work_stream_task(s, i);
-        if (t->kind != WORK_TASK_COMPUTE)
-            continue;
-        uint64_t *sum = &sum_ps[t->rank];
-        *sum = r->duration[i] > WORK_REPLAY_MAX_COMPUTE_PS - MIN(*sum, WORK_REPLAY_MAX_COMPUTE_PS)
-                   ? WORK_REPLAY_MAX_COMPUTE_PS + 1
-                   : *sum + r->duration[i];
-        if (*sum > WORK_REPLAY_MAX_COMPUTE_PS) {
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "rank %u computes for more than %" G_GUINT64_FORMAT
-                        " days in one step: beyond what the simulated clock (2^64 ps, 213 days) "
-                        "can hold",
-                        t->rank, WORK_REPLAY_MAX_COMPUTE_PS / (86400 * SIM_PS_PER_S));
-            return false;
-        }
-    }
-    return true;
-}
-
 static void
 shape_free(gpointer p)
 {
@@ -681,38 +652,6 @@ replay_clear(Replay *r)
     g_free(r->busy);
     g_free(r->late_ps);
     g_free(r->calls);
-}
-
-/* Every group's GPUs spread evenly over the nodes they touch, as the
- * collectives layer needs (coll_comm_new_gpus): checked before the run. */
-static bool
-check_groups(const WorkStream *stream, uint32_t per_node, GError **error)
-{
-    for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
-        const WorkGroup *g = stream->groups->pdata[gi];
-        uint32_t first = 0, run = 0, node_a = 0;
-        for (uint32_t i = 0; i <= g->n_ranks; i++) {
-            if (i < g->n_ranks &&
-                (i == 0 || g->ranks[i] / per_node == g->ranks[i - 1] / per_node)) {
-                run++;
-                continue;
-            }
-            if (first == 0) {
-                first = run;
-                node_a = g->ranks[0] / per_node;
-            } else if (run != first) {
-                g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "a %s group of %u GPUs from GPU %u has %u GPUs on node %u but %u on "
-                            "node %u: nvlsim's collectives need the same number on every node "
-                            "(change tp, dp or the system's GPUs per node)",
-                            work_category_name(g->category), g->n_ranks, g->ranks[0], first, node_a,
-                            run, g->ranks[i - 1] / per_node);
-                return false;
-            }
-            run = 1;
-        }
-    }
-    return true;
 }
 
 /* The stragglers' compute, slowed and delayed. */
@@ -748,7 +687,7 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
                        const WorkStragglers *stragglers, WorkReplayResult *result, GError **error)
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
-    if (!check_groups(stream, graph->gpus->len, error))
+    if (!work_stream_check_nodes(stream, graph->gpus->len, error))
         return false;
     g_autoptr(WorkMatch) match = work_match_new(stream, error);
     if (match == NULL)
@@ -791,7 +730,7 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
         net_set_link_load(r.net, load);
     }
     SimRunOutcome outcome = SIM_RUN_DRAINED;
-    if (check_compute_time(&r, &r.error)) {
+    if (work_stream_check_durations(stream, r.duration, WORK_REPLAY_MAX_COMPUTE_PS, &r.error)) {
         for (uint32_t i = 0; i < stream->tasks->len; i++)
             if (r.deps_left[i] == 0)
                 task_ready(&r, i);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core-time.h"
 #include "hw/hw-keys.h"
 
 static const char *const kind_names[WORK_N_TASK_KINDS] = {"compute", "coll", "send", "recv"};
@@ -601,4 +602,57 @@ work_stream_check(const WorkStream *stream, GError **error)
         return false;
     g_autoptr(WorkMatch) m = work_match_new(stream, error);
     return m != NULL && dry_run(stream, m, error);
+}
+
+bool
+work_stream_check_nodes(const WorkStream *stream, uint32_t per_node, GError **error)
+{
+    for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
+        const WorkGroup *g = stream->groups->pdata[gi];
+        uint32_t first = 0, run = 0, node_a = 0;
+        for (uint32_t i = 0; i <= g->n_ranks; i++) {
+            if (i < g->n_ranks &&
+                (i == 0 || g->ranks[i] / per_node == g->ranks[i - 1] / per_node)) {
+                run++;
+                continue;
+            }
+            if (first == 0) {
+                first = run;
+                node_a = g->ranks[0] / per_node;
+            } else if (run != first) {
+                g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "a %s group of %u GPUs from GPU %u has %u GPUs on node %u but %u on "
+                            "node %u: nvlsim's collectives need the same number on every node "
+                            "(change tp, dp or the system's GPUs per node)",
+                            work_category_name(g->category), g->n_ranks, g->ranks[0], first, node_a,
+                            run, g->ranks[i - 1] / per_node);
+                return false;
+            }
+            run = 1;
+        }
+    }
+    return true;
+}
+
+bool
+work_stream_check_durations(const WorkStream *stream, const uint64_t *duration_ps, uint64_t max_ps,
+                            GError **error)
+{
+    g_autofree uint64_t *sum_ps = g_new0(uint64_t, MAX(stream->n_gpus, 1));
+    for (uint32_t i = 0; i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        if (t->kind != WORK_TASK_COMPUTE)
+            continue;
+        uint64_t *sum = &sum_ps[t->rank];
+        *sum = duration_ps[i] > max_ps - MIN(*sum, max_ps) ? max_ps + 1 : *sum + duration_ps[i];
+        if (*sum > max_ps) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "rank %u computes for more than %" G_GUINT64_FORMAT
+                        " days in one step: beyond what the simulated clock (2^64 ps, 213 days) "
+                        "can hold",
+                        t->rank, max_ps / (86400 * SIM_PS_PER_S));
+            return false;
+        }
+    }
+    return true;
 }

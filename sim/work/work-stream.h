@@ -166,6 +166,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkIndex, work_index_free)
  * error naming a stuck task). Errors name the task by index and label. */
 bool work_stream_check(const WorkStream *stream, GError **error);
 
+/* Every group's GPUs spread evenly over the nodes of per_node GPUs they
+ * touch, as the collectives layer needs (coll_comm_new_gpus); an error
+ * naming the group and the two node counts otherwise. */
+bool work_stream_check_nodes(const WorkStream *stream, uint32_t per_node, GError **error);
+
+/* Every rank's compute, duration_ps[task] summed over its compute tasks,
+ * at most max_ps: past it a run would wrap the simulated clock (2^64 ps)
+ * around, so such a stream (a trace's durations, or FLOPs on a slow GPU)
+ * is an error before the run, naming the rank. */
+bool work_stream_check_durations(const WorkStream *stream, const uint64_t *duration_ps,
+                                 uint64_t max_ps, GError **error);
+
 /* How many copies the detailed ranks stand for (their own included): the
  * product of the axes' counts; and the GPU offset of copy i (0 for i = 0),
  * axis 0 varying fastest. */

@@ -277,7 +277,7 @@ static const struct {
     {"loopback without launch", &loopback_system, "launch = 5us\n", "",
      ": [loopback] launch: missing"},
     {"loopback at a crawl", &loopback_system, "= 14GB/s", "= 1kB/s",
-     ": [loopback] cta_bandwidth: 1000 is out of range"},
+     ": [loopback] cta_bandwidth: '1kB/s' is out of range: expected 100MB/s"},
     {"loopback slot not in vectors", &loopback_system, "launch = 5us\n",
      "launch = 5us\nslot = 1000B\n", ": [loopback] slot: 1000 B is not a whole number of 16-byte"},
     {"loopback with 65 slots", &loopback_system, "launch = 5us\n", "launch = 5us\nslots = 65\n",
