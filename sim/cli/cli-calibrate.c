@@ -306,27 +306,40 @@ fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
     printf("%s = %.3f\n", key, fit);
 }
 
+/* nvlsim-bench gpu's CSV at path and the system it calibrates, with the
+ * columns names[0 .. n) found into col; false after printing the error. */
+static bool
+open_gpu_csv(const char *path, const char *system_id, const char *const *names, unsigned n,
+             int *col, ReportCsv **csv, HwSystem **system)
+{
+    g_autoptr(GError) error = NULL;
+    *csv = report_csv_read(path, &error);
+    *system = *csv != NULL ? hw_system_load_by_id(system_id, hw_models_dir(), &error) : NULL;
+    if (*system == NULL) {
+        cli_print_error("calibrate", error);
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++)
+        if ((col[i] = report_csv_column(*csv, names[i])) < 0) {
+            fprintf(stderr,
+                    "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
+                    names[i]);
+            return false;
+        }
+    return true;
+}
+
 /* nvlsim calibrate gemm FILE.csv --system NAME. */
 static int
 calibrate_gemm(const char *path, const char *system_id)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    g_autoptr(HwSystem) system =
-        csv != NULL ? hw_system_load_by_id(system_id, hw_models_dir(), &error) : NULL;
-    if (system == NULL) {
-        cli_print_error("calibrate", error);
-        return CLI_EXIT_BAD_INPUT;
-    }
     static const char *const names[] = {"kind", "dtype", "m", "n", "k", "flops_per_s"};
     int col[G_N_ELEMENTS(names)];
-    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++)
-        if ((col[i] = report_csv_column(csv, names[i])) < 0) {
-            fprintf(stderr,
-                    "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
-                    names[i]);
-            return CLI_EXIT_BAD_INPUT;
-        }
+    g_autoptr(ReportCsv) csv = NULL;
+    g_autoptr(HwSystem) system = NULL;
+    if (!open_gpu_csv(path, system_id, names, G_N_ELEMENTS(names), col, &csv, &system))
+        return CLI_EXIT_BAD_INPUT;
+    g_autoptr(GError) error = NULL;
     g_autoptr(GArray) shapes16 = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     g_autoptr(GArray) rates16 = g_array_new(FALSE, FALSE, sizeof(double));
     g_autoptr(GArray) shapes8 = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -372,23 +385,12 @@ calibrate_gemm(const char *path, const char *system_id)
 static int
 calibrate_memory(const char *path, const char *system_id)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    g_autoptr(HwSystem) system =
-        csv != NULL ? hw_system_load_by_id(system_id, hw_models_dir(), &error) : NULL;
-    if (system == NULL) {
-        cli_print_error("calibrate", error);
-        return CLI_EXIT_BAD_INPUT;
-    }
     static const char *const names[] = {"kind", "name", "dtype", "bytes_per_s"};
     int col[G_N_ELEMENTS(names)];
-    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++)
-        if ((col[i] = report_csv_column(csv, names[i])) < 0) {
-            fprintf(stderr,
-                    "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
-                    names[i]);
-            return CLI_EXIT_BAD_INPUT;
-        }
+    g_autoptr(ReportCsv) csv = NULL;
+    g_autoptr(HwSystem) system = NULL;
+    if (!open_gpu_csv(path, system_id, names, G_N_ELEMENTS(names), col, &csv, &system))
+        return CLI_EXIT_BAD_INPUT;
     double hbm = (double)system->gpu->hbm_bytes_per_s;
     g_autoptr(GArray) shares = g_array_new(FALSE, FALSE, sizeof(double));
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));

@@ -40,6 +40,22 @@ struct Ring {
     int n_sent, n_recvd;
 };
 
+/* This block's rank of the ring: tail[n_ranks] then head[n_ranks] in
+ * flags, nothing sent or received yet. */
+__device__ static Ring
+ring_of(float *slots, int *flags, int n_ranks)
+{
+    Ring g;
+    g.rank = blockIdx.x;
+    g.next = (g.rank + 1) % n_ranks;
+    g.n_ranks = n_ranks;
+    g.slots = slots;
+    g.tail = flags;
+    g.head = flags + n_ranks;
+    g.n_sent = g.n_recvd = 0;
+    return g;
+}
+
 /* One step: optionally receive a chunk (waiting on tail), combine it with
  * own[0 .. len) (sum when reduce), store the result into own when store,
  * and forward it into the successor's slot (waiting for room on head). */
@@ -99,14 +115,7 @@ __global__ static void
 ring_allreduce_kernel(float *data, size_t stride, size_t count, float *slots, int *flags,
                       int n_ranks)
 {
-    Ring g;
-    g.rank = blockIdx.x;
-    g.next = (g.rank + 1) % n_ranks;
-    g.n_ranks = n_ranks;
-    g.slots = slots;
-    g.tail = flags;
-    g.head = flags + n_ranks;
-    g.n_sent = g.n_recvd = 0;
+    Ring g = ring_of(slots, flags, n_ranks);
     float *mine = data + (size_t)g.rank * stride;
     int k = n_ranks;
     for (size_t base = 0; base < count;) {
@@ -134,14 +143,7 @@ ring_allreduce_kernel(float *data, size_t stride, size_t count, float *slots, in
 __global__ static void
 ring_allgather_kernel(float *data, size_t stride, size_t per, float *slots, int *flags, int n_ranks)
 {
-    Ring g;
-    g.rank = blockIdx.x;
-    g.next = (g.rank + 1) % n_ranks;
-    g.n_ranks = n_ranks;
-    g.slots = slots;
-    g.tail = flags;
-    g.head = flags + n_ranks;
-    g.n_sent = g.n_recvd = 0;
+    Ring g = ring_of(slots, flags, n_ranks);
     float *mine = data + (size_t)g.rank * stride;
     int k = n_ranks;
     for (size_t base = 0; base < per;) {
