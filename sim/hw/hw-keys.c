@@ -334,3 +334,15 @@ hw_keys_failf(GError **error, const char *format, ...)
     g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
     return false;
 }
+
+bool
+hw_keys_take_number(const char **p, uint64_t *out)
+{
+    if (!g_ascii_isdigit(**p))
+        return false;
+    uint64_t value = 0;
+    for (; g_ascii_isdigit(**p); (*p)++)
+        value = MIN(value * 10 + (uint64_t)(**p - '0'), (uint64_t)UINT32_MAX);
+    *out = value;
+    return true;
+}

@@ -85,3 +85,8 @@ bool hw_keys_fail(GError **error, const char *path, const char *group, const cha
 /* The same without the "PATH: [group] key: " prefix, for checks whose
  * message names what was wrong its own way. */
 bool hw_keys_failf(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* Reads the digits at *p (advancing it past them) into *out, saturating at
+ * UINT32_MAX, far above any count of GPUs or links; false when *p is not a
+ * digit. For list items such as "0-3x2" or "3:1". */
+bool hw_keys_take_number(const char **p, uint64_t *out);

@@ -462,29 +462,16 @@ parse_switch_links(HwSystem *system, const char *text, const char *path, GError 
     return true;
 }
 
-/* Reads the digits at *p into *out (saturating far above any GPU count). */
-static bool
-take_number(const char **p, uint64_t *out)
-{
-    if (!g_ascii_isdigit(**p))
-        return false;
-    uint64_t value = 0;
-    for (; g_ascii_isdigit(**p); (*p)++)
-        value = MIN(value * 10 + (uint64_t)(**p - '0'), (uint64_t)UINT32_MAX);
-    *out = value;
-    return true;
-}
-
 /* One item of pairs: "A-B" or "A-BxN". */
 static bool
 parse_pair(const char *item, uint32_t n_gpus, HwGpuPair *pair, const char *path, GError **error)
 {
     const char *p = item;
     uint64_t a, b, n_links = 1;
-    bool ok = take_number(&p, &a) && *p++ == '-' && take_number(&p, &b);
+    bool ok = hw_keys_take_number(&p, &a) && *p++ == '-' && hw_keys_take_number(&p, &b);
     if (ok && *p == 'x') {
         p++;
-        ok = take_number(&p, &n_links);
+        ok = hw_keys_take_number(&p, &n_links);
     }
     if (!ok || *p != '\0') {
         return hw_keys_fail(

@@ -61,19 +61,6 @@ fault_at(const TopoFaults *faults, guint i)
 
 /* ---- Parsing. ---- */
 
-/* Reads the digits at *p into *out (saturating far above any GPU count). */
-static bool
-take_number(const char **p, uint64_t *out)
-{
-    if (!g_ascii_isdigit(**p))
-        return false;
-    uint64_t value = 0;
-    for (; g_ascii_isdigit(**p); (*p)++)
-        value = MIN(value * 10 + (uint64_t)(**p - '0'), (uint64_t)UINT32_MAX);
-    *out = value;
-    return true;
-}
-
 /* "G:P", "A-B", each with "xN" where kind allows it. */
 static bool
 parse_bundle(const char *item, TopoFaultKind kind, const char *path, TopoFault *out, GError **error)
@@ -81,11 +68,11 @@ parse_bundle(const char *item, TopoFaultKind kind, const char *path, TopoFault *
     const char *key = kind_keys[kind], *p = item;
     uint64_t a, b, n = 0;
     char sep = '\0';
-    bool ok = take_number(&p, &a) && (sep = *p++, sep == ':' || sep == '-') && take_number(&p, &b);
+    bool ok = hw_keys_take_number(&p, &a) && (sep = *p++, sep == ':' || sep == '-') && hw_keys_take_number(&p, &b);
     bool counted = ok && *p == 'x';
     if (counted) {
         p++;
-        ok = take_number(&p, &n) && n > 0;
+        ok = hw_keys_take_number(&p, &n) && n > 0;
     }
     if (!ok || *p != '\0')
         return hw_keys_fail(error, path, "faults", key,
@@ -132,7 +119,7 @@ parse_list(TopoFaults *faults, TopoFaultKind kind, const char *text, const char 
         if (kind == TOPO_FAULT_PLANE_DOWN) {
             const char *p = *item;
             uint64_t plane;
-            if (!take_number(&p, &plane) || *p != '\0')
+            if (!hw_keys_take_number(&p, &plane) || *p != '\0')
                 return hw_keys_fail(error, path, "faults", "planes_down",
                                     "'%s' is not a plane number; expected NVSwitch planes such "
                                     "as 1 or 1,3",
