@@ -100,6 +100,23 @@ solve3(double a[3][3], double b[3], double x[3])
     return true;
 }
 
+/* Row i's terms of the closed form, f = (1, wire bytes, hops), and its
+ * measured time y in ps; false when the row is not of k ranks. */
+static bool
+row_terms(const HwLoopback *lb, const GArray *rows, guint i, uint32_t k, double f[3], double *y)
+{
+    const LoopRow *row = &g_array_index(rows, LoopRow, i);
+    if (row->n_ranks != k)
+        return false;
+    CollLoopbackTerms t;
+    coll_loopback_terms(lb, row->op, k, row->n_bytes, &t);
+    f[0] = 1;
+    f[1] = t.wire_bytes;
+    f[2] = t.n_hops;
+    *y = row->measured_us * 1e6;
+    return true;
+}
+
 /* Weighted least squares over the fit rows for (launch_ps, ps per byte,
  * per-hop ps), with the unknowns in fixed[] held at the values x[] has;
  * returns the sum of squared relative errors (HUGE_VAL when singular). */
@@ -107,23 +124,18 @@ static double
 least_squares(const HwLoopback *lb, const GArray *rows, uint32_t k, const bool fixed[3],
               double x[3])
 {
-    double a[3][3] = {{0}}, b[3] = {0};
+    double a[3][3] = {{0}}, b[3] = {0}, f[3], y;
     for (guint i = 0; i < rows->len; i++) {
-        const LoopRow *row = &g_array_index(rows, LoopRow, i);
-        if (row->n_ranks != k)
+        if (!row_terms(lb, rows, i, k, f, &y))
             continue;
-        CollLoopbackTerms t;
-        coll_loopback_terms(lb, row->op, k, row->n_bytes, &t);
-        double f[3] = {1, t.wire_bytes, t.n_hops}, y = row->measured_us * 1e6, w = 1 / (y * y);
-        for (int p = 0; p < 3; p++) {
-            if (fixed[p])
-                y -= f[p] * x[p];
-        }
+        double w = 1 / (y * y);
         for (int p = 0; p < 3; p++)
+            y -= fixed[p] ? f[p] * x[p] : 0;
+        for (int p = 0; p < 3; p++) {
             for (int q = 0; q < 3; q++)
                 a[p][q] += fixed[p] || fixed[q] ? 0 : w * f[p] * f[q];
-        for (int p = 0; p < 3; p++)
             b[p] += fixed[p] ? 0 : w * f[p] * y;
+        }
     }
     for (int p = 0; p < 3; p++)
         if (fixed[p]) {
@@ -134,13 +146,9 @@ least_squares(const HwLoopback *lb, const GArray *rows, uint32_t k, const bool f
         return HUGE_VAL;
     double sse = 0;
     for (guint i = 0; i < rows->len; i++) {
-        const LoopRow *row = &g_array_index(rows, LoopRow, i);
-        if (row->n_ranks != k)
+        if (!row_terms(lb, rows, i, k, f, &y))
             continue;
-        CollLoopbackTerms t;
-        coll_loopback_terms(lb, row->op, k, row->n_bytes, &t);
-        double y = row->measured_us * 1e6;
-        double e = (x[0] + x[1] * t.wire_bytes + x[2] * t.n_hops - y) / y;
+        double e = (x[0] + x[1] * f[1] + x[2] * f[2] - y) / y;
         sse += e * e;
     }
     return sse;
