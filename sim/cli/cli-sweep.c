@@ -190,8 +190,8 @@ check_groups(const CliSweep *sweep, GKeyFile *kf, GError **error)
     return true;
 }
 
-CliSweep *
-cli_sweep_load(const char *path, GError **error)
+static CliSweep *
+sweep_load(const char *path, const char *data, gsize length, GError **error)
 {
     g_autoptr(CliSweep) sweep = g_new0(CliSweep, 1);
     sweep->path = g_strdup(path);
@@ -199,7 +199,9 @@ cli_sweep_load(const char *path, GError **error)
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_key_file_set_list_separator(kf, ',');
     GError *local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
+    bool ok = data != NULL ? g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, &local)
+                           : g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local);
+    if (!ok) {
         hw_keys_failf(error, "%s: %s", path, local->message);
         g_error_free(local);
         return NULL;
@@ -208,6 +210,19 @@ cli_sweep_load(const char *path, GError **error)
         !load_axes(sweep, kf, error))
         return NULL;
     return g_steal_pointer(&sweep);
+}
+
+CliSweep *
+cli_sweep_load(const char *path, GError **error)
+{
+    return sweep_load(path, NULL, 0, error);
+}
+
+CliSweep *
+cli_sweep_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return sweep_load(path, data, length, error);
 }
 
 const char *

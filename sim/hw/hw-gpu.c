@@ -69,14 +69,12 @@ check(const HwGpu *gpu, const char *path, GError **error)
            check_range(path, "l2_size", gpu->l2_bytes, 1, UINT64_MAX, error);
 }
 
-HwGpu *
-hw_gpu_load(const char *path, GError **error)
+static HwGpu *
+gpu_load(const char *path, const char *data, gsize length, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, data, length, error);
+    if (kf == NULL)
         return NULL;
-    }
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
     gpu->training_efficiency = 1.0;
     if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
@@ -89,4 +87,17 @@ hw_gpu_load(const char *path, GError **error)
         return NULL;
     }
     return g_steal_pointer(&gpu);
+}
+
+HwGpu *
+hw_gpu_load(const char *path, GError **error)
+{
+    return gpu_load(path, NULL, 0, error);
+}
+
+HwGpu *
+hw_gpu_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return gpu_load(path, data, length, error);
 }

@@ -102,6 +102,20 @@ key_names(const HwKey *keys, size_t n_keys)
     return g_string_free(s, FALSE);
 }
 
+GKeyFile *
+hw_keys_open(const char *path, const char *data, gsize length, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    bool ok = data != NULL ? g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, error)
+                           : g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error);
+    if (!ok) {
+        g_prefix_error(error, "%s: ", path);
+        return NULL;
+    }
+    return g_steal_pointer(&kf);
+}
+
 bool
 hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *keys, size_t n_keys,
              void *out, GError **error)

@@ -42,6 +42,12 @@ typedef enum HwKeyError {
     HW_KEY_ERROR_INVALID, /* a value of the wrong form or out of range */
 } HwKeyError;
 
+/* The model file at path parsed, or, when data is not NULL, the text data
+ * (length bytes; (gsize)-1: up to its NUL) standing for that file. NULL and an error
+ * "PATH: what was wrong" when it cannot be read or is not a key file. Free
+ * with g_key_file_unref. */
+GKeyFile *hw_keys_open(const char *path, const char *data, gsize length, GError **error);
+
 /* Fills out (a struct laid out as keys says) from group of kf. path names
  * the file in messages: "PATH: [group] key: what was wrong". On error,
  * fields already filled stay filled (strings included: the caller frees the

@@ -129,14 +129,13 @@ check(const HwSwitch *sw, const char *path, GError **error)
            check_nvls(sw, path, error);
 }
 
-HwSwitch *
-hw_switch_load(const char *path, const char *models_dir, GError **error)
+static HwSwitch *
+switch_load(const char *path, const char *data, gsize length, const char *models_dir,
+            GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, data, length, error);
+    if (kf == NULL)
         return NULL;
-    }
     SwitchFile file = {0};
     bool ok =
         hw_keys_load(kf, path, "switch", switch_keys, G_N_ELEMENTS(switch_keys), &file, error) &&
@@ -150,4 +149,18 @@ hw_switch_load(const char *path, const char *models_dir, GError **error)
     HwSwitch *sw = g_new(HwSwitch, 1);
     *sw = file.sw;
     return sw;
+}
+
+HwSwitch *
+hw_switch_load(const char *path, const char *models_dir, GError **error)
+{
+    return switch_load(path, NULL, 0, models_dir, error);
+}
+
+HwSwitch *
+hw_switch_load_data(const char *data, gsize length, const char *path, const char *models_dir,
+                    GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return switch_load(path, data, length, models_dir, error);
 }

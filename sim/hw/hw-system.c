@@ -682,15 +682,14 @@ fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SystemSpec, spec_clear)
 
-HwSystem *
-hw_system_load(const char *path, const char *models_dir, GError **error)
+static HwSystem *
+system_load(const char *path, const char *data, gsize length, const char *models_dir,
+            GError **error)
 {
     g_return_val_if_fail(path != NULL && models_dir != NULL, NULL);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, data, length, error);
+    if (kf == NULL)
         return NULL;
-    }
     g_auto(SystemSpec) spec = {0};
     if (!read_spec(kf, path, &spec, error) || !check_hosts(&spec, path, error) ||
         (spec.nvlink && !check_nvlink_keys(kf, &spec, path, error)))
@@ -709,6 +708,20 @@ hw_system_load(const char *path, const char *models_dir, GError **error)
                      !check_network(system, &spec, path, error)))
         return NULL;
     return g_steal_pointer(&system);
+}
+
+HwSystem *
+hw_system_load(const char *path, const char *models_dir, GError **error)
+{
+    return system_load(path, NULL, 0, models_dir, error);
+}
+
+HwSystem *
+hw_system_load_data(const char *data, gsize length, const char *path, const char *models_dir,
+                    GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return system_load(path, data, length, models_dir, error);
 }
 
 HwSystem *

@@ -13,6 +13,7 @@
 
 typedef struct Reader {
     ReportCsv *csv;
+    struct csv_parser parser;
     GPtrArray *row;    /* being filled */
     uint32_t line;     /* line the current row started on */
     uint32_t newlines; /* newlines consumed so far */
@@ -64,6 +65,58 @@ on_row(int terminator, void *ctx)
     g_array_append_val(csv->lines, line);
 }
 
+/* Starts the table of the file at path. */
+static void
+reader_init(Reader *r, const char *path)
+{
+    *r = (Reader){.csv = g_new0(ReportCsv, 1), .line = 1};
+    r->csv->path = g_strdup(path);
+    r->csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    r->csv->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    csv_init(&r->parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
+}
+
+/* Parses the next n bytes of the file, a line at a time so that errors can
+ * name their line. */
+static void
+reader_feed(Reader *r, const char *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n && r->error == NULL) {
+        const char *nl = memchr(buf + done, '\n', n - done);
+        size_t len = nl ? (size_t)(nl - (buf + done)) + 1 : n - done;
+        if (csv_parse(&r->parser, buf + done, len, on_field, on_row, r) != len) {
+            g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", r->csv->path,
+                        r->newlines + 1, csv_strerror(csv_error(&r->parser)));
+            break;
+        }
+        r->newlines += nl != NULL;
+        done += len;
+    }
+}
+
+/* Ends the file: the table, or NULL and the first error met. */
+static ReportCsv *
+reader_end(Reader *r, GError **error)
+{
+    g_autoptr(ReportCsv) csv = r->csv;
+    const char *path = csv->path;
+    if (r->error == NULL && csv_fini(&r->parser, on_field, on_row, r) != 0)
+        g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path, r->newlines + 1,
+                    csv_strerror(csv_error(&r->parser)));
+    csv_free(&r->parser);
+    if (r->row)
+        g_ptr_array_unref(r->row);
+    if (r->error == NULL && csv->columns == NULL)
+        g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: empty: expected a header row naming the columns", path);
+    if (r->error != NULL) {
+        g_propagate_error(error, r->error);
+        return NULL;
+    }
+    return g_steal_pointer(&csv);
+}
+
 ReportCsv *
 report_csv_read(const char *path, GError **error)
 {
@@ -74,49 +127,26 @@ report_csv_read(const char *path, GError **error)
                     g_strerror(saved));
         return NULL;
     }
-    g_autoptr(ReportCsv) csv = g_new0(ReportCsv, 1);
-    csv->path = g_strdup(path);
-    csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-    csv->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    struct csv_parser parser;
-    csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
-    Reader r = {.csv = csv, .line = 1};
+    Reader r;
+    reader_init(&r, path);
     char buf[65536];
     size_t n;
-    while (r.error == NULL && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-        /* Count newlines per block before parsing it: good enough to name
-         * the line of a field-count error to within the block. */
-        size_t done = 0;
-        while (done < n && r.error == NULL) {
-            char *nl = memchr(buf + done, '\n', n - done);
-            size_t len = nl ? (size_t)(nl - (buf + done)) + 1 : n - done;
-            if (csv_parse(&parser, buf + done, len, on_field, on_row, &r) != len) {
-                g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path,
-                            r.newlines + 1, csv_strerror(csv_error(&parser)));
-                break;
-            }
-            r.newlines += nl != NULL;
-            done += len;
-        }
-    }
-    bool read_error = ferror(f);
-    fclose(f);
-    if (r.error == NULL && read_error)
+    while (r.error == NULL && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        reader_feed(&r, buf, n);
+    if (r.error == NULL && ferror(f))
         g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: read error", path);
-    if (r.error == NULL && csv_fini(&parser, on_field, on_row, &r) != 0)
-        g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path, r.newlines + 1,
-                    csv_strerror(csv_error(&parser)));
-    csv_free(&parser);
-    if (r.row)
-        g_ptr_array_unref(r.row);
-    if (r.error == NULL && csv->columns == NULL)
-        g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: empty: expected a header row naming the columns", path);
-    if (r.error != NULL) {
-        g_propagate_error(error, r.error);
-        return NULL;
-    }
-    return g_steal_pointer(&csv);
+    fclose(f);
+    return reader_end(&r, error);
+}
+
+ReportCsv *
+report_csv_read_data(const char *data, size_t length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL && path != NULL, NULL);
+    Reader r;
+    reader_init(&r, path);
+    reader_feed(&r, data, length);
+    return reader_end(&r, error);
 }
 
 void

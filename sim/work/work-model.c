@@ -186,15 +186,13 @@ check_groups(GKeyFile *kf, const char *path, GError **error)
     return true;
 }
 
-WorkModel *
-work_model_load(const char *path, GError **error)
+static WorkModel *
+model_load(const char *path, const char *data, gsize length, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
-        g_prefix_error(error, "%s: ", path);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, data, length, error);
+    if (kf == NULL)
         return NULL;
-    }
     /* The defaults of the optional keys: a GPT-2 style block. */
     ModelFile file = {.model = {.linear_bias = true, .tied_embeddings = true}};
     bool ok = check_groups(kf, path, error) &&
@@ -211,6 +209,19 @@ work_model_load(const char *path, GError **error)
     g_free(file.norm);
     g_free(file.positions);
     return g_memdup2(&file.model, sizeof file.model);
+}
+
+WorkModel *
+work_model_load(const char *path, GError **error)
+{
+    return model_load(path, NULL, 0, error);
+}
+
+WorkModel *
+work_model_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return model_load(path, data, length, error);
 }
 
 WorkModel *
