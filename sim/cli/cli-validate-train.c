@@ -305,7 +305,13 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         return;
     GError *error = NULL;
     WorkRunResult result = {0};
-    if (!train_row_run(&tr, NULL, &result, &error)) {
+    if (v->read_only) {
+        g_autoptr(WorkScenario) s = work_scenario_load_data(tr.ini, tr.where, NULL, NULL, &error);
+        if (s == NULL) {
+            validate_bad(v, csv, r, "", "%s", error->message);
+            g_error_free(error);
+        }
+    } else if (!train_row_run(&tr, NULL, &result, &error)) {
         validate_bad(v, csv, r, "", "%s", error->message);
         g_error_free(error);
     } else {
