@@ -46,8 +46,10 @@ on_row(int terminator, void *ctx)
     ReportCsv *csv = r->csv;
     if (csv->columns == NULL) {
         csv->columns = row;
-        for (guint i = 0; i < row->len; i++)
-            for (guint j = 0; j < i; j++)
+        /* The first column named twice is the error (a second would set
+         * it over the first). */
+        for (guint i = 0; i < row->len && r->error == NULL; i++)
+            for (guint j = 0; j < i && r->error == NULL; j++)
                 if (g_strcmp0(row->pdata[i], row->pdata[j]) == 0)
                     g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                                 "%s:1: column '%s' appears twice", csv->path,
