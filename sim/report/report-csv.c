@@ -87,9 +87,12 @@ reader_feed(Reader *r, const char *buf, size_t n)
     while (done < n && r->error == NULL) {
         const char *nl = memchr(buf + done, '\n', n - done);
         size_t len = nl ? (size_t)(nl - (buf + done)) + 1 : n - done;
+        /* A row may have set the error inside this call (a field count)
+         * before the parser met an error of its own: the first stands. */
         if (csv_parse(&r->parser, buf + done, len, on_field, on_row, r) != len) {
-            g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", r->csv->path,
-                        r->newlines + 1, csv_strerror(csv_error(&r->parser)));
+            if (r->error == NULL)
+                g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", r->csv->path,
+                            r->newlines + 1, csv_strerror(csv_error(&r->parser)));
             break;
         }
         r->newlines += nl != NULL;
@@ -103,7 +106,7 @@ reader_end(Reader *r, GError **error)
 {
     g_autoptr(ReportCsv) csv = r->csv;
     const char *path = csv->path;
-    if (r->error == NULL && csv_fini(&r->parser, on_field, on_row, r) != 0)
+    if (r->error == NULL && csv_fini(&r->parser, on_field, on_row, r) != 0 && r->error == NULL)
         g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: %s", path, r->newlines + 1,
                     csv_strerror(csv_error(&r->parser)));
     csv_free(&r->parser);
