@@ -70,7 +70,14 @@ check_base_keys(const CliSweep *sweep, GKeyFile *base, GError **error)
 static bool
 load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
 {
-    g_autofree char *base = g_key_file_get_string(kf, "sweep", "base", NULL);
+    GError *local = NULL;
+    g_autofree char *base = hw_keys_get_string(kf, "sweep", "base", &local);
+    if (base == NULL && !g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+        hw_keys_failf(error, "%s: [sweep] base: %s", sweep->path, local->message);
+        g_error_free(local);
+        return false;
+    }
+    g_clear_error(&local);
     if (base == NULL || *g_strstrip(base) == '\0')
         return hw_keys_failf(
             error,
@@ -84,7 +91,6 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
         g_autofree char *dir = g_path_get_dirname(sweep->path);
         g_autofree char *file =
             g_path_is_absolute(base) ? g_strdup(base) : g_build_filename(dir, base, NULL);
-        GError *local = NULL;
         if (!g_file_get_contents(file, &sweep->base_text, NULL, &local)) {
             hw_keys_failf(error, "%s: [sweep] base: %s", sweep->path, local->message);
             g_error_free(local);
@@ -93,7 +99,6 @@ load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
         sweep->base_name = g_path_get_basename(file);
     }
     g_autoptr(GKeyFile) parsed = g_key_file_new();
-    GError *local = NULL;
     if (!g_key_file_load_from_data(parsed, sweep->base_text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
         hw_keys_failf(error, "%s: [sweep] base: %s: %s", sweep->path, sweep->base_name,
                       local->message);
@@ -108,7 +113,13 @@ static bool
 load_axis_values(const CliSweep *sweep, GKeyFile *kf, CliSweepAxis *axis, GError **error)
 {
     gsize n = 0;
-    axis->values = g_key_file_get_string_list(kf, "axes", axis->key, &n, NULL);
+    GError *local = NULL;
+    axis->values = hw_keys_get_string_list(kf, "axes", axis->key, &n, &local);
+    if (local != NULL) {
+        hw_keys_failf(error, "%s: [axes] %s: %s", sweep->path, axis->key, local->message);
+        g_error_free(local);
+        return false;
+    }
     if (n == 0)
         return hw_keys_failf(
             error, "%s: [axes] %s: no values; expected a comma-separated list such as 1, 2, 4",

@@ -116,6 +116,66 @@ hw_keys_open(const char *path, const char *data, gsize length, GError **error)
     return g_steal_pointer(&kf);
 }
 
+/* Whether text ends in a backslash that escapes nothing. */
+static bool
+ends_in_lone_backslash(const char *text)
+{
+    size_t n = strlen(text), k = 0;
+    while (k < n && text[n - 1 - k] == '\\')
+        k++;
+    return k % 2 == 1;
+}
+
+/* Whether key is present and its raw value does not end in a lone
+ * backslash; else an error. GLib 2.74 (Debian 12's) sets its error twice,
+ * and warns on stderr, when such a value also holds an invalid escape
+ * ("a\q\"); later versions clear the first. Such a value is refused here
+ * before GLib reads it. */
+static bool
+check_escapes(GKeyFile *kf, const char *group, const char *key, GError **error)
+{
+    g_autofree char *raw = g_key_file_get_value(kf, group, key, error);
+    if (raw == NULL)
+        return false;
+    if (ends_in_lone_backslash(raw)) {
+        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "'%s' ends in a backslash that escapes nothing", raw);
+        return false;
+    }
+    return true;
+}
+
+char *
+hw_keys_get_string(GKeyFile *kf, const char *group, const char *key, GError **error)
+{
+    if (!check_escapes(kf, group, key, error))
+        return NULL;
+    GError *local = NULL;
+    g_autofree char *text = g_key_file_get_string(kf, group, key, &local);
+    if (local != NULL) {
+        g_propagate_error(error, local);
+        return NULL;
+    }
+    return g_steal_pointer(&text);
+}
+
+char **
+hw_keys_get_string_list(GKeyFile *kf, const char *group, const char *key, gsize *length,
+                        GError **error)
+{
+    *length = 0;
+    if (!check_escapes(kf, group, key, error))
+        return NULL;
+    GError *local = NULL;
+    g_auto(GStrv) list = g_key_file_get_string_list(kf, group, key, length, &local);
+    if (local != NULL) {
+        *length = 0;
+        g_propagate_error(error, local);
+        return NULL;
+    }
+    return g_steal_pointer(&list);
+}
+
 bool
 hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *keys, size_t n_keys,
              void *out, GError **error)
@@ -135,7 +195,14 @@ hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *key
     }
     for (size_t i = 0; i < n_keys; i++) {
         const HwKey *key = &keys[i];
-        g_autofree char *text = g_key_file_get_string(kf, group, key->name, NULL);
+        GError *local = NULL;
+        g_autofree char *text = hw_keys_get_string(kf, group, key->name, &local);
+        if (text == NULL &&
+            !g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+            g_propagate_prefixed_error(error, local, "%s: [%s] %s: ", path, group, key->name);
+            return false;
+        }
+        g_clear_error(&local);
         if (text == NULL) {
             if (!key->required)
                 continue;

@@ -48,6 +48,16 @@ typedef enum HwKeyError {
  * with g_key_file_unref. */
 GKeyFile *hw_keys_open(const char *path, const char *data, gsize length, GError **error);
 
+/* The text of key in group, unescaped as g_key_file_get_string does; NULL
+ * and an error (G_KEY_FILE_ERROR_KEY_NOT_FOUND when the key is absent) when
+ * it is absent or its escapes are malformed (GLib keeps those as they are
+ * and reports them; so do these). Free with g_free. */
+char *hw_keys_get_string(GKeyFile *kf, const char *group, const char *key, GError **error);
+/* The same for a list (g_key_file_get_string_list); *length is its count
+ * (0 on error). Free with g_strfreev. */
+char **hw_keys_get_string_list(GKeyFile *kf, const char *group, const char *key, gsize *length,
+                               GError **error);
+
 /* Fills out (a struct laid out as keys says) from group of kf. path names
  * the file in messages: "PATH: [group] key: what was wrong". On error,
  * fields already filled stay filled (strings included: the caller frees the
