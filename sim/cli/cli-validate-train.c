@@ -244,6 +244,13 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     pp = MAX(pp, 1);
     if (dp == 0)
         dp = gpus / (tp * pp);
+    if (dp == 0) {
+        validate_bad(v, csv, r, "dp",
+                     "empty, and num_gpus (%" G_GUINT64_FORMAT
+                     ") holds no tp x pp = %" G_GUINT64_FORMAT " GPUs",
+                     gpus, tp * pp);
+        return false;
+    }
     const char *model_text = report_csv_field(csv, r, col->model);
     const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
     if (id == NULL) {
