@@ -71,7 +71,14 @@ check_base_keys(const CliSweep *sweep, GKeyFile *base, GError **error)
 static bool
 load_base(CliSweep *sweep, GKeyFile *kf, GError **error)
 {
-    g_autofree char *base = g_key_file_get_string(kf, "sweep", "base", NULL);
+    GError *local = NULL;
+    g_autofree char *base = hw_keys_get_string(kf, "sweep", "base", &local);
+    if (base == NULL && !g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+        hw_keys_failf(error, "%s: [sweep] base: %s", sweep->path, local->message);
+        g_error_free(local);
+        return false;
+    }
+    g_clear_error(&local);
     if (base == NULL || *g_strstrip(base) == '\0')
         return hw_keys_failf(
             error,
@@ -106,7 +113,13 @@ static bool
 load_axis_values(const CliSweep *sweep, GKeyFile *kf, CliSweepAxis *axis, GError **error)
 {
     gsize n = 0;
-    axis->values = g_key_file_get_string_list(kf, "axes", axis->key, &n, NULL);
+    GError *local = NULL;
+    axis->values = hw_keys_get_string_list(kf, "axes", axis->key, &n, &local);
+    if (local != NULL) {
+        hw_keys_failf(error, "%s: [axes] %s: %s", sweep->path, axis->key, local->message);
+        g_error_free(local);
+        return false;
+    }
     if (n == 0)
         return hw_keys_failf(
             error, "%s: [axes] %s: no values; expected a comma-separated list such as 1, 2, 4",
@@ -188,13 +201,13 @@ check_groups(const CliSweep *sweep, GKeyFile *kf, GError **error)
     return true;
 }
 
-CliSweep *
-cli_sweep_load(const char *path, GError **error)
+static CliSweep *
+sweep_load(const char *path, const char *data, gsize length, GError **error)
 {
     g_autoptr(CliSweep) sweep = g_new0(CliSweep, 1);
     sweep->path = g_strdup(path);
     sweep->axes = g_ptr_array_new_with_free_func(axis_free);
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a sweep file", NULL, error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a sweep file", NULL, data, length, error);
     if (kf == NULL)
         return NULL;
     g_key_file_set_list_separator(kf, ',');
@@ -202,6 +215,19 @@ cli_sweep_load(const char *path, GError **error)
         !load_axes(sweep, kf, error))
         return NULL;
     return g_steal_pointer(&sweep);
+}
+
+CliSweep *
+cli_sweep_load(const char *path, GError **error)
+{
+    return sweep_load(path, NULL, 0, error);
+}
+
+CliSweep *
+cli_sweep_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return sweep_load(path, data, length, error);
 }
 
 const char *

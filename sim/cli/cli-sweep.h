@@ -31,6 +31,10 @@ typedef struct CliSweep {
  * the sweep file's folder, or "builtin") and [axes] group.key = v1, v2, ...
  * NULL and an error naming the file, group and key on bad input. */
 CliSweep *cli_sweep_load(const char *path, GError **error);
+/* The same from the text of a sweep file (length bytes; (gsize)-1: up to
+ * its NUL); path names it in messages, and its folder is where base is
+ * looked for. */
+CliSweep *cli_sweep_load_data(const char *data, gsize length, const char *path, GError **error);
 void cli_sweep_free(CliSweep *sweep);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CliSweep, cli_sweep_free)
 

@@ -144,6 +144,8 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
                          "5%)");
         return;
     }
+    if (v->read_only)
+        return;
     CollComm *comm = comm_for(v, system, n_gpus, &error);
     if (comm == NULL) {
         validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);

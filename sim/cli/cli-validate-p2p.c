@@ -89,6 +89,8 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
     }
     uint32_t a, b;
     cli_rows_pair(report_csv_field(csv, r, col->note), &a, &b);
+    if (v->read_only)
+        return;
     CliFabric *fabric = validate_fabric(v, system, 1, &error);
     if (fabric == NULL) {
         validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);

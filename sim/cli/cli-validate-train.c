@@ -244,6 +244,13 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     pp = MAX(pp, 1);
     if (dp == 0)
         dp = gpus / (tp * pp);
+    if (dp == 0) {
+        validate_bad(v, csv, r, "dp",
+                     "empty, and num_gpus (%" G_GUINT64_FORMAT
+                     ") holds no tp x pp = %" G_GUINT64_FORMAT " GPUs",
+                     gpus, tp * pp);
+        return false;
+    }
     if (gpus > 0 && tp * pp * dp != gpus) {
         validate_bad(v, csv, r, "num_gpus",
                      "%" G_GUINT64_FORMAT " is not tp x pp x dp = %" G_GUINT64_FORMAT
@@ -312,7 +319,13 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         return;
     GError *error = NULL;
     WorkRunResult result = {0};
-    if (!train_row_run(&tr, NULL, &result, &error)) {
+    if (v->read_only) {
+        g_autoptr(WorkScenario) s = work_scenario_load_data(tr.ini, tr.where, NULL, NULL, &error);
+        if (s == NULL) {
+            validate_bad_error(v, error);
+            g_error_free(error);
+        }
+    } else if (!train_row_run(&tr, NULL, &result, &error)) {
         validate_bad_error(v, error);
         g_error_free(error);
     } else {

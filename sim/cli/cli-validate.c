@@ -84,16 +84,18 @@ validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, c
     va_start(args, format);
     g_autofree char *message = g_strdup_vprintf(format, args);
     va_end(args);
-    fprintf(stderr, "nvlsim %s: %s:%u: %s%s%s%s\n", v->command, csv->path,
-            g_array_index(csv->lines, uint32_t, r), column ? "column " : "", column ? column : "",
-            column ? ": " : "", message);
+    if (v->err != NULL)
+        fprintf(v->err, "nvlsim %s: %s:%u: %s%s%s%s\n", v->command, csv->path,
+                g_array_index(csv->lines, uint32_t, r), column ? "column " : "",
+                column ? column : "", column ? ": " : "", message);
     v->n_bad++;
 }
 
 void
 validate_bad_error(Validation *v, const GError *error)
 {
-    cli_print_error(v->command, error);
+    if (v->err != NULL)
+        cli_print_error(v->command, error);
     v->n_bad++;
 }
 
@@ -252,15 +254,35 @@ print_summary(const Validation *v)
     return mape;
 }
 
+bool
+validate_rows(Validation *v, const ReportCsv *csv, GError **error)
+{
+    v->training = validate_is_training(csv);
+    if (v->training) {
+        if (!v->quiet)
+            printf("%5s %-15s %-31s %5s %-34s %9s %9s %-1s %8s  %s\n", "line", "system", "source",
+                   "gpus", "model and layout", "measured", "simulated", "", "error",
+                   "simulated step: % compute, exposed tp pp dp ep, idle");
+        return validate_train_rows(v, csv, error);
+    }
+    CliRowColumns col;
+    if (!cli_rows_find_columns(csv, &col, error))
+        return false;
+    if (!v->quiet)
+        printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
+               "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
+               "nccl_mod");
+    for (guint r = 0; r < csv->rows->len; r++)
+        replay_row(v, csv, &col, r);
+    return true;
+}
+
 static int
 validate_run(Validation *v, const ValidateOptions *o, const char *path, double max_mape)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    CliRowColumns col;
-    if (csv != NULL)
-        v->training = validate_is_training(csv);
-    if (csv == NULL || (!v->training && !cli_rows_find_columns(csv, &col, &error))) {
+    if (csv == NULL) {
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }
@@ -280,25 +302,12 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         fprintf(v->out, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,error_pct,"
                         "nccl_model,nccl_model_error_pct\n");
     }
-    if (v->training) {
-        if (!o->quiet)
-            printf("%5s %-15s %-31s %5s %-34s %9s %9s %-1s %8s  %s\n", "line", "system", "source",
-                   "gpus", "model and layout", "measured", "simulated", "", "error",
-                   "simulated step: % compute, exposed tp pp dp ep, idle");
-        if (!validate_train_rows(v, csv, &error)) {
-            if (v->out != NULL)
-                cli_output_abandon(v->out, tmp);
-            v->out = NULL;
-            cli_print_error("validate", error);
-            return CLI_EXIT_BAD_INPUT;
-        }
-    } else {
-        if (!o->quiet)
-            printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
-                   "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
-                   "nccl_mod");
-        for (guint r = 0; r < csv->rows->len; r++)
-            replay_row(v, csv, &col, r);
+    if (!validate_rows(v, csv, &error)) {
+        if (v->out != NULL)
+            cli_output_abandon(v->out, tmp);
+        v->out = NULL;
+        cli_print_error("validate", error);
+        return CLI_EXIT_BAD_INPUT;
     }
     double mape = print_summary(v);
     if (v->out != NULL && v->n_bad > 0) {
@@ -369,6 +378,7 @@ validate_init(Validation *v)
         .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
         .groups = g_ptr_array_new_with_free_func(group_free),
         .skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .err = stderr,
     };
 }
 

@@ -21,6 +21,8 @@ typedef struct Validation {
     const char *only_system; /* NULL: every system */
     uint64_t min_bytes;      /* rows below it are skipped */
     bool quiet;
+    bool read_only;       /* read and check every row, simulate none */
+    FILE *err;            /* where malformed rows are reported: stderr; NULL: counted only */
     GHashTable *fabrics;  /* "system|nodes" -> CliFabric */
     GHashTable *comms;    /* "system|gpus" -> CollComm (on a fabric of fabrics) */
     GHashTable *memo;     /* a row's simulation key -> double* (simulated, model) */
@@ -50,9 +52,14 @@ typedef struct ValidateRow {
 void validate_init(Validation *v);
 void validate_clear(Validation *v);
 
+/* Replays every row of csv (training rows when it has their schema; with
+ * read_only, reads and checks them only), printing them unless quiet;
+ * false and error when a column is missing. */
+bool validate_rows(Validation *v, const ReportCsv *csv, GError **error);
+
 void validate_skip(Validation *v, const char *reason);
 void validate_record(Validation *v, const ValidateRow *row);
-/* Reports a malformed row on stderr ("FILE:LINE: column C: message") and
+/* Reports a malformed row on v->err ("FILE:LINE: column C: message") and
  * counts it; the run goes on. */
 void validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column,
                   const char *format, ...) G_GNUC_PRINTF(5, 6);

@@ -73,10 +73,10 @@ check(const HwGpu *gpu, const char *path, GError **error)
            check_range(path, "l2_size", gpu->l2_bytes, 1, UINT64_MAX, error);
 }
 
-HwGpu *
-hw_gpu_load(const char *path, GError **error)
+static HwGpu *
+gpu_load(const char *path, const char *data, gsize length, GError **error)
 {
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "gpu", error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", "gpu", data, length, error);
     if (kf == NULL)
         return NULL;
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
@@ -94,6 +94,19 @@ hw_gpu_load(const char *path, GError **error)
         return NULL;
     }
     return g_steal_pointer(&gpu);
+}
+
+HwGpu *
+hw_gpu_load(const char *path, GError **error)
+{
+    return gpu_load(path, NULL, 0, error);
+}
+
+HwGpu *
+hw_gpu_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return gpu_load(path, data, length, error);
 }
 
 uint64_t

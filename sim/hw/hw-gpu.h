@@ -37,6 +37,9 @@ typedef struct HwGpu {
 /* Loads and checks a GPU model file; NULL and error ("PATH: [gpu] key:
  * what was wrong") on failure. Free with hw_gpu_free. */
 HwGpu *hw_gpu_load(const char *path, GError **error);
+/* The same from the text of a model file (length bytes; (gsize)-1: up to
+ * its NUL); path names it in messages. */
+HwGpu *hw_gpu_load_data(const char *data, gsize length, const char *path, GError **error);
 
 void hw_gpu_free(HwGpu *gpu);
 

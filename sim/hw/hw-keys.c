@@ -195,12 +195,17 @@ hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length
 }
 
 GKeyFile *
-hw_keys_file_load(const char *path, const char *what, const char *only_group, GError **error)
+hw_keys_open(const char *path, const char *what, const char *only_group, const char *data,
+             gsize length, GError **error)
 {
-    g_autofree char *data = NULL;
-    gsize length = 0;
-    if (!sim_text_read(path, what, &data, &length, error))
-        return NULL;
+    g_autofree char *read = NULL;
+    if (data == NULL) {
+        if (!sim_text_read(path, what, &read, &length, error))
+            return NULL;
+        data = read;
+    } else if (length == (gsize)-1) {
+        length = strlen(data);
+    }
     g_autoptr(GKeyFile) kf = g_key_file_new();
     if (!hw_keys_data_load(kf, path, data, length, error))
         return NULL;
@@ -212,6 +217,12 @@ hw_keys_file_load(const char *path, const char *what, const char *only_group, GE
             return NULL;
         }
     return g_steal_pointer(&kf);
+}
+
+GKeyFile *
+hw_keys_file_load(const char *path, const char *what, const char *only_group, GError **error)
+{
+    return hw_keys_open(path, what, only_group, NULL, 0, error);
 }
 
 static const HwKey *
@@ -230,6 +241,66 @@ key_names(const HwKey *keys, size_t n_keys)
     for (size_t i = 0; i < n_keys; i++)
         g_string_append_printf(s, "%s%s", i ? ", " : "", keys[i].name);
     return g_string_free(s, FALSE);
+}
+
+/* Whether text ends in a backslash that escapes nothing. */
+static bool
+ends_in_lone_backslash(const char *text)
+{
+    size_t n = strlen(text), k = 0;
+    while (k < n && text[n - 1 - k] == '\\')
+        k++;
+    return k % 2 == 1;
+}
+
+/* Whether key is present and its raw value does not end in a lone
+ * backslash; else an error. GLib 2.74 (Debian 12's) sets its error twice,
+ * and warns on stderr, when such a value also holds an invalid escape
+ * ("a\q\"); later versions clear the first. Such a value is refused here
+ * before GLib reads it. */
+static bool
+check_escapes(GKeyFile *kf, const char *group, const char *key, GError **error)
+{
+    g_autofree char *raw = g_key_file_get_value(kf, group, key, error);
+    if (raw == NULL)
+        return false;
+    if (ends_in_lone_backslash(raw)) {
+        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "'%s' ends in a backslash that escapes nothing", raw);
+        return false;
+    }
+    return true;
+}
+
+char *
+hw_keys_get_string(GKeyFile *kf, const char *group, const char *key, GError **error)
+{
+    if (!check_escapes(kf, group, key, error))
+        return NULL;
+    GError *local = NULL;
+    g_autofree char *text = g_key_file_get_string(kf, group, key, &local);
+    if (local != NULL) {
+        g_propagate_error(error, local);
+        return NULL;
+    }
+    return g_steal_pointer(&text);
+}
+
+char **
+hw_keys_get_string_list(GKeyFile *kf, const char *group, const char *key, gsize *length,
+                        GError **error)
+{
+    *length = 0;
+    if (!check_escapes(kf, group, key, error))
+        return NULL;
+    GError *local = NULL;
+    g_auto(GStrv) list = g_key_file_get_string_list(kf, group, key, length, &local);
+    if (local != NULL) {
+        *length = 0;
+        g_propagate_error(error, local);
+        return NULL;
+    }
+    return g_steal_pointer(&list);
 }
 
 bool
@@ -252,8 +323,8 @@ hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey *key
     for (size_t i = 0; i < n_keys; i++) {
         const HwKey *key = &keys[i];
         GError *local = NULL;
-        g_autofree char *text = g_key_file_get_string(kf, group, key->name, &local);
-        if (local != NULL &&
+        g_autofree char *text = hw_keys_get_string(kf, group, key->name, &local);
+        if (text == NULL &&
             !g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
             /* GKeyFile refuses a value that is not UTF-8 (from --set) or has a
              * bad escape; none is a silent default. */

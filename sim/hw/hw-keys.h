@@ -53,10 +53,26 @@ typedef enum HwKeyError {
 GKeyFile *hw_keys_file_load(const char *path, const char *what, const char *only_group,
                             GError **error);
 
+/* The same with the file's text given: data (length bytes; (gsize)-1: up
+ * to its NUL) stands for the file at path; NULL data reads path. For
+ * fuzzing, and for callers that hold the text. Free with g_key_file_unref. */
+GKeyFile *hw_keys_open(const char *path, const char *what, const char *only_group, const char *data,
+                       gsize length, GError **error);
+
 /* The same checks on text already read (length bytes; a scenario given as
  * a string), named name in messages, into kf. */
 bool hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length,
                        GError **error);
+
+/* The text of key in group, unescaped as g_key_file_get_string does; NULL
+ * and an error (G_KEY_FILE_ERROR_KEY_NOT_FOUND when the key is absent) when
+ * it is absent or its escapes are malformed (GLib keeps those as they are
+ * and reports them; so do these). Free with g_free. */
+char *hw_keys_get_string(GKeyFile *kf, const char *group, const char *key, GError **error);
+/* The same for a list (g_key_file_get_string_list); *length is its count
+ * (0 on error). Free with g_strfreev. */
+char **hw_keys_get_string_list(GKeyFile *kf, const char *group, const char *key, gsize *length,
+                               GError **error);
 
 /* Fills out (a struct laid out as keys says) from group of kf. path names
  * the file in messages: "PATH: [group] key: what was wrong". On error,

@@ -156,10 +156,10 @@ check(const HwLink *link, const char *path, GError **error)
            check_rates(link, path, error) && check_buffers(link, path, error);
 }
 
-HwLink *
-hw_link_load(const char *path, GError **error)
+static HwLink *
+link_load(const char *path, const char *data, gsize length, GError **error)
 {
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "link", error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", "link", data, length, error);
     if (kf == NULL)
         return NULL;
     LinkFile file = {0};
@@ -173,6 +173,19 @@ hw_link_load(const char *path, GError **error)
     HwLink *link = g_new(HwLink, 1);
     *link = file.link;
     return link;
+}
+
+HwLink *
+hw_link_load(const char *path, GError **error)
+{
+    return link_load(path, NULL, 0, error);
+}
+
+HwLink *
+hw_link_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return link_load(path, data, length, error);
 }
 
 HwLink *

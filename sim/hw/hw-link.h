@@ -25,7 +25,7 @@ typedef struct HwLink {
     uint64_t lane_bytes_per_s; /* signalling rate of one lane, as written ("100Gbit/s") */
     uint64_t bytes_per_s;      /* data rate per direction after line coding */
     uint64_t header_bytes;     /* link-layer overhead carried by every packet */
-    uint64_t sm_header_bytes;   /* overhead of an SM-issued packet; 0: header_bytes */
+    uint64_t sm_header_bytes;  /* overhead of an SM-issued packet; 0: header_bytes */
     uint64_t sm_payload_bytes; /* largest payload of one SM-issued packet */
     uint64_t ce_payload_bytes; /* largest payload of one copy-engine (DMA) packet */
     uint64_t latency_ps;       /* one hop: first bit in at the sender to first bit out */
@@ -39,6 +39,9 @@ typedef struct HwLink {
 /* Loads and checks a link model; NULL and error ("PATH: [link] key: what
  * was wrong; expected ...") on failure. Free with hw_link_free. */
 HwLink *hw_link_load(const char *path, GError **error);
+/* The same from the text of a model file (length bytes; (gsize)-1: up to
+ * its NUL); path names it in messages. */
+HwLink *hw_link_load_data(const char *data, gsize length, const char *path, GError **error);
 
 /* Loads models_dir/link/NAME.ini. NAME is a bare file stem ("nvlink4"); a
  * name with a slash or a leading dot, or one with no file, is an error

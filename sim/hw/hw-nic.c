@@ -55,10 +55,10 @@ check(const HwNic *nic, const char *path, GError **error)
            hw_keys_check_range(path, "nic", "pcie_lanes", nic->pcie_lanes, 1, 64, error);
 }
 
-HwNic *
-hw_nic_load(const char *path, const char *models_dir, GError **error)
+static HwNic *
+nic_load(const char *path, const char *data, gsize length, const char *models_dir, GError **error)
 {
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "nic", error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", "nic", data, length, error);
     if (kf == NULL)
         return NULL;
     g_autoptr(HwNic) nic = g_new0(HwNic, 1);
@@ -66,4 +66,18 @@ hw_nic_load(const char *path, const char *models_dir, GError **error)
         !check(nic, path, error) || !load_link(nic, path, models_dir, error))
         return NULL;
     return g_steal_pointer(&nic);
+}
+
+HwNic *
+hw_nic_load(const char *path, const char *models_dir, GError **error)
+{
+    return nic_load(path, NULL, 0, models_dir, error);
+}
+
+HwNic *
+hw_nic_load_data(const char *data, gsize length, const char *path, const char *models_dir,
+                 GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return nic_load(path, data, length, models_dir, error);
 }

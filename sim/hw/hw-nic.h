@@ -20,6 +20,10 @@ typedef struct HwNic {
 /* Loads and checks a NIC model and its port link model (models_dir/link/);
  * NULL and error on failure. */
 HwNic *hw_nic_load(const char *path, const char *models_dir, GError **error);
+/* The same from the text of a NIC file (length bytes; (gsize)-1: up to its
+ * NUL); path names it in messages. */
+HwNic *hw_nic_load_data(const char *data, gsize length, const char *path, const char *models_dir,
+                        GError **error);
 
 void hw_nic_free(HwNic *nic);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwNic, hw_nic_free)

@@ -129,10 +129,11 @@ check(const HwSwitch *sw, const char *path, GError **error)
            check_nvls(sw, path, error);
 }
 
-HwSwitch *
-hw_switch_load(const char *path, const char *models_dir, GError **error)
+static HwSwitch *
+switch_load(const char *path, const char *data, gsize length, const char *models_dir,
+            GError **error)
 {
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", "switch", error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", "switch", data, length, error);
     if (kf == NULL)
         return NULL;
     SwitchFile file = {0};
@@ -148,4 +149,18 @@ hw_switch_load(const char *path, const char *models_dir, GError **error)
     HwSwitch *sw = g_new(HwSwitch, 1);
     *sw = file.sw;
     return sw;
+}
+
+HwSwitch *
+hw_switch_load(const char *path, const char *models_dir, GError **error)
+{
+    return switch_load(path, NULL, 0, models_dir, error);
+}
+
+HwSwitch *
+hw_switch_load_data(const char *data, gsize length, const char *path, const char *models_dir,
+                    GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return switch_load(path, data, length, models_dir, error);
 }

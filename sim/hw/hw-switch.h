@@ -31,6 +31,10 @@ typedef struct HwSwitch {
 /* Loads and checks a switch model and its port link model (found as
  * models_dir/link/LINK.ini); NULL and error on failure. */
 HwSwitch *hw_switch_load(const char *path, const char *models_dir, GError **error);
+/* The same from the text of a switch file (length bytes; (gsize)-1: up to
+ * its NUL); path names it in messages. */
+HwSwitch *hw_switch_load_data(const char *data, gsize length, const char *path,
+                              const char *models_dir, GError **error);
 
 void hw_switch_free(HwSwitch *sw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSwitch, hw_switch_free)

@@ -681,11 +681,12 @@ fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SystemSpec, spec_clear)
 
-HwSystem *
-hw_system_load(const char *path, const char *models_dir, GError **error)
+static HwSystem *
+system_load(const char *path, const char *data, gsize length, const char *models_dir,
+            GError **error)
 {
     g_return_val_if_fail(path != NULL && models_dir != NULL, NULL);
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", NULL, error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", NULL, data, length, error);
     if (kf == NULL)
         return NULL;
     g_auto(SystemSpec) spec = {0};
@@ -710,6 +711,20 @@ hw_system_load(const char *path, const char *models_dir, GError **error)
                      !check_network(system, &spec, path, error)))
         return NULL;
     return g_steal_pointer(&system);
+}
+
+HwSystem *
+hw_system_load(const char *path, const char *models_dir, GError **error)
+{
+    return system_load(path, NULL, 0, models_dir, error);
+}
+
+HwSystem *
+hw_system_load_data(const char *data, gsize length, const char *path, const char *models_dir,
+                    GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return system_load(path, data, length, models_dir, error);
 }
 
 HwSystem *

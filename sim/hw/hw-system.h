@@ -78,7 +78,8 @@ typedef struct HwSystem {
     uint32_t gpus_per_pcie_switch; /* 0: GPUs and NICs attach to the CPU directly */
     HwLink *cpu_link;              /* between the CPUs of one host; NULL with one CPU */
     uint64_t copy_overhead_ps;     /* one cudaMemcpyPeer's fixed cost: API, DMA setup, completion */
-    uint64_t coll_overhead_ps;     /* one NCCL call's fixed cost (launch, setup); 0: NCCL's base latency */
+    /* One NCCL call's fixed cost (launch, setup); 0: NCCL's base latency. */
+    uint64_t coll_overhead_ps;
 
     /* Scale-out. */
     HwNic *nic;      /* NULL when the system has no compute NIC */
@@ -100,6 +101,10 @@ typedef struct HwSystem {
  * count, switch ports against links, pairs in range). NULL and error
  * ("PATH: [group] key: what was wrong; expected ...") on failure. */
 HwSystem *hw_system_load(const char *path, const char *models_dir, GError **error);
+/* The same from the text of a system file (length bytes; (gsize)-1: up to
+ * its NUL); path names it in messages and gives the system its id. */
+HwSystem *hw_system_load_data(const char *data, gsize length, const char *path,
+                              const char *models_dir, GError **error);
 
 /* Loads models_dir/system/ID.ini. id must be a plain file stem (no '/',
  * not hidden); an unknown id is an error that lists the known ones. */

@@ -46,8 +46,10 @@ on_row(int terminator, void *ctx)
     ReportCsv *csv = r->csv;
     if (csv->columns == NULL) {
         csv->columns = row;
-        for (guint i = 0; i < row->len; i++)
-            for (guint j = 0; j < i; j++)
+        /* The first column named twice is the error (a second would set
+         * it over the first). */
+        for (guint i = 0; i < row->len && r->error == NULL; i++)
+            for (guint j = 0; j < i && r->error == NULL; j++)
                 if (g_strcmp0(row->pdata[i], row->pdata[j]) == 0)
                     g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                                 "%s:1: column '%s' appears twice", csv->path,
@@ -71,6 +73,11 @@ on_row(int terminator, void *ctx)
 static void
 parse_fail(Reader *r, struct csv_parser *parser, const char *path)
 {
+    /* A row may have set the error inside the same csv_parse or csv_fini
+     * (a field count) before the parser met an error of its own: the first
+     * stands. */
+    if (r->error != NULL)
+        return;
     const char *what = csv_error(parser) == CSV_EPARSE
                            ? "a quote inside an unquoted field, text after a closing quote or a "
                              "quoted field never closed (quote a field that holds quotes, and "
@@ -86,6 +93,14 @@ report_csv_read(const char *path, GError **error)
     g_autofree char *data = NULL;
     gsize length = 0;
     if (!sim_text_read(path, "a CSV file", &data, &length, error))
+        return NULL;
+    return report_csv_read_data(data, length, path, error);
+}
+
+ReportCsv *
+report_csv_read_data(const char *data, size_t length, const char *path, GError **error)
+{
+    if (!sim_text_check(path, data, length, error))
         return NULL;
     g_autoptr(ReportCsv) csv = g_new0(ReportCsv, 1);
     csv->path = g_strdup(path);

@@ -18,6 +18,9 @@ typedef struct ReportCsv {
  * malformed quoting, a row whose field count differs from the header's,
  * no header, duplicate column names. */
 ReportCsv *report_csv_read(const char *path, GError **error);
+/* The same from the text of a CSV file, length bytes (NUL not needed);
+ * path names it in messages. */
+ReportCsv *report_csv_read_data(const char *data, size_t length, const char *path, GError **error);
 void report_csv_free(ReportCsv *csv);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCsv, report_csv_free)
 

@@ -624,13 +624,10 @@ find_columns(Reader *r, GError **error)
     return false;
 }
 
-WorkStream *
-report_trace_read(const char *path, GError **error)
+/* The trace whose rows csv holds (read from path). */
+static WorkStream *
+trace_read(ReportCsv *csv, const char *path, GError **error)
 {
-    g_return_val_if_fail(path != NULL, NULL);
-    g_autoptr(ReportCsv) csv = report_csv_read(path, error);
-    if (csv == NULL)
-        return NULL;
     g_autoptr(WorkStream) stream = work_stream_new(0);
     Reader r = {
         .csv = csv,
@@ -661,4 +658,20 @@ report_trace_read(const char *path, GError **error)
         return NULL;
     }
     return g_steal_pointer(&stream);
+}
+
+WorkStream *
+report_trace_read(const char *path, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    g_autoptr(ReportCsv) csv = report_csv_read(path, error);
+    return csv != NULL ? trace_read(csv, path, error) : NULL;
+}
+
+WorkStream *
+report_trace_read_data(const char *data, size_t length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL && path != NULL, NULL);
+    g_autoptr(ReportCsv) csv = report_csv_read_data(data, length, path, error);
+    return csv != NULL ? trace_read(csv, path, error) : NULL;
 }

@@ -117,3 +117,7 @@ bool report_trace_write(const WorkStream *stream, const char *path, GError **err
  * name, and names tasks by index, the index of a row among the rows
  * (from 0, in file order). */
 WorkStream *report_trace_read(const char *path, GError **error);
+/* The same from the text of a trace, length bytes (NUL not needed); path
+ * names it in messages. */
+WorkStream *report_trace_read_data(const char *data, size_t length, const char *path,
+                                   GError **error);

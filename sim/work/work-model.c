@@ -170,11 +170,11 @@ check_experts(GKeyFile *kf, WorkModel *m, const char *path, GError **error)
                                WORK_MODEL_MAX_FFN_HIDDEN, error);
 }
 
-WorkModel *
-work_model_load(const char *path, GError **error)
+static WorkModel *
+model_load(const char *path, const char *data, gsize length, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
-    g_autoptr(GKeyFile) kf = hw_keys_file_load(path, "a model file", GROUP, error);
+    g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", GROUP, data, length, error);
     if (kf == NULL)
         return NULL;
     /* The defaults of the optional keys: a GPT-2 style block. */
@@ -192,6 +192,19 @@ work_model_load(const char *path, GError **error)
     g_free(file.norm);
     g_free(file.positions);
     return g_memdup2(&file.model, sizeof file.model);
+}
+
+WorkModel *
+work_model_load(const char *path, GError **error)
+{
+    return model_load(path, NULL, 0, error);
+}
+
+WorkModel *
+work_model_load_data(const char *data, gsize length, const char *path, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return model_load(path, data, length, error);
 }
 
 WorkModel *

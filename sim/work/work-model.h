@@ -64,6 +64,9 @@ typedef struct WorkModel {
  * top_k given together with 1 <= top_k <= experts. Free with
  * work_model_free. */
 WorkModel *work_model_load(const char *path, GError **error);
+/* The same from the text of a model file (length bytes; (gsize)-1: up to
+ * its NUL); path names it in messages. */
+WorkModel *work_model_load_data(const char *data, gsize length, const char *path, GError **error);
 
 /* Loads models_dir/llm/ID.ini (models_dir NULL: hw_models_dir()). id must
  * be a plain file stem; an unknown id is an error listing the known ones. */

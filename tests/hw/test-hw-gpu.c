@@ -80,6 +80,12 @@ static const struct {
      ": [gpu] l2_size: '0.5B' is not a whole number of bytes"},
     {"a misspelt group", NULL, "[gpus]\nname = x\n",
      ": [gpus]: unknown group; expected [gpu] only"},
+    {"optional key not UTF-8", "sm_version = 90\n", "sm_version = 90\npeak_fp8 = 2TFLOP/s\xff\n",
+     ": not text"},
+    {"malformed escape", "name = Test GPU", "name = Test\\q",
+     ": [gpu] name: 'Test\\\\q' is not UTF-8 text or has a bad escape sequence"},
+    {"a backslash escaping nothing", "name = Test GPU", "name = Test\\q\\",
+     ": [gpu] name: 'Test\\\\q\\\\' is not UTF-8 text or has a bad escape sequence"},
     {"not a key file", NULL, "\x01\x02 garbage without a group\n", ": "},
     {"empty file", NULL, "", ": no [gpu] group"},
 };

@@ -1,0 +1,62 @@
+/* Fuzz target: a measurement CSV as nvlsim validate reads it
+ * (report_csv_read_data), then every row read and checked as validate
+ * would before simulating it (validate_rows, read only): collective and
+ * p2p rows in the schema of collectives.csv, training rows (training.csv)
+ * turned into scenarios and loaded. Malformed rows are counted, not
+ * printed. */
+#include <stdlib.h>
+
+#include "cli/cli-validate.h"
+#include "fuzz.h"
+#include "hw/hw-models.h"
+#include "work/work-model.h"
+
+/* The shipped models, loaded once for every input (training rows are
+ * matched against them). */
+static GPtrArray *models, *model_ids;
+
+static void
+load_models(void)
+{
+    g_autofree char *dir = g_build_filename(hw_models_dir(), "llm", NULL);
+    g_autoptr(GPtrArray) ids = hw_models_ids(dir, NULL);
+    models = g_ptr_array_new_with_free_func((GDestroyNotify)work_model_free);
+    model_ids = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; ids != NULL && i < ids->len; i++) {
+        WorkModel *m = work_model_load_by_id(ids->pdata[i], NULL, NULL);
+        if (m == NULL)
+            abort();
+        g_ptr_array_add(models, m);
+        g_ptr_array_add(model_ids, g_strdup(ids->pdata[i]));
+    }
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_setup();
+    if (models == NULL)
+        load_models();
+    GError *error = NULL;
+    ReportCsv *csv = report_csv_read_data((const char *)data, size, "fuzz.csv", &error);
+    if ((csv == NULL) != (error != NULL))
+        abort();
+    if (csv != NULL) {
+        for (guint r = 0; r < csv->rows->len; r++)
+            if (((GPtrArray *)csv->rows->pdata[r])->len != csv->columns->len)
+                abort();
+        Validation v;
+        validate_init(&v);
+        v.read_only = true;
+        v.quiet = true;
+        v.err = NULL;
+        v.models = g_ptr_array_ref(models);
+        v.model_ids = g_ptr_array_ref(model_ids);
+        if (!validate_rows(&v, csv, &error) && error == NULL)
+            abort();
+        validate_clear(&v);
+        report_csv_free(csv);
+    }
+    g_clear_error(&error);
+    return 0;
+}
