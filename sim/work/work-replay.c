@@ -681,12 +681,84 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
                                   result, error);
 }
 
+/* The engine, its handlers and the network, and the per-instance state of
+ * replica traffic. */
+static void
+replay_start(Replay *r)
+{
+    r->n_copies = work_stream_n_copies(r->s);
+    index_instances(r);
+    r->instance_shapes = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (uint32_t k = 0; k < r->n_instances; k++)
+        g_ptr_array_add(r->instance_shapes, g_array_new(FALSE, FALSE, sizeof(InstanceShape)));
+    if (r->n_copies > 1) {
+        mark_used(r);
+        r->copy_memo = g_new0(guint8, (size_t)r->n_instances * r->n_copies);
+    }
+    r->engine = sim_engine_new();
+    r->h_compute = sim_engine_register(r->engine, "work-compute", on_compute, r);
+    r->h_flow = sim_engine_register(r->engine, "work-flow", on_flow, r);
+    r->h_mirror = sim_engine_register(r->engine, "work-mirror", on_mirror, r);
+    r->h_call_end = sim_engine_register(r->engine, "work-call-end", on_call_end, r);
+    r->net = net_new(r->fidelity, r->engine, r->graph, r->router, NULL);
+}
+
+/* Runs the step to its end; r->error when it cannot run (compute past the
+ * clock) or cannot finish (a stall). */
+static void
+replay_run(Replay *r)
+{
+    const WorkStream *stream = r->s;
+    SimRunOutcome outcome = SIM_RUN_DRAINED;
+    if (work_stream_check_durations(stream, r->duration, WORK_REPLAY_MAX_COMPUTE_PS, &r->error)) {
+        for (uint32_t i = 0; i < stream->tasks->len; i++)
+            if (r->deps_left[i] == 0)
+                task_ready(r, i);
+        sim_engine_set_watchdog(r->engine, WORK_REPLAY_WATCHDOG_EVENTS);
+        outcome = sim_engine_run(r->engine, SIM_TIME_NEVER);
+    }
+    if (r->error == NULL && (outcome != SIM_RUN_DRAINED || r->n_done < stream->tasks->len))
+        r->error = stall_error(r, outcome);
+}
+
+/* A finished run's result, into a zeroed one (load taken when not NULL). */
+static void
+replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
+{
+    const WorkStream *stream = r->s;
+    for (uint32_t i = 0; i < stream->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        result->step_ps = MAX(result->step_ps, r->end[i]);
+        result->flops += t->kind == WORK_TASK_COMPUTE ? t->flops : 0;
+    }
+    /* The run drained with every task done: every call ended, every rank idle. */
+    for (uint32_t c = 0; c < r->m->calls->len; c++)
+        g_assert(r->calls[c].done);
+    for (uint32_t g = 0; g < stream->n_gpus; g++)
+        g_assert(r->next_compute[g] == r->x->compute0[g + 1] && !r->busy[g]);
+    result->n_calls = r->m->calls->len;
+    result->n_flows = r->n_flows;
+    result->n_mirror_flows = r->n_mirror_flows;
+    result->n_shapes = g_hash_table_size(r->shapes);
+    result->n_ring_instead = r->n_ring_instead;
+    SimEngineStats es;
+    sim_engine_get_stats(r->engine, &es);
+    result->n_events = es.n_events_executed;
+    result->start_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
+    result->end_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
+    g_array_append_vals(result->start_ps, r->start, stream->tasks->len);
+    g_array_append_vals(result->end_ps, r->end, stream->tasks->len);
+    result->link_load = g_steal_pointer(load);
+    work_replay_breakdown(stream, result);
+}
+
 bool
 work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                        const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                        const WorkStragglers *stragglers, WorkReplayResult *result, GError **error)
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
+    memset(result, 0, sizeof *result);
     if (!work_stream_check_nodes(stream, graph->gpus->len, error))
         return false;
     g_autoptr(WorkMatch) match = work_match_new(stream, error);
@@ -709,66 +781,18 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
         replay_clear(&r);
         return false;
     }
-    r.n_copies = work_stream_n_copies(stream);
-    index_instances(&r);
-    r.instance_shapes = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    for (uint32_t k = 0; k < r.n_instances; k++)
-        g_ptr_array_add(r.instance_shapes, g_array_new(FALSE, FALSE, sizeof(InstanceShape)));
-    if (r.n_copies > 1) {
-        mark_used(&r);
-        r.copy_memo = g_new0(guint8, (size_t)r.n_instances * r.n_copies);
-    }
-    r.engine = sim_engine_new();
-    r.h_compute = sim_engine_register(r.engine, "work-compute", on_compute, &r);
-    r.h_flow = sim_engine_register(r.engine, "work-flow", on_flow, &r);
-    r.h_mirror = sim_engine_register(r.engine, "work-mirror", on_mirror, &r);
-    r.h_call_end = sim_engine_register(r.engine, "work-call-end", on_call_end, &r);
-    r.net = net_new(fidelity, r.engine, graph, router, NULL);
+    replay_start(&r);
     NetLinkLoad *load = NULL;
     if (link_bin_ps > 0) {
         load = net_link_load_new(topo_graph_n_links(graph), link_bin_ps, WORK_REPLAY_LINK_BINS);
         net_set_link_load(r.net, load);
     }
-    SimRunOutcome outcome = SIM_RUN_DRAINED;
-    if (work_stream_check_durations(stream, r.duration, WORK_REPLAY_MAX_COMPUTE_PS, &r.error)) {
-        for (uint32_t i = 0; i < stream->tasks->len; i++)
-            if (r.deps_left[i] == 0)
-                task_ready(&r, i);
-        sim_engine_set_watchdog(r.engine, WORK_REPLAY_WATCHDOG_EVENTS);
-        outcome = sim_engine_run(r.engine, SIM_TIME_NEVER);
-    }
-    if (r.error == NULL && (outcome != SIM_RUN_DRAINED || r.n_done < stream->tasks->len))
-        r.error = stall_error(&r, outcome);
+    replay_run(&r);
     bool ok = r.error == NULL;
-    if (!ok)
+    if (ok)
+        replay_result(&r, &load, result);
+    else
         g_propagate_error(error, r.error);
-    memset(result, 0, sizeof *result);
-    for (uint32_t i = 0; ok && i < stream->tasks->len; i++) {
-        const WorkTask *t = work_stream_task(stream, i);
-        result->step_ps = MAX(result->step_ps, r.end[i]);
-        result->flops += t->kind == WORK_TASK_COMPUTE ? t->flops : 0;
-    }
-    if (ok) {
-        /* work_stream_check proved the stream finishes. */
-        for (uint32_t c = 0; c < match->calls->len; c++)
-            g_assert(r.calls[c].done);
-        for (uint32_t g = 0; g < stream->n_gpus; g++)
-            g_assert(r.next_compute[g] == r.x->compute0[g + 1] && !r.busy[g]);
-        result->n_calls = match->calls->len;
-        result->n_flows = r.n_flows;
-        result->n_mirror_flows = r.n_mirror_flows;
-        result->n_shapes = g_hash_table_size(r.shapes);
-        result->n_ring_instead = r.n_ring_instead;
-        SimEngineStats es;
-        sim_engine_get_stats(r.engine, &es);
-        result->n_events = es.n_events_executed;
-        result->start_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
-        result->end_ps = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), stream->tasks->len);
-        g_array_append_vals(result->start_ps, r.start, stream->tasks->len);
-        g_array_append_vals(result->end_ps, r.end, stream->tasks->len);
-        result->link_load = g_steal_pointer(&load);
-        work_replay_breakdown(stream, result);
-    }
     net_link_load_free(load);
     replay_clear(&r);
     return ok;
