@@ -251,7 +251,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
     FILE *csv = NULL;
     char *tmp = NULL;
     if (o->csv) {
-        if ((csv = cli_output_open(o->csv, &tmp, &error)) == NULL) {
+        if ((csv = sim_output_open(o->csv, &tmp, &error)) == NULL) {
             cli_print_error("coll", error);
             return CLI_EXIT_BAD_INPUT;
         }
@@ -261,11 +261,11 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
     print_header(plan, comm, system_id, faults);
     if (!run_sweep(plan, comm, csv, &error)) {
         if (csv)
-            cli_output_abandon(csv, tmp);
+            sim_output_abandon(csv, tmp);
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
-    if (csv && !cli_output_commit(csv, tmp, o->csv, &error)) {
+    if (csv && !sim_output_commit(csv, tmp, o->csv, &error)) {
         cli_print_error("coll", error);
         return CLI_EXIT_BAD_INPUT;
     }

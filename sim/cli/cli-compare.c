@@ -145,7 +145,7 @@ static bool
 write_rows(const char *path, const Row *rows, guint n, double base_s, GError **error)
 {
     char *tmp = NULL;
-    FILE *out = cli_output_open(path, &tmp, error);
+    FILE *out = sim_output_open(path, &tmp, error);
     if (out == NULL)
         return false;
     fprintf(out, "system,gpu,gpus,nodes,status,reason,step_time_s,speedup,tokens_per_s,"
@@ -173,7 +173,7 @@ write_rows(const char *path, const Row *rows, guint n, double base_s, GError **e
             fprintf(out, ",%.9f", (double)w->replay.time_ps[k] / (double)SIM_PS_PER_S);
         fprintf(out, "\n");
     }
-    return cli_output_commit(out, tmp, path, error);
+    return sim_output_commit(out, tmp, path, error);
 }
 
 /* All-reduce bus bandwidth (GB/s) on one node of each system, per size. */
@@ -219,7 +219,7 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
     if (csv == NULL)
         return true;
     char *tmp = NULL;
-    FILE *out = cli_output_open(csv, &tmp, error);
+    FILE *out = sim_output_open(csv, &tmp, error);
     if (out == NULL)
         return false;
     fprintf(out, "system,size_bytes,busbw_GB_per_s\n");
@@ -227,7 +227,7 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
         for (guint i = 0; i < sizes->len; i++)
             fprintf(out, "%s,%" G_GUINT64_FORMAT ",%.4f\n", systems[s],
                     g_array_index(sizes, uint64_t, i), busbw[(size_t)s * sizes->len + i]);
-    return cli_output_commit(out, tmp, csv, error);
+    return sim_output_commit(out, tmp, csv, error);
 }
 
 static int

@@ -1,4 +1,4 @@
-/* A simulated system ready to run traffic on, and atomic output files. */
+/* A simulated system ready to run traffic on, and the check of output paths. */
 #pragma once
 
 #include <glib.h>
@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/core-output.h"
 #include "hw/hw-system.h"
 #include "topo/topo-fault.h"
 #include "topo/topo-graph.h"
@@ -37,12 +38,9 @@ TopoFaults *cli_fabric_faults(char **items, const HwSystem *system, GError **err
 void cli_fabric_free(CliFabric *fabric);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CliFabric, cli_fabric_free)
 
-/* Output files appear whole or not at all: write to the FILE this returns
- * (a temporary beside path), then cli_output_commit renames it into place,
- * or cli_output_abandon removes it. */
-FILE *cli_output_open(const char *path, char **tmp_path, GError **error);
-bool cli_output_commit(FILE *f, char *tmp_path, const char *path, GError **error);
-void cli_output_abandon(FILE *f, char *tmp_path);
+/* Output files appear whole or not at all: sim_output_open,
+ * sim_output_commit and sim_output_abandon (core-output.h). */
+
 /* Whether path could be written (its folder exists and takes a file, and
  * path is not a folder), tried with a temporary that is removed: for a
  * command that writes several files, before it writes any. */

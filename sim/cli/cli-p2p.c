@@ -303,7 +303,7 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     FILE *csv = NULL;
     char *tmp = NULL;
     if (o->csv) {
-        csv = cli_output_open(o->csv, &tmp, &error);
+        csv = sim_output_open(o->csv, &tmp, &error);
         if (csv == NULL) {
             cli_print_error("p2p", error);
             return CLI_EXIT_BAD_INPUT;
@@ -323,7 +323,7 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         run_matrices(&p2p, plan, n, csv);
     if (plan->sweep)
         run_sweep(&p2p, plan, csv);
-    if (csv && !cli_output_commit(csv, tmp, o->csv, &error)) {
+    if (csv && !sim_output_commit(csv, tmp, o->csv, &error)) {
         cli_print_error("p2p", error);
         return CLI_EXIT_BAD_INPUT;
     }

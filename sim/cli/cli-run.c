@@ -188,7 +188,7 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
           GError **error)
 {
     char *tmp = NULL;
-    FILE *out = cli_output_open(path, &tmp, error);
+    FILE *out = sim_output_open(path, &tmp, error);
     if (out == NULL)
         return false;
     const WorkLayout *l = &s->layout;
@@ -221,7 +221,7 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
     for (int k = 0; k < WORK_N_TIMES; k++)
         fprintf(out, ",%.9f", seconds(r->replay.time_ps[k]));
     fprintf(out, "\n");
-    return cli_output_commit(out, tmp, path, error);
+    return sim_output_commit(out, tmp, path, error);
 }
 
 /* The timeline of the step: a process per node, tracks per GPU; says on
@@ -263,7 +263,7 @@ write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError
     ReportChromeLink *links =
         report_chrome_links_from_load(f->graph, r->replay.link_load, r->replay.step_ps, &n_links);
     char *tmp = NULL;
-    FILE *out = cli_output_open(path, &tmp, error);
+    FILE *out = sim_output_open(path, &tmp, error);
     if (out != NULL) {
         fprintf(out, "time_s,link,utilization\n");
         for (uint32_t i = 0; i < n_links; i++)
@@ -273,7 +273,7 @@ write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError
                         links[i].samples[k].utilization);
     }
     report_chrome_links_free(links, n_links);
-    return out != NULL && cli_output_commit(out, tmp, path, error);
+    return out != NULL && sim_output_commit(out, tmp, path, error);
 }
 
 static int

@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "core/core-output.h"
 #include "hw/hw-keys.h"
 
 struct CliSweepOut {
@@ -40,61 +41,15 @@ fail_errno(GError **error, int saved, const char *path, const char *what)
     return false;
 }
 
-/* A temporary beside path, created with the usual permissions (0666 less
- * the umask, which mkstemp would narrow to 0600). Unlike cli_output_open
- * it does not read the umask by setting it, which is not safe while other
- * threads create files. */
-static FILE *
-atomic_open(const char *path, char **tmp_path, GError **error)
-{
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *templ = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-    int fd = g_mkstemp_full(templ, O_WRONLY | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        fail_errno(error, errno, path, "cannot write");
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (f == NULL) {
-        int saved = errno;
-        close(fd);
-        g_unlink(templ);
-        fail_errno(error, saved, path, "cannot write");
-        return NULL;
-    }
-    *tmp_path = g_steal_pointer(&templ);
-    return f;
-}
-
-/* Flushes f to disk, closes it and renames tmp_path (taken) to path; on
- * failure removes the temporary. */
-static bool
-atomic_commit(FILE *f, char *tmp_path, const char *path, GError **error)
-{
-    g_autofree char *tmp = tmp_path;
-    int saved = 0;
-    if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
-        saved = errno != 0 ? errno : EIO;
-    if (fclose(f) != 0 && saved == 0)
-        saved = errno;
-    if (saved == 0 && g_rename(tmp, path) == 0)
-        return true;
-    if (saved == 0)
-        saved = errno;
-    g_unlink(tmp);
-    return fail_errno(error, saved, path, "cannot write");
-}
-
 static bool
 atomic_write(const char *path, const char *text, GError **error)
 {
     char *tmp = NULL;
-    FILE *f = atomic_open(path, &tmp, error);
+    FILE *f = sim_output_open(path, &tmp, error);
     if (f == NULL)
         return false;
     fputs(text, f);
-    return atomic_commit(f, tmp, path, error);
+    return sim_output_commit(f, tmp, path, error);
 }
 
 /* What sweep.ini holds: enough to tell whether a folder holds this sweep
@@ -371,7 +326,7 @@ bool
 cli_sweep_out_finish(CliSweepOut *out, const char *header, uint32_t *n_ok, GError **error)
 {
     char *tmp = NULL;
-    FILE *f = atomic_open(out->results_path, &tmp, error);
+    FILE *f = sim_output_open(out->results_path, &tmp, error);
     if (f == NULL)
         return false;
     fprintf(f, "%s\n", header);
@@ -391,5 +346,5 @@ cli_sweep_out_finish(CliSweepOut *out, const char *header, uint32_t *n_ok, GErro
         *n_ok += g_str_has_prefix(status, "ok,");
         fputs(row, f);
     }
-    return atomic_commit(f, tmp, out->results_path, error);
+    return sim_output_commit(f, tmp, out->results_path, error);
 }

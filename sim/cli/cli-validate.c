@@ -295,7 +295,7 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     }
     char *tmp = NULL;
     if (o->csv) {
-        if ((v->out = cli_output_open(o->csv, &tmp, &error)) == NULL) {
+        if ((v->out = sim_output_open(o->csv, &tmp, &error)) == NULL) {
             cli_print_error("validate", error);
             return CLI_EXIT_BAD_INPUT;
         }
@@ -304,7 +304,7 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     }
     if (!validate_rows(v, csv, &error)) {
         if (v->out != NULL)
-            cli_output_abandon(v->out, tmp);
+            sim_output_abandon(v->out, tmp);
         v->out = NULL;
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
@@ -313,14 +313,14 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     if (v->out != NULL && v->n_bad > 0) {
         /* Malformed rows are bad input: no output file, as for a file
          * that cannot be read at all. */
-        cli_output_abandon(v->out, tmp);
+        sim_output_abandon(v->out, tmp);
         v->out = NULL;
         return CLI_EXIT_BAD_INPUT;
     }
     if (v->out != NULL) {
         FILE *f = v->out;
         v->out = NULL;
-        if (!cli_output_commit(f, tmp, o->csv, &error)) {
+        if (!sim_output_commit(f, tmp, o->csv, &error)) {
             cli_print_error("validate", error);
             return CLI_EXIT_BAD_INPUT;
         }

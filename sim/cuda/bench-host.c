@@ -11,13 +11,10 @@
 #include "cuda/bench-host.h"
 
 #include <errno.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/core-units.h"
 
@@ -452,48 +449,6 @@ bench_csv_write(FILE *out, const BenchRow *rows, guint n, GError **error)
         return false;
     }
     return true;
-}
-
-FILE *
-bench_output_open(const char *path, char **tmp_path, GError **error)
-{
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    *tmp_path = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-    int fd = g_mkstemp(*tmp_path);
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE *f = fd >= 0 && fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (f == NULL) {
-        int saved = errno;
-        if (fd >= 0) {
-            close(fd);
-            g_unlink(*tmp_path);
-        }
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: %s", path,
-                    g_strerror(saved));
-        g_clear_pointer(tmp_path, g_free);
-    }
-    return f;
-}
-
-bool
-bench_output_commit(FILE *f, const char *tmp_path, const char *path, GError **error)
-{
-    bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved = errno;
-    ok = fclose(f) == 0 && ok;
-    saved = ok ? 0 : (saved ? saved : errno);
-    if (ok && g_rename(tmp_path, path) != 0) {
-        saved = errno;
-        ok = false;
-    }
-    if (!ok) {
-        g_unlink(tmp_path);
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: %s", path,
-                    g_strerror(saved));
-    }
-    return ok;
 }
 
 float

@@ -132,15 +132,6 @@ const char *bench_csv_header(void);
  * says. Sets error (G_FILE_ERROR) and returns false if writing fails. */
 bool bench_csv_write(FILE *out, const BenchRow *rows, guint n, GError **error);
 
-/* --csv FILE appears whole or not at all: bench_output_open returns a
- * temporary file beside path (its name in *tmp_path, owned by the caller)
- * with the mode a plain fopen would give (0666 less the umask);
- * bench_output_commit closes it and renames it into place. NULL or false
- * with error (naming path) when the directory is not writable or writing
- * fails; the temporary file is then removed. */
-FILE *bench_output_open(const char *path, char **tmp_path, GError **error);
-bool bench_output_commit(FILE *f, const char *tmp_path, const char *path, GError **error);
-
 /* The input pattern of the header comment: rank's element i. */
 float bench_input_value(uint32_t rank, size_t i);
 

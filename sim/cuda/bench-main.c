@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core-output.h"
 #include "cuda/bench-device.h"
 #include "cuda/bench-host.h"
 
@@ -356,8 +357,8 @@ main(int argc, char **argv)
         return 2;
     }
     FILE *csv = stdout;
-    g_autofree char *tmp = NULL;
-    if (args.csv_path && !(csv = bench_output_open(args.csv_path, &tmp, &error))) {
+    char *tmp = NULL; /* taken by sim_output_commit */
+    if (args.csv_path && !(csv = sim_output_open(args.csv_path, &tmp, &error))) {
         fprintf(stderr, "nvlsim-bench: %s\n", error->message);
         bench_args_clear(&args);
         return 1;
@@ -376,7 +377,7 @@ main(int argc, char **argv)
         break;
     }
     /* Kept after a failure too: what was measured is written whole. */
-    if (csv != stdout && !bench_output_commit(csv, tmp, args.csv_path, &error)) {
+    if (csv != stdout && !sim_output_commit(csv, tmp, args.csv_path, &error)) {
         fprintf(stderr, "nvlsim-bench: %s\n", error->message);
         status = 1;
     }

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/core-output.h"
+
 #ifndef NVLSIM_PKG_PLOTS_DIR
 #error "NVLSIM_PKG_PLOTS_DIR must be defined by the build (Makefile.am)"
 #endif
@@ -192,37 +194,21 @@ run_gnuplot(const char *gnuplot, const char *script, const char *tmp_path, GErro
     return false;
 }
 
-/* Sets error from errno for path; returns false. */
-static bool
-fail_write(const char *path, GError **error)
-{
-    int saved = errno;
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot write: %s", path,
-                g_strerror(saved));
-    return false;
-}
-
 /* Renders into a temporary beside out_path (same extension, which picks
  * the terminal), renamed into place on success and removed otherwise. */
 static bool
 render(const char *gnuplot, const char *script, const char *out_path, GError **error)
 {
-    g_autofree char *dir = g_path_get_dirname(out_path);
-    g_autofree char *base = g_path_get_basename(out_path);
-    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX%s", dir, base, plot_extension(out_path));
-    int fd = g_mkstemp(tmp);
+    g_autofree char *tmp = NULL;
+    int fd = sim_output_temp(out_path, plot_extension(out_path), &tmp, error);
     if (fd < 0)
-        return fail_write(out_path, error);
-    /* mkstemp makes the file private; a plot gets 0666 less the umask. */
-    mode_t mask = umask(0);
-    umask(mask);
-    bool ok = fchmod(fd, 0666 & ~mask) == 0 || fail_write(out_path, error);
+        return false;
     close(fd);
-    ok = ok && run_gnuplot(gnuplot, script, tmp, error);
-    ok = ok && (g_rename(tmp, out_path) == 0 || fail_write(out_path, error));
-    if (!ok)
+    if (!run_gnuplot(gnuplot, script, tmp, error)) {
         g_unlink(tmp);
-    return ok;
+        return false;
+    }
+    return sim_output_rename(tmp, out_path, error);
 }
 
 bool

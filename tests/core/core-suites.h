@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 Suite *core_engine_suite(void);
+Suite *core_output_suite(void);
 Suite *core_queue_suite(void);
 Suite *core_rng_suite(void);
 Suite *core_text_suite(void);

@@ -452,40 +452,6 @@ START_TEST(csv_fixture_byte_for_byte)
 }
 END_TEST
 
-/* --csv FILE appears whole: nothing at path until the commit, then exactly
- * what was written, with the umask's mode, and no temporary left; an
- * unwritable directory is an error naming the path. */
-START_TEST(csv_output_is_atomic)
-{
-    g_autofree char *dir = g_dir_make_tmp("bench-out-XXXXXX", NULL);
-    g_autofree char *path = g_build_filename(dir, "rows.csv", NULL);
-    g_autofree char *tmp = NULL;
-    g_autoptr(GError) error = NULL;
-    mode_t old = umask(022);
-    FILE *f = bench_output_open(path, &tmp, &error);
-    umask(old);
-    ck_assert_msg(f != NULL, "%s", error ? error->message : "");
-    fputs("a,b\n1,2\n", f);
-    ck_assert(!g_file_test(path, G_FILE_TEST_EXISTS));
-    ck_assert(bench_output_commit(f, tmp, path, &error));
-    g_autofree char *text = NULL;
-    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-    ck_assert_str_eq(text, "a,b\n1,2\n");
-    GStatBuf st;
-    ck_assert_int_eq(g_stat(path, &st), 0);
-    ck_assert_uint_eq(st.st_mode & 0777, 0644);
-    ck_assert(!g_file_test(tmp, G_FILE_TEST_EXISTS));
-    g_unlink(path);
-    ck_assert_int_eq(g_rmdir(dir), 0); /* nothing else was left in it */
-
-    g_autofree char *nowhere = g_build_filename(dir, "gone", "rows.csv", NULL);
-    g_autofree char *tmp2 = NULL;
-    ck_assert_ptr_null(bench_output_open(nowhere, &tmp2, &error));
-    ck_assert_ptr_null(tmp2);
-    ck_assert_msg(strstr(error->message, nowhere) != NULL, "%s", error->message);
-}
-END_TEST
-
 START_TEST(csv_write_error)
 {
     FILE *f = fopen("/dev/full", "w");
@@ -523,7 +489,6 @@ bench_host_suite(void)
     tcase_add_test(csv, csv_fields);
     tcase_add_test(csv, csv_fixture_byte_for_byte);
     tcase_add_test(csv, csv_write_error);
-    tcase_add_test(csv, csv_output_is_atomic);
     suite_add_tcase(suite, csv);
     return suite;
 }
