@@ -55,7 +55,7 @@ typedef struct Part {
 struct CollExec {
     const TopoGraph *graph;
     const TopoRouter *router;
-    const HwGpu *gpu;
+    uint64_t stream_bytes_per_s; /* the GPU's streaming rate; 0: reductions cost nothing */
     CollProto proto;
     uint32_t channels_per_gpu;
     double channel_bytes_per_s;    /* what one GPU program can push; 0: no limit */
@@ -87,7 +87,7 @@ coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const HwGpu *gpu
     CollExec *ex = g_new0(CollExec, 1);
     ex->graph = graph;
     ex->router = router;
-    ex->gpu = gpu;
+    ex->stream_bytes_per_s = gpu != NULL ? hw_gpu_stream_bytes_per_s(gpu) : 0;
     ex->proto = proto;
     ex->channels_per_gpu = MAX(channels_per_gpu, 1);
     ex->channel_bytes_per_s = channel_bytes_per_s;
@@ -311,9 +311,9 @@ start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
     }
     const Part *part = &g_array_index(ex->parts, Part, p->participant);
     uint64_t busy_ps = 0;
-    if (op->reduce_bytes > 0 && part->gpu && ex->gpu != NULL)
+    if (op->reduce_bytes > 0 && part->gpu && ex->stream_bytes_per_s > 0)
         busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,
-                                       hw_gpu_stream_bytes_per_s(ex->gpu));
+                                       ex->stream_bytes_per_s);
     /* The CTA moves the operation's bytes no faster than a channel can
      * (a receive alone costs it nothing: the sender wrote into place). */
     if (part->gpu && ex->channel_bytes_per_s > 0 && op->n_send > 0)

@@ -180,10 +180,11 @@ check_lines(const char *name, const char *data, gsize length, GError **error)
     return true;
 }
 
-bool
-hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length, GError **error)
+/* hw_keys_data_load on text sim_text_check has passed already. */
+static bool
+load_text(GKeyFile *kf, const char *name, const char *data, gsize length, GError **error)
 {
-    if (!sim_text_check(name, data, length, error) || !check_lines(name, data, length, error))
+    if (!check_lines(name, data, length, error))
         return false;
     GError *local = NULL;
     if (!g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, &local)) {
@@ -194,20 +195,30 @@ hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length
     return true;
 }
 
+bool
+hw_keys_data_load(GKeyFile *kf, const char *name, const char *data, gsize length, GError **error)
+{
+    return sim_text_check(name, data, length, error) && load_text(kf, name, data, length, error);
+}
+
 GKeyFile *
 hw_keys_open(const char *path, const char *what, const char *only_group, const char *data,
              gsize length, GError **error)
 {
     g_autofree char *read = NULL;
     if (data == NULL) {
+        /* sim_text_read checks the text as it reads it. */
         if (!sim_text_read(path, what, &read, &length, error))
             return NULL;
         data = read;
-    } else if (length == (gsize)-1) {
-        length = strlen(data);
+    } else {
+        if (length == (gsize)-1)
+            length = strlen(data);
+        if (!sim_text_check(path, data, length, error))
+            return NULL;
     }
     g_autoptr(GKeyFile) kf = g_key_file_new();
-    if (!hw_keys_data_load(kf, path, data, length, error))
+    if (!load_text(kf, path, data, length, error))
         return NULL;
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
     for (char **group = groups; only_group != NULL && *group != NULL; group++)

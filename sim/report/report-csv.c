@@ -87,21 +87,29 @@ parse_fail(Reader *r, struct csv_parser *parser, const char *path)
                 what);
 }
 
+static ReportCsv *parse(const char *data, size_t length, const char *path, GError **error);
+
 ReportCsv *
 report_csv_read(const char *path, GError **error)
 {
     g_autofree char *data = NULL;
     gsize length = 0;
+    /* sim_text_read checks the text as it reads it. */
     if (!sim_text_read(path, "a CSV file", &data, &length, error))
         return NULL;
-    return report_csv_read_data(data, length, path, error);
+    return parse(data, length, path, error);
 }
 
 ReportCsv *
 report_csv_read_data(const char *data, size_t length, const char *path, GError **error)
 {
-    if (!sim_text_check(path, data, length, error))
-        return NULL;
+    return sim_text_check(path, data, length, error) ? parse(data, length, path, error) : NULL;
+}
+
+/* The table of text that passed sim_text_check. */
+static ReportCsv *
+parse(const char *data, size_t length, const char *path, GError **error)
+{
     g_autoptr(ReportCsv) csv = g_new0(ReportCsv, 1);
     csv->path = g_strdup(path);
     csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
