@@ -493,19 +493,12 @@ flow_describe_stuck(const NetModel *net, GString *out, guint max_links)
         }
     }
     guint n = 0;
-    for (uint32_t l = 0; l < nf->n_links; l++) {
-        if (n_flows[l] == 0)
-            continue;
-        if (n++ < max_links) {
-            g_string_append(out, "; ");
-            net_describe_link(net->graph, l, out);
-            g_string_append_printf(out, ": %u flow%s, %.0f bytes left, slowest at %.3g GB/s",
+    for (uint32_t l = 0; l < nf->n_links; l++)
+        if (n_flows[l] > 0 && net_stuck_link(net->graph, l, out, &n, max_links))
+            g_string_append_printf(out, "%u flow%s, %.0f bytes left, slowest at %.3g GB/s",
                                    n_flows[l], n_flows[l] == 1 ? "" : "s", bytes[l],
                                    min_rate[l] / 1e9);
-        }
-    }
-    if (n > max_links)
-        g_string_append_printf(out, "; and %u more links", n - max_links);
+    net_stuck_end(out, n, max_links);
 }
 
 static const NetOps flow_ops = {

@@ -617,22 +617,15 @@ packet_describe_stuck(const NetModel *net, GString *out, guint max_links)
 {
     const NetPacket *np = (const NetPacket *)net;
     guint n = 0;
-    for (uint32_t l = 0; l < np->n_links; l++) {
-        if (np->n_active[l] == 0)
-            continue;
-        if (n++ < max_links) {
-            g_string_append(out, "; ");
-            net_describe_link(net->graph, l, out);
+    for (uint32_t l = 0; l < np->n_links; l++)
+        if (np->n_active[l] > 0 && net_stuck_link(net->graph, l, out, &n, max_links))
             g_string_append_printf(out,
-                                   ": %u queue%s waiting, credits in hand %" G_GINT64_FORMAT
+                                   "%u queue%s waiting, credits in hand %" G_GINT64_FORMAT
                                    " of %" G_GINT64_FORMAT "%s",
                                    np->n_active[l], np->n_active[l] == 1 ? "" : "s",
                                    np->credits.held[l], np->credits.total[l],
                                    np->credits.blocked[l] ? ", blocked on credits" : "");
-        }
-    }
-    if (n > max_links)
-        g_string_append_printf(out, "; and %u more links", n - max_links);
+    net_stuck_end(out, n, max_links);
 }
 
 static const NetOps packet_ops = {

@@ -47,6 +47,24 @@ net_describe_link(const TopoGraph *graph, uint32_t link, GString *out)
         g_string_append_printf(out, " (node %u)", a->node);
 }
 
+bool
+net_stuck_link(const TopoGraph *graph, uint32_t link, GString *out, guint *n, guint max_links)
+{
+    if ((*n)++ >= max_links)
+        return false;
+    g_string_append(out, "; ");
+    net_describe_link(graph, link, out);
+    g_string_append(out, ": ");
+    return true;
+}
+
+void
+net_stuck_end(GString *out, guint n, guint max_links)
+{
+    if (n > max_links)
+        g_string_append_printf(out, "; and %u more links", n - max_links);
+}
+
 void
 net_set_link_load(NetModel *net, NetLinkLoad *load)
 {

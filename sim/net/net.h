@@ -132,6 +132,13 @@ void net_describe_stuck(const NetModel *net, GString *out, guint max_links);
 /* "gpu 3 -> nvswitch 1": the ends of link l, for messages. */
 void net_describe_link(const TopoGraph *graph, uint32_t link, GString *out);
 
+/* For the engines' describe_stuck: counts a stuck link in *n and, while
+ * fewer than max_links are named, appends "; A -> B: " and returns true
+ * (the engine then says what waits there). net_stuck_end appends "; and N
+ * more links" for those left unnamed. */
+bool net_stuck_link(const TopoGraph *graph, uint32_t link, GString *out, guint *n, guint max_links);
+void net_stuck_end(GString *out, guint n, guint max_links);
+
 /* Parses "packet" or "flow"; false if neither. */
 bool net_fidelity_parse(const char *text, NetFidelity *fidelity);
 const char *net_fidelity_name(NetFidelity fidelity);
