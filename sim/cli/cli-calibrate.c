@@ -3,10 +3,9 @@
  *   copy-overhead: one cudaMemcpyPeer ([host] copy_overhead), from the
  *     p2p_latency rows (GPU pairs with a direct NVLink route), the
  *     algorithm column containing --match;
- *   coll-overhead: one NCCL collective call, launch and setup included
- *     ([host] coll_overhead), from the collective rows with a time of at
- *     most --max-bytes (where the fixed cost is nearly all of it), their
- *     source (URL or note) containing --match;
+ *   latency: the runtime model's two unsourced constants ([runtime]
+ *     host_issue and kernel_setup of models/runtime/nccl.ini), once across
+ *     every system's collective rows (cli-validate-cross.c), no --system;
  *   gemm: a GPU's gemm_ceiling_fp16 and gemm_ceiling_fp8 ([gpu], the largest
  *     share of peak a GEMM reaches), from the GEMM rows of nvlsim-bench gpu's
  *     CSV (kind gemm; dtype bf16 or fp16, fp8): each row's own ceiling (its
@@ -24,11 +23,11 @@
  *     row's own value, the median of them, and the error leaving each row
  *     out (cli-validate-train.c).
  *
- * For each calibration row the simulator gives the time without the fixed
- * cost; the fit is the median of measured minus that (robust to a few odd
- * rows). The command prints the fit, its error on the rows it was fitted
- * on, and the line to put in the system model; nvlsim validate then judges
- * it on every other row.
+ * For copy-overhead each row's simulated time without the fixed cost is
+ * taken from its measured time; the fit is the median of those (robust to
+ * a few odd rows). The command prints the fit, its error on the rows it
+ * was fitted on, and the line to put in the model; nvlsim validate then
+ * judges it on every other row (latency: nvlsim validate --cross).
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +36,7 @@
 
 #include "cli/cli-fabric.h"
 #include "cli/cli-rows.h"
+#include "cli/cli-validate-cross.h"
 #include "cli/cli-validate.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
@@ -52,14 +52,12 @@ typedef struct CalibrateOptions {
     char *system;
     char *match;
     char *fidelity;
-    char *max_bytes;
     char *fit_ranks;
 } CalibrateOptions;
 
 typedef struct Calibration {
     const CalibrateOptions *o;
     NetFidelity fidelity;
-    uint64_t max_bytes;
     const ReportCsv *csv;
     CliRowColumns col;
     CliFabric *fabric;             /* one node */
@@ -70,35 +68,31 @@ static GOptionContext *
 calibrate_context(CalibrateOptions *o)
 {
     GOptionEntry entries[] = {
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System whose rows to fit (required)",
-         "NAME"},
+        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system,
+         "System whose rows to fit (required but for latency)", "NAME"},
         {"match", 0, 0, G_OPTION_ARG_STRING, &o->match,
-         "Fit only rows whose algorithm (copy-overhead) or source URL or note (coll-overhead) "
-         "contains TEXT",
-         "TEXT"},
-        {"max-bytes", 0, 0, G_OPTION_ARG_STRING, &o->max_bytes,
-         "coll-overhead: fit rows of at most SIZE (default 1KiB)", "SIZE"},
+         "copy-overhead: fit only rows whose algorithm contains TEXT", "TEXT"},
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"fit-ranks", 0, 0, G_OPTION_ARG_STRING, &o->fit_ranks,
          "loopback: fit the rows of K ranks (default the fewest); the others are held out", "K"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new(
-        "copy-overhead|coll-overhead|compute-efficiency|gemm|memory|loopback FILE.csv");
+        "latency|copy-overhead|compute-efficiency|gemm|memory|loopback FILE.csv");
     g_option_context_set_summary(
-        context, "Fits a system's fixed cost of one peer copy ([host] copy_overhead) or of one\n"
-                 "NCCL collective call ([host] coll_overhead) from a measurement file, or a\n"
+        context, "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
+                 "and kernel_setup) once across every system's rows, a system's fixed cost\n"
+                 "of one peer copy ([host] copy_overhead) from a measurement file, or a\n"
                  "GPU's sustained share of its kernel model in training ([gpu]\n"
                  "training_efficiency) from training steps, a GPU's GEMM ceilings\n"
                  "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
                  "from nvlsim-bench gpu's CSV, or a loopback\n"
                  "model's costs ([loopback]) from nvlsim-bench loopback's CSV.");
     g_option_context_set_description(
-        context, "The fits shipped in models/system/:\n"
+        context, "The fits shipped in models/:\n"
+                 "  nvlsim calibrate latency data/measurements/collectives.csv\n"
                  "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
                  "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
-                 "  nvlsim calibrate coll-overhead shared/reference/collectives.csv \\\n"
-                 "    --system dgx-a100 --match superbenchmark\n"
                  "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
                  "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
                  "Fits waiting for measurements (tests/device/run.sh writes them):\n"
@@ -156,61 +150,6 @@ collect_copies(Calibration *c, GError **error)
     return true;
 }
 
-static bool
-row_matches(const Calibration *c, guint r)
-{
-    const char *m = c->o->match;
-    int url = report_csv_column(c->csv, "source_url");
-    return m == NULL || strstr(report_csv_field(c->csv, r, c->col.note), m) != NULL ||
-           strstr(report_csv_field(c->csv, r, url), m) != NULL;
-}
-
-/* The small collective rows with a time, one node's worth of GPUs or a
- * multiple. */
-static bool
-collect_calls(Calibration *c, GError **error)
-{
-    const ReportCsv *csv = c->csv;
-    GHashTable *fabrics =
-        g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)cli_fabric_free);
-    bool ok = true;
-    for (guint r = 0; ok && r < csv->rows->len; r++) {
-        CollCall call = {.elem_bytes = 4};
-        double measured, bytes;
-        uint64_t gpus;
-        if (strcmp(report_csv_field(csv, r, c->col.system), c->o->system) != 0 ||
-            !coll_op_parse(report_csv_field(csv, r, c->col.collective), &call.op) ||
-            *report_csv_field(csv, r, c->col.time_us) == '\0' ||
-            *report_csv_field(csv, r, c->col.algorithm) != '\0' || !row_matches(c, r))
-            continue;
-        ok = cli_rows_measure(csv, r, c->col.time_us, "time_us", &measured, error) &&
-             cli_rows_whole(csv, r, c->col.num_gpus, "num_gpus", 1, 65536, &gpus, error) &&
-             cli_rows_number(csv, r, c->col.bytes, "bytes", &bytes, error);
-        if (!ok || bytes > (double)c->max_bytes)
-            continue;
-        uint32_t per_node = c->fabric->system->n_gpus;
-        uint32_t n_nodes = ((uint32_t)gpus + per_node - 1) / per_node;
-        CliFabric *fabric = g_hash_table_lookup(fabrics, GUINT_TO_POINTER(n_nodes));
-        if (fabric == NULL) {
-            if ((fabric = cli_fabric_load(c->o->system, n_nodes, error)) == NULL) {
-                ok = false;
-                break;
-            }
-            g_hash_table_insert(fabrics, GUINT_TO_POINTER(n_nodes), fabric);
-        }
-        g_autoptr(CollComm) comm =
-            coll_comm_new(fabric->system, fabric->graph, fabric->router, (uint32_t)gpus, error);
-        call.n_bytes = (uint64_t)bytes;
-        call.elem_bytes = strcmp(report_csv_field(csv, r, c->col.dtype), "double") == 0 ? 8 : 4;
-        CollResult result;
-        ok = comm != NULL && coll_run(comm, &call, c->fidelity, &result, error);
-        if (ok)
-            add_sample(c, measured, (double)(result.time_ps - result.start_ps) / 1e6);
-    }
-    g_hash_table_unref(fabrics);
-    return ok;
-}
-
 /* Prints the fit of key from the samples. */
 static void
 report_fit(const Calibration *c, const char *what, const char *path, const char *key)
@@ -244,24 +183,23 @@ calibrate_run(Calibration *c, const char *what, const char *path)
     g_autoptr(GError) error = NULL;
     g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
     g_autoptr(CliFabric) fabric = csv ? cli_fabric_load(c->o->system, 1, &error) : NULL;
-    bool copies = strcmp(what, "copy-overhead") == 0;
     c->csv = csv;
     c->fabric = fabric;
     c->measured_us = g_array_new(FALSE, FALSE, sizeof(double));
     c->base_us = g_array_new(FALSE, FALSE, sizeof(double));
     bool ok = fabric != NULL && cli_rows_find_columns(csv, &c->col, &error) &&
-              (copies ? collect_copies(c, &error) : collect_calls(c, &error));
+              collect_copies(c, &error);
     int status = CLI_EXIT_OK;
     if (!ok) {
         cli_print_error("calibrate", error);
         status = CLI_EXIT_BAD_INPUT;
     } else if (c->measured_us->len == 0) {
-        fprintf(stderr, "nvlsim calibrate: %s: no %s rows of %s%s%s\n", path,
-                copies ? "p2p_latency (direct NVLink)" : "small timed collective", c->o->system,
+        fprintf(stderr, "nvlsim calibrate: %s: no p2p_latency (direct NVLink) rows of %s%s%s\n",
+                path, c->o->system,
                 c->o->match ? " matching " : "", c->o->match ? c->o->match : "");
         status = CLI_EXIT_BAD_INPUT;
     } else {
-        report_fit(c, what, path, copies ? "copy_overhead" : "coll_overhead");
+        report_fit(c, what, path, "copy_overhead");
     }
     g_array_unref(c->measured_us);
     g_array_unref(c->base_us);
@@ -442,17 +380,16 @@ cli_calibrate(int argc, char **argv)
     CalibrateOptions o = {0};
     g_autoptr(GOptionContext) context = calibrate_context(&o);
     int status = CLI_EXIT_USAGE;
-    Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW, .max_bytes = 1024};
-    g_autoptr(GError) error = NULL;
+    Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW};
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
-    static const char *const what[] = {"copy-overhead", "coll-overhead", "compute-efficiency",
-                                       "gemm",          "memory",        "loopback"};
+    static const char *const what[] = {"latency", "copy-overhead", "compute-efficiency",
+                                       "gemm",    "memory",        "loopback"};
     bool known = false;
     for (size_t i = 0; argc == 3 && i < G_N_ELEMENTS(what); i++)
         known = known || strcmp(argv[1], what[i]) == 0;
     if (!known) {
-        fprintf(stderr, "nvlsim calibrate: expected copy-overhead, coll-overhead, "
+        fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead, "
                         "compute-efficiency, gemm, memory or loopback, then FILE.csv (see nvlsim "
                         "help calibrate)\n");
         goto out;
@@ -464,8 +401,14 @@ cli_calibrate(int argc, char **argv)
                 o.fit_ranks);
         goto out;
     }
-    if (o.system == NULL) {
+    bool latency = strcmp(argv[1], "latency") == 0;
+    if (o.system == NULL && !latency) {
         fprintf(stderr, "nvlsim calibrate: --system is required\n");
+        goto out;
+    }
+    if (latency && (o.system != NULL || o.match != NULL)) {
+        fprintf(stderr, "nvlsim calibrate: latency is fitted once across every system's rows: "
+                        "expected no --system or --match\n");
         goto out;
     }
     if (o.fidelity && !net_fidelity_parse(o.fidelity, &c.fidelity)) {
@@ -473,11 +416,9 @@ cli_calibrate(int argc, char **argv)
                 o.fidelity);
         goto out;
     }
-    if (o.max_bytes && !cli_parse_size("max-bytes", o.max_bytes, &c.max_bytes, &error)) {
-        cli_print_error("calibrate", error);
-        goto out;
-    }
-    if (strcmp(argv[1], "loopback") == 0) {
+    if (latency) {
+        status = validate_calibrate_runtime(argv[2], c.fidelity);
+    } else if (strcmp(argv[1], "loopback") == 0) {
         status = cli_calibrate_loopback(argv[2], o.system, (uint32_t)fit_ranks, c.fidelity);
     } else if (strcmp(argv[1], "gemm") == 0) {
         status = calibrate_gemm(argv[2], o.system);
@@ -498,7 +439,6 @@ out:
     g_free(o.system);
     g_free(o.match);
     g_free(o.fidelity);
-    g_free(o.max_bytes);
     g_free(o.fit_ranks);
     return status;
 }

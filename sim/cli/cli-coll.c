@@ -5,7 +5,10 @@
  * model time for the same choice. --gpus below the system's count places
  * ranks on the first GPUs of a node; above it adds nodes on the fabric.
  * --fault KEY=VALUE takes [faults] keys (topo-fault.h): the same sweep
- * with links down, slow or noisy, on every node.
+ * with links down, slow or noisy, on every node. The time is what the
+ * benchmark would report per call (coll-harness.h: nccl-tests' loop, one
+ * process per GPU, unless --harness, --launch-mode or --cuda-graph say
+ * otherwise).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +22,7 @@
 
 typedef struct CollOptions {
     char *system, *op, *gpus, *min_bytes, *max_bytes, *factor, *algo, *proto, *fidelity, *csv,
-        *dtype, *root, *plot;
+        *dtype, *root, *plot, *harness, *launch_mode;
 } CollOptions;
 
 typedef struct CollPlan {
@@ -32,10 +35,11 @@ typedef struct CollPlan {
     const char *dtype;
     uint32_t elem_bytes;
     uint32_t root;
+    CollHarness harness;
 } CollPlan;
 
 static GOptionContext *
-coll_context(CollOptions *o, char ***faults)
+coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
 {
     GOptionEntry entries[] = {
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System model (default dgx-h100)",
@@ -62,6 +66,15 @@ coll_context(CollOptions *o, char ***faults)
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
          "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
          "FILE.png|FILE.svg"},
+        {"harness", 0, 0, G_OPTION_ARG_STRING, &o->harness,
+         "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)",
+         "H"},
+        {"launch-mode", 0, 0, G_OPTION_ARG_STRING, &o->launch_mode,
+         "mpi (default: one process per GPU) or threads (one thread drives a node's GPUs, "
+         "nccl-tests -g)",
+         "M"},
+        {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, cuda_graph,
+         "The calls are launched as a CUDA graph (nccl-tests -G)", NULL},
         {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, faults,
          "A fabric fault, as a scenario's [faults] key (planes_down=1, links_down=3:1x2); "
          "repeatable",
@@ -92,7 +105,7 @@ bad(GError **error, const char *option, const char *text, const char *expect)
 }
 
 static bool
-plan_from_options(const CollOptions *o, CollPlan *plan, GError **error)
+plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError **error)
 {
     *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE,
                        .min_bytes = 8,
@@ -100,8 +113,14 @@ plan_from_options(const CollOptions *o, CollPlan *plan, GError **error)
                        .factor = 2,
                        .fidelity = NET_FIDELITY_FLOW,
                        .dtype = "float",
-                       .elem_bytes = 4};
+                       .elem_bytes = 4,
+                       .harness = COLL_HARNESS_DEFAULT};
+    plan->harness.cuda_graph = cuda_graph;
     uint64_t v;
+    if (o->harness && !coll_harness_kind_parse(o->harness, &plan->harness.kind))
+        return bad(error, "harness", o->harness, "nccl-tests or blocking");
+    if (o->launch_mode && !coll_launch_mode_parse(o->launch_mode, &plan->harness.mode))
+        return bad(error, "launch-mode", o->launch_mode, "mpi or threads");
     if (o->op && !coll_op_parse(o->op, &plan->op))
         return bad(error, "op", o->op,
                    "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
@@ -160,6 +179,11 @@ print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
     printf("# nvlsim coll: %s on %u GPUs of %s (%u node%s), %s fidelity\n", coll_op_name(plan->op),
            comm->n_ranks, system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "",
            net_fidelity_name(plan->fidelity));
+    const CollHarness *h = &plan->harness;
+    printf("# time: as %s reports a call, %s%s\n", coll_harness_kind_name(h->kind),
+           h->mode == COLL_LAUNCH_THREADS ? "one thread driving each node's GPUs"
+                                          : "one process per GPU",
+           h->cuda_graph ? ", launched as a CUDA graph" : "");
     if (!topo_faults_empty(faults)) {
         g_autofree char *text = topo_faults_describe(faults, comm->system);
         printf("# faults: %s\n", text);
@@ -192,7 +216,7 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
                 g_prefix_error(error, "%" G_GUINT64_FORMAT " bytes: ", bytes);
                 return false;
             }
-            double us = (double)r.time_ps / 1e6;
+            double us = (double)coll_reported_ps(comm, &r, &plan->harness) / 1e6;
             double algbw = (double)bytes / (us * 1e3);
             double busbw = algbw * coll_busbw_factor(plan->op, comm->n_ranks);
             uint64_t count = bytes / plan->elem_bytes;
@@ -285,7 +309,8 @@ cli_coll(int argc, char **argv)
 {
     CollOptions o = {0};
     g_auto(GStrv) faults = NULL;
-    g_autoptr(GOptionContext) context = coll_context(&o, &faults);
+    gboolean cuda_graph = FALSE;
+    g_autoptr(GOptionContext) context = coll_context(&o, &faults, &cuda_graph);
     g_autoptr(GError) error = NULL;
     CollPlan plan;
     int status = CLI_EXIT_USAGE;
@@ -295,7 +320,7 @@ cli_coll(int argc, char **argv)
         fprintf(stderr, "nvlsim coll: unexpected argument '%s'\n", argv[1]);
         goto out;
     }
-    if (!plan_from_options(&o, &plan, &error)) {
+    if (!plan_from_options(&o, cuda_graph, &plan, &error)) {
         cli_print_error("coll", error);
         goto out;
     }

@@ -199,8 +199,10 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
             CollResult r;
             if (!coll_run(comm, &call, NET_FIDELITY_FLOW, &r, error))
                 return false;
+            CollHarness h = COLL_HARNESS_DEFAULT;
             busbw[(size_t)s * sizes->len + i] =
-                (double)bytes / ((double)r.time_ps / (double)SIM_PS_PER_S) / 1e9 *
+                (double)bytes / ((double)coll_reported_ps(comm, &r, &h) / (double)SIM_PS_PER_S) /
+                1e9 *
                 coll_busbw_factor(COLL_OP_ALL_REDUCE, comm->n_ranks);
         }
     }

@@ -114,9 +114,7 @@ explain_nccl(const CollComm *comm, CollOp op, uint64_t bytes)
     double ch_bw = coll_tune_channel_bw(&comm->info, op, algo, proto);
     double bus_bw = ch_bw * plan.n_channels;
     double alpha = coll_tune_step_latency_us(&comm->info, algo, proto);
-    double base = comm->system->coll_overhead_ps > 0
-                      ? (double)comm->system->coll_overhead_ps / SIM_PS_PER_US
-                      : coll_tune_base_latency_us(algo, proto);
+    double base = (double)comm->system->runtime->kernel_setup_ps / SIM_PS_PER_US;
     uint32_t steps = ring_steps(op, comm->n_ranks);
     double per_rank = (double)bytes * factor;
     double estimate = base + steps * alpha + (bus_bw > 0 ? per_rank / (bus_bw * 1e3) : 0);
@@ -131,7 +129,7 @@ explain_nccl(const CollComm *comm, CollOp op, uint64_t bytes)
            base, steps, alpha, bytes, factor, plan.n_channels, ch_bw);
     printf("    = %.2f us + %.2f us + %.2f us = %.2f us\n", base, steps * alpha,
            bus_bw > 0 ? per_rank / (bus_bw * 1e3) : 0.0, estimate);
-    printf("(launch: the system's fitted cost of a call, else NCCL's base latency; alpha: "
+    printf("(launch: the runtime model's kernel_setup; alpha: "
            "NCCL's per-step latency; the bandwidth: NCCL's per-channel figure. For %s the ring "
            "form is an approximation: NCCL's own model above says %.2f us.)\n\n",
            coll_algo_name(algo), coll_tune_time_us(&comm->info, op, algo, proto, bytes));
@@ -205,7 +203,8 @@ explain_coll(const ExplainOptions *o)
            coll_op_name(op), bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs", system_id,
            comm->n_nodes, comm->n_nodes > 1 ? "s" : "");
     double estimate = loopback ? explain_loopback(comm, op, bytes) : explain_nccl(comm, op, bytes);
-    double sim_us = (double)r.time_ps / 1e6;
+    CollHarness harness = COLL_HARNESS_DEFAULT;
+    double sim_us = (double)coll_reported_ps(comm, &r, &harness) / 1e6;
     double algbw = (double)bytes / (sim_us * 1e3);
     double factor = coll_busbw_factor(op, comm->n_ranks);
     printf("## The simulation (flow fidelity; nvlsim coll prints the same)\n");

@@ -12,9 +12,12 @@
 typedef struct CliRowColumns {
     int system, collective, algorithm, protocol, dtype, num_gpus, bytes, time_us, busbw, in_place,
         note;
+    /* Optional (-1 when the file lacks them; their fields read empty). */
+    int harness, launch_mode, cuda_graph, generation, source;
 } CliRowColumns;
 
-/* Finds the columns; an error names the file and the missing column. */
+/* Finds the columns; an error names the file and the missing column. The
+ * optional ones may be absent. */
 bool cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error);
 
 /* The GPU pair of a p2p row, from its note ("... GPU0->GPU3 ..."); 0,1 and

@@ -1,8 +1,9 @@
-/* validate's collective rows: each is simulated as nccl-tests ran it (the
- * row's GPU count, size, data type, and algorithm/protocol when the source
- * states them, NCCL's choice otherwise) and compared in the row's own
- * measure: time when the row has one, else bus bandwidth. NCCL's own model
- * for the same choice is reported beside it. */
+/* validate's collective rows: each is simulated as its benchmark ran it
+ * (the row's GPU count, size, data type, and algorithm/protocol when the
+ * source states them, NCCL's choice otherwise; its harness, launch mode
+ * and CUDA graph, nccl-tests' defaults when blank: coll-harness.h) and
+ * compared in the row's own measure: time when the row has one, else bus
+ * bandwidth. NCCL's own model for the same choice is reported beside it. */
 #include <math.h>
 #include <string.h>
 
@@ -44,10 +45,10 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, GError **error)
     return comm;
 }
 
-/* Simulated and NCCL-model time (us) of a call, and what ran; each call
- * simulated once. */
+/* The simulated kernel (ps, without the runtime's setup), NCCL's model
+ * (us) of a call, and what ran; each call simulated once. */
 static bool
-simulate(Validation *v, const CollComm *comm, const CollCall *call, double *sim_us,
+simulate(Validation *v, const CollComm *comm, const CollCall *call, double *kernel_ps,
          double *model_us, CollAlgo *algo, CollProto *proto, GError **error)
 {
     g_autofree char *key = g_strdup_printf("coll|%s|%u|%d|%d|%d|%" G_GUINT64_FORMAT "|%u",
@@ -59,13 +60,13 @@ simulate(Validation *v, const CollComm *comm, const CollCall *call, double *sim_
         if (!coll_run(comm, call, v->fidelity, &r, error))
             return false;
         memo = g_new(double, 4);
-        memo[0] = (double)r.time_ps / 1e6;
+        memo[0] = (double)(r.time_ps - (comm->system->runtime ? r.start_ps : 0));
         memo[1] = r.nccl_model_us;
         memo[2] = r.algo;
         memo[3] = r.proto;
         g_hash_table_insert(v->memo, g_steal_pointer(&key), memo);
     }
-    *sim_us = memo[0];
+    *kernel_ps = memo[0];
     *model_us = memo[1];
     *algo = (CollAlgo)memo[2];
     *proto = (CollProto)memo[3];
@@ -118,6 +119,58 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
     return true;
 }
 
+/* The row's harness, launch mode and CUDA graph (blank: nccl-tests'
+ * defaults); false with the row reported. */
+static bool
+read_harness(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r,
+             CollHarness *h)
+{
+    *h = COLL_HARNESS_DEFAULT;
+    const char *kind = report_csv_field(csv, r, col->harness);
+    const char *mode = report_csv_field(csv, r, col->launch_mode);
+    const char *graph = report_csv_field(csv, r, col->cuda_graph);
+    if (*kind != '\0' && !coll_harness_kind_parse(kind, &h->kind)) {
+        validate_bad(v, csv, r, "harness", "'%s' is not a harness: expected nccl-tests or blocking",
+                     kind);
+        return false;
+    }
+    if (*mode != '\0' && !coll_launch_mode_parse(mode, &h->mode)) {
+        validate_bad(v, csv, r, "launch_mode",
+                     "'%s' is not a launch mode: expected mpi (one process per GPU) or threads "
+                     "(one thread drives a node's GPUs, nccl-tests -g)",
+                     mode);
+        return false;
+    }
+    if (*graph != '\0' && strcmp(graph, "0") != 0 && strcmp(graph, "1") != 0) {
+        validate_bad(v, csv, r, "cuda_graph", "'%s' is not 0 or 1", graph);
+        return false;
+    }
+    h->cuda_graph = strcmp(graph, "1") == 0;
+    return true;
+}
+
+double
+validate_sample_predict(const ValidateSample *s, const HwRuntime *rt)
+{
+    if (rt == NULL)
+        rt = s->runtime;
+    uint64_t kernel = s->kernel_ps + (rt != NULL ? rt->kernel_setup_ps : 0);
+    CollHarnessTime t;
+    coll_harness_time(rt, &s->harness, s->ppn, kernel, &t);
+    double us = (double)t.time_ps / 1e6;
+    return s->by_time ? us : (double)s->n_bytes / (us * 1e3) * s->factor;
+}
+
+void
+validate_sample_free(gpointer sample)
+{
+    ValidateSample *s = sample;
+    g_free(s->system);
+    g_free(s->generation);
+    g_free(s->source);
+    g_free(s);
+}
+
 void
 validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
 {
@@ -125,7 +178,8 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     const char *system = report_csv_field(csv, r, col->system);
     CollCall call = {.algo = COLL_ALGO_AUTO, .proto = COLL_PROTO_AUTO};
     uint32_t n_gpus;
-    if (!read_call(v, csv, col, r, &call, &n_gpus))
+    CollHarness harness;
+    if (!read_call(v, csv, col, r, &call, &n_gpus) || !read_harness(v, csv, col, r, &harness))
         return;
     if (call.n_bytes < v->min_bytes) {
         validate_skip(v, "below --min-bytes");
@@ -151,14 +205,31 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
         validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);
         return;
     }
-    double sim_us, model_us;
+    double kernel_ps, model_us;
     CollAlgo algo;
     CollProto proto;
-    if (!simulate(v, comm, &call, &sim_us, &model_us, &algo, &proto, &error)) {
+    if (!simulate(v, comm, &call, &kernel_ps, &model_us, &algo, &proto, &error)) {
         validate_bad(v, csv, r, NULL, "%s", error->message);
         return;
     }
     double factor = coll_busbw_factor(call.op, n_gpus);
+    ValidateSample *sample = g_new(ValidateSample, 1);
+    *sample = (ValidateSample){
+        .system = g_strdup(system),
+        .generation = g_strdup(report_csv_field(csv, r, col->generation)),
+        .source = g_strdup(report_csv_field(csv, r, col->source)),
+        .ppn = comm->ppn,
+        .n_bytes = call.n_bytes,
+        .harness = harness,
+        .runtime = comm->system->runtime,
+        .kernel_ps = (uint64_t)kernel_ps,
+        .by_time = by_time,
+        .factor = factor,
+        .measured = measured,
+        .model = model_us <= 0 ? NAN
+                 : by_time     ? model_us
+                               : (double)call.n_bytes / (model_us * 1e3) * factor,
+    };
     char detail[48];
     g_snprintf(detail, sizeof detail, "%s/%s", coll_algo_name(algo), coll_proto_name(proto));
     ValidateRow row = {
@@ -170,10 +241,12 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
         .detail = detail,
         .unit = by_time ? "us" : "GB/s",
         .measured = measured,
-        .simulated = by_time ? sim_us : (double)call.n_bytes / (sim_us * 1e3) * factor,
-        .model = model_us <= 0 ? NAN
-                 : by_time     ? model_us
-                               : (double)call.n_bytes / (model_us * 1e3) * factor,
+        .simulated = validate_sample_predict(sample, NULL),
+        .model = sample->model,
     };
     validate_record(v, &row);
+    if (v->samples != NULL)
+        g_ptr_array_add(v->samples, sample);
+    else
+        validate_sample_free(sample);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli/cli-plot.h"
+#include "cli/cli-validate-cross.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "core/core-units.h"
@@ -27,6 +28,7 @@ typedef struct ValidateOptions {
     char *csv;
     char *plot;
     char *system;
+    char *cross;
     gboolean quiet;
 } ValidateOptions;
 
@@ -53,6 +55,10 @@ validate_context(ValidateOptions *o)
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "Replay only rows of this system",
          "NAME"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print the summary only", NULL},
+        {"cross", 0, 0, G_OPTION_ARG_STRING, &o->cross,
+         "Leave each system, generation or source out in turn: refit the runtime's fitted "
+         "constants on the other rows and report the group's collective rows",
+         "system|generation|source"},
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new("FILE.csv");
@@ -64,6 +70,9 @@ validate_context(ValidateOptions *o)
         context, "FILE.csv has the columns of shared/reference/collectives.csv (found by name).\n"
                  "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
                  "no system, no size or an unmodelled algorithm are counted as skipped.\n"
+                 "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
+                 "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
+                 "nccl-tests' defaults. With --cross, --max-mape gates the CROSS MAPE.\n"
                  "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
@@ -309,7 +318,15 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    double mape = print_summary(v);
+    double mape;
+    ValidateCross cross;
+    if (o->cross != NULL && validate_cross_parse(o->cross, &cross)) {
+        mape = validate_cross_report(v->samples, cross, o->cross);
+        if (v->n_bad)
+            printf("# %u malformed rows (reported on stderr)\n", v->n_bad);
+    } else {
+        mape = print_summary(v);
+    }
     if (v->out != NULL && v->n_bad > 0) {
         /* Malformed rows are bad input: no output file, as for a file
          * that cannot be read at all. */
@@ -356,6 +373,17 @@ parse_options(const ValidateOptions *o, Validation *v, double *max_mape)
             return false;
         }
     }
+    ValidateCross cross;
+    if (o->cross && !validate_cross_parse(o->cross, &cross)) {
+        fprintf(stderr, "nvlsim validate: --cross: '%s': expected system, generation or source\n",
+                o->cross);
+        return false;
+    }
+    if (o->cross && (o->system || o->csv || o->plot)) {
+        fprintf(stderr, "nvlsim validate: --cross leaves groups out of the whole file: expected "
+                        "no --system, --csv or --plot with it\n");
+        return false;
+    }
     if (o->min_bytes && !sim_units_parse_count(o->min_bytes, &v->min_bytes, NULL) &&
         !sim_units_parse_size_bytes(o->min_bytes, &v->min_bytes, NULL)) {
         fprintf(stderr, "nvlsim validate: --min-bytes: '%s': expected a size such as 1MiB\n",
@@ -391,6 +419,8 @@ validate_clear(Validation *v)
     g_hash_table_unref(v->memo);
     g_ptr_array_unref(v->groups);
     g_hash_table_unref(v->skipped);
+    if (v->samples != NULL)
+        g_ptr_array_unref(v->samples);
     if (v->models != NULL) {
         g_ptr_array_unref(v->models);
         g_ptr_array_unref(v->model_ids);
@@ -419,7 +449,9 @@ cli_validate(int argc, char **argv)
     if (o.plot != NULL && o.csv == NULL)
         o.csv = cli_plot_csv_path(o.plot);
     v.only_system = o.system;
-    v.quiet = o.quiet;
+    v.quiet = o.quiet || o.cross != NULL;
+    if (o.cross != NULL)
+        v.samples = g_ptr_array_new_with_free_func(validate_sample_free);
     status = validate_run(&v, &o, argv[1], max_mape);
 out:
     validate_clear(&v);
@@ -429,5 +461,6 @@ out:
     g_free(o.csv);
     g_free(o.plot);
     g_free(o.system);
+    g_free(o.cross);
     return status;
 }

@@ -9,6 +9,7 @@
 
 #include "cli/cli-fabric.h"
 #include "cli/cli-rows.h"
+#include "coll/coll-harness.h"
 #include "net/net.h"
 #include "report/report-csv.h"
 
@@ -33,7 +34,29 @@ typedef struct Validation {
     bool training;        /* the rows are training steps (cli-validate-train.c) */
     GPtrArray *models;    /* WorkModel *: the shipped models, for training rows */
     GPtrArray *model_ids; /* char *, beside models */
+    GPtrArray *samples;   /* ValidateSample *: collective rows kept for refits; NULL: none */
 } Validation;
+
+/* A collective row as simulated, kept so that the runtime's fitted
+ * constants (host_issue, kernel_setup) can be refitted and the row
+ * predicted again without simulating it again (cli-validate-cross.c). */
+typedef struct ValidateSample {
+    char *system, *generation, *source; /* the groups of --cross */
+    uint32_t ppn;
+    uint64_t n_bytes;
+    CollHarness harness;
+    const HwRuntime *runtime; /* the system's (NULL: not NCCL's kernels) */
+    uint64_t kernel_ps;       /* the simulated kernel without the runtime's setup */
+    bool by_time;             /* measured is a time in us, else a bus bandwidth in GB/s */
+    double factor;            /* nccl-tests' bus factor */
+    double measured;
+    double model; /* NCCL's model in the same unit, NAN if none */
+} ValidateSample;
+
+/* The row's value (its unit) with the runtime rt in place of the system's
+ * (NULL: the system's own). */
+double validate_sample_predict(const ValidateSample *s, const HwRuntime *rt);
+void validate_sample_free(gpointer sample);
 
 /* One replayed row. */
 typedef struct ValidateRow {

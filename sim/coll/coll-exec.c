@@ -288,7 +288,9 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
             .cookie = seq,
         };
         net_send(ex->net, &send);
-        p->pending_sends++;
+        /* Between nodes the proxy carries the data: the GPU's writes stay in its node. */
+        if (!c->crosses_nodes)
+            p->pending_sends++;
     }
     /* Simple waits for its writes (the fence before the flag); LL and LL128
      * go on once they are issued. */
@@ -389,10 +391,11 @@ on_landed(SimEngine *engine, const SimEvent *event, void *ctx)
     sim_engine_progress(engine);
     /* The flag follows the data once the sender's fence has seen it land;
      * a GPU then takes its step overhead to see it. */
-    uint64_t delay = p->fenced ? c->flag_ps : 0;
+    bool fence = p->fenced && !c->crosses_nodes;
+    uint64_t delay = fence ? c->flag_ps : 0;
     if (g_array_index(ex->parts, Part, c->dst).gpu)
         delay += c->crosses_nodes ? ex->net_step_overhead_ps : ex->step_overhead_ps;
-    if (p->fenced && --p->pending_sends == 0)
+    if (fence && --p->pending_sends == 0)
         finish_op_at(ex, c->sender, MAX(now, p->reduce_done_ps));
     if (delay == 0) {
         make_visible(ex, ci, event->arg[0]);

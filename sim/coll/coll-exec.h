@@ -18,9 +18,12 @@
  * again a path latency after the receiving operation started (the receiver
  * writes its head pointer back). A Simple operation finishes when its sends
  * have landed (the fence before the flag); LL and LL128 operations finish as
- * soon as their sends are issued. Reductions cost the GPU 2 bytes read per
- * byte reduced at the GPU's streaming rate (hw_gpu_stream_bytes_per_s) shared
- * by its active channels, and a
+ * soon as their sends are issued. A message to another node is the network
+ * proxy's to carry: no sender waits for it to land, and it is visible once
+ * the proxy has handed it over (the net step overhead) after it landed.
+ * Reductions cost the GPU 2 bytes read per byte reduced at the GPU's
+ * streaming rate (hw_gpu_stream_bytes_per_s) shared by its active
+ * channels, and a
  * CTA pushes its bytes no faster than a channel can; an operation finishes
  * no earlier than either. NVSwitch participants
  * reduce in the switch (NVLS) and cost no GPU time.

@@ -1,5 +1,6 @@
 /* The words of sim/coll: collective, algorithm and protocol names as
- * nccl-tests and NCCL print them, their parsers, and nccl-tests' bus
+ * nccl-tests and NCCL print them, the harness and launch-mode names of
+ * the measurement schema, their parsers, and nccl-tests' bus
  * bandwidth factor. Pure functions of the enums; no state.
  *
  * Sources: the nccl-tests sources (binary names such as
@@ -8,6 +9,8 @@
  * spellings NCCL_ALGO and NCCL_PROTO accept.
  */
 #include "coll/coll.h"
+
+#include "coll/coll-harness.h"
 
 /* Indexed by enum value; the first spelling is the one printed, the rest
  * are accepted by the parsers (compared case-insensitively after dropping
@@ -154,4 +157,41 @@ coll_dtype_bytes(const char *name)
         if (g_ascii_strcasecmp(name, dtypes[i].name) == 0)
             return dtypes[i].bytes;
     return 0;
+}
+
+static const char *const harness_names[COLL_N_HARNESSES] = {"nccl-tests", "blocking"};
+static const char *const launch_mode_names[COLL_N_LAUNCH_MODES] = {"mpi", "threads"};
+
+const char *
+coll_harness_kind_name(CollHarnessKind kind)
+{
+    g_return_val_if_fail((unsigned)kind < COLL_N_HARNESSES, "?");
+    return harness_names[kind];
+}
+
+const char *
+coll_launch_mode_name(CollLaunchMode mode)
+{
+    g_return_val_if_fail((unsigned)mode < COLL_N_LAUNCH_MODES, "?");
+    return launch_mode_names[mode];
+}
+
+bool
+coll_harness_kind_parse(const char *text, CollHarnessKind *kind)
+{
+    int i = find_word(text, harness_names, COLL_N_HARNESSES);
+    if (i < 0)
+        return false;
+    *kind = (CollHarnessKind)i;
+    return true;
+}
+
+bool
+coll_launch_mode_parse(const char *text, CollLaunchMode *mode)
+{
+    int i = find_word(text, launch_mode_names, COLL_N_LAUNCH_MODES);
+    if (i < 0)
+        return false;
+    *mode = (CollLaunchMode)i;
+    return true;
 }

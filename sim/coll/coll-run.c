@@ -1,8 +1,8 @@
 /* One collective call: check it, let NCCL's model choose (unless forced),
  * plan channels and chunks as NCCL would, lay the schedule out and run it.
- * The call starts with the system's launch cost ([host] coll_overhead when
- * the system model has one, fitted from measurements; NCCL's own base
- * latency for the algorithm and protocol otherwise). On a graph built with
+ * The call's kernel starts its first step after the runtime model's
+ * kernel_setup (what the host spends to issue it and a benchmark reports
+ * around it is coll-harness's). On a graph built with
  * faults, NCCL's tuner is given the NVLinks the graph has among the first
  * node's ranks (a link down is seen at init; a slow or noisy one is not).
  * A loopback system (virtual ranks on one GPU) runs nvlsim-bench's ring
@@ -154,9 +154,9 @@ build(CollBuild *b, GError **error)
 }
 
 /* NCCL's per-step latency (step_us) is all a step between ranks a and b
- * costs at zero size; what the wire does not explain (one small write; two
- * for Simple's data then flag) is software (GPU synchronisation, the
- * network proxy), charged per step. */
+ * of a node costs at zero size; what the wire does not explain (one small
+ * write; two for Simple's data then flag) is the GPUs' synchronisation
+ * (polling, fences), charged per step. */
 static uint64_t
 step_overhead_ps(const CollComm *comm, uint32_t a, uint32_t b, CollProto proto, double step_us)
 {
@@ -168,6 +168,17 @@ step_overhead_ps(const CollComm *comm, uint32_t a, uint32_t b, CollProto proto, 
         wire *= 2;
     uint64_t step = (uint64_t)(step_us * SIM_PS_PER_US);
     return step > wire ? step - wire : 0;
+}
+
+/* A step between nodes: the wire (NICs and switches, in the path) and the
+ * network proxy's post on the runtime model; Simple's three times, as
+ * NCCL counts it (the data, its flag and the receive's flush;
+ * tuning.cc:404-410). */
+static uint64_t
+net_step_overhead_ps(const CollComm *comm, CollProto proto)
+{
+    uint64_t post = comm->system->runtime->proxy_post_ps;
+    return proto == COLL_PROTO_SIMPLE ? 3 * post : post;
 }
 
 /* How a call runs: the choices and costs coll_run lays the schedule out
@@ -184,7 +195,7 @@ typedef struct RunPlan {
     double nccl_model_us; /* < 0: not NCCL */
 } RunPlan;
 
-/* NCCL's choice (unless forced), its plan, and the system's launch cost. */
+/* NCCL's choice (unless forced), its plan, and the kernel's setup. */
 static bool
 plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **error)
 {
@@ -200,9 +211,7 @@ plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **erro
     CollAlgo algo = rp->algo;
     CollProto proto = rp->proto;
     coll_tune_plan(&comm->info, call->op, algo, proto, call->n_bytes, &rp->plan);
-    rp->start_ps = comm->system->coll_overhead_ps;
-    if (rp->start_ps == 0)
-        rp->start_ps = (uint64_t)(coll_tune_base_latency_us(algo, proto) * SIM_PS_PER_US);
+    rp->start_ps = comm->system->runtime->kernel_setup_ps;
     /* NVLS moves data with the switch's engines, not with CTA copies. */
     rp->channel_bytes_per_s = algo == COLL_ALGO_NVLS
                                   ? 0.0
@@ -212,8 +221,7 @@ plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **erro
         rp->step_overhead_ps = step_overhead_ps(
             comm, 0, 1, proto, coll_tune_step_latency_us(&comm->info, algo, proto));
         if (comm->n_nodes > 1)
-            rp->net_step_overhead_ps = step_overhead_ps(
-                comm, 0, comm->ppn, proto, coll_tune_net_step_latency_us(&comm->info, algo, proto));
+            rp->net_step_overhead_ps = net_step_overhead_ps(comm, proto);
     }
     rp->nccl_model_us = coll_tune_time_us(&comm->info, call->op, algo, proto, call->n_bytes);
     return true;
@@ -289,4 +297,12 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     g_free(b.rank_part);
     coll_exec_free(b.ex);
     return ok;
+}
+
+uint64_t
+coll_reported_ps(const CollComm *comm, const CollResult *result, const CollHarness *h)
+{
+    CollHarnessTime t;
+    coll_harness_time(comm->system->runtime, h, comm->ppn, result->time_ps, &t);
+    return t.time_ps;
 }

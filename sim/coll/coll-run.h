@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "coll/coll-exec.h"
+#include "coll/coll-harness.h"
 #include "coll/coll-tune.h"
 #include "coll/coll.h"
 #include "hw/hw-system.h"
@@ -51,8 +52,8 @@ typedef struct CollCall {
 } CollCall;
 
 typedef struct CollResult {
-    uint64_t time_ps;  /* the simulated call, launch included */
-    uint64_t start_ps; /* of which the launch (fixed cost of a call) */
+    uint64_t time_ps;  /* the simulated kernel, its setup included */
+    uint64_t start_ps; /* of which the setup (the runtime's kernel_setup) */
     CollAlgo algo;     /* what ran */
     CollProto proto;
     uint32_t n_channels;
@@ -65,3 +66,7 @@ typedef struct CollResult {
  * an algorithm or protocol NCCL cannot run for this call or system. */
 bool coll_run(const CollComm *comm, const CollCall *call, NetFidelity fidelity, CollResult *result,
               GError **error);
+
+/* What harness h would report per call for result on comm (its runtime,
+ * its ranks per node): coll_harness_time's time. */
+uint64_t coll_reported_ps(const CollComm *comm, const CollResult *result, const CollHarness *h);

@@ -802,18 +802,3 @@ coll_tune_step_latency_us(const CollTopoInfo *info, CollAlgo algo, CollProto pro
     int hw = g.path_intra == COLL_PATH_NVL ? HW_NVLINK : HW_PCI;
     return hw_latency_us[hw][a][p];
 }
-
-double
-coll_tune_net_step_latency_us(const CollTopoInfo *info, CollAlgo algo, CollProto proto)
-{
-    int a = coll_tune_nccl_algo(algo == COLL_ALGO_DIRECT ? COLL_ALGO_RING : algo);
-    int p = nccl_proto(proto);
-    if (a < 0 || p < 0)
-        return 0.0;
-    /* One rank per node takes the tree's network latency (tuning.cc:425). */
-    double lat = info->ppn == 1 ? hw_latency_us[HW_NET][NA_TREE][p] : hw_latency_us[HW_NET][a][p];
-    double overhead = info->cpu_amd ? NET_OVERHEAD_AMD_US : NET_OVERHEAD_US;
-    if (p == NP_SIMPLE)
-        overhead *= NET_OVERHEAD_SIMPLE_FACTOR;
-    return MAX(lat, overhead);
-}

@@ -158,7 +158,3 @@ double coll_tune_channel_bw(const CollTopoInfo *info, CollOp op, CollAlgo algo, 
  * (hwLatencies, NVLink or PCI class as its graph's intra path): all a step
  * costs at zero size, its synchronisation included. */
 double coll_tune_step_latency_us(const CollTopoInfo *info, CollAlgo algo, CollProto proto);
-
-/* NCCL's per-step latency in us of a step that crosses the network
- * (hwLatencies' NET class, at least its network post overhead). */
-double coll_tune_net_step_latency_us(const CollTopoInfo *info, CollAlgo algo, CollProto proto);

@@ -356,7 +356,7 @@ bench_csv_header(void)
 {
     return "system,nvlsim_system,gpu,generation,nvlink_gen,num_gpus,nodes,collective,algorithm,"
            "protocol,dtype,bytes,time_us,algbw_gbps,busbw_gbps,in_place,nccl_version,source_url,"
-           "source_note";
+           "source_note,harness,launch_mode,cuda_graph";
 }
 
 /* Appends a field, quoted when it holds a comma, quote or line break. */
@@ -431,6 +431,11 @@ append_row(GString *line, const BenchRow *row)
     append_field(line, row->in_place ? "1" : "0", false);
     append_field(line, row->nccl_version, false);
     append_source(line, row);
+    /* One process drives every GPU through NCCL group calls, timed as
+     * nccl-tests times them (bench-coll.cu). */
+    append_field(line, "nccl-tests", false);
+    append_field(line, "threads", false);
+    append_field(line, "0", false);
 }
 
 bool

@@ -42,7 +42,7 @@ typedef struct SystemSpec {
     uint64_t gpus_per_pcie_switch;
     char *cpu_link;
     uint64_t copy_overhead_ps;
-    uint64_t coll_overhead_ps;
+    char *runtime;
 
     char *nic;
     uint64_t n_nics;
@@ -91,9 +91,8 @@ static const HwKey host_keys[] = {
      "the link model id between the CPUs of a host, such as upi-spr"},
     {"copy_overhead", HW_KEY_TIME_PS, SPEC(copy_overhead_ps), false,
      "fixed cost of one cudaMemcpyPeer beyond moving its bytes, such as 9.6us (default 0)"},
-    {"coll_overhead", HW_KEY_TIME_PS, SPEC(coll_overhead_ps), false,
-     "fixed cost of one NCCL collective call (launch, setup), such as 12us (default: NCCL's "
-     "base latency)"},
+    {"runtime", HW_KEY_STRING, SPEC(runtime), false,
+     "the runtime model id (models/runtime/ID.ini) of its collective calls (default nccl)"},
 };
 
 static const HwKey network_keys[] = {
@@ -147,6 +146,7 @@ typedef enum PartKind {
     PART_LINK,
     PART_SWITCH,
     PART_NIC,
+    PART_RUNTIME,
 } PartKind;
 
 static const struct {
@@ -157,6 +157,7 @@ static const struct {
     [PART_LINK] = {"link", "link"},
     [PART_SWITCH] = {"switch", "switch"},
     [PART_NIC] = {"nic", "NIC"},
+    [PART_RUNTIME] = {"runtime", "runtime"},
 };
 
 static void
@@ -171,6 +172,7 @@ spec_clear(SystemSpec *spec)
     g_free(spec->gpu_link);
     g_free(spec->pcie);
     g_free(spec->cpu_link);
+    g_free(spec->runtime);
     g_free(spec->nic);
     g_free(spec->fabric_switch);
 }
@@ -192,6 +194,7 @@ hw_system_free(HwSystem *system)
     hw_link_free(system->cpu_link);
     hw_nic_free(system->nic);
     hw_switch_free(system->fabric_switch);
+    hw_runtime_free(system->runtime);
     hw_loopback_free(system->loopback);
     HwSystemIds *ids = &system->ids;
     char *id_fields[] = {ids->gpu,  ids->nvlink,   ids->nvswitch, ids->gpu_host_link,
@@ -222,6 +225,9 @@ load_part(const char *path, const char *group, const char *key, const char *mode
             break;
         case PART_NIC:
             part = hw_nic_load(file, models_dir, error);
+            break;
+        case PART_RUNTIME:
+            part = hw_runtime_load(file, error);
             break;
         }
     }
@@ -334,6 +340,10 @@ load_host_parts(HwSystem *system, const SystemSpec *spec, const char *path, cons
                             "%s is of kind %s; expected kind pcie or c2c", spec->gpu_link,
                             hw_link_kind_name(kind));
     }
+    system->runtime = load_part(path, "host", "runtime", models_dir, PART_RUNTIME,
+                                spec->runtime ? spec->runtime : "nccl", error);
+    if (system->runtime == NULL)
+        return false;
     system->pcie = load_part(path, "host", "pcie", models_dir, PART_LINK, spec->pcie, error);
     if (system->pcie == NULL)
         return false;
@@ -665,7 +675,6 @@ fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
     system->n_cpus_per_host = (uint32_t)spec->n_cpus;
     system->gpus_per_pcie_switch = (uint32_t)spec->gpus_per_pcie_switch;
     system->copy_overhead_ps = spec->copy_overhead_ps;
-    system->coll_overhead_ps = spec->coll_overhead_ps;
     system->n_nodes = 1;
     system->ids = (HwSystemIds){
         .gpu = g_strdup(spec->gpu),

@@ -1,7 +1,7 @@
 /* A system model: how parts are wired into one NVLink domain (a DGX/HGX
  * box, or a GB200 NVL72 rack), and how such domains ("nodes") join a
  * scale-out fabric. Loaded from models/system/NAME.ini; the parts it names
- * are loaded from models/{gpu,link,switch,nic}/. Description only.
+ * are loaded from models/{gpu,link,switch,nic,runtime}/. Description only.
  *
  * The file, one key table per group (unknown groups and keys are errors;
  * ids are file stems of the models folders):
@@ -15,7 +15,7 @@
  *   [host]    hosts (1), cpus (per host), gpu_link (pcie3..5 or c2c),
  *             pcie (PCIe id of switch uplinks and NICs),
  *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
- *             copy_overhead (optional, default 0), coll_overhead (optional)
+ *             copy_overhead (optional, default 0), runtime (nccl)
  *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
  *             (optional), rail_optimized (yes), nodes (1). Optional group.
  *   [loopback] instead of [nvlink], [host] and [network]: virtual ranks on
@@ -33,6 +33,7 @@
 #include "hw/hw-link.h"
 #include "hw/hw-loopback.h"
 #include "hw/hw-nic.h"
+#include "hw/hw-runtime.h"
 #include "hw/hw-switch.h"
 
 /* n_links NVLinks joining GPUs a and b directly (a < b, node-local ids). */
@@ -78,8 +79,7 @@ typedef struct HwSystem {
     uint32_t gpus_per_pcie_switch; /* 0: GPUs and NICs attach to the CPU directly */
     HwLink *cpu_link;              /* between the CPUs of one host; NULL with one CPU */
     uint64_t copy_overhead_ps;     /* one cudaMemcpyPeer's fixed cost: API, DMA setup, completion */
-    /* One NCCL call's fixed cost (launch, setup); 0: NCCL's base latency. */
-    uint64_t coll_overhead_ps;
+    HwRuntime *runtime;            /* what a collective call costs around its data */
 
     /* Scale-out. */
     HwNic *nic;      /* NULL when the system has no compute NIC */

@@ -771,10 +771,10 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
                 .router = router,
                 .fidelity = fidelity,
                 .per_node = graph->gpus->len};
-    r.launch_ps = system->coll_overhead_ps;
-    if (r.launch_ps == 0)
-        r.launch_ps = (uint64_t)(coll_tune_base_latency_us(COLL_ALGO_RING, COLL_PROTO_SIMPLE) *
-                                 SIM_PS_PER_US);
+    /* A transfer's kernel, queued behind the work before it: its setup and
+     * the stream's gap (the host issued it ahead). */
+    const HwRuntime *rt = system->runtime;
+    r.launch_ps = rt != NULL ? rt->kernel_setup_ps + rt->kernel_gap_ps : 0;
     r.shapes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shape_free);
     build_index(&r);
     if (!apply_stragglers(&r, stragglers, error)) {

@@ -10,6 +10,7 @@
 #include "hw/hw-system.h"
 
 Suite *coll_exec_suite(void);
+Suite *coll_harness_suite(void);
 Suite *coll_loopback_suite(void);
 Suite *coll_fault_suite(void);
 Suite *coll_names_suite(void);

@@ -398,7 +398,7 @@ write_to_string(const BenchRow *rows, guint n)
 
 START_TEST(csv_header_is_collectives_csv)
 {
-    /* tests/data/validate-fixture.csv is a copy of collectives.csv's rows;
+    /* tests/data/validate-fixture.csv holds rows of data/measurements/collectives.csv;
      * both end their lines in CRLF, bench_csv_write in LF (the reader takes
      * either). */
     g_autofree char *path = srcdir_file("tests/data/validate-fixture.csv");
@@ -426,7 +426,7 @@ START_TEST(csv_fields)
                                "NVIDIA H100 80GB HBM3,Hopper,NVLink4 + NVSwitch gen3,8,1,"
                                "all_reduce,,,float,1048576,38.520,27.222,47.638,1,2.21.5,"
                                "\"nvlsim-bench 0.1 on NVIDIA H100 80GB HBM3, 2025-01-31\","
-                               "\"CUDA 12.4; a \"\"quoted\"\", note\"");
+                               "\"CUDA 12.4; a \"\"quoted\"\", note\",nccl-tests,threads,0");
 }
 END_TEST
 
