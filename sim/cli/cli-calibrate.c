@@ -5,7 +5,8 @@
  *     algorithm column containing --match;
  *   latency: the runtime model's two unsourced constants ([runtime]
  *     host_issue and kernel_setup of models/runtime/nccl.ini), once across
- *     every system's collective rows (cli-validate-cross.c), no --system;
+ *     every system's collective rows of at most 1 KiB (cli-validate-cross.c),
+ *     no --system;
  *   gemm: a GPU's gemm_ceiling_fp16 and gemm_ceiling_fp8 ([gpu], the largest
  *     share of peak a GEMM reaches), from the GEMM rows of nvlsim-bench gpu's
  *     CSV (kind gemm; dtype bf16 or fp16, fp8): each row's own ceiling (its

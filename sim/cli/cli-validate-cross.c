@@ -4,8 +4,9 @@
  * Two constants of the runtime model have no source: host_issue (the
  * host's cost of issuing one call for one GPU) and kernel_setup (the
  * kernel's start before its first step). They are fitted once across
- * every system's collective rows, minimising the mean absolute
- * percentage error in each row's own measure; every row's simulation is
+ * every system's collective rows of at most 1 KiB (see fits()),
+ * minimising the mean absolute percentage error in each row's own
+ * measure; every row's simulation is
  * kept (ValidateSample), so that a fit needs no simulation: a row's
  * prediction is the harness closed form over its simulated kernel
  * (coll-harness.h). The fit is a coordinate search: each constant in turn
@@ -31,7 +32,7 @@
 #define FIT_COARSE_PS UINT64_C(100000)
 #define FIT_FINE_PS UINT64_C(1000)
 #define BIG_BYTES (UINT64_C(1) << 20)
-#define FIT_MAX_BYTES (UINT64_C(64) << 10)
+#define FIT_MAX_BYTES (UINT64_C(1) << 10)
 
 static double
 abs_pct(double predicted, double measured)
@@ -40,8 +41,10 @@ abs_pct(double predicted, double measured)
 }
 
 /* Whether a row measures the constants: an NCCL system's call of at most
- * FIT_MAX_BYTES, where the launch and the kernel's start are most of the
- * time; the larger rows measure the data's movement. */
+ * FIT_MAX_BYTES, whose data takes under 1% of its time on any system
+ * (1 KiB at a channel's few GB/s is a fraction of a microsecond, against
+ * 10 us and more of launch and steps); the larger rows measure the data's
+ * movement and the mechanisms that carry it, not these two constants. */
 static bool
 fits(const ValidateSample *s)
 {
@@ -294,14 +297,20 @@ validate_calibrate_runtime(const char *path, NetFidelity fidelity)
         double before = cost(v.samples, use, shipped);
         double mape = validate_fit_runtime(v.samples, use, &rt);
         CrossSum c = {0};
-        for (guint i = 0; i < n; i++)
-            if (use[i])
-                sum_add(&c, v.samples->pdata[i], validate_sample_predict(v.samples->pdata[i], &rt));
-        printf("# nvlsim calibrate latency: %s, %u collective rows (%s fidelity)\n", path,
-               c.n[0] + c.n[1], net_fidelity_name(fidelity));
-        printf("# MAPE with the shipped constants %.2f%%; at the fit %.2f%% (>= 1 MiB %.2f%%, "
-               "< 1 MiB %.2f%%)\n",
-               before, mape, part_mape(&c, 0), part_mape(&c, 1));
+        guint n_fit = 0;
+        for (guint i = 0; i < n; i++) {
+            const ValidateSample *s = v.samples->pdata[i];
+            n_fit += use[i];
+            if (s->runtime != NULL)
+                sum_add(&c, s, validate_sample_predict(s, &rt));
+        }
+        printf("# nvlsim calibrate latency: %s, fitted on the %u collective rows of at most %u "
+               "bytes (%s fidelity)\n",
+               path, n_fit, (unsigned)FIT_MAX_BYTES, net_fidelity_name(fidelity));
+        printf("# MAPE on them with the shipped constants %.2f%%, at the fit %.2f%%\n", before,
+               mape);
+        printf("# at the fit, all %u collective rows: >= 1 MiB %.2f%%, < 1 MiB %.2f%%\n",
+               c.n[0] + c.n[1], part_mape(&c, 0), part_mape(&c, 1));
         printf("# judged leaving each system out: nvlsim validate --cross system %s\n", path);
         printf("[runtime] of models/runtime/nccl.ini:\nhost_issue = %.0fns\nkernel_setup = %.0fns\n",
                (double)rt.host_issue_ps / 1e3, (double)rt.kernel_setup_ps / 1e3);
