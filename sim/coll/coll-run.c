@@ -187,7 +187,8 @@ typedef struct RunPlan {
     CollAlgo algo;
     CollProto proto;
     CollTunePlan plan;
-    uint64_t start_ps;          /* the launch */
+    uint64_t start_ps;          /* the kernel's setup (the loopback's launch) */
+    uint64_t sync_ps;           /* a synchronisation before the first step */
     double channel_bytes_per_s; /* what one CTA pushes; 0: the links decide */
     uint32_t ctas_per_hbm;      /* programs sharing one HBM for reductions */
     uint64_t step_overhead_ps;  /* inside a node */
@@ -217,6 +218,13 @@ plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **erro
                                   ? 0.0
                                   : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
     rp->ctas_per_hbm = rp->plan.n_channels;
+    /* NCCL models NVLS's synchronisation (the switch's reduction and
+     * multicast, the ranks' flags) as one NVLink latency per call
+     * (tuning.cc:424-426): what the wire through the switch does not
+     * explain is charged once, before the first step. */
+    if (comm->n_ranks > 1 && algo == COLL_ALGO_NVLS)
+        rp->sync_ps = step_overhead_ps(comm, 0, 1, proto,
+                                       coll_tune_step_latency_us(&comm->info, algo, proto));
     if (comm->n_ranks > 1 && algo != COLL_ALGO_NVLS) {
         rp->step_overhead_ps = step_overhead_ps(
             comm, 0, 1, proto, coll_tune_step_latency_us(&comm->info, algo, proto));
@@ -279,7 +287,7 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
         return false;
     CollBuild b = {.comm = comm, .call = call, .algo = rp.algo, .proto = rp.proto, .plan = rp.plan};
     b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, rp.proto, rp.ctas_per_hbm,
-                         rp.channel_bytes_per_s, rp.start_ps);
+                         rp.channel_bytes_per_s, rp.start_ps + rp.sync_ps);
     coll_exec_set_step_overhead(b.ex, rp.step_overhead_ps, rp.net_step_overhead_ps);
     b.rank_part = g_new(uint32_t, comm->n_ranks);
     for (uint32_t r = 0; r < comm->n_ranks; r++)

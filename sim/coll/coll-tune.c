@@ -184,21 +184,6 @@ coll_tune_nvls_efficiency(const CollTopoInfo *info)
     return nvls_efficiency[info->arch_index];
 }
 
-double
-coll_tune_base_latency_us(CollAlgo algo, CollProto proto)
-{
-    int p = nccl_proto(proto);
-    if (algo == COLL_ALGO_DIRECT)
-        return p < 0 ? 0.0 : base_latency_us[NA_RING][p];
-    int a = coll_tune_nccl_algo(algo);
-    if (a < 0 || p < 0)
-        return 0.0;
-    /* NCCL replaces NVLS's base latency by its NVLink per-step term (:424-426). */
-    if (algo == COLL_ALGO_NVLS || algo == COLL_ALGO_NVLS_TREE)
-        return hw_latency_us[0][a][p];
-    return base_latency_us[a][p];
-}
-
 uint32_t
 coll_tune_channels(const CollTopoInfo *info)
 {

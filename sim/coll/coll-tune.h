@@ -114,12 +114,6 @@ uint32_t coll_tune_nvls_channels(const CollTopoInfo *info);
  * 0.74 Blackwell, 0 before. */
 double coll_tune_nvls_efficiency(const CollTopoInfo *info);
 
-/* NCCL's base latency in us of algo with proto (baseLatencies,
- * tuning.cc:149-155); DIRECT takes Ring's (the p2p model's base); NVLS,
- * whose base NCCL replaces by its NVLink per-step term, that term (25 us).
- * 0 for AUTO and combinations without one. */
-double coll_tune_base_latency_us(CollAlgo algo, CollProto proto);
-
 /* NCCL's predicted time in us for op on n_bytes (nccl-tests' size) with
  * algo and proto; < 0 when NCCL would not use that combination (AUTO
  * included). alltoall and sendrecv, which NCCL runs as p2p without a

@@ -11,6 +11,7 @@
 
 Suite *coll_exec_suite(void);
 Suite *coll_harness_suite(void);
+Suite *coll_latency_suite(void);
 Suite *coll_loopback_suite(void);
 Suite *coll_fault_suite(void);
 Suite *coll_names_suite(void);

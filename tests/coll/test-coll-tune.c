@@ -127,13 +127,16 @@ START_TEST(small_accessors)
     ck_assert_double_eq_tol(coll_tune_nvls_efficiency(&h100), 0.85, TOL);
     ck_assert_double_eq_tol(coll_tune_nvls_efficiency(&b200), 0.74, TOL);
     ck_assert_double_eq_tol(coll_tune_nvls_efficiency(&a100), 0.0, TOL);
-    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_RING, COLL_PROTO_LL), 6.6, TOL);
-    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_TREE, COLL_PROTO_LL128), 14.0, TOL);
-    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_PAT, COLL_PROTO_SIMPLE), 8.0, TOL);
-    /* NVLS: NCCL replaces the base by its NVLink per-step term (tuning.cc:424-426). */
-    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_NVLS, COLL_PROTO_SIMPLE), 25.0,
+    /* NVLink per-step latencies (hwLatencies, tuning.cc:156-176); NVLS's
+     * is its whole synchronisation, charged once per call. */
+    ck_assert_double_eq_tol(coll_tune_step_latency_us(&h100, COLL_ALGO_RING, COLL_PROTO_LL), 0.6,
                             TOL);
-    ck_assert_double_eq_tol(coll_tune_base_latency_us(COLL_ALGO_AUTO, COLL_PROTO_LL), 0.0, TOL);
+    ck_assert_double_eq_tol(coll_tune_step_latency_us(&h100, COLL_ALGO_TREE, COLL_PROTO_LL128),
+                            1.25, TOL);
+    ck_assert_double_eq_tol(coll_tune_step_latency_us(&h100, COLL_ALGO_NVLS, COLL_PROTO_SIMPLE),
+                            25.0, TOL);
+    ck_assert_double_eq_tol(coll_tune_step_latency_us(&h100, COLL_ALGO_AUTO, COLL_PROTO_LL), 0.0,
+                            TOL);
     /* PAT uses the tree's graph; p2p on 8 x H100: '32 p2p channels per peer' */
     CollTuneGraph tree, pat, direct;
     coll_tune_graph(&h100, COLL_ALGO_TREE, &tree);

@@ -36,6 +36,7 @@ main(void)
     srunner_add_suite(runner, coll_tune_suite());
     srunner_add_suite(runner, coll_exec_suite());
     srunner_add_suite(runner, coll_harness_suite());
+    srunner_add_suite(runner, coll_latency_suite());
     srunner_add_suite(runner, coll_loopback_suite());
     srunner_add_suite(runner, coll_fault_suite());
     srunner_run_all(runner, CK_NORMAL);
