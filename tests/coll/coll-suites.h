@@ -13,6 +13,7 @@ Suite *coll_exec_suite(void);
 Suite *coll_loopback_suite(void);
 Suite *coll_fault_suite(void);
 Suite *coll_names_suite(void);
+Suite *coll_rings_suite(void);
 Suite *coll_tune_suite(void);
 
 /* $top_srcdir/models (the shipped models), newly allocated. */
