@@ -277,6 +277,27 @@ gpu_list(const char *text, const HwSystem *system, const CollPlan *plan, uint32_
     return true;
 }
 
+/* The plan's communicator on the fabric it loads into *fabric (which the
+ * communicator borrows): --gpus ranks on the first GPUs, nodes added past
+ * one, or the listed GPUs of each node. NULL and error when the fabric
+ * does not load (*fabric NULL) or the ranks do not fit it. */
+static CollComm *
+open_comm(const char *system_id, const HwSystem *probe, const CollPlan *plan,
+          const TopoFaults *faults, const uint32_t *listed, uint32_t n_listed, CliFabric **fabric,
+          GError **error)
+{
+    uint32_t per_node = probe->n_gpus;
+    uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : listed ? n_listed : per_node;
+    uint32_t n_nodes = listed ? n_gpus / n_listed : (n_gpus + per_node - 1) / per_node;
+    *fabric = cli_fabric_load_faults(system_id, n_nodes, faults, error);
+    if (*fabric == NULL)
+        return NULL;
+    const CliFabric *f = *fabric;
+    return listed ? coll_comm_new_local(f->system, f->graph, f->router, listed, n_listed, n_nodes,
+                                        error)
+                  : coll_comm_new(f->system, f->graph, f->router, n_gpus, error);
+}
+
 static int
 coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
 {
@@ -298,16 +319,9 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
-    uint32_t per_node = probe->n_gpus;
-    uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : listed ? n_listed : per_node;
-    uint32_t n_nodes = listed ? n_gpus / n_listed : (n_gpus + per_node - 1) / per_node;
-    g_autoptr(CliFabric) fabric = cli_fabric_load_faults(system_id, n_nodes, faults, &error);
-    g_autoptr(CollComm) comm = NULL;
-    if (fabric != NULL)
-        comm = listed
-                   ? coll_comm_new_local(fabric->system, fabric->graph, fabric->router, listed,
-                                         n_listed, n_nodes, &error)
-                   : coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus, &error);
+    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(CollComm) comm =
+        open_comm(system_id, probe, plan, faults, listed, n_listed, &fabric, &error);
     if (comm == NULL) {
         cli_print_error("coll", error);
         return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;

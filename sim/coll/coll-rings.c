@@ -1,19 +1,13 @@
 /* NCCL's topology search on one node of direct NVLink pairs (DGX-1),
- * emulated step by step from NCCL 2.30 (NVIDIA/nccl 5067397c). NCCL's
- * topology holds only the communicator's GPUs (each rank adds its own GPU,
- * topo.cc:1800, and an NVLink to a GPU outside is dropped, topo.cc:836-842),
- * so the paths (paths.cc ncclTopoSetPaths) see only NVLinks among them: a
- * pair is NVL when joined, NVB through one GPU of the communicator that
- * joins both, else PCIe (PIX, PHB, SYS across the CPU link; P2P beyond PXB
- * goes through the destination's CPU, paths.cc:356, :769). The search
- * (search.cc ncclTopoCompute, ncclTopoSearchRec) is followed line by line:
- * the PCI order first, replays, sorted next GPUs, per-link budgets in both
- * directions, the step budgets, the passes over sameChannels, path types
- * and speeds, channel duplication and the second pass. Simplifications: one
- * node (no NET in the search), no NVSwitch, ties among NVB relays and among
- * NVLinks of equal GB/s broken by GPU index (NCCL: NVML's link order), GPUs
- * in NCCL's topology in local index order (PCI bus order), Intel CPUs.
- * Units: NCCL's GB/s (float, as NCCL keeps them).
+ * followed line by line from NCCL 2.30 (NVIDIA/nccl 5067397c): a topology
+ * of the communicator's GPUs only (topo.cc:1800, :836-842); paths NVL, NVB
+ * through one GPU of it, else PCIe/CPU (SYS across the QPI; P2P beyond
+ * PXB via the destination's CPU) (paths.cc:38-135, :356, :769); the search
+ * (search.cc:81-880, ncclTopoCompute :1074) with its orders, replays,
+ * per-link budgets each way, step budgets and passes. Simplifications: one
+ * node (no NET), no NVSwitch, Intel CPUs, GPUs in local index order (PCI
+ * bus order), ties among NVB relays by GPU index. Units: NCCL's GB/s, as
+ * floats as NCCL keeps them.
  */
 #include "coll/coll-rings.h"
 
@@ -476,6 +470,21 @@ static const float speeds_intra[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 
 static const float speeds_sm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
 static const float speeds_sm100[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
 
+typedef struct Speeds {
+    const float *v;
+    uint32_t n;
+} Speeds;
+
+static Speeds
+speeds_for(uint32_t sm)
+{
+    if (sm >= 100)
+        return (Speeds){speeds_sm100, G_N_ELEMENTS(speeds_sm100)};
+    if (sm >= 90)
+        return (Speeds){speeds_sm90, G_N_ELEMENTS(speeds_sm90)};
+    return (Speeds){speeds_intra, G_N_ELEMENTS(speeds_intra)};
+}
+
 /* ncclTopoDupChannels (search.cc:1036-1049). */
 static void
 dup_channels(Graph *g, uint32_t sm)
@@ -495,8 +504,8 @@ dup_channels(Graph *g, uint32_t sm)
 /* Pass 1's next try after a search that did not settle it
  * (search.cc:1201-1259); false when pass 1 is over. */
 static bool
-pass_one_next(const Topo *t, Graph *tmp, const Graph *graph, int time, int64_t *global,
-              const float *speeds, uint32_t n_speeds, uint32_t *idx)
+pass_one_next(const Topo *t, Graph *tmp, const Graph *graph, int time, int64_t *global, Speeds sp,
+              uint32_t *idx)
 {
     if (tmp->same_channels) { /* the AMD exception does not arise: Intel CPUs */
         tmp->same_channels = false;
@@ -517,24 +526,28 @@ pass_one_next(const Topo *t, Graph *tmp, const Graph *graph, int time, int64_t *
         return true;
     }
     tmp->type_intra = t->min_type;
-    bool cross = t->n_nets > 1 && graph->pattern != PAT_TREE; /* search.cc:1080-1085 */
-    if (cross && CROSS_NIC == 2 && tmp->cross_nic == 0) {
-        tmp->cross_nic = 2;
+    /* crossNic is NCCL_CROSS_NIC (2) with NET devices, rings and trees
+     * (search.cc:1080-1085): one more search, alike on one node. */
+    if (t->n_nets > 1 && graph->pattern != PAT_TREE && tmp->cross_nic == 0) {
+        tmp->cross_nic = CROSS_NIC;
         return true;
     }
     tmp->cross_nic = 0;
-    if (*idx < n_speeds - 1 &&
-        (graph->n_channels == 0 || speeds[*idx + 1] / graph->bw_inter > SPEED_RATIO)) {
-        tmp->bw_intra = tmp->bw_inter = speeds[++*idx];
+    if (*idx < sp.n - 1 &&
+        (graph->n_channels == 0 || sp.v[*idx + 1] / graph->bw_inter > SPEED_RATIO)) {
+        tmp->bw_intra = tmp->bw_inter = sp.v[++*idx];
         return true;
     }
     return false;
 }
 
-static void
-compute(Search *s, Graph *graph)
+/* ncclTopoCompute's start (search.cc:1086-1175): an empty graph at the
+ * nearest path type (2 channels at least for two NVLink islands); returns
+ * the first speed: the fastest no path exceeds whose minimum channels a
+ * GPU's total carries (n/(n-1) of it for trees). */
+static uint32_t
+compute_start(const Topo *t, Graph *graph, Speeds sp)
 {
-    const Topo *t = s->t;
     graph->bw_intra = graph->bw_inter = 0;
     graph->type_intra = t->min_type;
     graph->n_channels = 0;
@@ -544,35 +557,39 @@ compute(Search *s, Graph *graph)
     if (graph->pattern == PAT_RING && t->split_nvlink && graph->max_channels >= 2 &&
         graph->min_channels == 1)
         graph->min_channels = 2; /* search.cc:1140-1147 */
-    const float *speeds = t->sm >= 100 ? speeds_sm100 : t->sm >= 90 ? speeds_sm90 : speeds_intra;
-    uint32_t n_speeds = t->sm >= 100  ? G_N_ELEMENTS(speeds_sm100)
-                        : t->sm >= 90 ? G_N_ELEMENTS(speeds_sm90)
-                                      : G_N_ELEMENTS(speeds_intra);
     float total_bw = t->total_bw;
     if (graph->pattern != PAT_RING)
         total_bw *= (float)t->n / (float)(t->n - 1); /* search.cc:1168 */
     uint32_t idx = 0;
-    while ((speeds[idx] > t->max_bw || speeds[idx] * (float)graph->min_channels > total_bw) &&
-           idx < n_speeds - 1)
+    while ((sp.v[idx] > t->max_bw || sp.v[idx] * (float)graph->min_channels > total_bw) &&
+           idx < sp.n - 1)
         idx++;
+    return idx;
+}
+
+static void
+compute(Search *s, Graph *graph)
+{
+    const Topo *t = s->t;
+    Speeds sp = speeds_for(t->sm);
+    uint32_t idx = compute_start(t, graph, sp);
     Graph tmp = *graph;
-    tmp.bw_intra = tmp.bw_inter = speeds[idx];
+    tmp.bw_intra = tmp.bw_inter = sp.v[idx];
     int64_t global = GLOBAL_TIMEOUT;
     bool pass_two = false;
     for (;;) {
         int time = run_once(s, &tmp, graph, &global);
         bool done = time == -1 || (float)graph->n_channels * graph->bw_inter >= t->total_bw;
         if (!pass_two) {
-            if (!done && pass_one_next(t, &tmp, graph, time, &global, speeds, n_speeds, &idx))
+            if (!done && pass_one_next(t, &tmp, graph, time, &global, sp, &idx))
                 continue;
             /* Pass 2 from the best (search.cc:1261-1267). */
             time = -1;
             dup_channels(graph, t->sm);
             tmp = *graph;
-            idx = 0;
-            while (speeds[idx] > graph->bw_inter && idx < n_speeds - 1)
+            for (idx = 0; sp.v[idx] > graph->bw_inter && idx < sp.n - 1;)
                 idx++;
-            tmp.bw_intra = tmp.bw_inter = speeds[idx];
+            tmp.bw_intra = tmp.bw_inter = sp.v[idx];
             tmp.min_channels = graph->n_channels;
             pass_two = true;
         }
@@ -580,11 +597,11 @@ compute(Search *s, Graph *graph)
          * bwIntra for trees while the last try succeeded. */
         if (time != 0 && idx > 0) {
             if (graph->pattern == PAT_RING) {
-                tmp.bw_intra = tmp.bw_inter = speeds[--idx];
+                tmp.bw_intra = tmp.bw_inter = sp.v[--idx];
                 continue;
             }
             if (tmp.bw_intra == graph->bw_intra && tmp.bw_intra < tmp.bw_inter * 2) {
-                tmp.bw_intra = speeds[--idx];
+                tmp.bw_intra = sp.v[--idx];
                 continue;
             }
         }

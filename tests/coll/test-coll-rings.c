@@ -144,6 +144,13 @@ typedef struct RingCase {
  * emulation's, not worked out by hand (pinned here so that they do not
  * move unnoticed).
  * {0..7}: 4 links each, 4 rings at 18 fill them all (72 = a GPU's total).
+ * Tartan measured all_reduce busbw at 1 GB on the first 2 .. 8 GPUs of a
+ * DGX-1P with an NCCL 2 of 2018-19 (uuudown/Tartan, microbenchmark/
+ * scale_up_cl/nccl-v2/bandwidth.txt): 17.3, 34.6, 52.1, 5.6, 34.7, 34.7,
+ * 62.2 GB/s, against 18, 36, 54, 18, 36, 45, 72 here. The two that differ
+ * are the rules that came later: NVB paths (NCCL 2.8.3; before, 5 GPUs
+ * fell back to PCIe and the QPI, 6 GB/s) and the search going on to half
+ * the speed (the 0.49 rule, NCCL 2.6.4; before, 7 GPUs kept 2 x 18).
  */
 static const RingCase ring_cases[] = {
     {"dgx1-v100", {0, 1}, 2, 1, 20.0, COLL_PATH_NVL, "0 1"},
