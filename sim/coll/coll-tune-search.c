@@ -2,12 +2,14 @@
  * nccl_model.md §2): coll_tune_info parses an HwSystem as NCCL's topology
  * code would (per-link NVLink constants, PCIe and NIC parse rules), and
  * coll_tune_graph finds the channels and per-channel GB/s of the ring,
- * tree and NVLS graphs. Main simplification: the backtracking search over
- * GPU orders (search.cc) is replaced by a closed form per speed, the most
- * channels the links can carry at that speed (fit_*); the passes around it
- * (speed lists, start speed, the .49 rule, ties, duplication, raising the
- * speed in pass 2) follow ncclTopoCompute (search.cc:1074-1300). Each
- * fit_* function says what it leaves out. Units: NCCL's GB/s.
+ * tree and NVLS graphs. On one node of direct NVLink pairs (DGX-1, any
+ * subset) NCCL's own search runs, step by step (coll-rings.c). Elsewhere
+ * the main simplification: the backtracking search over GPU orders
+ * (search.cc) is replaced by a closed form per speed, the most channels
+ * the links can carry at that speed (fit_*); the passes around it (speed
+ * lists, start speed, the .49 rule, ties, duplication, raising the speed
+ * in pass 2) follow ncclTopoCompute (search.cc:1074-1300). Each fit_*
+ * function says what it leaves out. Units: NCCL's GB/s.
  */
 #include "coll/coll-tune-search.h"
 
@@ -371,7 +373,8 @@ typedef struct Search {
 /* Ring and tree channels of s GB/s the links between a node's GPUs carry.
  * NVSwitch: a GPU sends each channel once over its NVLinks (multi-node:
  * all but the GPU that leaves to the network, spread evenly). Direct
- * pairs: a channel takes one NVLink per hop (faster rings over doubled
+ * pairs across nodes (one node runs coll-rings.c's search instead): a
+ * channel takes one NVLink per hop (faster rings over doubled
  * links, such as DGX-1V's 40 GB/s pairs, are not searched: on the shipped
  * systems the single-link rings carry more in total), and there are as
  * many link-disjoint rings as the fewest links a rank has (the bound the
