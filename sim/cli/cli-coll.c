@@ -4,6 +4,10 @@
  * factors), and what ran: algorithm, protocol, channels, and NCCL's own
  * model time for the same choice. --gpus below the system's count places
  * ranks on the first GPUs of a node; above it adds nodes on the fabric.
+ * --gpu-list names a node's GPUs as CUDA_VISIBLE_DEVICES does (rank i of
+ * each node on the i-th listed; --gpus, if given, a multiple of them) and
+ * prints the rings NCCL builds on them where its search runs (a node of
+ * direct NVLink pairs).
  * --fault KEY=VALUE takes [faults] keys (topo-fault.h): the same sweep
  * with links down, slow or noisy, on every node. The time is what the
  * benchmark would report per call (coll-harness.h: nccl-tests' loop, one
@@ -18,11 +22,12 @@
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "core/core-units.h"
+#include "hw/hw-gpu-list.h"
 #include "hw/hw-models.h"
 
 typedef struct CollOptions {
     char *system, *op, *gpus, *min_bytes, *max_bytes, *factor, *algo, *proto, *fidelity, *csv,
-        *dtype, *root, *plot, *harness, *launch_mode;
+        *dtype, *root, *plot, *harness, *launch_mode, *gpu_list;
 } CollOptions;
 
 typedef struct CollPlan {
@@ -49,6 +54,10 @@ coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
          "sendrecv",
          "OP"},
         {"gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, "Ranks (default: one node's GPUs)", "N"},
+        {"gpu-list", 0, 0, G_OPTION_ARG_STRING, &o->gpu_list,
+         "A node's GPUs, in rank order as CUDA_VISIBLE_DEVICES lists them (default: the first "
+         "--gpus)",
+         "0,3,4,7"},
         {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes, "Smallest size (default 8)",
          "SIZE"},
         {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes, "Largest size (default 128MiB)",
@@ -172,9 +181,33 @@ round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
     return bytes / unit * unit;
 }
 
+/* The GPUs of --gpu-list and, where NCCL's search ran, its ring graph:
+ * channels, GB/s each, the farthest path, and each ring's GPUs. */
+static void
+print_rings(const CollComm *comm, const uint32_t *gpu_list, uint32_t n_listed)
+{
+    g_autofree char *list = hw_gpu_list_format(gpu_list, n_listed);
+    printf("# gpus: %s on each node (rank i on the i-th)\n", list);
+    const CollRings *rings = &comm->info.rings;
+    if (!rings->searched)
+        return;
+    static const char *const path_names[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                             "P2C", "PXN", "PHB", "SYS", "NET"};
+    const CollRingsGraph *g = &rings->ring;
+    printf("# NCCL rings: %u channel%s x %.1f GB/s, path %s:", g->n_channels,
+           g->n_channels == 1 ? "" : "s", g->bw_intra,
+           path_names[MIN(g->path_intra, COLL_PATH_NET)]);
+    for (uint32_t c = 0; c < g->n_channels; c++) {
+        printf(c == 0 ? " " : " | ");
+        for (uint32_t i = 0; i < rings->n; i++)
+            printf(i == 0 ? "%u" : " %u", gpu_list[g->order[c][i]]);
+    }
+    printf("\n");
+}
+
 static void
 print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
-             const TopoFaults *faults)
+             const TopoFaults *faults, const uint32_t *gpu_list, uint32_t n_listed)
 {
     printf("# nvlsim coll: %s on %u GPUs of %s (%u node%s), %s fidelity\n", coll_op_name(plan->op),
            comm->n_ranks, system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "",
@@ -188,6 +221,8 @@ print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
         g_autofree char *text = topo_faults_describe(faults, comm->system);
         printf("# faults: %s\n", text);
     }
+    if (gpu_list != NULL)
+        print_rings(comm, gpu_list, n_listed);
     printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "size", "count", "type",
            "redop", "root", "time", "algbw", "busbw", "algo", "proto", "nch", "nccl_model");
     printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "(B)", "(elements)", "", "",
@@ -246,6 +281,47 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
     return true;
 }
 
+/* --gpu-list against the system: its GPUs, and --gpus (if given) a
+ * whole number of nodes of them. */
+static bool
+gpu_list(const char *text, const HwSystem *system, const CollPlan *plan, uint32_t **listed,
+         uint32_t *n_listed, GError **error)
+{
+    if (!hw_gpu_list_parse(system, text, listed, n_listed, error)) {
+        g_prefix_error(error, "--gpu-list: ");
+        return false;
+    }
+    if (plan->n_gpus != 0 && plan->n_gpus % *n_listed != 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--gpus %u is not a whole number of nodes of the %u GPUs --gpu-list names",
+                    plan->n_gpus, *n_listed);
+        g_clear_pointer(listed, g_free);
+        return false;
+    }
+    return true;
+}
+
+/* The plan's communicator on the fabric it loads into *fabric (which the
+ * communicator borrows): --gpus ranks on the first GPUs, nodes added past
+ * one, or the listed GPUs of each node. NULL and error when the fabric
+ * does not load (*fabric NULL) or the ranks do not fit it. */
+static CollComm *
+open_comm(const char *system_id, const HwSystem *probe, const CollPlan *plan,
+          const TopoFaults *faults, const uint32_t *listed, uint32_t n_listed, CliFabric **fabric,
+          GError **error)
+{
+    uint32_t per_node = probe->n_gpus;
+    uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : listed ? n_listed : per_node;
+    uint32_t n_nodes = listed ? n_gpus / n_listed : (n_gpus + per_node - 1) / per_node;
+    *fabric = cli_fabric_load_faults(system_id, n_nodes, faults, error);
+    if (*fabric == NULL)
+        return NULL;
+    const CliFabric *f = *fabric;
+    return listed ? coll_comm_new_local(f->system, f->graph, f->router, listed, n_listed, n_nodes,
+                                        error)
+                  : coll_comm_new(f->system, f->graph, f->router, n_gpus, error);
+}
+
 static int
 coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
 {
@@ -261,13 +337,15 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
-    uint32_t per_node = probe->n_gpus;
-    uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : per_node;
-    uint32_t n_nodes = (n_gpus + per_node - 1) / per_node;
-    g_autoptr(CliFabric) fabric = cli_fabric_load_faults(system_id, n_nodes, faults, &error);
+    g_autofree uint32_t *listed = NULL;
+    uint32_t n_listed = 0;
+    if (o->gpu_list != NULL && !gpu_list(o->gpu_list, probe, plan, &listed, &n_listed, &error)) {
+        cli_print_error("coll", error);
+        return CLI_EXIT_USAGE;
+    }
+    g_autoptr(CliFabric) fabric = NULL;
     g_autoptr(CollComm) comm =
-        fabric ? coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus, &error)
-               : NULL;
+        open_comm(system_id, probe, plan, faults, listed, n_listed, &fabric, &error);
     if (comm == NULL) {
         cli_print_error("coll", error);
         return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
@@ -282,7 +360,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         fprintf(csv, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
                      "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us\n");
     }
-    print_header(plan, comm, system_id, faults);
+    print_header(plan, comm, system_id, faults, listed, n_listed);
     if (!run_sweep(plan, comm, csv, &error)) {
         if (csv)
             sim_output_abandon(csv, tmp);

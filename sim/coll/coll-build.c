@@ -6,11 +6,18 @@
  * step of a chunk in slices (NCCL's loop -> step -> slice order). On
  * NVSwitch systems the ring is the rank order (the switch sprays every
  * channel over all planes), across nodes entering each node on the rail it
- * left the last; on systems of direct NVLink pairs (DGX-1) the rings are
- * directed Hamiltonian cycles over the NVLink graph, the most the links
- * carry together (a backtracking packing: 4 on DGX-1 P100, 6 on DGX-1
- * V100, one per link a GPU has), channels taking them in turn.
- * Tree (all_reduce): per channel a chain through each node's ranks and a
+ * left the last; on one node of direct NVLink pairs (DGX-1, any subset of
+ * its GPUs) the rings NCCL's search finds (coll-rings.h), channel c on
+ * ring c mod the graph's channels as NCCL duplicates them; across such
+ * nodes directed Hamiltonian cycles over the NVLink graph, the most the
+ * links carry together (a backtracking packing), channels taking them in
+ * turn. A hop NCCL routes through a third GPU (NVB, P2P/indirect: the data
+ * lands in that GPU's memory and the receiver reads it from there) is two
+ * connections and a relay program on that GPU forwarding each message; a
+ * hop without NVLink path goes over PCIe and the CPUs (the router's host
+ * path).
+ * Tree (all_reduce): per channel a chain through each node's ranks (on
+ * one node of direct pairs, the chains of NCCL's tree search) and a
  * binary tree over the nodes (mirrored on odd channels, NCCL's double
  * tree); reduce up and broadcast down run as separate programs, as NCCL's
  * split tree threads do.
@@ -19,7 +26,8 @@
  * bytes split over planes by their links; NCCL's NVLS efficiency for the
  * generation scales the wire bytes (the switch's reduction and multicast
  * reach that fraction of the port rate).
- * Direct (alltoall, sendrecv): a connection per peer pair, chunked.
+ * Direct (alltoall, sendrecv): a connection per peer pair (NVB ones
+ * relayed as above), chunked.
  */
 #include "coll/coll-build.h"
 
@@ -59,6 +67,43 @@ conn(CollBuild *b, uint32_t from_part, uint32_t to_part)
 {
     return coll_exec_connection(b->ex, from_part, to_part, depth(b),
                                 coll_proto_wire_factor(b->proto));
+}
+
+/* A connection from rank a to rank b as NCCL's P2P transport makes it:
+ * direct, or, on one node where NCCL's path is NVB, two connections and
+ * the relay program on the GPU the path crosses (its memory holds the
+ * buffer, paths.cc:323-341, p2p.cc:433-439). The relay does not wait for
+ * its writes to land: the receiver reads the buffer itself. */
+typedef struct Hop {
+    uint32_t send;  /* the sender sends on it */
+    uint32_t recv;  /* the receiver receives from it */
+    uint32_t relay; /* forwards send to recv; UINT32_MAX when direct */
+} Hop;
+
+static Hop
+hop_new(CollBuild *b, uint32_t a, uint32_t c)
+{
+    const CollRings *rings = &b->comm->info.rings;
+    uint32_t via = COLL_RINGS_DIRECT;
+    if (b->comm->n_nodes == 1 && a < rings->n && c < rings->n)
+        via = rings->via[a][c];
+    if (via == COLL_RINGS_DIRECT) {
+        uint32_t k = conn(b, b->rank_part[a], b->rank_part[c]);
+        return (Hop){k, k, UINT32_MAX};
+    }
+    Hop h = {conn(b, b->rank_part[a], b->rank_part[via]),
+             conn(b, b->rank_part[via], b->rank_part[c]),
+             coll_exec_program(b->ex, b->rank_part[via])};
+    coll_exec_set_fenced(b->ex, h.relay, false);
+    return h;
+}
+
+/* The relay's part of one message of bytes sent on h. */
+static void
+hop_forward(CollBuild *b, const Hop *h, uint64_t bytes)
+{
+    if (h->relay != UINT32_MAX)
+        coll_exec_op(b->ex, h->relay, &h->send, 1, &h->recv, 1, bytes, 0);
 }
 
 /* ---- Ring orders. ---- */
@@ -153,12 +198,20 @@ ring_pack(RingSearch *s, uint32_t from)
     }
 }
 
-/* Rings over one node's ranks 0..n-1: NVLink Hamiltonian cycles where the
- * node is direct pairs, else the rank order. */
+/* Rings over one node's ranks 0..n-1: NCCL's where its search ran (one
+ * node of direct pairs), NVLink Hamiltonian cycles where nodes of direct
+ * pairs are joined, else the rank order. */
 static uint32_t
 node_rings(const CollComm *comm, uint32_t n, uint32_t rings[][MAX_PPN])
 {
     g_assert(n <= MAX_PPN);
+    const CollRings *found = &comm->info.rings;
+    if (found->searched && found->n == n) {
+        for (uint32_t c = 0; c < found->ring.n_channels; c++)
+            for (uint32_t i = 0; i < n; i++)
+                rings[c][i] = found->ring.order[c][i];
+        return found->ring.n_channels;
+    }
     RingSearch s = {.n = n, .bound = UINT32_MAX};
     s.cap = g_new0(uint32_t, (size_t)n * n);
     s.used = g_new0(uint32_t, (size_t)n * n);
@@ -219,11 +272,13 @@ share(uint64_t total, uint32_t n, uint32_t i)
 }
 
 /* Appends the ops of one ring pass of n_steps steps over data of seg bytes
- * per segment to the program of ring position pos. */
+ * per segment to the program of ring position pos, which receives from
+ * hop in and sends on hop out (whose relay forwards each message). */
 static void
-ring_pass(CollBuild *b, uint32_t prog, uint32_t in, uint32_t out, uint64_t seg, uint32_t n_steps,
-          uint32_t pos, uint32_t n_ranks)
+ring_pass(CollBuild *b, uint32_t prog, const Hop *in_hop, const Hop *out, uint64_t seg,
+          uint32_t n_steps, uint32_t pos, uint32_t n_ranks)
 {
+    uint32_t in = in_hop->recv;
     CollOp op = b->call->op;
     uint64_t chunk = MAX(b->plan.chunk_bytes, 1), slice = MAX(b->plan.slice_bytes, 1);
     for (uint64_t off = 0; off < seg || (seg == 0 && off == 0); off += chunk) {
@@ -242,8 +297,10 @@ ring_pass(CollBuild *b, uint32_t prog, uint32_t in, uint32_t out, uint64_t seg, 
             }
             for (uint64_t so = 0; so < cb || (cb == 0 && so == 0); so += slice) {
                 uint64_t sb = MIN(slice, cb - so);
-                coll_exec_op(b->ex, prog, &in, recv ? 1 : 0, &out, send ? 1 : 0, sb,
+                coll_exec_op(b->ex, prog, &in, recv ? 1 : 0, &out->send, send ? 1 : 0, sb,
                              reduce ? sb : 0);
+                if (send)
+                    hop_forward(b, out, sb);
                 if (cb == 0)
                     break;
             }
@@ -286,9 +343,9 @@ coll_build_ring(CollBuild *b, GError **error)
                 rot[i] = order[(at + i + (op == COLL_OP_REDUCE ? 1 : 0)) % n];
             memcpy(order, rot, sizeof(uint32_t) * n);
         }
-        g_autofree uint32_t *link = g_new(uint32_t, n); /* link[i]: order[i] -> order[i+1] */
+        g_autofree Hop *link = g_new(Hop, n); /* link[i]: order[i] -> order[i+1] */
         for (uint32_t i = 0; i < n; i++)
-            link[i] = conn(b, b->rank_part[order[i]], b->rank_part[order[(i + 1) % n]]);
+            link[i] = hop_new(b, order[i], order[(i + 1) % n]);
         uint64_t seg;
         uint32_t n_steps;
         switch (op) {
@@ -308,7 +365,7 @@ coll_build_ring(CollBuild *b, GError **error)
         }
         for (uint32_t i = 0; i < n; i++) {
             uint32_t prog = coll_exec_program(b->ex, b->rank_part[order[i]]);
-            ring_pass(b, prog, link[(i + n - 1) % n], link[i], seg, n_steps, i, n);
+            ring_pass(b, prog, &link[(i + n - 1) % n], &link[i], seg, n_steps, i, n);
         }
     }
     g_free(rings);
@@ -325,6 +382,15 @@ coll_build_ring(CollBuild *b, GError **error)
 static uint32_t
 tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
 {
+    const CollRings *found = &comm->info.rings;
+    if (found->searched && found->n == comm->n_ranks && found->tree.n_channels > 0) {
+        /* NCCL's chain on one node (connect.cc:58-59): up is the one before. */
+        const uint8_t *chain = found->tree.order[ch % found->tree.n_channels];
+        for (uint32_t i = 1; i < comm->n_ranks; i++)
+            if (chain[i] == r)
+                return chain[i - 1];
+        return comm->n_ranks;
+    }
     uint32_t ppn = comm->ppn, node = r / ppn, local = r % ppn;
     bool odd = ch % 2 == 1;
     uint32_t head = (ch / 2) % ppn;
@@ -343,6 +409,38 @@ tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
     return parent_node * ppn + head;
 }
 
+/* Rank r's reduce and broadcast programs of one tree channel over data
+ * bytes: up and down join it to its parent (NULL at the root), kids[0..nk)
+ * are its children, whose hops are up_of and down_of. */
+static void
+tree_rank(CollBuild *b, uint32_t r, const Hop *up, const Hop *down, const uint32_t *kids,
+          uint32_t nk, const Hop *up_of, const Hop *down_of, uint64_t data)
+{
+    uint32_t in_up[8], out_down[8];
+    g_assert(nk <= 8);
+    for (uint32_t k = 0; k < nk; k++) {
+        in_up[k] = up_of[kids[k]].recv;
+        out_down[k] = down_of[kids[k]].send;
+    }
+    uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
+    uint32_t reduce_prog = coll_exec_program(b->ex, b->rank_part[r]);
+    uint32_t bcast_prog = up == NULL ? reduce_prog : coll_exec_program(b->ex, b->rank_part[r]);
+    for (uint64_t off = 0; off < data || off == 0; off += chunk) {
+        uint64_t cb = MIN(chunk, data - off);
+        if (up == NULL) {
+            coll_exec_op(b->ex, reduce_prog, in_up, nk, out_down, nk, cb, nk > 0 ? cb : 0);
+        } else {
+            coll_exec_op(b->ex, reduce_prog, in_up, nk, &up->send, 1, cb, nk > 0 ? cb : 0);
+            hop_forward(b, up, cb);
+            coll_exec_op(b->ex, bcast_prog, &down->recv, 1, out_down, nk, cb, 0);
+        }
+        for (uint32_t k = 0; k < nk; k++)
+            hop_forward(b, &down_of[kids[k]], cb);
+        if (data == 0)
+            break;
+    }
+}
+
 bool
 coll_build_tree(CollBuild *b, GError **error)
 {
@@ -353,45 +451,26 @@ coll_build_tree(CollBuild *b, GError **error)
         return false;
     }
     uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1);
-    uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
-    g_autofree uint32_t *up = g_new(uint32_t, n);   /* rank -> parent */
-    g_autofree uint32_t *down = g_new(uint32_t, n); /* parent -> rank */
+    g_autofree Hop *up = g_new(Hop, n);   /* rank -> parent */
+    g_autofree Hop *down = g_new(Hop, n); /* parent -> rank */
+    g_autofree bool *has_parent = g_new(bool, n);
     g_autofree uint32_t *kids = g_new(uint32_t, (size_t)n * n);
     g_autofree uint32_t *n_kids = g_new(uint32_t, n);
     for (uint32_t ch = 0; ch < nch; ch++) {
         memset(n_kids, 0, sizeof(uint32_t) * n);
         for (uint32_t r = 0; r < n; r++) {
             uint32_t p = tree_parent(comm, ch, r);
-            up[r] = down[r] = UINT32_MAX;
+            has_parent[r] = p != n;
             if (p == n)
                 continue;
-            up[r] = conn(b, b->rank_part[r], b->rank_part[p]);
-            down[r] = conn(b, b->rank_part[p], b->rank_part[r]);
+            up[r] = hop_new(b, r, p);
+            down[r] = hop_new(b, p, r);
             kids[p * n + n_kids[p]++] = r;
         }
         uint64_t data = share(b->call->n_bytes, nch, ch);
-        for (uint32_t r = 0; r < n; r++) {
-            uint32_t in_up[8], out_down[8], nk = n_kids[r];
-            g_assert(nk <= 8);
-            for (uint32_t k = 0; k < nk; k++) {
-                in_up[k] = up[kids[r * n + k]];
-                out_down[k] = down[kids[r * n + k]];
-            }
-            bool root = up[r] == UINT32_MAX;
-            uint32_t reduce_prog = coll_exec_program(b->ex, b->rank_part[r]);
-            uint32_t bcast_prog = root ? reduce_prog : coll_exec_program(b->ex, b->rank_part[r]);
-            for (uint64_t off = 0; off < data || off == 0; off += chunk) {
-                uint64_t cb = MIN(chunk, data - off);
-                if (root) {
-                    coll_exec_op(b->ex, reduce_prog, in_up, nk, out_down, nk, cb, nk > 0 ? cb : 0);
-                } else {
-                    coll_exec_op(b->ex, reduce_prog, in_up, nk, &up[r], 1, cb, nk > 0 ? cb : 0);
-                    coll_exec_op(b->ex, bcast_prog, &down[r], 1, out_down, nk, cb, 0);
-                }
-                if (data == 0)
-                    break;
-            }
-        }
+        for (uint32_t r = 0; r < n; r++)
+            tree_rank(b, r, has_parent[r] ? &up[r] : NULL, has_parent[r] ? &down[r] : NULL,
+                      &kids[r * n], n_kids[r], up, down, data);
     }
     return true;
 }
@@ -593,13 +672,14 @@ coll_build_direct(CollBuild *b, GError **error)
             uint32_t q = (r + d) % n;
             if (op == COLL_OP_SENDRECV && d != 1)
                 continue;
-            uint32_t c = conn(b, b->rank_part[r], b->rank_part[q]);
+            Hop c = hop_new(b, r, q);
             uint32_t tx = coll_exec_program(b->ex, b->rank_part[r]);
             uint32_t rx = coll_exec_program(b->ex, b->rank_part[q]);
             for (uint64_t off = 0; off < per_peer || off == 0; off += chunk) {
                 uint64_t cb = MIN(chunk, per_peer - off);
-                coll_exec_op(b->ex, tx, NULL, 0, &c, 1, cb, 0);
-                coll_exec_op(b->ex, rx, &c, 1, NULL, 0, cb, 0);
+                coll_exec_op(b->ex, tx, NULL, 0, &c.send, 1, cb, 0);
+                hop_forward(b, &c, cb);
+                coll_exec_op(b->ex, rx, &c.recv, 1, NULL, 0, cb, 0);
                 if (per_peer == 0)
                     break;
             }

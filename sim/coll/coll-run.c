@@ -2,9 +2,9 @@
  * plan channels and chunks as NCCL would, lay the schedule out and run it.
  * The call's kernel starts its first step after the runtime model's
  * kernel_setup (what the host spends to issue it and a benchmark reports
- * around it is coll-harness's). On a graph built with
- * faults, NCCL's tuner is given the NVLinks the graph has among the first
- * node's ranks (a link down is seen at init; a slow or noisy one is not).
+ * around it is coll-harness's). NCCL's tuner is given the GPUs of the
+ * first node's ranks and the NVLinks the graph has among them (a link down
+ * is seen at init; a slow or noisy one is not).
  * A loopback system (virtual ranks on one GPU) runs nvlsim-bench's ring
  * kernel instead, with the plan and costs its model file states. */
 #include "coll/coll-run.h"
@@ -27,19 +27,19 @@ comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *route
     return comm;
 }
 
-/* The tuner's view of comm: the system model's wiring, or on a faulted
- * graph the NVLink bundles its first node's ranks have. */
+/* The tuner's view of comm: the GPUs its first node's ranks are on and
+ * the NVLink bundles the graph has among them (faults included), as
+ * NCCL's topology holds only the communicator's GPUs. */
 static void
 comm_info(CollComm *comm)
 {
     const TopoGraph *graph = comm->graph;
-    if (!graph->faulted) {
-        coll_tune_info(comm->system, comm->n_ranks, comm->n_nodes, &comm->info);
-        return;
-    }
     uint32_t n = comm->ppn;
     g_autofree uint32_t *pair = g_new0(uint32_t, (size_t)n * n);
     g_autofree uint32_t *to_switch = g_new0(uint32_t, n);
+    g_autofree uint32_t *gpu = g_new(uint32_t, n);
+    for (uint32_t a = 0; a < n; a++)
+        gpu[a] = topo_graph_vertex(graph, comm->rank_vertex[a])->index;
     for (uint32_t l = 0; l < topo_graph_n_links(graph); l++) {
         const TopoLink *link = topo_graph_link(graph, l);
         if (link->spec->kind != HW_LINK_NVLINK)
@@ -54,7 +54,7 @@ comm_info(CollComm *comm)
                     pair[a * n + b] += link->n_links;
         }
     }
-    CollNvlinks links = {.n = n, .pair = pair, .to_switch = to_switch};
+    CollNvlinks links = {.n = n, .gpu = gpu, .pair = pair, .to_switch = to_switch};
     coll_tune_info_links(comm->system, comm->n_ranks, comm->n_nodes, &links, &comm->info);
 }
 
@@ -108,6 +108,36 @@ coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph, const TopoRou
     CollComm *comm = comm_new(system, graph, router, n_ranks, n_nodes);
     for (uint32_t r = 0; r < n_ranks; r++)
         comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, gpus[r]);
+    comm_info(comm);
+    return comm;
+}
+
+CollComm *
+coll_comm_new_local(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
+                    const uint32_t *local, uint32_t ppn, uint32_t n_nodes, GError **error)
+{
+    uint32_t per_node = graph->gpus->len;
+    uint32_t n_graph_nodes = per_node > 0 ? topo_graph_n_gpus(graph) / per_node : 0;
+    g_autofree bool *seen = g_new0(bool, MAX(per_node, 1));
+    for (uint32_t i = 0; i < ppn; i++) {
+        if (local[i] >= per_node || seen[local[i]]) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "GPU %u %s of %s's GPUs per node (0 to %u)", local[i],
+                        local[i] >= per_node ? "is not one" : "is listed twice among", system->id,
+                        per_node - 1);
+            return NULL;
+        }
+        seen[local[i]] = true;
+    }
+    if (ppn < 1 || n_nodes < 1 || n_nodes > n_graph_nodes) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%u GPUs on each of %u nodes do not fit %s's graph of %u nodes", ppn, n_nodes,
+                    system->id, n_graph_nodes);
+        return NULL;
+    }
+    CollComm *comm = comm_new(system, graph, router, ppn * n_nodes, n_nodes);
+    for (uint32_t r = 0; r < ppn * n_nodes; r++)
+        comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, (r / ppn) * per_node + local[r % ppn]);
     comm_info(comm);
     return comm;
 }

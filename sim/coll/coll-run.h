@@ -17,7 +17,8 @@
 #include "topo/topo-route.h"
 
 /* n_ranks ranks on a system's graph, placed as NCCL's launcher would: rank
- * r on GPU r (node r / GPUs per node), one rank per GPU. */
+ * r on GPU r (node r / GPUs per node), one rank per GPU, unless the
+ * constructor names the GPUs. */
 typedef struct CollComm {
     const HwSystem *system;   /* borrowed */
     const TopoGraph *graph;   /* borrowed */
@@ -39,6 +40,14 @@ CollComm *coll_comm_new(const HwSystem *system, const TopoGraph *graph, const To
 CollComm *coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph,
                              const TopoRouter *router, const uint32_t *gpus, uint32_t n_ranks,
                              GError **error);
+/* The same with every node's ranks on its GPUs local[0 .. ppn) in that
+ * order, as CUDA_VISIBLE_DEVICES=local on each of n_nodes nodes places
+ * them: rank node * ppn + i on GPU local[i] of node (local indices). NULL
+ * and error when a GPU is listed twice or is not one of a node's, or the
+ * graph has fewer than n_nodes nodes. */
+CollComm *coll_comm_new_local(const HwSystem *system, const TopoGraph *graph,
+                              const TopoRouter *router, const uint32_t *local, uint32_t ppn,
+                              uint32_t n_nodes, GError **error);
 void coll_comm_free(CollComm *comm);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollComm, coll_comm_free)
 

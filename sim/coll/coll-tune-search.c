@@ -2,12 +2,14 @@
  * nccl_model.md §2): coll_tune_info parses an HwSystem as NCCL's topology
  * code would (per-link NVLink constants, PCIe and NIC parse rules), and
  * coll_tune_graph finds the channels and per-channel GB/s of the ring,
- * tree and NVLS graphs. Main simplification: the backtracking search over
- * GPU orders (search.cc) is replaced by a closed form per speed, the most
- * channels the links can carry at that speed (fit_*); the passes around it
- * (speed lists, start speed, the .49 rule, ties, duplication, raising the
- * speed in pass 2) follow ncclTopoCompute (search.cc:1074-1300). Each
- * fit_* function says what it leaves out. Units: NCCL's GB/s.
+ * tree and NVLS graphs. On one node of direct NVLink pairs (DGX-1, any
+ * subset) NCCL's own search runs, step by step (coll-rings.c). Elsewhere
+ * the main simplification: the backtracking search over GPU orders
+ * (search.cc) is replaced by a closed form per speed, the most channels
+ * the links can carry at that speed (fit_*); the passes around it (speed
+ * lists, start speed, the .49 rule, ties, duplication, raising the speed
+ * in pass 2) follow ncclTopoCompute (search.cc:1074-1300). Each fit_*
+ * function says what it leaves out. Units: NCCL's GB/s.
  */
 #include "coll/coll-tune-search.h"
 
@@ -29,8 +31,8 @@
 /* ---- Per-link constants and parse rules --------------------------------- */
 
 /* NCCL's GB/s of one NVLink by SM: topo.h:19-24, ncclTopoNVLinkBw :273-281. */
-static double
-nvlink_link_bw(uint32_t sm)
+double
+coll_tune_nvlink_link_bw(uint32_t sm)
 {
     return sm >= 100  ? 40.1
            : sm >= 90 ? 20.6
@@ -43,8 +45,8 @@ nvlink_link_bw(uint32_t sm)
 
 /* A PCIe link as NCCL parses it: width x speed code / 80 GB/s, the code
  * 15, 30, 60, 120, 240, 480 for gen 1-6 (topo.cc:545-556, :650-658). */
-static double
-pcie_bw(uint64_t generation, uint64_t lanes)
+double
+coll_tune_pcie_bw(uint64_t generation, uint64_t lanes)
 {
     uint64_t gen = CLAMP(generation, 1, 6);
     return (double)(lanes * (15u << (gen - 1))) / 80.0;
@@ -124,8 +126,31 @@ pcie_path(const HwSystem *system, uint32_t n)
     return n <= system->n_gpus / n_cpus ? COLL_PATH_PHB : COLL_PATH_SYS;
 }
 
+/* The GB/s of NCCL's path between ranks a and b of a node of direct
+ * pairs (paths.cc:96-99: its narrowest link): the direct links, the
+ * narrower of an NVB path's two, a PCIe link, or through the CPUs. */
+static double
+pair_path_bw(const CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links, uint32_t a,
+             uint32_t b)
+{
+    const CollRings *rings = &info->rings;
+    uint32_t l = pair_links(links, a, b);
+    if (l > 0)
+        return l * info->nvlink_link_bw;
+    if (rings->n == 0)
+        return info->nvlink_all_pairs ? info->nvlink_link_bw : info->pci_bw;
+    uint32_t via = rings->via[a][b];
+    if (via != COLL_RINGS_DIRECT)
+        return MIN(pair_links(links, a, via), pair_links(links, via, b)) * info->nvlink_link_bw;
+    if (rings->path[a][b] == COLL_PATH_SYS)
+        return MIN(info->pci_bw, coll_rings_inter_cpu_bw(system));
+    return info->pci_bw;
+}
+
 /* Direct-pair NVLink systems (DGX-1): NCCL's topology holds only the
- * communicator's GPUs, so only links among the node's ranks count. */
+ * communicator's GPUs, so only links among the node's ranks count. On one
+ * node NCCL's ring and tree searches run on them (coll-rings.c); across
+ * nodes the closed forms of fit_intra stand in for them. */
 static void
 info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
@@ -143,23 +168,29 @@ info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system, const CollNvlinks 
     info->nvlink_bw = max_links * info->nvlink_link_bw;
     info->nvlink_max_path_bw = max_pair * info->nvlink_link_bw;
     info->nvlink_ring_links = n > 1 ? min_links : 0;
-    info->nvlink_all_pairs = n <= 1 || nvlink_connected(links, n);
+    g_autofree uint32_t *gpu = g_new(uint32_t, MAX(n, 1));
+    for (uint32_t r = 0; r < n; r++)
+        gpu[r] = links->gpu != NULL ? links->gpu[r] : r;
+    coll_rings_find(system, n, gpu, links->pair, info->n_nodes == 1, &info->rings);
+    /* ncclTopoPathAllNVLink (paths.cc:1056-1062): every path NVL or NVB. */
+    bool all_nvb = n <= 1 || info->rings.n > 0;
+    for (uint32_t a = 0; a < info->rings.n; a++)
+        for (uint32_t b = 0; b < info->rings.n; b++)
+            all_nvb = all_nvb && info->rings.path[a][b] <= COLL_PATH_NVB;
+    info->nvlink_all_pairs = info->rings.n > 0 ? all_nvb : nvlink_connected(links, n);
     /* Rings over direct links only (path NVL) if there is one; checked
      * exhaustively up to 16 ranks, beyond that taken as needing NVB. */
     uint32_t order[16] = {0};
     bool direct = n >= 2 && n <= 16 && direct_ring_from(links, n, order, 1, 1);
     info->path_gpu = n <= 1                   ? COLL_PATH_LOC
+                     : info->rings.searched   ? info->rings.ring.path_intra
                      : direct                 ? COLL_PATH_NVL
                      : info->nvlink_all_pairs ? COLL_PATH_NVB
                                               : pcie_path(system, n);
-    /* sendrecv's neighbour pairs: direct links, else one link through a
-     * GPU (NVB), else PCIe. */
+    /* sendrecv's neighbour pairs: the slowest path of rank r to r + 1. */
     info->p2p_bw = 0;
     for (uint32_t r = 0; n > 1 && r < n; r++) {
-        uint32_t l = pair_links(links, r, (r + 1) % n);
-        double bw = l > 0                    ? l * info->nvlink_link_bw
-                    : info->nvlink_all_pairs ? info->nvlink_link_bw
-                                             : info->pci_bw;
+        double bw = pair_path_bw(info, system, links, r, (r + 1) % n);
         info->p2p_bw = r == 0 ? bw : MIN(info->p2p_bw, bw);
     }
 }
@@ -177,7 +208,7 @@ info_no_nvlink(CollTopoInfo *info, const HwSystem *system)
 static void
 info_nvlink(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
-    info->nvlink_link_bw = nvlink_link_bw(info->sm_version);
+    info->nvlink_link_bw = coll_tune_nvlink_link_bw(info->sm_version);
     uint32_t n = info->ppn;
     if (system->nvlink == NULL) {
         info_no_nvlink(info, system);
@@ -227,12 +258,12 @@ info_net(CollTopoInfo *info, const HwSystem *system)
                      : n_switches > 0 && system->n_nics >= n_switches ? COLL_PATH_PIX
                                                                       : COLL_PATH_PHB;
     info->net_path_bw =
-        MIN(info->nic_bw, pcie_bw(system->nic->pcie_generation, system->nic->pcie_lanes));
+        MIN(info->nic_bw, coll_tune_pcie_bw(system->nic->pcie_generation, system->nic->pcie_lanes));
     if (!info->cpu_arm)
         info->net_path_bw = MIN(info->net_path_bw, info->pci_bw);
     if (info->path_net == COLL_PATH_PHB && system->pcie != NULL)
-        info->net_path_bw =
-            MIN(info->net_path_bw, pcie_bw(system->pcie->generation, system->pcie->n_lanes));
+        info->net_path_bw = MIN(info->net_path_bw,
+                                coll_tune_pcie_bw(system->pcie->generation, system->pcie->n_lanes));
 }
 
 /* p2pnChannelsPerPeer of rank 0 (paths.cc:919-975): NVLink peers 2 x
@@ -242,7 +273,16 @@ static void
 info_p2p_channels(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
     uint32_t n = UINT32_MAX;
-    if (info->ppn > 1 && info->path_gpu <= COLL_PATH_NVB) {
+    if (info->ppn > 1 && !info->nvswitch && info->rings.n > 0) {
+        /* Per peer by its path (paths.cc:927-936): NVL and NVB by its GB/s
+         * in links, PCIe 2. */
+        for (uint32_t b = 1; b < info->ppn; b++)
+            n = MIN(n, info->rings.path[0][b] <= COLL_PATH_NVB
+                           ? 2 * MAX(1, (uint32_t)(pair_path_bw(info, system, links, 0, b) /
+                                                       info->nvlink_link_bw +
+                                                   SLACK))
+                           : 2);
+    } else if (info->ppn > 1 && info->path_gpu <= COLL_PATH_NVB) {
         if (info->nvswitch) {
             n = 2 * MAX(1, (uint32_t)(info->nvlink_bw / info->nvlink_link_bw + SLACK));
         } else {
@@ -309,8 +349,8 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
     info->cpu_arm = system->gpu_host_link != NULL && system->gpu_host_link->kind == HW_LINK_C2C;
     const HwLink *host = system->gpu_host_link;
     info->pci_bw = host != NULL && host->kind == HW_LINK_PCIE
-                       ? pcie_bw(host->generation, host->n_lanes)
-                       : pcie_bw(system->gpu->pcie_generation, 16);
+                       ? coll_tune_pcie_bw(host->generation, host->n_lanes)
+                       : coll_tune_pcie_bw(system->gpu->pcie_generation, 16);
     info_nvlink(info, system, links);
     info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->ppn >= 2;
     info_net(info, system);
@@ -333,7 +373,8 @@ typedef struct Search {
 /* Ring and tree channels of s GB/s the links between a node's GPUs carry.
  * NVSwitch: a GPU sends each channel once over its NVLinks (multi-node:
  * all but the GPU that leaves to the network, spread evenly). Direct
- * pairs: a channel takes one NVLink per hop (faster rings over doubled
+ * pairs across nodes (one node runs coll-rings.c's search instead): a
+ * channel takes one NVLink per hop (faster rings over doubled
  * links, such as DGX-1V's 40 GB/s pairs, are not searched: on the shipped
  * systems the single-link rings carry more in total), and there are as
  * many link-disjoint rings as the fewest links a rank has (the bound the
@@ -553,6 +594,19 @@ run_search(Search *se, CollTuneGraph *out)
 static void
 ring_tree_graphs(const CollTopoInfo *info, CollTuneGraph *ring, CollTuneGraph *tree)
 {
+    if (info->rings.searched) {
+        /* One node of direct pairs: what NCCL's own search found. */
+        const CollRingsGraph *from[2] = {&info->rings.ring, &info->rings.tree};
+        CollTuneGraph *to[2] = {ring, tree};
+        for (int i = 0; i < 2; i++)
+            *to[i] = (CollTuneGraph){.n_channels = from[i]->n_channels,
+                                     .bw_intra = from[i]->bw_intra,
+                                     .bw_inter = from[i]->bw_intra,
+                                     .path_intra = from[i]->path_intra,
+                                     .path_inter = COLL_PATH_PIX,
+                                     .same_channels = from[i]->same_channels};
+        return;
+    }
     Search se;
     search_init(&se, info, NA_RING);
     run_search(&se, ring);

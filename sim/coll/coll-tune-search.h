@@ -25,6 +25,15 @@ enum { NP_LL, NP_LL128, NP_SIMPLE, N_NP };
 /* Rows (arch index) and columns (scale index) of the per-arch tables. */
 enum { N_ARCHS = 4, N_SCALES = 3 };
 
+/* NCCL's GB/s of one NVLink for an SM version (topo.h:19-24,
+ * ncclTopoNVLinkBw :273-281). */
+double coll_tune_nvlink_link_bw(uint32_t sm);
+
+/* A PCIe link as NCCL parses it: lanes x speed code / 80 GB/s, the code
+ * 15, 30, 60, 120, 240, 480 for generations 1-6 (topo.cc:545-556,
+ * :650-658); generations outside 1-6 are clamped. */
+double coll_tune_pcie_bw(uint64_t generation, uint64_t lanes);
+
 /* NCCL's index of algo, or -1 for AUTO and DIRECT (no NCCL model). */
 int coll_tune_nccl_algo(CollAlgo algo);
 

@@ -10,30 +10,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coll/coll-rings.h"
 #include "coll/coll.h"
 #include "hw/hw-system.h"
 
-/* NCCL's path types (src/include/graph.h:117-154), nearest first: how a
- * GPU reaches another GPU or its NIC. LL128 is enabled and latencies are
- * picked by them. */
-typedef enum CollPath {
-    COLL_PATH_LOC = 0, /* the same device */
-    COLL_PATH_NVL = 1, /* NVLink, directly or through NVSwitch */
-    COLL_PATH_NVB = 2, /* NVLink through an intermediate GPU */
-    COLL_PATH_C2C = 3,
-    COLL_PATH_PIX = 4, /* one PCIe switch */
-    COLL_PATH_PXB = 5, /* several PCIe switches, not the CPU */
-    COLL_PATH_P2C = 6, /* GPU to CPU over C2C, then PCIe */
-    COLL_PATH_PXN = 7, /* through another GPU's PCIe (PXN) */
-    COLL_PATH_PHB = 8, /* through the CPU's root complex */
-    COLL_PATH_SYS = 9, /* across CPU sockets */
-    COLL_PATH_NET = 10,
-} CollPath;
-
 /* A communicator as NCCL's tuner sees it. Bandwidths are NCCL's GB/s
  * (1e9 bytes/s, per direction) as its topology code parses them, not the
- * link models' line rates. Ranks fill nodes in order: rank r is GPU
- * r % ppn of node r / ppn. */
+ * link models' line rates. Ranks fill nodes in order: rank r is on
+ * node r / ppn, on GPU r % ppn of it unless coll_tune_info_links names
+ * another (the same GPUs on every node). */
 typedef struct CollTopoInfo {
     uint32_t n_ranks;
     uint32_t n_nodes;
@@ -64,6 +49,8 @@ typedef struct CollTopoInfo {
     uint32_t p2p_channels;      /* p2p channels per peer the paths ask for (2 x NVLinks,
                                    NICs...), a power of two, before the cap by the
                                    communicator's channels (see the DIRECT graph) */
+    CollRings rings;            /* no switch: a node's paths; on one node, NCCL's ring and
+                                   tree graphs (coll-rings.h), which coll_tune_graph reports */
 } CollTopoInfo;
 
 /* Fills info for n_ranks ranks placed on n_nodes nodes of system. */
@@ -73,13 +60,15 @@ void coll_tune_info(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes, 
  * counts links (NVML's active links), not their rate or errors. */
 typedef struct CollNvlinks {
     uint32_t n;                /* ranks of the node */
+    const uint32_t *gpu;       /* [n]: the node's GPU each rank is on; NULL: rank r on GPU r */
     const uint32_t *pair;      /* [n * n]: direct links between ranks a and b */
     const uint32_t *to_switch; /* [n]: links from each rank to the NVSwitch planes */
 } CollNvlinks;
 
-/* The same as coll_tune_info, with the NVLinks a node's ranks have given
- * by links (links->n == n_ranks / n_nodes) instead of the system model's
- * wiring: what NCCL sees of a system with links down. A rank without
+/* The same as coll_tune_info, with the GPUs a node's ranks are on and the
+ * NVLinks among them given by links (links->n == n_ranks / n_nodes)
+ * instead of the system model's GPUs 0 .. ppn - 1: what NCCL sees of a
+ * subset of a node's GPUs, or of a system with links down. A rank without
  * NVLink on an NVSwitch system leaves the node on PCIe. */
 void coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
                           const CollNvlinks *links, CollTopoInfo *info);

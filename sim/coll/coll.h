@@ -39,6 +39,23 @@ typedef enum CollProto {
     COLL_N_PROTOS,
 } CollProto;
 
+/* NCCL's path types (src/include/graph.h:117-154), nearest first: how a
+ * GPU reaches another GPU or its NIC. LL128 is enabled and latencies are
+ * picked by them. */
+typedef enum CollPath {
+    COLL_PATH_LOC = 0, /* the same device */
+    COLL_PATH_NVL = 1, /* NVLink, directly or through NVSwitch */
+    COLL_PATH_NVB = 2, /* NVLink through an intermediate GPU */
+    COLL_PATH_C2C = 3,
+    COLL_PATH_PIX = 4, /* one PCIe switch */
+    COLL_PATH_PXB = 5, /* several PCIe switches, not the CPU */
+    COLL_PATH_P2C = 6, /* GPU to CPU over C2C, then PCIe */
+    COLL_PATH_PXN = 7, /* through another GPU's PCIe (PXN) */
+    COLL_PATH_PHB = 8, /* through the CPU's root complex */
+    COLL_PATH_SYS = 9, /* across CPU sockets */
+    COLL_PATH_NET = 10,
+} CollPath;
+
 /* Names as nccl-tests and NCCL spell them: "all_reduce", "ring", "LL128". */
 const char *coll_op_name(CollOp op);
 const char *coll_algo_name(CollAlgo algo);

@@ -432,6 +432,29 @@ expect 2 err "--maxbytes: '8X' has an unknown unit 'X'" -- coll -e 8X
 expect 2 err "12 GPUs do not fit dgx-h100" -- coll --gpus 12
 expect 2 err "NCCL cannot run all_reduce with algorithm nvls" -- coll --system dgx-a100 --algo nvls
 expect 1 err "system/nonexistent.ini does not exist" -- coll --system nonexistent
+# --gpu-list: a node's GPUs as CUDA_VISIBLE_DEVICES lists them; on a
+# DGX-1 the header shows the rings NCCL builds on them (tests/coll's
+# coll-rings suite reasons them out); a bad list is a usage error naming
+# what was wrong.
+expect 0 out "# NCCL rings: 3 channels x 20.0 GB/s, path NVB: 0 3 4 7 | 0 3 7 4 | 0 4 7 3" -- \
+    coll --system dgx1-v100 --gpu-list 0,3,4,7 -b 1M -e 1M
+expect 0 out "# NCCL rings: 3 channels x 20.0 GB/s, path NVB: 0 3 4 7 | 0 3 7 4 | 0 4 7 3" -- \
+    coll --system dgx1-v100 --gpu-list 7,4,3,0 -b 1M -e 1M
+expect 0 out "# gpus: 7,4,3,0 on each node (rank i on the i-th)" -- \
+    coll --system dgx1-v100 --gpu-list 7,4,3,0 -b 1M -e 1M
+expect 0 out "# NCCL rings: 1 channel x 6.0 GB/s, path SYS: 0 5" -- \
+    coll --system dgx1-v100 --gpu-list 0,5 -b 1M -e 1M
+expect 0 out "# NCCL rings: 6 channels x 9.0 GB/s, path NVL" -- \
+    coll --system dgx1-p100 --gpu-list 0,1,2,3 -b 1M -e 1M
+expect 0 out "8 GPUs of dgx-h100 (2 nodes)" -- coll --system dgx-h100 --gpus 8 --gpu-list 0,2,4,6 -b 1M -e 1M
+expect 2 err "--gpu-list: '0,9': dgx1-v100 has GPUs 0 to 7 on a node, not 9" -- \
+    coll --system dgx1-v100 --gpu-list 0,9
+expect 2 err "--gpu-list: '0,3,3': GPU 3 is listed twice" -- coll --system dgx1-v100 --gpu-list 0,3,3
+expect 2 err "--gpu-list: '0,x': 'x' is not a GPU number" -- coll --gpu-list 0,x
+expect 2 err "--gpu-list: '0,,3': an empty entry" -- coll --gpu-list 0,,3
+expect 2 err "--gpu-list: '': no GPU named" -- coll --gpu-list ""
+expect 2 err "--gpus 6 is not a whole number of nodes of the 4 GPUs --gpu-list names" -- \
+    coll --gpus 6 --gpu-list 0,3,4,7
 expect 0 out "(elements)" -- coll -b 8 -e 64 --csv "$tmp/coll.csv"
 if head -n 1 "$tmp/coll.csv" | grep -q '^size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us$' &&
     [ "$(wc -l <"$tmp/coll.csv")" -eq 5 ]; then

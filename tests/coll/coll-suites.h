@@ -15,6 +15,7 @@ Suite *coll_latency_suite(void);
 Suite *coll_loopback_suite(void);
 Suite *coll_fault_suite(void);
 Suite *coll_names_suite(void);
+Suite *coll_rings_suite(void);
 Suite *coll_tune_suite(void);
 
 /* $top_srcdir/models (the shipped models), newly allocated. */

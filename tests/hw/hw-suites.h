@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 Suite *hw_gpu_suite(void);
+Suite *hw_gpu_list_suite(void);
 Suite *hw_link_suite(void);
 Suite *hw_models_suite(void);
 Suite *hw_nic_suite(void);

@@ -108,6 +108,7 @@ int
 main(void)
 {
     SRunner *runner = srunner_create(hw_gpu_suite());
+    srunner_add_suite(runner, hw_gpu_list_suite());
     srunner_add_suite(runner, hw_link_suite());
     srunner_add_suite(runner, hw_models_suite());
     srunner_add_suite(runner, hw_nic_suite());
