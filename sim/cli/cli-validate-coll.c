@@ -9,6 +9,7 @@
 
 #include "cli/cli-validate.h"
 #include "coll/coll-run.h"
+#include "hw/hw-gpu-list.h"
 #include "hw/hw-models.h"
 
 /* The algorithm a row names; NULL skip reason when it is runnable. */
@@ -25,10 +26,14 @@ row_algo(const char *text, CollAlgo *algo)
     return "an algorithm nvlsim does not model";
 }
 
+/* The communicator of a row: n_gpus ranks on the first GPUs of each node,
+ * or with devices ("0,3,4,7", CUDA_VISIBLE_DEVICES on every node) on
+ * those GPUs in that order; each built once. */
 static CollComm *
-comm_for(Validation *v, const char *system, uint32_t n_gpus, GError **error)
+comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices,
+         GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%s|%u", system, n_gpus);
+    g_autofree char *key = g_strdup_printf("%s|%u|%s", system, n_gpus, devices);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
     if (comm != NULL)
         return comm;
@@ -36,10 +41,26 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, GError **error)
     if (one == NULL)
         return NULL;
     uint32_t per_node = one->system->n_gpus;
+    g_autofree uint32_t *local = NULL;
+    uint32_t ppn = 0;
+    if (*devices != '\0') {
+        if (!hw_gpu_list_parse(one->system, devices, &local, &ppn, error))
+            return NULL;
+        if (n_gpus % ppn != 0) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "%u GPUs are not a whole number of nodes of the %u devices listed",
+                        n_gpus, ppn);
+            return NULL;
+        }
+        per_node = ppn;
+    }
     CliFabric *fabric = validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, error);
     if (fabric == NULL)
         return NULL;
-    comm = coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus, error);
+    comm = local != NULL ? coll_comm_new_local(fabric->system, fabric->graph, fabric->router,
+                                               local, ppn, n_gpus / ppn, error)
+                         : coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus,
+                                         error);
     if (comm != NULL)
         g_hash_table_insert(v->comms, g_steal_pointer(&key), comm);
     return comm;
@@ -51,8 +72,8 @@ static bool
 simulate(Validation *v, const CollComm *comm, const CollCall *call, double *kernel_ps,
          double *model_us, CollAlgo *algo, CollProto *proto, GError **error)
 {
-    g_autofree char *key = g_strdup_printf("coll|%s|%u|%d|%d|%d|%" G_GUINT64_FORMAT "|%u",
-                                           comm->system->id, comm->n_ranks, call->op, call->algo,
+    g_autofree char *key = g_strdup_printf("coll|%p|%u|%d|%d|%d|%" G_GUINT64_FORMAT "|%u",
+                                           (const void *)comm, comm->n_ranks, call->op, call->algo,
                                            call->proto, call->n_bytes, call->elem_bytes);
     double *memo = g_hash_table_lookup(v->memo, key);
     if (memo == NULL) {
@@ -200,9 +221,11 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     }
     if (v->read_only)
         return;
-    CollComm *comm = comm_for(v, system, n_gpus, &error);
+    const char *devices = report_csv_field(csv, r, col->visible_devices);
+    CollComm *comm = comm_for(v, system, n_gpus, devices, &error);
     if (comm == NULL) {
-        validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);
+        validate_bad(v, csv, r, *devices ? "visible_devices" : "nvlsim_system", "%s",
+                     error->message);
         return;
     }
     double kernel_ps, model_us;

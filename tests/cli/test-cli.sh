@@ -243,6 +243,24 @@ for g in dgx-h100 dgx-a100; do
     fi
 done
 
+# A row's visible_devices place its ranks: on DGX-1V, GPUs 0 and 3 share
+# two NVLinks, GPUs 0 and 5 none (their ring crosses the QPI), so the same
+# measured 256 MiB all_reduce is simulated at 2 links' rate and at the
+# QPI's: the first row's busbw over 5x the second's.
+{
+    echo "system,nvlsim_system,gpu,generation,nvlink_gen,num_gpus,nodes,collective,algorithm,protocol,dtype,bytes,time_us,algbw_gbps,busbw_gbps,in_place,nccl_version,source_url,source_note,visible_devices"
+    echo 'DGX-1V,dgx1-v100,V100,Volta,NVLink2,2,1,all_reduce,,,float,268435456,,,30.0,0,,https://example.org,pair,"0,3"'
+    echo 'DGX-1V,dgx1-v100,V100,Volta,NVLink2,2,1,all_reduce,,,float,268435456,,,30.0,0,,https://example.org,pair,"0,5"'
+} >"$tmp/devices.csv"
+expect 0 out "MAPE:" -- validate --csv "$tmp/devices.csv.out" "$tmp/devices.csv"
+if awk -F, 'NR == 2 {a = $9} NR == 3 {b = $9} END {exit !(a > 5 * b && b > 0)}' "$tmp/devices.csv.out"; then
+    echo "ok: validate places ranks on a row's visible_devices"
+else
+    echo "FAIL: validate visible_devices: busbw of GPUs 0,3 not over 5x that of 0,5:"
+    cat "$tmp/devices.csv.out"
+    n_fail=$((n_fail + 1))
+fi
+
 # nvlsim validate on the committed fixture (rows of collectives.csv): the
 # known errors of this model, to the tenth of a percent, the skipped rows
 # counted with their reasons, and the last line's summary.
