@@ -19,7 +19,7 @@
 const char *
 coll_bound_name(CollBound bound)
 {
-    static const char *const names[] = {"channels", "NVLinks", "NICs", "switch"};
+    static const char *const names[] = {"CTAs", "node's links", "NICs", "switch planes"};
     return (unsigned)bound < G_N_ELEMENTS(names) ? names[bound] : "?";
 }
 
@@ -426,7 +426,9 @@ estimate_exposed_latency(CollEstimate *e, uint64_t op_bytes)
 }
 
 /* Reduction: hidden behind the copies of the steps that reduce (the same
- * bytes' share of the bandwidth and fence), exposed beyond them. */
+ * bytes' share of the bandwidth and fence), exposed beyond them; a
+ * reduce_scatter's last step reduces the rank's own segment with nothing
+ * to send, in full. */
 static void
 estimate_reduction(const CollComm *comm, CollEstimate *e)
 {
@@ -434,11 +436,15 @@ estimate_reduction(const CollComm *comm, CollEstimate *e)
         return;
     e->stream_bytes_per_s = hw_gpu_stream_bytes_per_s(comm->system->gpu);
     e->reduce_ps = sim_serialization_ps(2 * e->reduce_bytes, e->stream_bytes_per_s);
+    if (e->algo == COLL_ALGO_RING && e->op == COLL_OP_REDUCE_SCATTER)
+        e->reduce_last_bytes = e->n_bytes / comm->n_ranks;
+    uint64_t last_ps = sim_serialization_ps(2 * e->reduce_last_bytes, e->stream_bytes_per_s);
     uint64_t pass = (uint64_t)e->n_ctas * e->cta_bytes;
     double hidden = pass > 0 ? (double)(e->bandwidth_ps + e->fence_ps + e->slots_ps) *
-                                   (double)e->reduce_bytes / (double)pass
+                                   (double)(e->reduce_bytes - e->reduce_last_bytes) / (double)pass
                              : 0;
-    e->reduce_exposed_ps = (double)e->reduce_ps > hidden ? e->reduce_ps - (uint64_t)hidden : 0;
+    double sent = (double)(e->reduce_ps - last_ps);
+    e->reduce_exposed_ps = (sent > hidden ? (uint64_t)(sent - hidden) : 0) + last_ps;
 }
 
 /* nccl-tests' bytes a rank sends per byte of the call (its bus factor);

@@ -120,7 +120,8 @@ typedef struct CollEstimate {
     uint64_t window_dead_ps; /* after each: last landing, proxy post, slot's way back */
     uint64_t slots_ps;       /* exposed in all */
 
-    uint64_t reduce_bytes; /* a rank reduces */
+    uint64_t reduce_bytes;      /* a rank reduces */
+    uint64_t reduce_last_bytes; /* of them in steps that send nothing to hide it behind */
     uint64_t stream_bytes_per_s;
     uint64_t reduce_ps;         /* 2 x reduce_bytes at the streaming rate */
     uint64_t reduce_exposed_ps; /* beyond the copies of the same steps */
@@ -134,5 +135,5 @@ typedef struct CollEstimate {
  * the simulation does not lay out, and on a loopback system. */
 bool coll_estimate(const CollComm *comm, const CollCall *call, CollEstimate *est, GError **error);
 
-/* "channels", "NVLinks", "NICs", "switch". */
+/* "CTAs", "node's links", "NICs", "switch planes". */
 const char *coll_bound_name(CollBound bound);
