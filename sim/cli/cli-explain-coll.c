@@ -192,9 +192,10 @@ explain_latency(const CollComm *comm, const CollEstimate *e)
         print_step("inside a node", &e->intra, sync);
     }
     if (e->inter.n_steps) {
+        uint64_t post = comm->system->runtime->proxy_post_ps;
         g_autofree char *sync = g_strdup_printf(
-            "of the network proxy's post (%sproxy_post %.3f us%s)",
-            e->proto == COLL_PROTO_SIMPLE ? "3 x " : "", us(comm->system->runtime->proxy_post_ps),
+            "of the network proxy's post (%" G_GUINT64_FORMAT " x proxy_post %.3f us%s)",
+            post ? e->inter.sync_ps / post : 0, us(post),
             e->proto == COLL_PROTO_SIMPLE ? ": Simple's data, flag and flush" : "");
         print_step("between nodes", &e->inter, sync);
     }

@@ -104,6 +104,7 @@ estimate_paths(const CollComm *comm, CollEstimate *e)
         uint64_t step = (uint64_t)(e->intra.nccl_step_us * SIM_PS_PER_US);
         uint64_t wire = e->intra.n_writes * e->intra.wire_ps;
         e->intra.sync_ps = step > wire ? step - wire : 0;
+        e->fence_wire_ps = e->intra.wire_ps;
     }
     e->nvlink_bytes_per_s = nvlink_rate(comm->graph, comm->rank_vertex[0], &e->n_nvlinks);
     if (e->nvlink_bytes_per_s <= 0)
@@ -271,7 +272,8 @@ estimate_nvls(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
  * (every other rank, or the next one) load most for its rate: each
  * route's bytes split over its paths by weight, so that links ranks share
  * (a PCIe switch's uplink) are counted once for all of them. Sets the
- * node's rate so that a rank's intra bytes take that link's time. */
+ * node's rate so that a rank's intra bytes take that link's time, and the
+ * wire a fenced write waits for to the farthest of the peers. */
 static void
 busiest_link(const CollComm *comm, CollEstimate *e, uint64_t peer_bytes, bool all_peers)
 {
@@ -288,6 +290,7 @@ busiest_link(const CollComm *comm, CollEstimate *e, uint64_t peer_bytes, bool al
                 for (uint32_t h = 0; h < route.path[p].n_hops; h++)
                     load[route.path[p].link[h]] +=
                         (double)peer_bytes * route.path[p].weight / MAX(route.total_weight, 1);
+            e->fence_wire_ps = MAX(e->fence_wire_ps, topo_path_latency_ps(g, &route.path[0], 8));
         }
     double worst = 0;
     for (uint32_t l = 0; l < topo_graph_n_links(g); l++) {
@@ -375,7 +378,7 @@ estimate_bandwidth(CollEstimate *e, uint64_t op_bytes)
     if (e->proto == COLL_PROTO_SIMPLE && e->n_fenced > 0) {
         double transfer = (double)op_bytes * (double)e->nvlink_ps / (double)e->cta_bytes;
         double copy = (double)op_bytes * (double)e->channels_ps / (double)e->cta_bytes;
-        double wait = transfer + (double)e->intra.wire_ps - MAX(copy, transfer);
+        double wait = transfer + (double)e->fence_wire_ps - MAX(copy, transfer);
         e->fence_op_ps = wait > 0 ? (uint64_t)llround(wait) : 0;
     }
     uint64_t node = MAX(e->channels_ps, e->nvlink_ps) + e->n_fenced * e->fence_op_ps;

@@ -111,9 +111,10 @@ typedef struct CollEstimate {
     uint64_t fill_bytes;   /* a slice (NVLS: a window of chunks) */
     uint64_t fill_ps;      /* n_fill_hops slices (over the NICs for hops between nodes) */
 
-    uint64_t n_fenced;    /* Simple's writes a CTA waits for inside a node */
-    uint64_t fence_op_ps; /* what each costs beyond the CTA's copy */
-    uint64_t fence_ps;    /* exposed in all */
+    uint64_t n_fenced;      /* Simple's writes a CTA waits for inside a node */
+    uint64_t fence_wire_ps; /* the wire each waits for (direct: to the farthest peer) */
+    uint64_t fence_op_ps;   /* what each costs beyond the CTA's copy */
+    uint64_t fence_ps;      /* exposed in all */
 
     uint64_t n_windows;      /* direct between nodes: windows of slots but the last */
     uint32_t n_slots;        /* slots a window */
