@@ -35,13 +35,6 @@
 
 #define MAX_RINGS 64
 #define MAX_PPN 256 /* ranks of one node a ring handles (a GPU's SMs as loopback ranks) */
-#define P2P_CHUNK_BYTES (512 * 1024) /* NCCL's P2P_NVL_CHUNKSIZE */
-/* Past this many chunks per channel an NVLS pipeline is in its steady
- * state: larger calls merge consecutive chunks so that a channel has at
- * most this many. That lengthens the fill and drain of the 5-stage
- * pipeline: 8 GiB on 8 x H100 comes out 1.9% slower than with 128 chunks,
- * and runs in a fifth of the time. */
-#define NVLS_MAX_CHUNKS 64
 
 double
 coll_proto_wire_factor(CollProto proto)
@@ -637,7 +630,7 @@ coll_build_nvls(CollBuild *b, GError **error)
         nvls_connect(&v, total_weight, 1.0 / coll_tune_nvls_efficiency(&comm->info));
         uint64_t seg = share(b->call->n_bytes / n, nch, ch);
         uint64_t chunk =
-            MAX(MAX(b->plan.chunk_bytes, 1), (seg + NVLS_MAX_CHUNKS - 1) / NVLS_MAX_CHUNKS);
+            MAX(MAX(b->plan.chunk_bytes, 1), (seg + COLL_NVLS_MAX_CHUNKS - 1) / COLL_NVLS_MAX_CHUNKS);
         for (uint64_t off = 0; off < seg || off == 0; off += chunk) {
             for (uint32_t g = 0; g < n; g++)
                 nvls_chunk(&v, g, MIN(chunk, seg - off));
@@ -665,7 +658,7 @@ coll_build_direct(CollBuild *b, GError **error)
         return false;
     }
     uint32_t n = comm->n_ranks;
-    uint64_t chunk = MIN(MAX(b->plan.chunk_bytes, 1), P2P_CHUNK_BYTES);
+    uint64_t chunk = MIN(MAX(b->plan.chunk_bytes, 1), COLL_P2P_CHUNK_BYTES);
     uint64_t per_peer = op == COLL_OP_ALLTOALL ? b->call->n_bytes / n : b->call->n_bytes;
     for (uint32_t r = 0; r < n; r++)
         for (uint32_t d = 1; d < n; d++) {

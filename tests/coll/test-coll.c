@@ -34,6 +34,7 @@ main(void)
 {
     SRunner *runner = srunner_create(coll_names_suite());
     srunner_add_suite(runner, coll_tune_suite());
+    srunner_add_suite(runner, coll_estimate_suite());
     srunner_add_suite(runner, coll_exec_suite());
     srunner_add_suite(runner, coll_harness_suite());
     srunner_add_suite(runner, coll_latency_suite());

@@ -1,0 +1,14 @@
+/* nvlsim explain's options, shared by its two halves: explain coll
+ * (cli-explain-coll.c) and explain run (cli-explain.c). */
+#pragma once
+
+#include <glib.h>
+
+typedef struct ExplainOptions {
+    char *system, *op, *bytes, *gpus, *algo, *proto, *harness, *launch_mode;
+    gboolean cuda_graph;
+    char **sets;
+} ExplainOptions;
+
+/* explain coll with options o: returns the exit status. */
+int cli_explain_coll(const ExplainOptions *o);
