@@ -104,15 +104,6 @@ coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
     return context;
 }
 
-/* "--OPTION: 'TEXT': expected EXPECT" */
-static bool
-bad(GError **error, const char *option, const char *text, const char *expect)
-{
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s: '%s': expected %s", option,
-                text, expect);
-    return false;
-}
-
 static bool
 plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError **error)
 {
@@ -122,44 +113,43 @@ plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError 
                        .factor = 2,
                        .fidelity = NET_FIDELITY_FLOW,
                        .dtype = "float",
-                       .elem_bytes = 4,
-                       .harness = COLL_HARNESS_DEFAULT};
-    plan->harness.cuda_graph = cuda_graph;
+                       .elem_bytes = 4};
     uint64_t v;
-    if (o->harness && !coll_harness_kind_parse(o->harness, &plan->harness.kind))
-        return bad(error, "harness", o->harness, "nccl-tests or blocking");
-    if (o->launch_mode && !coll_launch_mode_parse(o->launch_mode, &plan->harness.mode))
-        return bad(error, "launch-mode", o->launch_mode, "mpi or threads");
+    if (!cli_parse_harness(o->harness, o->launch_mode, cuda_graph, &plan->harness, error))
+        return false;
     if (o->op && !coll_op_parse(o->op, &plan->op))
-        return bad(error, "op", o->op,
-                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
-                   "sendrecv");
+        return cli_bad_option(
+            error, "op", o->op,
+            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
+            "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &plan->algo))
-        return bad(error, "algo", o->algo, "auto, ring, tree, nvls, nvls_tree or direct");
+        return cli_bad_option(error, "algo", o->algo,
+                              "auto, ring, tree, nvls, nvls_tree or direct");
     if (o->proto && !coll_proto_parse(o->proto, &plan->proto))
-        return bad(error, "proto", o->proto, "auto, LL, LL128 or Simple");
+        return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &plan->fidelity))
-        return bad(error, "fidelity", o->fidelity, "packet or flow");
+        return cli_bad_option(error, "fidelity", o->fidelity, "packet or flow");
     if (o->dtype && (plan->elem_bytes = coll_dtype_bytes(o->dtype)) == 0)
-        return bad(error, "datatype", o->dtype,
-                   "float, double, half, bfloat16, int8, uint8, int32, uint32, int64 or uint64");
+        return cli_bad_option(
+            error, "datatype", o->dtype,
+            "float, double, half, bfloat16, int8, uint8, int32, uint32, int64 or uint64");
     if (o->dtype)
         plan->dtype = o->dtype;
     if (o->gpus) {
         if (!sim_units_parse_count(o->gpus, &v, NULL) || v < 1 || v > 65536)
-            return bad(error, "gpus", o->gpus, "a whole number from 1 to 65536");
+            return cli_bad_option(error, "gpus", o->gpus, "a whole number from 1 to 65536");
         plan->n_gpus = (uint32_t)v;
     }
     if (o->root) {
         if (!sim_units_parse_count(o->root, &v, NULL) || v > 65535)
-            return bad(error, "root", o->root, "a rank number");
+            return cli_bad_option(error, "root", o->root, "a rank number");
         plan->root = (uint32_t)v;
     }
     if ((o->min_bytes && !cli_parse_size("minbytes", o->min_bytes, &plan->min_bytes, error)) ||
         (o->max_bytes && !cli_parse_size("maxbytes", o->max_bytes, &plan->max_bytes, error)))
         return false;
     if (o->factor && (!sim_units_parse_count(o->factor, &plan->factor, NULL) || plan->factor < 2))
-        return bad(error, "stepfactor", o->factor, "a whole number of at least 2");
+        return cli_bad_option(error, "stepfactor", o->factor, "a whole number of at least 2");
     if (plan->min_bytes == 0 || plan->min_bytes > plan->max_bytes) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "--minbytes: %" G_GUINT64_FORMAT ": expected a positive size no larger than "

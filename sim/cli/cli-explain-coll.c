@@ -44,38 +44,27 @@ typedef struct ExplainCall {
     CollHarness harness;
 } ExplainCall;
 
-/* "--OPTION: 'TEXT': expected EXPECT", as nvlsim coll words it. */
-static bool
-bad(GError **error, const char *option, const char *text, const char *expect)
-{
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s: '%s': expected %s", option,
-                text, expect);
-    return false;
-}
-
 static bool
 call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
 {
     *c = (ExplainCall){
         .system_id = o->system ? o->system : "dgx-h100",
-        .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4},
-        .harness = COLL_HARNESS_DEFAULT};
-    c->harness.cuda_graph = o->cuda_graph;
+        .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4}};
+    if (!cli_parse_harness(o->harness, o->launch_mode, o->cuda_graph, &c->harness, error))
+        return false;
     if (o->op && !coll_op_parse(o->op, &c->call.op))
-        return bad(error, "op", o->op,
-                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
-                   "sendrecv");
+        return cli_bad_option(
+            error, "op", o->op,
+            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
+            "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &c->call.algo))
-        return bad(error, "algo", o->algo, "auto, ring, tree, nvls, nvls_tree or direct");
+        return cli_bad_option(error, "algo", o->algo,
+                              "auto, ring, tree, nvls, nvls_tree or direct");
     if (o->proto && !coll_proto_parse(o->proto, &c->call.proto))
-        return bad(error, "proto", o->proto, "auto, LL, LL128 or Simple");
-    if (o->harness && !coll_harness_kind_parse(o->harness, &c->harness.kind))
-        return bad(error, "harness", o->harness, "nccl-tests or blocking");
-    if (o->launch_mode && !coll_launch_mode_parse(o->launch_mode, &c->harness.mode))
-        return bad(error, "launch-mode", o->launch_mode, "mpi or threads");
+        return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->gpus &&
         (!sim_units_parse_count(o->gpus, &c->n_gpus, NULL) || c->n_gpus < 2 || c->n_gpus > 65536))
-        return bad(error, "gpus", o->gpus, "2 to 65536 ranks");
+        return cli_bad_option(error, "gpus", o->gpus, "2 to 65536 ranks");
     return !o->bytes || cli_parse_size("bytes", o->bytes, &c->call.n_bytes, error);
 }
 

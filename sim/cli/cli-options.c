@@ -42,6 +42,27 @@ cli_parse_options(GOptionContext *context, const char *command, int *argc, char 
 }
 
 bool
+cli_bad_option(GError **error, const char *option, const char *text, const char *expect)
+{
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s: '%s': expected %s", option,
+                text, expect);
+    return false;
+}
+
+bool
+cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph, CollHarness *out,
+                  GError **error)
+{
+    *out = COLL_HARNESS_DEFAULT;
+    out->cuda_graph = cuda_graph;
+    if (harness && !coll_harness_kind_parse(harness, &out->kind))
+        return cli_bad_option(error, "harness", harness, "nccl-tests or blocking");
+    if (launch_mode && !coll_launch_mode_parse(launch_mode, &out->mode))
+        return cli_bad_option(error, "launch-mode", launch_mode, "mpi or threads");
+    return true;
+}
+
+bool
 cli_parse_size(const char *option, const char *text, uint64_t *out, GError **error)
 {
     /* nccl-tests' own form: a number with K, M, G or T, powers of 1024. */

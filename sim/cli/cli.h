@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coll/coll-harness.h"
 #include "net/net.h"
 
 enum {
@@ -33,6 +34,17 @@ bool cli_parse_options(GOptionContext *context, const char *command, int *argc, 
 /* A size option: bytes as a plain number, nccl-tests' 8K / 128M / 8G
  * (powers of 1024), or with a unit (4MiB, 1GB). The error names --option. */
 bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError **error);
+
+/* Sets a G_OPTION_ERROR_BAD_VALUE error "--OPTION: 'TEXT': expected
+ * EXPECT" and returns false. */
+bool cli_bad_option(GError **error, const char *option, const char *text, const char *expect);
+
+/* The benchmark a collective's time is reported as (coll-harness.h):
+ * --harness, --launch-mode (NULL: nccl-tests' defaults) and --cuda-graph,
+ * as coll and explain coll take them; false and an error naming the
+ * option. */
+bool cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph,
+                       CollHarness *out, GError **error);
 
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);
