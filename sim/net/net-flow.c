@@ -234,12 +234,18 @@ max_min(NetFlow *nf)
     }
 }
 
-/* ps until the flow drains at its rate; within 1e-6 of a whole ps rounds down. */
+/* ps until the flow drains at its rate; within 1e-6 of a whole ps rounds down.
+ * A flow without a rate yet (added since the last recomputation, which is
+ * due at this instant) never drains: its remaining / 0 is infinite, and
+ * infinity converted to an integer is undefined (0 on x86-64, which ended
+ * a flow sent at the instant another drained without carrying a byte). */
 static uint64_t
 drain_ps(const Flow *f)
 {
     if (f->remaining_bytes <= 0)
         return 0;
+    if (f->rate_bytes_per_s <= 0)
+        return UINT64_MAX;
     double t = f->remaining_bytes / f->rate_bytes_per_s * (double)SIM_PS_PER_S;
     return (uint64_t)ceil(t - 1e-6);
 }

@@ -1,7 +1,8 @@
 /* The flow engine against closed forms, to the picosecond: one transfer,
  * two flows sharing a link, N-to-1 incast, a permutation (a ring) through a
  * crossbar, spraying over planes of unequal width, a late flow taking its
- * share, CRC errors at their expected cost; bytes conserved in every run.
+ * share, a flow sent at the instant another drains, CRC errors at their
+ * expected cost; bytes conserved in every run.
  * The worlds are the packet suite's (net-world), at flow fidelity. */
 #include <check.h>
 #include <string.h>
@@ -163,6 +164,35 @@ START_TEST(late_flow_takes_its_share)
 }
 END_TEST
 
+/* A transfer sent by a handler at the very picosecond another drains (a
+ * collective forwarding what it received, its channels in step) has no
+ * rate until the recomputation of that instant, which runs after the
+ * drain: it must wait for it, not be taken for drained. */
+static void
+send_second(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    (void)event;
+    world_send(ctx, 2, 1, 1000 * PAYLOAD, 1);
+}
+
+START_TEST(flow_sent_at_a_drain_carries_its_bytes)
+{
+    World w;
+    flow_world(&w);
+    world_star(&w, 3, 1);
+    world_start(&w, 1);
+    SimHandlerId h = sim_engine_register(w.engine, "test-send-second", send_second, &w);
+    world_send(&w, 0, 1, 1000 * PAYLOAD, 0);
+    uint64_t drained = packets_ps(1000, RATE);
+    sim_engine_schedule(w.engine, drained, 0, h);
+    world_run(&w);
+    ck_assert_uint_eq(w.done.time_ps[0], drained + star_tail_ps(RATE));
+    ck_assert_uint_eq(w.done.time_ps[1], 2 * drained + star_tail_ps(RATE));
+    world_free(&w);
+}
+END_TEST
+
 /* One transfer's wire bytes, counted in bins of the link load: 1000
  * packets of 256 + 16 bytes on the link, spread over the bins its drain
  * crosses, at the link's rate in every full bin; the same at both
@@ -276,6 +306,7 @@ net_flow_suite(void)
     tcase_add_test(tc, permutation_at_full_rate);
     tcase_add_test(tc, spray_over_unequal_planes);
     tcase_add_test(tc, late_flow_takes_its_share);
+    tcase_add_test(tc, flow_sent_at_a_drain_carries_its_bytes);
     tcase_add_test(tc, crc_errors_cost_their_expectation);
     tcase_add_test(tc, link_load_counts_wire_bytes);
     tcase_add_test(tc, link_load_widens_without_loss);
