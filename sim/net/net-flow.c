@@ -12,11 +12,18 @@
  * error rate p, replay stall R) a packet is sent 1 / (1 - p) times on
  * average and each failure stalls the link R: the flow is charged that
  * expectation, wire × (1 + p / (1 - p)) plus p / (1 - p) R of the link's
- * time per packet (the packet engine draws the failures one by one). Its
+ * time per packet (the packet engine draws the failures one by one). A
+ * link whose receive buffer holds fewer packets than a credit round trip
+ * needs carries them that much slower, charged the same way (the packet
+ * engine stalls on its credits). A paced send's flows have caps (their
+ * shares of its rate), which max-min fills like links of their own; sends
+ * in one queue start one after another, each when the one before has
+ * drained. Its
  * last byte lands a "tail" after it drains: the time one packet takes
  * along the path, less its serialization on the bottleneck hop (already
  * counted in the drain), which is what a store-and-forward pipeline of
- * packets adds. Times are ps; rates
+ * packets adds (a flow drained at its cap crosses every hop whole). Times
+ * are ps; rates
  * are doubles (the per-hop wire factors floats, exact for the usual
  * power-of-two packet sizes), and a time within 1e-6 ps of a whole ps is
  * that ps.
@@ -37,12 +44,10 @@ enum {
 #define DEAD UINT32_MAX
 
 typedef struct FlowXfer {
-    uint64_t cookie;
-    uint64_t n_bytes;
+    NetSend send; /* as asked: a send waiting in its queue starts from it */
     uint64_t done_ps;
-    SimHandlerId on_done;
-    uint32_t target;
-    uint32_t n_left; /* flows still draining; next free record when unused */
+    uint32_t n_left;     /* flows still draining; next free record when unused */
+    uint32_t queue_next; /* the send waiting behind it in its queue, or DEAD */
 } FlowXfer;
 
 /* One hop of a flow: the link and the wire bytes per payload byte there;
@@ -57,9 +62,11 @@ typedef struct FlowHop {
 typedef struct Flow {
     double remaining_bytes;
     double rate_bytes_per_s;
+    double cap_bytes_per_s; /* its share of a paced send's rate; 0: none */
     uint64_t tail_ps;
-    uint32_t xfer; /* DEAD once drained */
-    uint32_t hop0; /* first of its n_hops in hops */
+    uint64_t bottleneck_ser_ps; /* what tail_ps leaves out for the drain */
+    uint32_t xfer;              /* DEAD once drained */
+    uint32_t hop0;              /* first of its n_hops in hops */
     uint32_t n_hops;
 } Flow;
 
@@ -68,6 +75,12 @@ typedef struct NetFlow {
     SimHandlerId rates_handler, drain_handler;
     FlowXfer *xfers;
     uint32_t n_xfers, cap_xfers, free_xfer;
+    /* Per send queue, the last send in it (DEAD: none is waiting or
+     * draining), and the sends whose turn came, to start. */
+    uint32_t *queue_tail;
+    uint32_t n_queues;
+    uint32_t *turn;
+    uint32_t n_turn, cap_turn;
     Flow *flows;
     uint32_t n_flows, cap_flows;
     FlowHop *hops;
@@ -83,6 +96,12 @@ typedef struct NetFlow {
     uint32_t *csr_start; /* [n_touched + 1] */
     uint32_t *csr_flow;
     uint32_t *active_links;
+    uint32_t *capped; /* flows with a cap, by cap, for each recomputation */
+    uint32_t cap_capped;
+    uint32_t n_capped_flows; /* of the flows not yet compacted away */
+    /* Per link, the last packet size its credit bound was worked out for. */
+    uint64_t *memo_wire_bytes, *memo_in_flight;
+    double *memo_slowdown;
     uint8_t *frozen;
     uint64_t last_update_ps;
     bool rates_pending;
@@ -134,8 +153,10 @@ compact(NetFlow *nf)
     size_t hw = 0;
     for (uint32_t i = 0; i < nf->n_flows; i++) {
         Flow f = nf->flows[i];
-        if (f.xfer == DEAD)
+        if (f.xfer == DEAD) {
+            nf->n_capped_flows -= f.cap_bytes_per_s > 0;
             continue;
+        }
         memmove(&nf->hops[hw], &nf->hops[f.hop0], f.n_hops * sizeof(FlowHop));
         f.hop0 = (uint32_t)hw;
         hw += f.n_hops;
@@ -176,7 +197,7 @@ build_csr(NetFlow *nf)
     start[0] = 0;
 }
 
-static void
+static inline void
 freeze(NetFlow *nf, uint32_t i, double rate)
 {
     Flow *f = &nf->flows[i];
@@ -190,9 +211,37 @@ freeze(NetFlow *nf, uint32_t i, double rate)
     }
 }
 
+static int
+by_cap(const void *a, const void *b, void *ctx)
+{
+    const Flow *flows = ctx;
+    double x = flows[*(const uint32_t *)a].cap_bytes_per_s;
+    double y = flows[*(const uint32_t *)b].cap_bytes_per_s;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The flows with a cap, in increasing cap (ties by index): *n of them. */
+static void
+sort_capped(NetFlow *nf, uint32_t *n)
+{
+    if (nf->cap_capped < nf->n_flows) {
+        nf->cap_capped = MAX(nf->n_flows, 64);
+        nf->capped = g_renew(uint32_t, nf->capped, nf->cap_capped);
+    }
+    *n = 0;
+    if (nf->n_capped_flows == 0)
+        return;
+    for (uint32_t i = 0; i < nf->n_flows; i++)
+        if (nf->flows[i].cap_bytes_per_s > 0)
+            nf->capped[(*n)++] = i;
+    g_qsort_with_data(nf->capped, (gint)*n, sizeof(uint32_t), by_cap, nf->flows);
+}
+
 /* Progressive filling over the links the flows cross. Every flow weighs
  * at least 1 on each link it crosses, so a weight sum under 0.5 means no
- * unfrozen flow is left there. */
+ * unfrozen flow is left there. A paced flow's cap is a link of its own:
+ * when the fill level reaches it, the flow stays at its cap and leaves the
+ * rest to the others. */
 static void
 max_min(NetFlow *nf)
 {
@@ -210,11 +259,34 @@ max_min(NetFlow *nf)
             const FlowHop *hop = &nf->hops[nf->flows[i].hop0 + h];
             nf->weight_sum[hop->local] += hop->weight;
         }
+    uint32_t n_capped, next_cap = 0;
+    sort_capped(nf, &n_capped);
     while (n_active > 0) {
         double level = INFINITY;
         for (uint32_t k = 0; k < n_active; k++) {
             uint32_t l = nf->active_links[k];
             level = fmin(level, fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l]);
+        }
+        while (next_cap < n_capped && nf->frozen[nf->capped[next_cap]])
+            next_cap++;
+        if (next_cap < n_capped &&
+            nf->flows[nf->capped[next_cap]].cap_bytes_per_s < level * (1 + 1e-9)) {
+            /* Caps come first: those at the lowest level stay at their caps. */
+            double cap_level = nf->flows[nf->capped[next_cap]].cap_bytes_per_s * (1 + 1e-9);
+            for (; next_cap < n_capped; next_cap++) {
+                uint32_t i = nf->capped[next_cap];
+                if (nf->frozen[i])
+                    continue;
+                if (nf->flows[i].cap_bytes_per_s > cap_level)
+                    break;
+                freeze(nf, i, nf->flows[i].cap_bytes_per_s);
+            }
+            uint32_t kept = 0;
+            for (uint32_t k = 0; k < n_active; k++)
+                if (nf->weight_sum[nf->active_links[k]] >= 0.5)
+                    nf->active_links[kept++] = nf->active_links[k];
+            n_active = kept;
+            continue;
         }
         double threshold = level * (1 + 1e-9);
         for (uint32_t k = 0; k < n_active; k++) {
@@ -296,15 +368,37 @@ finish_xfer_part(NetFlow *nf, uint32_t x, uint64_t done_ps)
     xf->done_ps = MAX(xf->done_ps, done_ps);
     if (--xf->n_left > 0)
         return;
-    SimEvent *ev = sim_engine_schedule(nf->base.engine, xf->done_ps, 0, xf->on_done);
-    ev->target = xf->target;
-    ev->arg[0] = xf->cookie;
-    ev->arg[1] = xf->n_bytes;
+    SimEvent *ev = sim_engine_schedule(nf->base.engine, xf->done_ps, 0, xf->send.on_done);
+    ev->target = xf->send.target;
+    ev->arg[0] = xf->send.cookie;
+    ev->arg[1] = xf->send.n_bytes;
     nf->stats.n_sends_done++;
-    nf->stats.payload_bytes_delivered += xf->n_bytes;
+    nf->stats.payload_bytes_delivered += xf->send.n_bytes;
     SIM_HOT_ASSERT(nf->stats.payload_bytes_delivered <= nf->stats.payload_bytes_sent);
+    /* Drained: the next of its queue may go. */
+    uint32_t q = xf->send.queue;
+    if (q != 0 && nf->queue_tail[q] == x)
+        nf->queue_tail[q] = DEAD;
+    if (xf->queue_next != DEAD) {
+        if (nf->n_turn == nf->cap_turn) {
+            nf->cap_turn = MAX(16, 2 * nf->cap_turn);
+            nf->turn = g_renew(uint32_t, nf->turn, nf->cap_turn);
+        }
+        nf->turn[nf->n_turn++] = xf->queue_next;
+    }
     xf->n_left = nf->free_xfer;
     nf->free_xfer = x;
+}
+
+static void start_xfer(NetFlow *nf, uint32_t x);
+
+/* Starts the sends whose turn came (those may pass the turn on in turn,
+ * when they carry nothing). */
+static void
+start_turns(NetFlow *nf)
+{
+    while (nf->n_turn > 0)
+        start_xfer(nf, nf->turn[--nf->n_turn]);
 }
 
 static void
@@ -319,10 +413,17 @@ on_drain(SimEngine *engine, const SimEvent *event, void *ctx)
         Flow *f = &nf->flows[i];
         if (f->xfer == DEAD || drain_ps(f) > 0)
             continue;
-        finish_xfer_part(nf, f->xfer, now + f->tail_ps);
+        /* Drained at its cap, the last packet left its source as it was
+         * produced and crosses every hop whole; drained at a link's rate,
+         * its serialization there is already in the drain. */
+        uint64_t done = now + f->tail_ps;
+        if (f->cap_bytes_per_s > 0 && f->rate_bytes_per_s >= f->cap_bytes_per_s)
+            done += f->bottleneck_ser_ps;
+        finish_xfer_part(nf, f->xfer, done);
         f->xfer = DEAD;
         f->rate_bytes_per_s = 0;
     }
+    start_turns(nf);
     request_rates(nf);
 }
 
@@ -340,14 +441,7 @@ new_xfer(NetFlow *nf, const NetSend *send)
         }
         x = nf->n_xfers++;
     }
-    nf->xfers[x] = (FlowXfer){
-        .cookie = send->cookie,
-        .n_bytes = send->n_bytes,
-        .done_ps = 0,
-        .on_done = send->on_done,
-        .target = send->target,
-        .n_left = 0,
-    };
+    nf->xfers[x] = (FlowXfer){.send = *send, .done_ps = 0, .n_left = 0, .queue_next = DEAD};
     return x;
 }
 
@@ -356,7 +450,8 @@ new_xfer(NetFlow *nf, const NetSend *send)
  * that link's packet size) and latency, and each switch crossed, less the
  * bottleneck hop's serialization, which the drain already counted. */
 static uint64_t
-tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssuer issuer)
+tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssuer issuer,
+        uint64_t *bottleneck_ser_ps)
 {
     uint64_t total = 0, worst_ser = 0;
     for (uint32_t h = 0; h < path->n_hops; h++) {
@@ -369,13 +464,19 @@ tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssue
         if (h + 1 < path->n_hops)
             total += topo_graph_vertex(graph, link->dst)->latency_ps;
     }
+    *bottleneck_ser_ps = worst_ser;
     return total - worst_ser;
 }
 
+/* A flow of n_bytes of send on path, whose packets carry packet_bytes of
+ * payload (the least any path of the send carries, as the packet engine
+ * cuts them). */
 static void
-add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIssuer issuer)
+add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, const NetSend *send,
+         uint64_t packet_bytes)
 {
     const TopoGraph *graph = nf->base.graph;
+    NetIssuer issuer = send->issuer;
     if (nf->n_flows == nf->cap_flows) {
         nf->cap_flows = MAX(64, nf->cap_flows * 2);
         nf->flows = g_renew(Flow, nf->flows, nf->cap_flows);
@@ -388,17 +489,31 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIss
     *f = (Flow){
         .remaining_bytes = (double)n_bytes,
         .rate_bytes_per_s = 0,
-        .tail_ps = tail_ps(graph, path, n_bytes, issuer),
+        .cap_bytes_per_s = (double)send->max_bytes_per_s * (double)n_bytes / (double)send->n_bytes,
         .xfer = x,
         .hop0 = (uint32_t)nf->n_hops,
         .n_hops = path->n_hops,
     };
+    f->tail_ps = tail_ps(graph, path, n_bytes, issuer, &f->bottleneck_ser_ps);
+    nf->n_capped_flows += f->cap_bytes_per_s > 0;
     for (uint32_t h = 0; h < path->n_hops; h++) {
         const TopoLink *link = topo_graph_link(graph, path->link[h]);
         uint64_t payload = net_payload_bytes(link->spec, issuer);
         uint64_t n_packets = (n_bytes + payload - 1) / payload;
         double weight =
             1.0 + (double)(n_packets * net_header_bytes(link->spec, issuer)) / (double)n_bytes;
+        /* Credits too few for the round trip: the link carries these
+         * packets that much slower, as if each byte took more of it
+         * (unless the buffer holds them all). */
+        uint64_t packet = MIN(packet_bytes, n_bytes);
+        uint64_t wire = packet + net_header_share_bytes(link->spec, issuer, packet);
+        uint32_t l = path->link[h];
+        if (nf->memo_wire_bytes[l] != wire) {
+            nf->memo_wire_bytes[l] = wire;
+            nf->memo_slowdown[l] = net_credit_slowdown(graph, l, wire, &nf->memo_in_flight[l]);
+        }
+        if ((n_bytes + packet - 1) / packet > nf->memo_in_flight[l])
+            weight *= nf->memo_slowdown[l];
         double p = link->packet_error_rate;
         if (p > 0) {
             double replay_bytes = (double)link->spec->replay_latency_ps *
@@ -411,18 +526,17 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, NetIss
     nf->xfers[x].n_left++;
 }
 
+/* Puts send x's flows on the network now. */
 static void
-flow_send(NetModel *net, const NetSend *send)
+start_xfer(NetFlow *nf, uint32_t x)
 {
-    NetFlow *nf = flow_of(net);
+    NetModel *net = &nf->base;
+    const NetSend *send = &nf->xfers[x].send;
     TopoRoute route;
     if (!topo_router_route(net->router, send->src, send->dst, &route))
         g_error("net-flow: no route from vertex %u to vertex %u", send->src, send->dst);
     g_assert(send->path == NET_PATH_SPRAY || send->path < route.n_paths);
     uint64_t now = sim_engine_now(net->engine);
-    uint32_t x = new_xfer(nf, send);
-    nf->stats.n_sends++;
-    nf->stats.payload_bytes_sent += send->n_bytes;
     if (send->n_bytes == 0) {
         nf->xfers[x].n_left = 1;
         finish_xfer_part(nf, x, now + topo_path_latency_ps(net->graph, &route.path[0], 0));
@@ -440,10 +554,44 @@ flow_send(NetModel *net, const NetSend *send)
     }
     shares[first] += send->n_bytes - assigned; /* the rounding remainder */
     advance(nf, now);
+    uint64_t packet_bytes = UINT64_MAX;
+    for (uint32_t i = first; i < last; i++)
+        for (uint32_t h = 0; h < route.path[i].n_hops; h++)
+            packet_bytes =
+                MIN(packet_bytes,
+                    net_payload_bytes(topo_graph_link(net->graph, route.path[i].link[h])->spec,
+                                      send->issuer));
     for (uint32_t i = first; i < last; i++)
         if (shares[i] > 0)
-            add_flow(nf, x, &route.path[i], shares[i], send->issuer);
+            add_flow(nf, x, &route.path[i], shares[i], send, packet_bytes);
     request_rates(nf);
+}
+
+static void
+flow_send(NetModel *net, const NetSend *send)
+{
+    NetFlow *nf = flow_of(net);
+    uint32_t x = new_xfer(nf, send);
+    nf->stats.n_sends++;
+    nf->stats.payload_bytes_sent += send->n_bytes;
+    uint32_t q = send->queue;
+    if (q != 0) {
+        if (q >= nf->n_queues) {
+            uint32_t n = MAX(q + 1, 2 * nf->n_queues);
+            nf->queue_tail = g_renew(uint32_t, nf->queue_tail, n);
+            for (uint32_t i = nf->n_queues; i < n; i++)
+                nf->queue_tail[i] = DEAD;
+            nf->n_queues = n;
+        }
+        uint32_t before = nf->queue_tail[q];
+        nf->queue_tail[q] = x;
+        if (before != DEAD) {
+            nf->xfers[before].queue_next = x;
+            return;
+        }
+    }
+    start_xfer(nf, x);
+    start_turns(nf);
 }
 
 static void
@@ -457,6 +605,8 @@ flow_free(NetModel *net)
 {
     NetFlow *nf = flow_of(net);
     g_free(nf->xfers);
+    g_free(nf->queue_tail);
+    g_free(nf->turn);
     g_free(nf->flows);
     g_free(nf->hops);
     g_free(nf->rem_bytes_per_s);
@@ -466,6 +616,10 @@ flow_free(NetModel *net)
     g_free(nf->touched);
     g_free(nf->csr_flow);
     g_free(nf->active_links);
+    g_free(nf->memo_wire_bytes);
+    g_free(nf->memo_in_flight);
+    g_free(nf->memo_slowdown);
+    g_free(nf->capped);
     g_free(nf->frozen);
     g_free(nf);
 }
@@ -535,6 +689,9 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
         nf->link_local[l] = DEAD;
     nf->touched = g_new(uint32_t, MAX(nf->n_links, 1));
     nf->active_links = g_new(uint32_t, MAX(nf->n_links, 1));
+    nf->memo_wire_bytes = g_new0(uint64_t, MAX(nf->n_links, 1));
+    nf->memo_in_flight = g_new0(uint64_t, MAX(nf->n_links, 1));
+    nf->memo_slowdown = g_new0(double, MAX(nf->n_links, 1));
     nf->last_update_ps = sim_engine_now(engine);
     return &nf->base;
 }

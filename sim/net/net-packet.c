@@ -8,7 +8,9 @@
  * buffer plus the link latency. Switches are input-queued crossbars with a
  * virtual output queue per (input, output) and round-robin arbitration;
  * a source GPU serves its transfers round robin on each of its links. CRC
- * errors stall the link for a replay and resend the one packet.
+ * errors stall the link for a replay and resend the one packet. A paced
+ * stream cuts a packet only once the sender has produced its bytes; a send
+ * in a queue starts when the one before it has been cut whole.
  * Simplifications: a bundle is one wire of n× the rate; arbitration and
  * credits are per packet, not per flit. Times in ps, sizes in bytes.
  *
@@ -53,6 +55,12 @@ typedef struct Stream {
     uint64_t bytes_left; /* not yet cut */
     uint64_t n_uncut;    /* packets not yet cut */
     uint64_t n_unlanded; /* packets whose last hop has not started */
+    /* A paced transfer (NetSend.max_bytes_per_s): the stream's bytes are
+     * produced at its share of the rate, pace_total_bytes every
+     * pace_bytes_per_s from pace_start_ps on, and its next packet may go
+     * once its last byte is: at ready_ps (0 when not paced). */
+    uint64_t ready_ps;
+    uint64_t pace_start_ps, pace_bytes_per_s, pace_total_bytes, n_bytes;
     uint32_t payload_bytes;
     uint32_t n_hops;
     uint32_t link[TOPO_MAX_HOPS];
@@ -63,11 +71,10 @@ typedef struct Stream {
 } Stream;
 
 typedef struct Xfer {
-    uint32_t next; /* free list */
-    uint32_t target;
-    SimHandlerId on_done;
-    uint64_t cookie;
-    uint64_t n_bytes;
+    uint32_t next;       /* free list */
+    NetSend send;        /* as asked: a send waiting in its queue starts from it */
+    uint32_t queue_next; /* the send waiting behind it in its queue, or NONE */
+    uint32_t n_uncut_streams;
     uint64_t n_packets;
     uint64_t n_unlanded;
     uint64_t last_landed_ps;
@@ -75,7 +82,9 @@ typedef struct Xfer {
 
 typedef struct NetPacket {
     NetModel base;
-    SimHandlerId wake_handler, done_handler;
+    SimHandlerId wake_handler, done_handler, turn_handler;
+    uint32_t *queue_tail; /* per send queue, the last send in it not all cut, or NONE */
+    uint32_t n_queues;
     uint32_t n_links;
     /* Per link direction, from the graph. */
     uint64_t *bytes_per_s;
@@ -96,6 +105,7 @@ typedef struct NetPacket {
     uint32_t *rr_next;                       /* the queue round robin tries first */
     bool *source_served;                     /* the head of its source queue was served last */
     uint32_t *n_active;                      /* non-empty queues */
+    uint32_t *n_paced;                       /* paced streams in its source queue */
     uint64_t *memo_wire_bytes, *memo_ser_ps; /* last packet size seen: most are full */
     int64_t *memo_credits;
     NetCredits credits;
@@ -195,10 +205,12 @@ next_bit(const uint64_t *mask, uint32_t from, uint32_t end)
 }
 
 /* The queue link l serves next: round robin over its non-empty queues from
- * rr_next, passing over heads not ready yet. Returns its index in l's block,
- * or NONE and the soonest ready time in *soonest_ps. */
+ * rr_next, passing over heads not ready yet (the source's own queue is
+ * ready at source_at_ps). Returns its index in l's block, or NONE and
+ * the soonest ready time in *soonest_ps. */
 static uint32_t
-voq_pick(const NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t *soonest_ps)
+voq_scan(const NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t source_at_ps,
+         uint64_t *soonest_ps)
 {
     uint32_t n = np->n_voqs[l], start = np->rr_next[l], base = np->voq_base[l];
     const uint64_t *mask = np->active_mask + np->mask_base[l];
@@ -206,9 +218,7 @@ voq_pick(const NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t *soonest_ps)
     for (int pass = 0; pass < 2; pass++) {
         uint32_t lo = pass == 0 ? start : 0, hi = pass == 0 ? n : start;
         for (uint32_t i = next_bit(mask, lo, hi); i < hi; i = next_bit(mask, i + 1, hi)) {
-            if (i == n - 1)
-                return i; /* the source's own queue: streams are always ready */
-            uint64_t ready = np->voq_ready_ps[base + i];
+            uint64_t ready = i == n - 1 ? source_at_ps : np->voq_ready_ps[base + i];
             if (ready <= now_ps)
                 return i;
             soonest = MIN(soonest, ready);
@@ -216,6 +226,16 @@ voq_pick(const NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t *soonest_ps)
     }
     *soonest_ps = soonest;
     return NONE;
+}
+
+static uint64_t source_ready_ps(NetPacket *np, uint32_t l, uint64_t now_ps);
+
+/* voq_scan, the source's queue ready now unless it holds paced streams. */
+static inline uint32_t
+voq_pick(NetPacket *np, uint32_t l, uint64_t now_ps, uint64_t *soonest_ps)
+{
+    uint64_t source_ps = np->n_paced[l] > 0 ? source_ready_ps(np, l, now_ps) : 0;
+    return voq_scan(np, l, now_ps, source_ps, soonest_ps);
 }
 
 static void
@@ -252,6 +272,8 @@ static void
 source_push(NetPacket *np, uint32_t l, uint32_t s)
 {
     uint32_t i = np->n_voqs[l] - 1, q = np->voq_base[l] + i;
+    if (stream_at(np, s)->pace_bytes_per_s > 0)
+        np->n_paced[l]++;
     stream_at(np, s)->next = NONE;
     if (np->voq_head[q] == NONE) {
         np->voq_head[q] = s;
@@ -282,6 +304,51 @@ source_rotate(NetPacket *np, uint32_t l)
     np->voq_tail[q] = s;
 }
 
+/* When stream st may cut its next packet: when the packet's last byte has
+ * been produced, for a paced stream (start + cut bytes x total / (its bytes
+ * x rate), rounded up to the ps), else at once. */
+static uint64_t
+stream_ready_ps(const Stream *st)
+{
+    if (st->pace_bytes_per_s == 0)
+        return 0;
+    uint64_t next = st->n_uncut == 1 ? st->bytes_left : st->payload_bytes;
+    unsigned __int128 num = (unsigned __int128)(st->n_bytes - st->bytes_left + next) *
+                            st->pace_total_bytes * SIM_PS_PER_S;
+    unsigned __int128 den = (unsigned __int128)st->n_bytes * st->pace_bytes_per_s;
+    return st->pace_start_ps + (uint64_t)((num + den - 1) / den);
+}
+
+/* Round robin among the ready streams of l's source queue: the first ready
+ * at now_ps goes to the head (those it passes keep their places in front of
+ * it) and its time is returned; when none is, the soonest time one will be.
+ * Streams not paced are always ready: the head, in O(1). */
+static uint64_t
+source_ready_ps(NetPacket *np, uint32_t l, uint64_t now_ps)
+{
+    source_rotate(np, l);
+    uint32_t q = np->voq_base[l] + np->n_voqs[l] - 1;
+    uint32_t s = np->voq_head[q];
+    if (stream_at(np, s)->ready_ps <= now_ps)
+        return stream_at(np, s)->ready_ps;
+    uint64_t soonest = stream_at(np, s)->ready_ps;
+    for (uint32_t prev = s, t = stream_at(np, s)->next; t != NONE;
+         prev = t, t = stream_at(np, t)->next) {
+        Stream *st = stream_at(np, t);
+        if (st->ready_ps > now_ps) {
+            soonest = MIN(soonest, st->ready_ps);
+            continue;
+        }
+        stream_at(np, prev)->next = st->next;
+        if (np->voq_tail[q] == t)
+            np->voq_tail[q] = prev;
+        st->next = np->voq_head[q];
+        np->voq_head[q] = t;
+        return st->ready_ps;
+    }
+    return soonest;
+}
+
 /* Cuts the next packet from the stream at the head of l's source queue.
  * Returns the stream; *payload_bytes gets the packet's payload. */
 static uint32_t
@@ -295,13 +362,33 @@ source_cut(NetPacket *np, uint32_t l, uint64_t *payload_bytes)
     st->n_uncut--;
     *payload_bytes = payload;
     if (st->n_uncut > 0) {
+        if (st->pace_bytes_per_s > 0)
+            st->ready_ps = stream_ready_ps(st);
         np->source_served[l] = true;
         return s;
     }
     np->voq_head[q] = st->next;
     if (np->voq_head[q] == NONE)
         voq_mark(np, l, i, false);
+    if (st->pace_bytes_per_s > 0)
+        np->n_paced[l]--;
     return s;
+}
+
+/* Every packet of send x has been cut at time_ps: it has left its source,
+ * and the send waiting behind it in its queue starts then (by an event:
+ * the link deciding now may be the one it starts on). */
+static void
+xfer_left_source(NetPacket *np, uint32_t x, uint64_t time_ps)
+{
+    Xfer *xf = xfer_at(np, x);
+    uint32_t q = xf->send.queue;
+    if (q != 0 && np->queue_tail[q] == x)
+        np->queue_tail[q] = NONE;
+    if (xf->queue_next == NONE)
+        return;
+    SimEvent *event = sim_engine_schedule(np->base.engine, time_ps, PHASE, np->turn_handler);
+    event->target = xf->queue_next;
 }
 
 /* Wire bytes of the packet queue i of link l would send next. */
@@ -391,6 +478,9 @@ link_start(NetPacket *np, uint32_t l, uint32_t i, uint64_t now_ps, uint64_t ser_
     uint64_t payload;
     if (i == np->n_voqs[l] - 1) {
         s = source_cut(np, l, &payload);
+        const Stream *st = stream_at(np, s);
+        if (st->n_uncut == 0 && --xfer_at(np, st->xfer)->n_uncut_streams == 0)
+            xfer_left_source(np, st->xfer, now_ps);
     } else {
         p = voq_pop_packet(np, l, i);
         const Packet *pk = packet_at(np, p);
@@ -465,13 +555,13 @@ on_xfer_done(SimEngine *engine, const SimEvent *event, void *ctx)
     NetPacket *np = ctx;
     const Xfer *xf = xfer_at(np, event->target);
     np->stats.n_sends_done++;
-    np->stats.payload_bytes_delivered += xf->n_bytes;
+    np->stats.payload_bytes_delivered += xf->send.n_bytes;
     SIM_HOT_ASSERT(np->stats.payload_bytes_delivered <= np->stats.payload_bytes_sent);
     np->stats.n_packets += xf->n_packets;
-    SimEvent *done = sim_engine_schedule(engine, event->time_ps, PHASE, xf->on_done);
-    done->target = xf->target;
-    done->arg[0] = xf->cookie;
-    done->arg[1] = xf->n_bytes;
+    SimEvent *done = sim_engine_schedule(engine, event->time_ps, PHASE, xf->send.on_done);
+    done->target = xf->send.target;
+    done->arg[0] = xf->send.cookie;
+    done->arg[1] = xf->send.n_bytes;
     net_pool_give(&np->xfers, event->target);
 }
 
@@ -491,11 +581,11 @@ route_payload_bytes(const NetPacket *np, const TopoRoute *route, uint32_t first,
     return payload;
 }
 
-/* Makes the stream of path for n_packets packets (bytes of them) and queues
- * it at its first link. */
+/* Makes the stream of path for n_packets packets (bytes of them) of send
+ * and queues it at its first link. */
 static void
 stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_bytes,
-           uint64_t n_packets, uint64_t n_bytes, NetIssuer issuer)
+           uint64_t n_packets, uint64_t n_bytes, const NetSend *send)
 {
     uint32_t s = net_pool_take(&np->streams);
     Stream *st = stream_at(np, s);
@@ -504,18 +594,21 @@ stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_byt
         .bytes_left = n_bytes,
         .n_uncut = n_packets,
         .n_unlanded = n_packets,
+        .pace_start_ps = sim_engine_now(np->base.engine),
+        .pace_bytes_per_s = n_bytes > 0 ? send->max_bytes_per_s : 0,
+        .pace_total_bytes = send->n_bytes,
+        .n_bytes = n_bytes,
         .payload_bytes = (uint32_t)payload_bytes,
         .n_hops = path->n_hops,
     };
+    st->ready_ps = stream_ready_ps(st);
+    NetIssuer issuer = send->issuer;
     for (uint32_t h = 0; h < path->n_hops; h++) {
         SIM_HOT_ASSERT(h == 0 || topo_graph_link(np->base.graph, path->link[h])->src ==
                                      topo_graph_link(np->base.graph, path->link[h - 1])->dst);
         st->link[h] = path->link[h];
         const HwLink *spec = topo_graph_link(np->base.graph, path->link[h])->spec;
-        uint64_t own = net_payload_bytes(spec, issuer);
-        uint64_t link_header = net_header_bytes(spec, issuer);
-        uint64_t header =
-            payload_bytes >= own ? link_header : (link_header * payload_bytes + own - 1) / own;
+        uint64_t header = net_header_share_bytes(spec, issuer, payload_bytes);
         st->header_bytes[h] = (uint16_t)MIN(header, UINT16_MAX);
     }
     source_push(np, path->link[0], s);
@@ -528,9 +621,10 @@ stream_add(NetPacket *np, uint32_t x, const TopoPath *path, uint64_t payload_byt
  * a weighted round robin of packets gives. The one short packet (the tail of
  * the bytes) goes to the last path that has packets. */
 static void
-packet_send(NetModel *net, const NetSend *send)
+xfer_start(NetPacket *np, uint32_t x)
 {
-    NetPacket *np = (NetPacket *)net;
+    const NetModel *net = &np->base;
+    const NetSend *send = &xfer_at(np, x)->send;
     TopoRoute route;
     bool routed = topo_router_route(net->router, send->src, send->dst, &route);
     g_return_if_fail(routed && route.n_paths > 0);
@@ -547,18 +641,16 @@ packet_send(NetModel *net, const NetSend *send)
     for (uint32_t p = first; p < first + n; p++)
         total_weight += n == 1 ? 1 : route.path[p].weight;
     g_return_if_fail(total_weight > 0);
-
-    uint32_t x = net_pool_take(&np->xfers);
-    *xfer_at(np, x) = (Xfer){
-        .target = send->target,
-        .on_done = send->on_done,
-        .cookie = send->cookie,
-        .n_bytes = send->n_bytes,
-        .n_packets = k,
-        .n_unlanded = k,
-    };
-    np->stats.n_sends++;
-    np->stats.payload_bytes_sent += send->n_bytes;
+    xfer_at(np, x)->n_packets = xfer_at(np, x)->n_unlanded = k;
+    /* Counted first: a stream may be cut whole as soon as it is added. */
+    uint32_t n_streams = 0;
+    for (uint64_t p = first, sum = 0, before = 0; p < first + n; p++) {
+        sum += n == 1 ? 1 : route.path[p].weight;
+        uint64_t upto = (uint64_t)((unsigned __int128)k * sum / total_weight);
+        n_streams += upto > before;
+        before = upto;
+    }
+    xfer_at(np, x)->n_uncut_streams = n_streams;
 
     uint64_t short_bytes = k * payload - send->n_bytes; /* missing from the tail packet */
     if (send->n_bytes == 0)
@@ -572,8 +664,43 @@ packet_send(NetModel *net, const NetSend *send)
         if (n_packets == 0)
             continue;
         uint64_t n_bytes = n_packets * payload - (upto == k ? short_bytes : 0);
-        stream_add(np, x, &route.path[p], payload, n_packets, n_bytes, send->issuer);
+        stream_add(np, x, &route.path[p], payload, n_packets, n_bytes, send);
     }
+}
+
+/* The send before it in its queue has left its source: this one goes. */
+static void
+on_turn(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    xfer_start(ctx, event->target);
+}
+
+static void
+packet_send(NetModel *net, const NetSend *send)
+{
+    NetPacket *np = (NetPacket *)net;
+    uint32_t x = net_pool_take(&np->xfers);
+    *xfer_at(np, x) = (Xfer){.send = *send, .queue_next = NONE};
+    np->stats.n_sends++;
+    np->stats.payload_bytes_sent += send->n_bytes;
+    uint32_t q = send->queue;
+    if (q != 0) {
+        if (q >= np->n_queues) {
+            uint32_t n = MAX(q + 1, 2 * np->n_queues);
+            np->queue_tail = g_renew(uint32_t, np->queue_tail, n);
+            for (uint32_t i = np->n_queues; i < n; i++)
+                np->queue_tail[i] = NONE;
+            np->n_queues = n;
+        }
+        uint32_t before = np->queue_tail[q];
+        np->queue_tail[q] = x;
+        if (before != NONE) {
+            xfer_at(np, before)->queue_next = x;
+            return;
+        }
+    }
+    xfer_start(np, x);
 }
 
 /* ---- Building and the rest of the interface. ---- */
@@ -590,14 +717,14 @@ packet_free(NetModel *net)
     NetPacket *np = (NetPacket *)net;
     net_credits_clear(&np->credits);
     void *arrays[] = {
-        np->bytes_per_s,     np->latency_ps,      np->ready_delay_ps, np->switch_far,
-        np->replay_ps,       np->error_rate,      np->voq_base,       np->n_voqs,
-        np->mask_base,       np->in_port,         np->lookahead_ps,   np->busy_until_ps,
-        np->wake_ps,         np->rr_next,         np->source_served,  np->n_active,
-        np->memo_wire_bytes, np->memo_ser_ps,     np->memo_credits,   np->rng,
-        np->n_link_packets,  np->link_wire_bytes, np->n_link_replays, np->voq_head,
-        np->voq_tail,        np->voq_ready_ps,    np->active_mask,    np->packets.items,
-        np->streams.items,   np->xfers.items,
+        np->bytes_per_s,   np->latency_ps,      np->ready_delay_ps,  np->switch_far,
+        np->replay_ps,     np->error_rate,      np->voq_base,        np->n_voqs,
+        np->mask_base,     np->in_port,         np->lookahead_ps,    np->busy_until_ps,
+        np->wake_ps,       np->rr_next,         np->source_served,   np->n_active,
+        np->n_paced,       np->memo_wire_bytes, np->memo_ser_ps,     np->memo_credits,
+        np->rng,           np->n_link_packets,  np->link_wire_bytes, np->n_link_replays,
+        np->voq_head,      np->voq_tail,        np->voq_ready_ps,    np->active_mask,
+        np->packets.items, np->streams.items,   np->xfers.items,     np->queue_tail,
     };
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
@@ -656,6 +783,7 @@ alloc_link_arrays(NetPacket *np, uint32_t n)
     np->rr_next = g_new0(uint32_t, n);
     np->source_served = g_new0(bool, n);
     np->n_active = g_new0(uint32_t, n);
+    np->n_paced = g_new0(uint32_t, n);
     np->memo_wire_bytes = g_new0(uint64_t, n);
     np->memo_ser_ps = g_new0(uint64_t, n);
     np->memo_credits = g_new0(int64_t, n);
@@ -677,9 +805,7 @@ init_link(NetPacket *np, const TopoGraph *graph, uint32_t l, uint64_t seed)
     np->bytes_per_s[l] = link->bytes_per_s;
     np->latency_ps[l] = link->latency_ps;
     np->ready_delay_ps[l] = link->latency_ps + far->latency_ps;
-    np->switch_far[l] = far->kind == TOPO_NVSWITCH || far->kind == TOPO_PCIE_SWITCH ||
-                        far->kind == TOPO_LEAF || far->kind == TOPO_SPINE ||
-                        far->kind == TOPO_MEMORY;
+    np->switch_far[l] = net_link_holds_credits(graph, l);
     np->replay_ps[l] = spec->replay_latency_ps;
     np->error_rate[l] = link->packet_error_rate;
     net_credits_set_buffer(&np->credits, l, link->rx_buffer_bytes, spec->credit_bytes);
@@ -768,6 +894,7 @@ net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *rout
     net_pool_init(&np->xfers, sizeof(Xfer));
     np->wake_handler = sim_engine_register(engine, "net-packet-wake", on_wake, np);
     np->done_handler = sim_engine_register(engine, "net-packet-done", on_xfer_done, np);
+    np->turn_handler = sim_engine_register(engine, "net-packet-turn", on_turn, np);
     return &np->base;
 }
 

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "core/core-time.h"
+
 #include "net/net-flow.h"
 #include "net/net-packet.h"
 
@@ -149,14 +151,41 @@ net_fidelity_name(NetFidelity fidelity)
 }
 
 uint64_t
-net_header_bytes(const HwLink *link, NetIssuer issuer)
+net_header_share_bytes(const HwLink *link, NetIssuer issuer, uint64_t payload_bytes)
 {
-    return issuer == NET_ISSUER_SM && link->sm_header_bytes > 0 ? link->sm_header_bytes
-                                                                : link->header_bytes;
+    uint64_t own = net_payload_bytes(link, issuer), header = net_header_bytes(link, issuer);
+    return payload_bytes >= own ? header : (header * payload_bytes + own - 1) / own;
 }
 
-uint64_t
-net_payload_bytes(const HwLink *link, NetIssuer issuer)
+bool
+net_link_holds_credits(const TopoGraph *graph, uint32_t link)
 {
-    return issuer == NET_ISSUER_SM ? link->sm_payload_bytes : link->ce_payload_bytes;
+    TopoVertexKind far = topo_graph_vertex(graph, topo_graph_link(graph, link)->dst)->kind;
+    return far == TOPO_NVSWITCH || far == TOPO_PCIE_SWITCH || far == TOPO_LEAF ||
+           far == TOPO_SPINE || far == TOPO_MEMORY;
+}
+
+double
+net_credit_slowdown(const TopoGraph *graph, uint32_t link, uint64_t wire_bytes,
+                    uint64_t *n_in_flight)
+{
+    const TopoLink *l = topo_graph_link(graph, link);
+    uint64_t unit = l->spec->credit_bytes > 0 ? l->spec->credit_bytes : 1;
+    uint64_t total = l->rx_buffer_bytes / unit;
+    *n_in_flight = UINT64_MAX;
+    if (l->rx_buffer_bytes == 0 || wire_bytes == 0)
+        return 1.0;
+    total = MAX(total, 1);
+    /* As the packet engine counts them (net_credits_for): whole credits,
+     * at most the whole buffer. */
+    uint64_t per_packet = MIN((wire_bytes + unit - 1) / unit, total);
+    uint64_t in_flight = total / per_packet;
+    uint64_t ser = sim_serialization_ps(wire_bytes, l->bytes_per_s);
+    uint64_t round_trip = ser + 2 * l->latency_ps;
+    if (net_link_holds_credits(graph, link))
+        round_trip += topo_graph_vertex(graph, l->dst)->latency_ps;
+    if (in_flight * ser >= round_trip)
+        return 1.0;
+    *n_in_flight = in_flight;
+    return (double)round_trip / ((double)in_flight * (double)ser);
 }

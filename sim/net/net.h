@@ -36,6 +36,17 @@ typedef struct NetSend {
     uint32_t channel;  /* the caller's tag (NCCL channel), kept in statistics */
     uint32_t path;     /* NET_PATH_SPRAY: over all paths by weight; else that path only */
     NetIssuer issuer;
+    /* 0: the sender hands the network all n_bytes at once. Else it
+     * produces them at this rate (a CTA copying into the peer's buffer):
+     * no byte leaves before it is produced, n_bytes / max_bytes_per_s after
+     * the send at the latest, so the transfer never goes faster however
+     * idle the links are. */
+    uint64_t max_bytes_per_s;
+    /* 0: none. Else sends that share this queue go one after another in
+     * the order sent (one CTA's or one queue pair's messages): each starts
+     * once the one before it has left its source. Queues are small dense
+     * numbers of the caller's (its connections). */
+    uint32_t queue;
     SimHandlerId on_done; /* scheduled when the last byte lands: */
     uint32_t target;      /*   with this target */
     uint64_t cookie;      /*   and arg[0] = cookie, arg[1] = n_bytes */
@@ -145,7 +156,39 @@ const char *net_fidelity_name(NetFidelity fidelity);
 
 /* Overhead bytes of one packet on link for issuer (SM writes may carry
  * more than the header flit). */
-uint64_t net_header_bytes(const HwLink *link, NetIssuer issuer);
+static inline uint64_t
+net_header_bytes(const HwLink *link, NetIssuer issuer)
+{
+    return issuer == NET_ISSUER_SM && link->sm_header_bytes > 0 ? link->sm_header_bytes
+                                                                : link->header_bytes;
+}
 
 /* Largest payload of one packet on link for issuer. */
-uint64_t net_payload_bytes(const HwLink *link, NetIssuer issuer);
+static inline uint64_t
+net_payload_bytes(const HwLink *link, NetIssuer issuer)
+{
+    return issuer == NET_ISSUER_SM ? link->sm_payload_bytes : link->ce_payload_bytes;
+}
+
+/* The header a packet of payload_bytes carries on link: the link's own,
+ * or its share of it where payload_bytes is smaller than the link's
+ * packets (a NIC filling MTU-sized network packets from smaller PCIe
+ * ones), rounded up. */
+uint64_t net_header_share_bytes(const HwLink *link, NetIssuer issuer, uint64_t payload_bytes);
+
+/* Whether the receiver of link holds a packet's credits until the packet
+ * leaves it (the input buffer of a switch, a PCIe switch, a fabric switch,
+ * memory) rather than giving them back on arrival (a GPU, NIC or CPU takes
+ * the packet into its own memory). */
+bool net_link_holds_credits(const TopoGraph *graph, uint32_t link);
+
+/* Link-level credits bound a stream of packets of wire_bytes on link to
+ * the packets its receive buffer holds (*n_in_flight of them) per credit
+ * round trip (the packet's serialization, the latency there, the far
+ * vertex's when it holds the credits, the latency back): the factor (>= 1)
+ * by which that bound is below the link's rate; 1 where the buffer covers
+ * the round trip or the link has no flow control (*n_in_flight then
+ * UINT64_MAX). A stream of no more packets than the buffer holds never
+ * waits for credits. */
+double net_credit_slowdown(const TopoGraph *graph, uint32_t link, uint64_t wire_bytes,
+                           uint64_t *n_in_flight);

@@ -103,9 +103,9 @@ world_start(World *w, uint64_t seed)
     w->done_handler = sim_engine_register(w->engine, "done", on_done, &w->done);
 }
 
-void
-world_send_as(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie,
-              NetIssuer issuer)
+static void
+world_send_with(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie,
+                NetIssuer issuer, uint64_t max_bytes_per_s, uint32_t queue)
 {
     NetSend send = {
         .src = src,
@@ -113,11 +113,27 @@ world_send_as(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t c
         .n_bytes = n_bytes,
         .path = NET_PATH_SPRAY,
         .issuer = issuer,
+        .max_bytes_per_s = max_bytes_per_s,
+        .queue = queue,
         .on_done = w->done_handler,
         .target = 7,
         .cookie = cookie,
     };
     net_send(w->net, &send);
+}
+
+void
+world_send_as(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie,
+              NetIssuer issuer)
+{
+    world_send_with(w, src, dst, n_bytes, cookie, issuer, 0, 0);
+}
+
+void
+world_send_paced(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie,
+                 uint64_t max_bytes_per_s, uint32_t queue)
+{
+    world_send_with(w, src, dst, n_bytes, cookie, NET_ISSUER_CE, max_bytes_per_s, queue);
 }
 
 void

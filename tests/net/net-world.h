@@ -60,6 +60,10 @@ void world_start(World *w, uint64_t seed);
 void world_send_as(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie,
                    NetIssuer issuer);
 void world_send(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie);
+/* The same, copy-engine packets, produced at max_bytes_per_s (0: at once)
+ * and in send queue (0: none). */
+void world_send_paced(World *w, uint32_t src, uint32_t dst, uint64_t n_bytes, uint64_t cookie,
+                      uint64_t max_bytes_per_s, uint32_t queue);
 /* Runs to the end; checks every send landed once, bytes sent == bytes
  * delivered and, at packet fidelity, credits never below 0 and all back. */
 void world_run(World *w);
