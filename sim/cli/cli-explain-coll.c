@@ -336,10 +336,10 @@ explain_fence_slots(const CollEstimate *e)
                                              : "sends between nodes leave at their CTA's pace");
         return;
     }
-    printf("  slots         %10.2f us  between nodes a connection's %u slots go out together "
-           "and land together; each window but the last then waits for its last landing, the "
-           "proxy's post and the slot's way back (2 x %.3f + %.3f us): %" G_GUINT64_FORMAT
-           " x %.3f us%s\n",
+    printf("  slots         %10.2f us  between nodes a connection's %u slots go out in order "
+           "on its queue pair; a window waits where a chunk's round trip (its wire, then its "
+           "landing, the proxy's post and the slot's way back, 2 x %.3f + %.3f us) outlasts the "
+           "window's wire: %" G_GUINT64_FORMAT " x %.3f us%s\n",
            us(e->slots_ps), e->n_slots, us(e->inter.wire_ps), us(e->inter.sync_ps), e->n_windows,
            us(e->window_dead_ps),
            e->slots_ps == 0 ? " (the node's links pace the call anyway)" : "");

@@ -319,6 +319,8 @@ busiest_link(const CollComm *comm, CollEstimate *e, uint64_t peer_bytes, bool al
         e->nvlink_bytes_per_s = data_rate(e->node_link) / e->node_link_share;
 }
 
+static uint64_t ps_of(double bytes, double bytes_per_s);
+
 /* Direct peers: a program per peer sending its chunks (at most 512 KiB),
  * all peers at once, no CTA cap: alltoall (n-1)/n of the buffer to n-1
  * peers, sendrecv the buffer to the next rank. */
@@ -349,11 +351,20 @@ estimate_direct(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
     uint64_t chunks = MAX((peer + chunk - 1) / chunk, 1);
     e->n_fenced = ppn > 1 ? chunks : 0;
     *op_bytes = MIN(chunk, peer);
-    /* Nothing paces the sends to another node but their slots. */
+    /* A connection's sends to another node leave in order on its queue
+     * pair, a window of slots at a time: the NIC stays busy unless a
+     * chunk's round trip (its wire at the connection's share of the NIC,
+     * its landing, the proxy's post, the slot's way back) outlasts the
+     * window's wire time, and each window but the last waits the
+     * difference. */
     if (comm->n_nodes > 1) {
         e->n_slots = CLAMP(e->plan.slices_in_flight, 1, 64);
         e->n_windows = (chunks - 1) / e->n_slots; /* the last one's landing is the latency */
-        e->window_dead_ps = 2 * e->inter.wire_ps + e->inter.sync_ps;
+        uint32_t flows = a2a ? n - ppn : 1;
+        uint64_t wire_ps = ps_of((double)*op_bytes * e->wire_factor * flows, e->nic_bytes_per_s);
+        uint64_t round_trip = wire_ps + 2 * e->inter.wire_ps + e->inter.sync_ps;
+        uint64_t window_ps = e->n_slots * wire_ps;
+        e->window_dead_ps = round_trip > window_ps ? round_trip - window_ps : 0;
     }
 }
 
@@ -366,10 +377,11 @@ ps_of(double bytes, double bytes_per_s)
 }
 
 /* Bandwidth: the slowest of CTAs, NVLinks, NICs. Fence: a fenced write
- * costs the CTA its wire latency beyond the longer of its copy and its
- * share of the link. Slots: a window's dead time after it drains. Each is
+ * costs the CTA its wire latency after the longer of its copy and its
+ * share of the link. Slots: a window's round trip beyond its wire time. Each is
  * exposed where it paces the call: the fence inside the node, the slots on
- * the NICs. Fill: hops - 1 slices, each its share of the bandwidth. */
+ * the NICs. Fill: hops - 1 slices, each its share of the bandwidth or its
+ * CTA's copy, the longer. */
 static void
 estimate_bandwidth(CollEstimate *e, uint64_t op_bytes)
 {
@@ -389,12 +401,11 @@ estimate_bandwidth(CollEstimate *e, uint64_t op_bytes)
     }
     if (e->cta_bytes == 0)
         return;
-    if (e->proto == COLL_PROTO_SIMPLE && e->n_fenced > 0) {
-        double transfer = (double)op_bytes * (double)e->nvlink_ps / (double)e->cta_bytes;
-        double copy = (double)op_bytes * (double)e->channels_ps / (double)e->cta_bytes;
-        double wait = transfer + (double)e->fence_wire_ps - MAX(copy, transfer);
-        e->fence_op_ps = wait > 0 ? (uint64_t)llround(wait) : 0;
-    }
+    /* The CTA's writes leave as it makes them (coll-exec paces them), so
+     * the last one lands its wire latency after the longer of the copy and
+     * the transfer: the fence waits that latency in full. */
+    if (e->proto == COLL_PROTO_SIMPLE && e->n_fenced > 0)
+        e->fence_op_ps = e->fence_wire_ps;
     uint64_t node = MAX(e->channels_ps, e->nvlink_ps) + e->n_fenced * e->fence_op_ps;
     uint64_t net = e->nic_ps + e->n_windows * e->window_dead_ps;
     if (node >= net && node > e->bandwidth_ps)
@@ -411,6 +422,10 @@ estimate_bandwidth(CollEstimate *e, uint64_t op_bytes)
     e->fill_bytes = op_bytes;
     e->slice_ps = ps_of((double)op_bytes * e->wire_factor * e->n_fill_ctas, e->nvlink_bytes_per_s);
     e->net_slice_ps = ps_of((double)op_bytes * e->wire_factor * e->n_fill_ctas, e->nic_bytes_per_s);
+    /* and no faster than its CTA writes it (coll-exec paces the sends) */
+    uint64_t copy_ps = ps_of((double)op_bytes, e->channel_bytes_per_s);
+    e->slice_ps = MAX(e->slice_ps, copy_ps);
+    e->net_slice_ps = MAX(e->net_slice_ps, copy_ps);
     e->fill_ps = (e->n_fill_hops - inter) * e->slice_ps + inter * e->net_slice_ps;
 }
 

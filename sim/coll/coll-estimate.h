@@ -122,7 +122,7 @@ typedef struct CollEstimate {
 
     uint64_t n_windows;      /* direct between nodes: windows of slots but the last */
     uint32_t n_slots;        /* slots a window */
-    uint64_t window_dead_ps; /* after each: last landing, proxy post, slot's way back */
+    uint64_t window_dead_ps; /* each: a chunk's round trip beyond the window's wire */
     uint64_t slots_ps;       /* exposed in all */
 
     uint64_t reduce_bytes;      /* a rank reduces */

@@ -267,6 +267,7 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
 {
     Prog *p = PROG(ex, prog);
     p->pending_sends = 0;
+    bool paced = g_array_index(ex->parts, Part, p->participant).gpu && ex->channel_bytes_per_s > 0;
     for (uint32_t i = 0; i < op->n_send; i++) {
         uint32_t ci = PEER(ex, op->send0 + i);
         Conn *c = CONN(ex, ci);
@@ -283,6 +284,14 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
             .channel = prog,
             .path = NET_PATH_SPRAY,
             .issuer = NET_ISSUER_SM,
+            /* The CTA writes the message as it goes, at its channel's
+             * rate: no byte can land before the CTA wrote it. */
+            .max_bytes_per_s =
+                paced ? (uint64_t)ceil(ex->channel_bytes_per_s * c->share * c->wire_factor) : 0,
+            /* Between nodes the proxy posts a connection's messages on
+             * one queue pair, which sends them in order. (Inside a node
+             * a paced CTA writes them one after another anyway.) */
+            .queue = c->crosses_nodes ? ci + 1 : 0,
             .on_done = ex->h_landed,
             .target = ci,
             .cookie = seq,

@@ -24,8 +24,10 @@
  * Reductions cost the GPU 2 bytes read per byte reduced at the GPU's
  * streaming rate (hw_gpu_stream_bytes_per_s) shared by its active
  * channels, and a
- * CTA pushes its bytes no faster than a channel can; an operation finishes
- * no earlier than either. NVSwitch participants
+ * CTA pushes its bytes no faster than a channel can: its messages leave at
+ * that rate (paced sends, so none lands before the CTA has written it) and
+ * an operation finishes no earlier than either. A connection's messages to
+ * another node go in order (one queue pair). NVSwitch participants
  * reduce in the switch (NVLS) and cost no GPU time.
  */
 #pragma once

@@ -266,7 +266,7 @@ fi
 # counted with their reasons, and the last line's summary.
 expect 0 out "MAPE: 9.2% over 6 rows (3 skipped)" -- \
     validate --csv "$tmp/fixture.csv" "$top_srcdir/tests/data/validate-fixture.csv"
-for want in "6,+17.06" "7,-5.32" "8,+0.39" "9,-3.84" "10,-26.87" "4,+1.78"; do
+for want in "6,+17.06" "7,+6.15" "8,+0.39" "9,-3.26" "10,-26.86" "4,+1.78"; do
     line=${want%%,*} err=${want#*,}
     got=$(awk -F, -v l="$line" '$1 == l {printf "%+.2f", $10}' "$tmp/fixture.csv")
     if [ "$got" = "$err" ]; then
@@ -623,7 +623,9 @@ explain_coll() {
 explain_coll ring 1 1G --system dgx-a100
 explain_coll ring 1 256M --system dgx-h100 --algo ring --op reduce_scatter
 explain_coll ring 1 1G --system dgx-h100 --op broadcast
-explain_coll tree 1 1G --system dgx-a100 --gpus 16 --algo tree
+# The tree's fill: coll-exec paces a CTA's sends, so a slice crosses each
+# hop no faster than its CTA's copy, which the fill takes whole: 3.2% over.
+explain_coll tree 4 1G --system dgx-a100 --gpus 16 --algo tree
 explain_coll tree 10 4M --system dgx-a100 --gpus 16
 explain_coll nvls 1 1G --system dgx-h100
 explain_coll direct 1 256M --system dgx-h100 --op alltoall

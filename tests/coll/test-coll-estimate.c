@@ -64,7 +64,11 @@ static const Case cases[] = {
     {"dgx-h100", 8, COLL_OP_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 1},
     {"dgx1-v100", 8, COLL_OP_ALL_REDUCE, COLL_ALGO_AUTO, 64 << 20, 1},
     {"dgx-a100", 16, COLL_OP_ALL_REDUCE, COLL_ALGO_RING, 1 << 30, 1},
-    {"dgx-a100", 16, COLL_OP_ALL_REDUCE, COLL_ALGO_TREE, 1 << 30, 1},
+    /* coll-exec paces a CTA's sends at its channel's rate, so a chain's
+     * slices cross each hop no faster than the CTA writes them; the fill
+     * takes every hop's copy whole, while the other channels keep the
+     * links busy through part of it: 3.2% over the simulated kernel. */
+    {"dgx-a100", 16, COLL_OP_ALL_REDUCE, COLL_ALGO_TREE, 1 << 30, 4},
     {"dgx-h100", 8, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, 256 << 20, 1},
     {"dgx-h100", 8, COLL_OP_ALLTOALL, COLL_ALGO_AUTO, 256 << 20, 1},
     {"dgx-h100", 8, COLL_OP_SENDRECV, COLL_ALGO_AUTO, 256 << 20, 1},
@@ -172,7 +176,9 @@ START_TEST(direct_bytes_and_bound)
     ck_assert(e.bandwidth_ps > 0);
     estimate(&f, COLL_OP_SENDRECV, COLL_ALGO_AUTO, 1 << 30, &e);
     ck_assert_uint_eq(e.moved_bytes, 1 << 30);
-    ck_assert(e.n_windows > 0 && e.slots_ps > 0);
+    /* Its queue pair keeps the NIC busy: 8 slots of 128 KiB outlast a
+     * chunk's round trip, so no window waits. */
+    ck_assert(e.n_windows > 0 && e.window_dead_ps == 0 && e.slots_ps == 0);
     fixture_clear(&f);
 }
 END_TEST
