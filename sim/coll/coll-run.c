@@ -211,6 +211,33 @@ net_step_overhead_ps(const CollComm *comm, CollProto proto)
     return proto == COLL_PROTO_SIMPLE ? 3 * post : post;
 }
 
+/* What one CTA pushes, bytes/s (coll-exec paces its sends at it; 0: the
+ * links decide). NVLS moves data with the switch's engines, not with CTA
+ * copies. A collective's channels share NCCL's bus bandwidth for the
+ * call: NCCL's model gives a call the same bandwidth whatever number of
+ * channels it runs on, so a call on fewer channels than the
+ * communicator's has faster ones. A peer-to-peer program (one per peer
+ * of a rank) moves its share of what the p2p model gives the rank
+ * (coll-tune's p2p_time_us): the NVLinks (PCIe without them) shared by
+ * all peers for alltoall, the neighbour pair's path for sendrecv. */
+static double
+cta_bytes_per_s(const CollComm *comm, CollOp op, CollAlgo algo, CollProto proto,
+                const CollTunePlan *plan)
+{
+    const CollTopoInfo *info = &comm->info;
+    if (algo == COLL_ALGO_NVLS)
+        return 0.0;
+    if (algo == COLL_ALGO_DIRECT) {
+        bool nvlink = info->path_gpu <= COLL_PATH_NVB && info->nvlink_bw > 0;
+        double rank_bw =
+            op == COLL_OP_ALLTOALL ? (nvlink ? info->nvlink_bw : info->pci_bw) : info->p2p_bw;
+        uint32_t peers = op == COLL_OP_ALLTOALL ? MAX(comm->n_ranks, 2) - 1 : 1;
+        return rank_bw * 1e9 / peers;
+    }
+    return coll_tune_channel_bw(info, op, algo, proto) * 1e9 * coll_tune_channels(info) /
+           MAX(plan->n_channels, 1);
+}
+
 /* NCCL's choice (unless forced), its plan, and the kernel's setup. */
 static bool
 plan_nccl(const CollComm *comm, const CollCall *call, CollRunPlan *rp, GError **error)
@@ -228,10 +255,7 @@ plan_nccl(const CollComm *comm, const CollCall *call, CollRunPlan *rp, GError **
     CollProto proto = rp->proto;
     coll_tune_plan(&comm->info, call->op, algo, proto, call->n_bytes, &rp->plan);
     rp->start_ps = comm->system->runtime->kernel_setup_ps;
-    /* NVLS moves data with the switch's engines, not with CTA copies. */
-    rp->channel_bytes_per_s = algo == COLL_ALGO_NVLS
-                                  ? 0.0
-                                  : coll_tune_channel_bw(&comm->info, call->op, algo, proto) * 1e9;
+    rp->channel_bytes_per_s = cta_bytes_per_s(comm, call->op, algo, proto, &rp->plan);
     rp->ctas_per_hbm = rp->plan.n_channels;
     /* NCCL models NVLS's synchronisation (the switch's reduction and
      * multicast, the ranks' flags) as one NVLink latency per call
