@@ -44,10 +44,15 @@ enum {
 #define DEAD UINT32_MAX
 
 typedef struct FlowXfer {
-    NetSend send; /* as asked: a send waiting in its queue starts from it */
+    uint64_t cookie;
+    uint64_t n_bytes;
     uint64_t done_ps;
+    SimHandlerId on_done;
+    uint32_t target;
     uint32_t n_left;     /* flows still draining; next free record when unused */
+    uint32_t queue;      /* its send queue, 0: none */
     uint32_t queue_next; /* the send waiting behind it in its queue, or DEAD */
+    uint32_t waiting;    /* while it waits its turn, its send in waiting[]; else DEAD */
 } FlowXfer;
 
 /* One hop of a flow: the link and the wire bytes per payload byte there;
@@ -81,6 +86,9 @@ typedef struct NetFlow {
     uint32_t n_queues;
     uint32_t *turn;
     uint32_t n_turn, cap_turn;
+    /* The sends waiting their turn, as asked (a free list through .target). */
+    NetSend *waiting;
+    uint32_t n_waiting, cap_waiting, free_waiting;
     Flow *flows;
     uint32_t n_flows, cap_flows;
     FlowHop *hops;
@@ -368,15 +376,15 @@ finish_xfer_part(NetFlow *nf, uint32_t x, uint64_t done_ps)
     xf->done_ps = MAX(xf->done_ps, done_ps);
     if (--xf->n_left > 0)
         return;
-    SimEvent *ev = sim_engine_schedule(nf->base.engine, xf->done_ps, 0, xf->send.on_done);
-    ev->target = xf->send.target;
-    ev->arg[0] = xf->send.cookie;
-    ev->arg[1] = xf->send.n_bytes;
+    SimEvent *ev = sim_engine_schedule(nf->base.engine, xf->done_ps, 0, xf->on_done);
+    ev->target = xf->target;
+    ev->arg[0] = xf->cookie;
+    ev->arg[1] = xf->n_bytes;
     nf->stats.n_sends_done++;
-    nf->stats.payload_bytes_delivered += xf->send.n_bytes;
+    nf->stats.payload_bytes_delivered += xf->n_bytes;
     SIM_HOT_ASSERT(nf->stats.payload_bytes_delivered <= nf->stats.payload_bytes_sent);
     /* Drained: the next of its queue may go. */
-    uint32_t q = xf->send.queue;
+    uint32_t q = xf->queue;
     if (q != 0 && nf->queue_tail[q] == x)
         nf->queue_tail[q] = DEAD;
     if (xf->queue_next != DEAD) {
@@ -390,15 +398,40 @@ finish_xfer_part(NetFlow *nf, uint32_t x, uint64_t done_ps)
     nf->free_xfer = x;
 }
 
-static void start_xfer(NetFlow *nf, uint32_t x);
+static void start_xfer(NetFlow *nf, uint32_t x, const NetSend *send);
 
 /* Starts the sends whose turn came (those may pass the turn on in turn,
  * when they carry nothing). */
 static void
 start_turns(NetFlow *nf)
 {
-    while (nf->n_turn > 0)
-        start_xfer(nf, nf->turn[--nf->n_turn]);
+    while (nf->n_turn > 0) {
+        uint32_t x = nf->turn[--nf->n_turn], w = nf->xfers[x].waiting;
+        NetSend send = nf->waiting[w];
+        nf->waiting[w].target = nf->free_waiting;
+        nf->free_waiting = w;
+        nf->xfers[x].waiting = DEAD;
+        start_xfer(nf, x, &send);
+    }
+}
+
+/* Keeps send for x, which waits its turn. */
+static void
+wait_turn(NetFlow *nf, uint32_t x, const NetSend *send)
+{
+    uint32_t w;
+    if (nf->free_waiting != DEAD) {
+        w = nf->free_waiting;
+        nf->free_waiting = nf->waiting[w].target;
+    } else {
+        if (nf->n_waiting == nf->cap_waiting) {
+            nf->cap_waiting = MAX(16, 2 * nf->cap_waiting);
+            nf->waiting = g_renew(NetSend, nf->waiting, nf->cap_waiting);
+        }
+        w = nf->n_waiting++;
+    }
+    nf->waiting[w] = *send;
+    nf->xfers[x].waiting = w;
 }
 
 static void
@@ -441,7 +474,17 @@ new_xfer(NetFlow *nf, const NetSend *send)
         }
         x = nf->n_xfers++;
     }
-    nf->xfers[x] = (FlowXfer){.send = *send, .done_ps = 0, .n_left = 0, .queue_next = DEAD};
+    nf->xfers[x] = (FlowXfer){
+        .cookie = send->cookie,
+        .n_bytes = send->n_bytes,
+        .done_ps = 0,
+        .on_done = send->on_done,
+        .target = send->target,
+        .n_left = 0,
+        .queue = send->queue,
+        .queue_next = DEAD,
+        .waiting = DEAD,
+    };
     return x;
 }
 
@@ -526,12 +569,11 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, const 
     nf->xfers[x].n_left++;
 }
 
-/* Puts send x's flows on the network now. */
+/* Puts the flows of send (x's) on the network now. */
 static void
-start_xfer(NetFlow *nf, uint32_t x)
+start_xfer(NetFlow *nf, uint32_t x, const NetSend *send)
 {
     NetModel *net = &nf->base;
-    const NetSend *send = &nf->xfers[x].send;
     TopoRoute route;
     if (!topo_router_route(net->router, send->src, send->dst, &route))
         g_error("net-flow: no route from vertex %u to vertex %u", send->src, send->dst);
@@ -587,10 +629,11 @@ flow_send(NetModel *net, const NetSend *send)
         nf->queue_tail[q] = x;
         if (before != DEAD) {
             nf->xfers[before].queue_next = x;
+            wait_turn(nf, x, send);
             return;
         }
     }
-    start_xfer(nf, x);
+    start_xfer(nf, x, send);
     start_turns(nf);
 }
 
@@ -607,6 +650,7 @@ flow_free(NetModel *net)
     g_free(nf->xfers);
     g_free(nf->queue_tail);
     g_free(nf->turn);
+    g_free(nf->waiting);
     g_free(nf->flows);
     g_free(nf->hops);
     g_free(nf->rem_bytes_per_s);
@@ -680,6 +724,7 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
     nf->rates_handler = sim_engine_register(engine, "net-flow-rates", on_rates, nf);
     nf->drain_handler = sim_engine_register(engine, "net-flow-drain", on_drain, nf);
     nf->free_xfer = DEAD;
+    nf->free_waiting = DEAD;
     nf->n_links = topo_graph_n_links(graph);
     nf->rem_bytes_per_s = g_new(double, MAX(nf->n_links, 1));
     nf->weight_sum = g_new(double, MAX(nf->n_links, 1));
