@@ -47,6 +47,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "coll-xbar.h"
 #include "coll/coll-build.h"
 #include "coll/coll-run.h"
 #include "core/core-time.h"
@@ -132,33 +133,11 @@ END_TEST
 
 /* ---- The ring on an ideal crossbar, against its closed form. ---- */
 
-#define RATE UINT64_C(25000000000)
-#define LAT UINT64_C(100000)
-#define SW_LAT UINT64_C(200000)
-#define HEADER UINT64_C(16)
+#define RATE XBAR_RATE
+#define LAT XBAR_LAT
+#define SW_LAT XBAR_SW_LAT
+#define HEADER XBAR_HEADER
 #define N_GPUS 8
-
-static const HwLink xbar_link = {
-    .name = "crossbar link",
-    .kind = HW_LINK_NVLINK,
-    .bytes_per_s = RATE,
-    .header_bytes = HEADER,
-    .sm_payload_bytes = 128,
-    .ce_payload_bytes = 256,
-    .latency_ps = LAT,
-    .rx_buffer_bytes = 1 << 20,
-    .credit_bytes = 16,
-};
-
-static const HwSwitch xbar_switch = {
-    .name = "crossbar",
-    .kind = HW_SWITCH_NVSWITCH,
-    .n_ports = 64,
-    .latency_ps = SW_LAT,
-    .port_buffer_bytes = 1 << 20,
-};
-
-static const HwSystem xbar_system = {.id = "crossbar", .name = "ideal crossbar"};
 
 /* Ring all_reduce of n_bytes on N_GPUS GPUs around one switch: n_channels
  * channels, each rank's segment one slice a step, CTAs at
@@ -167,43 +146,26 @@ static uint64_t
 xbar_ring_ps(CollProto proto, uint64_t n_bytes, uint32_t n_channels, double channel_bytes_per_s,
              NetFidelity fidelity)
 {
-    TopoGraph *graph = topo_graph_new();
-    uint32_t vertex[N_GPUS];
-    for (uint32_t g = 0; g < N_GPUS; g++)
-        vertex[g] = topo_graph_add_vertex(graph, TOPO_GPU, 0, NULL);
-    uint32_t sw = topo_graph_add_vertex(graph, TOPO_NVSWITCH, SW_LAT, &xbar_switch);
-    for (uint32_t g = 0; g < N_GPUS; g++)
-        topo_graph_add_bundle(graph, vertex[g], sw, &xbar_link, 1);
-    TopoRouter *router = topo_router_new(graph);
-    CollComm comm = {
-        .system = &xbar_system,
-        .graph = graph,
-        .router = router,
-        .n_ranks = N_GPUS,
-        .n_nodes = 1,
-        .ppn = N_GPUS,
-        .rank_vertex = vertex,
-        .info = {.n_ranks = N_GPUS, .n_nodes = 1, .ppn = N_GPUS, .nvswitch = true},
-    };
+    Xbar x;
+    xbar_init(&x, N_GPUS);
     CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = n_bytes, .elem_bytes = 4};
     uint64_t slice = n_bytes / n_channels / N_GPUS;
-    CollBuild b = {.comm = &comm, .call = &call, .algo = COLL_ALGO_RING, .proto = proto};
+    CollBuild b = {.comm = &x.comm, .call = &call, .algo = COLL_ALGO_RING, .proto = proto};
     b.plan = (CollTunePlan){.n_channels = n_channels,
                             .chunk_bytes = slice,
                             .slice_bytes = slice,
                             .slices_in_flight = 8};
-    b.ex = coll_exec_new(graph, router, NULL, proto, n_channels, channel_bytes_per_s, 0);
+    b.ex = coll_exec_new(x.graph, x.router, NULL, proto, n_channels, channel_bytes_per_s, 0);
     uint32_t parts[N_GPUS];
     for (uint32_t r = 0; r < N_GPUS; r++)
-        parts[r] = coll_exec_participant(b.ex, vertex[r]);
+        parts[r] = coll_exec_participant(b.ex, x.vertex[r]);
     b.rank_part = parts;
     g_autoptr(GError) error = NULL;
     ck_assert(coll_build_ring(&b, &error));
     CollExecResult result;
     ck_assert_msg(coll_exec_run(b.ex, fidelity, &result, &error), "%s", error->message);
     coll_exec_free(b.ex);
-    topo_router_free(router);
-    topo_graph_free(graph);
+    xbar_clear(&x);
     return result.time_ps;
 }
 

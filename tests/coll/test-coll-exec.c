@@ -9,76 +9,17 @@
 #include <string.h>
 
 #include "coll-suites.h"
+#include "coll-xbar.h"
 #include "coll/coll-build.h"
 #include "core/core-time.h"
 #include "net/net.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
 
-#define RATE UINT64_C(25000000000)
-#define LAT UINT64_C(100000)
-#define SW_LAT UINT64_C(200000)
-#define HEADER UINT64_C(16)
-
-static const HwLink xbar_link = {
-    .name = "crossbar link",
-    .kind = HW_LINK_NVLINK,
-    .bytes_per_s = RATE,
-    .header_bytes = HEADER,
-    .sm_payload_bytes = 128,
-    .ce_payload_bytes = 256,
-    .latency_ps = LAT,
-    .rx_buffer_bytes = 1 << 20,
-    .credit_bytes = 16,
-};
-
-static const HwSwitch xbar_switch = {
-    .name = "crossbar",
-    .kind = HW_SWITCH_NVSWITCH,
-    .n_ports = 64,
-    .latency_ps = SW_LAT,
-    .port_buffer_bytes = 1 << 20,
-    .nvls = true,
-};
-
-static const HwSystem xbar_system = {.id = "crossbar", .name = "ideal crossbar"};
-
-typedef struct Xbar {
-    TopoGraph *graph;
-    TopoRouter *router;
-    CollComm comm;
-    uint32_t vertex[16];
-} Xbar;
-
-static void
-xbar_init(Xbar *x, uint32_t n)
-{
-    x->graph = topo_graph_new();
-    for (uint32_t g = 0; g < n; g++)
-        x->vertex[g] = topo_graph_add_vertex(x->graph, TOPO_GPU, 0, NULL);
-    uint32_t sw = topo_graph_add_vertex(x->graph, TOPO_NVSWITCH, SW_LAT, &xbar_switch);
-    for (uint32_t g = 0; g < n; g++)
-        topo_graph_add_bundle(x->graph, g, sw, &xbar_link, 1);
-    x->router = topo_router_new(x->graph);
-    x->comm = (CollComm){
-        .system = &xbar_system,
-        .graph = x->graph,
-        .router = x->router,
-        .n_ranks = n,
-        .n_nodes = 1,
-        .ppn = n,
-        .rank_vertex = x->vertex,
-        .info =
-            {.n_ranks = n, .n_nodes = 1, .ppn = n, .arch_index = 2, .nvswitch = true, .nvls = true},
-    };
-}
-
-static void
-xbar_clear(Xbar *x)
-{
-    topo_router_free(x->router);
-    topo_graph_free(x->graph);
-}
+#define RATE XBAR_RATE
+#define LAT XBAR_LAT
+#define SW_LAT XBAR_SW_LAT
+#define HEADER XBAR_HEADER
 
 typedef bool (*BuildFn)(CollBuild *, GError **);
 
