@@ -26,6 +26,9 @@
  * bytes split over planes by their links; NCCL's NVLS efficiency for the
  * generation scales the wire bytes (the switch's reduction and multicast
  * reach that fraction of the port rate).
+ * NVLS-tree (all_reduce, several nodes): NVLS inside each node for the
+ * chunks of each head GPU, and NCCL's double binary tree between the
+ * nodes' heads over their NICs.
  * Direct (alltoall, sendrecv): a connection per peer pair (NVB ones
  * relayed as above), chunked.
  */
@@ -468,18 +471,18 @@ coll_build_tree(CollBuild *b, GError **error)
     return true;
 }
 
-/* ---- NVLS. ---- */
+/* ---- NVLS and NVLS-tree. ---- */
 
 typedef struct Plane {
     uint32_t vertex;
     uint32_t weight; /* links from each GPU */
 } Plane;
 
-/* Links of the bundle from vertex a to vertex b of node 0, 0 if none. */
+/* Links of the bundle from vertex a to vertex b, 0 if none. */
 static uint32_t
 bundle_links(const TopoGraph *g, uint32_t a, uint32_t b)
 {
-    for (uint32_t l = 0; l < topo_graph_node_links(g); l++) {
+    for (uint32_t l = 0; l < topo_graph_n_links(g); l++) {
         const TopoLink *link = topo_graph_link(g, l);
         if (link->src == a && link->dst == b)
             return link->n_links;
@@ -487,22 +490,22 @@ bundle_links(const TopoGraph *g, uint32_t a, uint32_t b)
     return 0;
 }
 
-/* The NVLS-capable switch planes every rank of node 0 reaches directly,
- * each weighted by the fewest links a rank has to it (with links down, a
- * plane some rank lost is left out). */
+/* The NVLS-capable switch planes every rank of node reaches directly,
+ * each weighted by the fewest links a rank of the node has to it (with
+ * links down, a plane some rank lost is left out). */
 static uint32_t
-nvls_planes(const CollComm *comm, Plane *planes, uint32_t max)
+nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
 {
     const TopoGraph *g = comm->graph;
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < topo_graph_node_links(g) && n < max; l++) {
+    uint32_t first = node * comm->ppn, n = 0;
+    for (uint32_t l = 0; l < topo_graph_n_links(g) && n < max; l++) {
         const TopoLink *link = topo_graph_link(g, l);
         const TopoVertex *dst = topo_graph_vertex(g, link->dst);
-        if (link->src != comm->rank_vertex[0] || dst->kind != TOPO_NVSWITCH || dst->sw == NULL ||
-            !dst->sw->nvls)
+        if (link->src != comm->rank_vertex[first] || dst->kind != TOPO_NVSWITCH ||
+            dst->sw == NULL || !dst->sw->nvls)
             continue;
         uint32_t weight = link->n_links;
-        for (uint32_t r = 1; r < comm->n_ranks && weight > 0 && g->faulted; r++)
+        for (uint32_t r = first + 1; r < first + comm->ppn && weight > 0 && g->faulted; r++)
             weight = MIN(weight, bundle_links(g, comm->rank_vertex[r], link->dst));
         if (weight > 0)
             planes[n++] = (Plane){link->dst, weight};
@@ -510,7 +513,8 @@ nvls_planes(const CollComm *comm, Plane *planes, uint32_t max)
     return n;
 }
 
-/* A program of participant part that needs no flags. */
+/* A program of participant part that needs no flags: multimem loads and
+ * stores, and sends the network proxy carries. */
 static uint32_t
 nvls_program(CollBuild *b, uint32_t part)
 {
@@ -519,22 +523,59 @@ nvls_program(CollBuild *b, uint32_t part)
     return prog;
 }
 
-/* One NVLS channel's participants and connections. Per rank and plane
- * (index r * np + p): up (its copy of a segment, to reduce), down (the
- * reduced segment), mc_up (its segment, to multicast), mc_down (a
- * multicast copy). Per plane: the switch's reduce and multicast programs.
- * Per rank: give (its copies), own (its segment: the sum comes back and goes
- * out to be multicast), take (the multicast copies). */
+/* One node's NVLS in one channel: its ranks first .. first + n - 1 and
+ * their switch planes. Per rank and plane (index r * np + p): up (its copy
+ * of a chunk, to reduce), down (the reduced chunk, to its owner), mc_up
+ * (the owner's chunk, to multicast), mc_down (a multicast copy). Per
+ * plane: the switch's reduce and multicast programs. Per rank: give (its
+ * copies), own (the chunks it owns: the sum comes back and goes out to be
+ * multicast), take (the multicast copies). */
 typedef struct Nvls {
     CollBuild *b;
-    const Plane *planes;
-    uint32_t n, np;
+    Plane planes[64];
+    uint32_t first, n, np, total_weight;
     bool reduce, multicast;
     uint32_t *up, *down, *mc_up, *mc_down, *sw_reduce, *sw_mc, *give, *own, *take, *list;
 } Nvls;
 
+/* The node's planes; false when some rank reaches none. */
+static bool
+nvls_init(Nvls *v, CollBuild *b, uint32_t node)
+{
+    uint32_t n = b->comm->ppn;
+    *v = (Nvls){.b = b, .first = node * n, .n = n};
+    v->np = nvls_planes(b->comm, node, v->planes, G_N_ELEMENTS(v->planes));
+    if (v->np == 0)
+        return false;
+    for (uint32_t p = 0; p < v->np; p++)
+        v->total_weight += v->planes[p].weight;
+    size_t nnp = (size_t)n * v->np;
+    v->up = g_new(uint32_t, nnp);
+    v->down = g_new(uint32_t, nnp);
+    v->mc_up = g_new(uint32_t, nnp);
+    v->mc_down = g_new(uint32_t, nnp);
+    v->sw_reduce = g_new(uint32_t, v->np);
+    v->sw_mc = g_new(uint32_t, v->np);
+    v->give = g_new(uint32_t, n);
+    v->own = g_new(uint32_t, n);
+    v->take = g_new(uint32_t, n);
+    v->list = g_new(uint32_t, n);
+    return true;
+}
+
 static void
-nvls_connect(Nvls *v, uint32_t total_weight, double factor)
+nvls_clear(Nvls *v)
+{
+    uint32_t *arrays[] = {v->up,    v->down, v->mc_up, v->mc_down, v->sw_reduce,
+                          v->sw_mc, v->give, v->own,   v->take,    v->list};
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
+        g_free(arrays[i]);
+}
+
+/* A channel's connections and programs; the switch's reduction and
+ * multicast reach 1 / factor of the port rate. */
+static void
+nvls_connect(Nvls *v, double factor)
 {
     CollBuild *b = v->b;
     uint32_t n = v->n, np = v->np;
@@ -543,44 +584,48 @@ nvls_connect(Nvls *v, uint32_t total_weight, double factor)
         v->sw_reduce[p] = nvls_program(b, sw);
         v->sw_mc[p] = nvls_program(b, sw);
         for (uint32_t r = 0; r < n; r++) {
-            uint32_t part = b->rank_part[r];
+            uint32_t part = b->rank_part[v->first + r];
             uint32_t *conns[] = {&v->up[r * np + p], &v->down[r * np + p], &v->mc_up[r * np + p],
                                  &v->mc_down[r * np + p]};
             for (int k = 0; k < 4; k++) {
                 uint32_t from = k % 2 == 0 ? part : sw, to = k % 2 == 0 ? sw : part;
                 *conns[k] = coll_exec_connection(b->ex, from, to, depth(b), factor);
-                coll_exec_set_share(b->ex, *conns[k], (double)v->planes[p].weight / total_weight);
+                coll_exec_set_share(b->ex, *conns[k],
+                                    (double)v->planes[p].weight / v->total_weight);
             }
         }
     }
     for (uint32_t r = 0; r < n; r++) {
-        v->give[r] = nvls_program(b, b->rank_part[r]);
-        v->own[r] = nvls_program(b, b->rank_part[r]);
-        v->take[r] = nvls_program(b, b->rank_part[r]);
+        uint32_t part = b->rank_part[v->first + r];
+        v->give[r] = nvls_program(b, part);
+        v->own[r] = nvls_program(b, part);
+        v->take[r] = nvls_program(b, part);
     }
 }
 
-/* Owner g's chunk of cb bytes through every plane. */
+/* Every rank's copy of owner g's chunk of cb bytes, reduced in each plane
+ * and sent to g (g's multimem load-reduce). */
 static void
-nvls_chunk(Nvls *v, uint32_t g, uint64_t cb)
+nvls_reduce_to(Nvls *v, uint32_t g, uint64_t cb)
 {
     CollExec *ex = v->b->ex;
     uint32_t n = v->n, np = v->np;
-    if (v->reduce) {
+    for (uint32_t r = 0; r < n; r++)
+        coll_exec_op(ex, v->give[r], NULL, 0, &v->up[r * np], np, cb, 0);
+    for (uint32_t p = 0; p < np; p++) {
         for (uint32_t r = 0; r < n; r++)
-            coll_exec_op(ex, v->give[r], NULL, 0, &v->up[r * np], np, cb, 0);
-        for (uint32_t p = 0; p < np; p++) {
-            for (uint32_t r = 0; r < n; r++)
-                v->list[r] = v->up[r * np + p];
-            coll_exec_op(ex, v->sw_reduce[p], v->list, n, &v->down[g * np + p], 1, cb, 0);
-        }
+            v->list[r] = v->up[r * np + p];
+        coll_exec_op(ex, v->sw_reduce[p], v->list, n, &v->down[g * np + p], 1, cb, 0);
     }
-    if (!v->multicast) {
-        coll_exec_op(ex, v->own[g], &v->down[g * np], np, NULL, 0, cb, 0);
-        return;
-    }
-    coll_exec_op(ex, v->own[g], v->reduce ? &v->down[g * np] : NULL, v->reduce ? np : 0,
-                 &v->mc_up[g * np], np, cb, 0);
+}
+
+/* Owner g's chunk, stored to the multicast address (g's mc_up, sent by
+ * g's program), copied to every rank by each plane. */
+static void
+nvls_multicast_from(Nvls *v, uint32_t g, uint64_t cb)
+{
+    CollExec *ex = v->b->ex;
+    uint32_t n = v->n, np = v->np;
     for (uint32_t p = 0; p < np; p++) {
         for (uint32_t r = 0; r < n; r++)
             v->list[r] = v->mc_down[r * np + p];
@@ -590,47 +635,54 @@ nvls_chunk(Nvls *v, uint32_t g, uint64_t cb)
         coll_exec_op(ex, v->take[r], &v->mc_down[r * np], np, NULL, 0, cb, 0);
 }
 
+/* Owner g's chunk of cb bytes through every plane, on one node. */
+static void
+nvls_chunk(Nvls *v, uint32_t g, uint64_t cb)
+{
+    CollExec *ex = v->b->ex;
+    uint32_t np = v->np;
+    if (v->reduce)
+        nvls_reduce_to(v, g, cb);
+    if (!v->multicast) {
+        coll_exec_op(ex, v->own[g], &v->down[g * np], np, NULL, 0, cb, 0);
+        return;
+    }
+    coll_exec_op(ex, v->own[g], v->reduce ? &v->down[g * np] : NULL, v->reduce ? np : 0,
+                 &v->mc_up[g * np], np, cb, 0);
+    nvls_multicast_from(v, g, cb);
+}
+
+/* Data bytes per chunk: the plan's, merged so that a channel has at most
+ * COLL_NVLS_MAX_CHUNKS loops of its owners' chunks. */
+static uint64_t
+nvls_chunk_bytes(const CollBuild *b, uint64_t seg)
+{
+    return MAX(MAX(b->plan.chunk_bytes, 1), (seg + COLL_NVLS_MAX_CHUNKS - 1) / COLL_NVLS_MAX_CHUNKS);
+}
+
 bool
 coll_build_nvls(CollBuild *b, GError **error)
 {
     const CollComm *comm = b->comm;
     CollOp op = b->call->op;
-    Plane planes[64];
-    uint32_t np = comm->n_nodes == 1 ? nvls_planes(comm, planes, 64) : 0;
-    if (np == 0 ||
+    Nvls v;
+    bool ok = comm->n_nodes == 1 && nvls_init(&v, b, 0);
+    if (!ok ||
         (op != COLL_OP_ALL_REDUCE && op != COLL_OP_ALL_GATHER && op != COLL_OP_REDUCE_SCATTER)) {
+        if (ok)
+            nvls_clear(&v);
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "NVLS needs one node of NVLS-capable NVSwitches and all_reduce, all_gather "
                     "or reduce_scatter");
         return false;
     }
-    uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1), total_weight = 0;
-    for (uint32_t p = 0; p < np; p++)
-        total_weight += planes[p].weight;
-    size_t nnp = (size_t)n * np;
-    Nvls v = {
-        .b = b,
-        .planes = planes,
-        .n = n,
-        .np = np,
-        .reduce = op != COLL_OP_ALL_GATHER,
-        .multicast = op != COLL_OP_REDUCE_SCATTER,
-        .up = g_new(uint32_t, nnp),
-        .down = g_new(uint32_t, nnp),
-        .mc_up = g_new(uint32_t, nnp),
-        .mc_down = g_new(uint32_t, nnp),
-        .sw_reduce = g_new(uint32_t, np),
-        .sw_mc = g_new(uint32_t, np),
-        .give = g_new(uint32_t, n),
-        .own = g_new(uint32_t, n),
-        .take = g_new(uint32_t, n),
-        .list = g_new(uint32_t, n),
-    };
+    v.reduce = op != COLL_OP_ALL_GATHER;
+    v.multicast = op != COLL_OP_REDUCE_SCATTER;
+    uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1);
     for (uint32_t ch = 0; ch < nch; ch++) {
-        nvls_connect(&v, total_weight, 1.0 / coll_tune_nvls_efficiency(&comm->info));
+        nvls_connect(&v, 1.0 / coll_tune_nvls_efficiency(&comm->info));
         uint64_t seg = share(b->call->n_bytes / n, nch, ch);
-        uint64_t chunk =
-            MAX(MAX(b->plan.chunk_bytes, 1), (seg + COLL_NVLS_MAX_CHUNKS - 1) / COLL_NVLS_MAX_CHUNKS);
+        uint64_t chunk = nvls_chunk_bytes(b, seg);
         for (uint64_t off = 0; off < seg || off == 0; off += chunk) {
             for (uint32_t g = 0; g < n; g++)
                 nvls_chunk(&v, g, MIN(chunk, seg - off));
@@ -638,10 +690,169 @@ coll_build_nvls(CollBuild *b, GError **error)
                 break;
         }
     }
-    uint32_t *arrays[] = {v.up,    v.down, v.mc_up, v.mc_down, v.sw_reduce,
-                          v.sw_mc, v.give, v.own,   v.take,    v.list};
-    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
-        g_free(arrays[i]);
+    nvls_clear(&v);
+    return true;
+}
+
+/* NCCL's double binary tree over n nodes (ncclGetDtree, trees.cc): tree
+ * 0 is the binary tree rooted at 0 that alternates leaves and inner
+ * nodes (ncclGetBtree); tree 1 mirrors it (n even) or shifts it by one
+ * (n odd), so that a node inner in one tree is a leaf in the other. The
+ * parent of node in tree t, n for the root. */
+static uint32_t
+btree_parent(uint32_t n, uint32_t node)
+{
+    if (node == 0)
+        return n;
+    uint32_t bit = 1;
+    while (bit < n && !(bit & node))
+        bit <<= 1;
+    uint32_t up = (node ^ bit) | (bit << 1);
+    return up >= n ? node ^ bit : up;
+}
+
+static uint32_t
+dtree_parent(uint32_t n, uint32_t tree, uint32_t node)
+{
+    if (tree == 0)
+        return btree_parent(n, node);
+    uint32_t shifted = n % 2 == 1 ? (node + n - 1) % n : n - 1 - node;
+    uint32_t up = btree_parent(n, shifted);
+    if (up == n)
+        return n;
+    return n % 2 == 1 ? (up + 1) % n : n - 1 - up;
+}
+
+/* One head's place in its channel's tree between nodes: the hops to its
+ * parent's head (none at the root) and from and to its children's. */
+typedef struct NvlsTreeHead {
+    bool root;
+    Hop up, down;               /* to the parent, from the parent */
+    Hop kid_up[2], kid_down[2]; /* from each child, to each child */
+    uint32_t n_kids;
+    uint32_t reduce, bcast; /* its programs */
+} NvlsTreeHead;
+
+/* Head g of node v's part of one chunk of cb bytes: its reduce program
+ * takes its node's sum from the switch (down, every plane) and its
+ * children's sums, and sends the total up to its parent or, at the root,
+ * stores it to its node's multicast address and sends it down to its
+ * children; the broadcast program takes the total from the parent and
+ * does the same. */
+static void
+nvls_tree_head(CollBuild *b, const Nvls *v, const NvlsTreeHead *t, uint32_t g, uint64_t cb)
+{
+    uint32_t np = v->np, in[G_N_ELEMENTS(v->planes) + 2], out[G_N_ELEMENTS(v->planes) + 2];
+    uint32_t n_in = 0, n_out = 0;
+    for (uint32_t p = 0; p < np; p++) {
+        in[n_in++] = v->down[g * np + p];
+        out[n_out++] = v->mc_up[g * np + p];
+    }
+    for (uint32_t k = 0; k < t->n_kids; k++) {
+        in[n_in++] = t->kid_up[k].recv;
+        out[n_out++] = t->kid_down[k].send;
+    }
+    uint64_t reduce = t->n_kids > 0 ? cb : 0;
+    if (t->root) {
+        coll_exec_op(b->ex, t->reduce, in, n_in, out, n_out, cb, reduce);
+    } else {
+        coll_exec_op(b->ex, t->reduce, in, n_in, &t->up.send, 1, cb, reduce);
+        hop_forward(b, &t->up, cb);
+        coll_exec_op(b->ex, t->bcast, &t->down.recv, 1, out, n_out, cb, 0);
+    }
+    for (uint32_t k = 0; k < t->n_kids; k++)
+        hop_forward(b, &t->kid_down[k], cb);
+}
+
+/* NVLS-tree (all_reduce over several nodes; all_reduce.h's
+ * RunWorkColl<..., NCCL_ALGO_NVLS_TREE, ...>, connect.cc:248-325): per
+ * channel, data in loops of one chunk per head; inside each node every
+ * rank's copy of head h's chunk is reduced by the switch for head h (as
+ * one-node NVLS), head h of every node reduces the nodes' sums up a
+ * binary tree over its NIC, and the result comes down the tree, each head
+ * storing it to its node's multicast address; even channels take tree 0,
+ * odd ones tree 1 of NCCL's double tree. Heads are the GPUs with a NIC of
+ * their own, one per NVLS graph channel, spread over the node. */
+bool
+coll_build_nvls_tree(CollBuild *b, GError **error)
+{
+    const CollComm *comm = b->comm;
+    uint32_t N = comm->n_nodes, ppn = comm->ppn;
+    CollTuneGraph graph;
+    coll_tune_graph(&comm->info, COLL_ALGO_NVLS, &graph);
+    uint32_t n_heads = MIN(graph.n_channels, ppn);
+    g_autofree Nvls *v = g_new0(Nvls, N);
+    uint32_t ready = 0;
+    while (ready < N && nvls_init(&v[ready], b, ready))
+        ready++;
+    if (b->call->op != COLL_OP_ALL_REDUCE || N < 2 || n_heads == 0 || ready < N) {
+        for (uint32_t k = 0; k < ready; k++)
+            nvls_clear(&v[k]);
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "NVLS-tree needs all_reduce on two or more nodes of NVLS-capable NVSwitches "
+                    "with a NIC for a head GPU");
+        return false;
+    }
+    g_autofree uint32_t *head = g_new(uint32_t, n_heads); /* local rank of head h */
+    for (uint32_t h = 0; h < n_heads; h++)
+        head[h] = h * ppn / n_heads;
+    g_autofree NvlsTreeHead *th = g_new0(NvlsTreeHead, (size_t)N * n_heads);
+    double factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
+    uint32_t nch = MAX(b->plan.n_channels, 1);
+    uint32_t elem = MAX(b->call->elem_bytes, 1);
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        for (uint32_t k = 0; k < N; k++) {
+            v[k].reduce = v[k].multicast = true;
+            nvls_connect(&v[k], factor);
+        }
+        for (uint32_t i = 0; i < N * n_heads; i++)
+            th[i].n_kids = 0;
+        for (uint32_t k = 0; k < N; k++) {
+            uint32_t parent = dtree_parent(N, ch % 2, k);
+            for (uint32_t h = 0; h < n_heads; h++) {
+                NvlsTreeHead *t = &th[k * n_heads + h];
+                uint32_t me = k * ppn + head[h];
+                t->root = parent == N;
+                t->reduce = nvls_program(b, b->rank_part[me]);
+                if (t->root)
+                    continue;
+                uint32_t them = parent * ppn + head[h];
+                t->bcast = nvls_program(b, b->rank_part[me]);
+                t->up = hop_new(b, me, them);
+                t->down = hop_new(b, them, me);
+                NvlsTreeHead *pt = &th[parent * n_heads + h];
+                g_assert(pt->n_kids < 2);
+                pt->kid_up[pt->n_kids] = t->up;
+                pt->kid_down[pt->n_kids++] = t->down;
+            }
+        }
+        uint64_t seg = share(b->call->n_bytes, nch, ch);
+        uint64_t chunk = nvls_chunk_bytes(b, (seg + n_heads - 1) / n_heads);
+        uint64_t loop = chunk * n_heads;
+        for (uint64_t off = 0; off < seg || off == 0; off += loop) {
+            uint64_t left = seg - off;
+            /* The last loop splits what is left evenly over the heads
+             * (lastChunkCount), in whole 16-byte packs. */
+            uint64_t cb_all = left >= loop ? chunk : (left + n_heads - 1) / n_heads;
+            uint64_t pack = MAX(16 / elem, 1) * elem;
+            if (left < loop)
+                cb_all = (cb_all + pack - 1) / pack * pack;
+            for (uint32_t h = 0; h < n_heads; h++) {
+                uint64_t at = (uint64_t)h * cb_all;
+                uint64_t cb = at < left ? MIN(cb_all, left - at) : 0;
+                for (uint32_t k = 0; k < N; k++)
+                    nvls_reduce_to(&v[k], head[h], cb);
+                for (uint32_t k = 0; k < N; k++)
+                    nvls_tree_head(b, &v[k], &th[k * n_heads + h], head[h], cb);
+                for (uint32_t k = 0; k < N; k++)
+                    nvls_multicast_from(&v[k], head[h], cb);
+            }
+            if (seg == 0)
+                break;
+        }
+    }
+    for (uint32_t k = 0; k < N; k++)
+        nvls_clear(&v[k]);
     return true;
 }
 

@@ -32,6 +32,7 @@ typedef struct CollBuild {
 bool coll_build_ring(CollBuild *b, GError **error);
 bool coll_build_tree(CollBuild *b, GError **error);
 bool coll_build_nvls(CollBuild *b, GError **error);
+bool coll_build_nvls_tree(CollBuild *b, GError **error);
 bool coll_build_direct(CollBuild *b, GError **error);
 
 /* The wire bytes per data byte of a protocol: LL 16/8, LL128 128/120. */

@@ -174,6 +174,8 @@ build(CollBuild *b, GError **error)
         return coll_build_tree(b, error);
     case COLL_ALGO_NVLS:
         return coll_build_nvls(b, error);
+    case COLL_ALGO_NVLS_TREE:
+        return coll_build_nvls_tree(b, error);
     case COLL_ALGO_DIRECT:
         return coll_build_direct(b, error);
     default:
@@ -225,7 +227,7 @@ cta_bytes_per_s(const CollComm *comm, CollOp op, CollAlgo algo, CollProto proto,
                 const CollTunePlan *plan)
 {
     const CollTopoInfo *info = &comm->info;
-    if (algo == COLL_ALGO_NVLS)
+    if (algo == COLL_ALGO_NVLS || algo == COLL_ALGO_NVLS_TREE)
         return 0.0;
     if (algo == COLL_ALGO_DIRECT) {
         bool nvlink = info->path_gpu <= COLL_PATH_NVB && info->nvlink_bw > 0;
@@ -259,17 +261,17 @@ plan_nccl(const CollComm *comm, const CollCall *call, CollRunPlan *rp, GError **
     rp->ctas_per_hbm = rp->plan.n_channels;
     /* NCCL models NVLS's synchronisation (the switch's reduction and
      * multicast, the ranks' flags) as one NVLink latency per call
-     * (tuning.cc:424-426): what the wire through the switch does not
-     * explain is charged once, before the first step. */
-    if (comm->n_ranks > 1 && algo == COLL_ALGO_NVLS)
+     * (tuning.cc:424-428, NVLS-tree's too): what the wire through the
+     * switch does not explain is charged once, before the first step. */
+    bool nvls = algo == COLL_ALGO_NVLS || algo == COLL_ALGO_NVLS_TREE;
+    if (comm->n_ranks > 1 && nvls)
         rp->sync_ps = step_overhead_ps(comm, 0, 1, proto,
                                        coll_tune_step_latency_us(&comm->info, algo, proto));
-    if (comm->n_ranks > 1 && algo != COLL_ALGO_NVLS) {
+    if (comm->n_ranks > 1 && !nvls)
         rp->step_overhead_ps = step_overhead_ps(
             comm, 0, 1, proto, coll_tune_step_latency_us(&comm->info, algo, proto));
-        if (comm->n_nodes > 1)
-            rp->net_step_overhead_ps = net_step_overhead_ps(comm, proto);
-    }
+    if (comm->n_ranks > 1 && comm->n_nodes > 1)
+        rp->net_step_overhead_ps = net_step_overhead_ps(comm, proto);
     rp->nccl_model_us = coll_tune_time_us(&comm->info, call->op, algo, proto, call->n_bytes);
     return true;
 }

@@ -1,0 +1,162 @@
+/* NVLS-tree on two DGX H100 nodes (16 ranks, 8 NVLS heads a node), its
+ * bytes by hand: every rank sends its copy of the whole buffer S to its
+ * node's switches and gets all of S back by multicast; head h of each node
+ * owns one eighth of every channel's data: the switches send it its
+ * node's sum of that share, it stores the total to the multicast address,
+ * and over its NIC it sends each channel's share once, up the tree where
+ * its node is a leaf, down the one where it is the root. With two
+ * channels, tree 0 (node 0 the root) and tree 1 (node 1) carry half of S
+ * each. The tuner picks NVLS-tree for large all_reduce on two nodes
+ * (NCCL 2.22 on two p5 nodes: "Connected NVLS tree", nHeads 8); packet and
+ * flow fidelity agree. */
+#include <math.h>
+
+#include "coll-suites.h"
+#include "coll/coll-build.h"
+#include "coll/coll-run.h"
+#include "topo/topo-build.h"
+#include "topo/topo-route.h"
+
+typedef struct TwoNodes {
+    HwSystem *system;
+    TopoGraph *graph;
+    TopoRouter *router;
+    CollComm *comm;
+} TwoNodes;
+
+static void
+two_nodes_init(TwoNodes *t)
+{
+    g_autoptr(GError) error = NULL;
+    t->system = coll_test_load_system("dgx-h100");
+    t->graph = topo_build_system(t->system, 2, &error);
+    ck_assert_msg(t->graph != NULL, "%s", error ? error->message : "");
+    t->router = topo_router_new(t->graph);
+    t->comm = coll_comm_new(t->system, t->graph, t->router, 16, &error);
+    ck_assert_msg(t->comm != NULL, "%s", error ? error->message : "");
+}
+
+static void
+two_nodes_clear(TwoNodes *t)
+{
+    coll_comm_free(t->comm);
+    topo_router_free(t->router);
+    topo_graph_free(t->graph);
+    hw_system_free(t->system);
+}
+
+/* Runs an NVLS-tree all_reduce of S bytes on n_channels channels, chunk
+ * bytes a head, with no costs beyond the wire; the bytes each rank sent
+ * and received. */
+static CollExecResult
+nvls_tree_run(TwoNodes *t, uint64_t S, uint32_t n_channels, uint64_t chunk, NetFidelity fidelity,
+              uint64_t *sent, uint64_t *received)
+{
+    CollCall call = {.op = COLL_OP_ALL_REDUCE,
+                     .n_bytes = S,
+                     .elem_bytes = 4,
+                     .algo = COLL_ALGO_NVLS_TREE,
+                     .proto = COLL_PROTO_SIMPLE};
+    CollBuild b = {.comm = t->comm,
+                   .call = &call,
+                   .algo = COLL_ALGO_NVLS_TREE,
+                   .proto = COLL_PROTO_SIMPLE,
+                   .plan = {.n_channels = n_channels,
+                            .chunk_bytes = chunk,
+                            .slice_bytes = chunk,
+                            .slices_in_flight = 4}};
+    b.ex = coll_exec_new(t->graph, t->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
+    uint32_t parts[16];
+    for (uint32_t r = 0; r < t->comm->n_ranks; r++)
+        parts[r] = coll_exec_participant(b.ex, t->comm->rank_vertex[r]);
+    b.rank_part = parts;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(coll_build_nvls_tree(&b, &error), "%s", error ? error->message : "");
+    CollExecResult result;
+    ck_assert_msg(coll_exec_run(b.ex, fidelity, &result, &error), "%s",
+                  error ? error->message : "");
+    for (uint32_t r = 0; sent != NULL && r < t->comm->n_ranks; r++)
+        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
+    coll_exec_free(b.ex);
+    return result;
+}
+
+START_TEST(nvls_tree_bytes_by_hand)
+{
+    TwoNodes t;
+    two_nodes_init(&t);
+    CollTuneGraph g;
+    coll_tune_graph(&t.comm->info, COLL_ALGO_NVLS, &g);
+    ck_assert_uint_eq(g.n_channels, 8); /* a head on every GPU, each with its NIC */
+    const uint64_t S = UINT64_C(16) << 20, heads = 8;
+    uint64_t sent[16], received[16];
+    nvls_tree_run(&t, S, 2, 256 * 1024, NET_FIDELITY_FLOW, sent, received);
+    uint64_t share = S / heads; /* a head's part of the buffer */
+    /* Over its NIC a head sends its share of every channel once: down
+     * the tree its node roots, up the other; it receives as much. */
+    uint64_t net = S / heads;
+    /* The switch planes carry 5, 5, 4 and 4 eighteenths of each message,
+     * each rounded to whole bytes: at most a byte a plane a message. */
+    uint64_t slack = 4 * (2 * S / (256 * 1024));
+    for (uint32_t r = 0; r < 16; r++) {
+        /* Its copy of S and its share to multicast through the switches,
+         * its share over its NIC. */
+        ck_assert_uint_le(sent[r] - (S + share + net), slack);
+        /* Its node's sum of its share, all of S by multicast, the other
+         * node's share over its NIC. */
+        ck_assert_uint_le(received[r] - (share + S + net), slack);
+    }
+    two_nodes_clear(&t);
+}
+END_TEST
+
+START_TEST(nvls_tree_packet_and_flow_agree)
+{
+    TwoNodes t;
+    two_nodes_init(&t);
+    const uint64_t S = UINT64_C(64) << 20;
+    CollExecResult p = nvls_tree_run(&t, S, 4, 256 * 1024, NET_FIDELITY_PACKET, NULL, NULL);
+    CollExecResult f = nvls_tree_run(&t, S, 4, 256 * 1024, NET_FIDELITY_FLOW, NULL, NULL);
+    double diff = fabs((double)p.time_ps - (double)f.time_ps) / (double)f.time_ps;
+    ck_assert_msg(diff <= 0.02, "packet %.2f us, flow %.2f us", (double)p.time_ps / 1e6,
+                  (double)f.time_ps / 1e6);
+    two_nodes_clear(&t);
+}
+END_TEST
+
+/* NCCL's choice on two nodes: NVLS-tree once the call is large; one node
+ * never gets it. The default call runs (no "not simulated"). */
+START_TEST(nvls_tree_is_chosen_and_runs)
+{
+    TwoNodes t;
+    two_nodes_init(&t);
+    CollAlgo algo = COLL_ALGO_AUTO;
+    CollProto proto = COLL_PROTO_AUTO;
+    ck_assert(coll_tune_select(&t.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
+    ck_assert_int_eq(algo, COLL_ALGO_NVLS_TREE);
+    CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(64) << 20, .elem_bytes = 4};
+    CollResult res;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(coll_run(t.comm, &call, NET_FIDELITY_FLOW, &res, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_int_eq(res.algo, COLL_ALGO_NVLS_TREE);
+    /* Bounded by the switches: no faster than NVLS on one node moves S
+     * (each rank S out, S back over its 18 NVLinks at NCCL's 0.85). */
+    double one_node_ps = (double)call.n_bytes / (18 * 25e9 * 0.85) * 1e12;
+    ck_assert_msg((double)res.time_ps > one_node_ps, "%.1f us", (double)res.time_ps / 1e6);
+    two_nodes_clear(&t);
+}
+END_TEST
+
+Suite *
+coll_nvls_tree_suite(void)
+{
+    Suite *s = suite_create("coll-nvls-tree");
+    TCase *tc = tcase_create("nvls-tree");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, nvls_tree_bytes_by_hand);
+    tcase_add_test(tc, nvls_tree_packet_and_flow_agree);
+    tcase_add_test(tc, nvls_tree_is_chosen_and_runs);
+    suite_add_tcase(s, tc);
+    return s;
+}
