@@ -213,9 +213,9 @@ print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
     }
     if (gpu_list != NULL)
         print_rings(comm, gpu_list, n_listed);
-    printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "size", "count", "type",
+    printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-9s %-6s %4s %11s\n", "size", "count", "type",
            "redop", "root", "time", "algbw", "busbw", "algo", "proto", "nch", "nccl_model");
-    printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-6s %-6s %4s %11s\n", "(B)", "(elements)", "", "",
+    printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-9s %-6s %4s %11s\n", "(B)", "(elements)", "", "",
            "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(us)");
 }
 
@@ -252,7 +252,7 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
                 g_snprintf(model_csv, sizeof model_csv, "%.4f", r.nccl_model_us);
             }
             printf(" %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %8s %6s %6d %11.2f %8.2f "
-                   "%8.2f  %-6s %-6s %4u %11s\n",
+                   "%8.2f  %-9s %-6s %4u %11s\n",
                    bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
                    busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels, model);
             fflush(stdout);

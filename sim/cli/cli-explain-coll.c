@@ -131,6 +131,9 @@ steps_rule(const CollEstimate *e)
                    : "ring: n-1 steps";
     case COLL_ALGO_TREE:
         return "tree: up each node's chain (ppn-1) and the nodes' tree (log2 nodes), then down";
+    case COLL_ALGO_NVLS_TREE:
+        return "NVLS-tree: to the switch, reduced to the head, up the heads' tree between nodes "
+               "and down it, back to the switch, multicast to all";
     case COLL_ALGO_NVLS:
         return e->op == COLL_OP_ALL_REDUCE
                    ? "NVLS: to the switch, reduced to the segment's owner, back to the switch, "
@@ -165,14 +168,12 @@ explain_latency(const CollComm *comm, const CollEstimate *e)
         printf("%s %u between nodes x %.3f us", e->intra.n_steps ? " +" : "", e->inter.n_steps,
                us(e->inter.step_ps));
     printf(" = %.2f us\n", us(e->latency_ps));
-    if (e->algo == COLL_ALGO_NVLS) {
-        printf("    a step: one write between a GPU and a switch plane, %.3f us over %u link "
-               "(topo_path_latency_ps); NVLS's loads and stores need no flag: its "
+    if (e->algo == COLL_ALGO_NVLS || e->algo == COLL_ALGO_NVLS_TREE)
+        printf("    inside a node: one write between a GPU and a switch plane, %.3f us over %u "
+               "link (topo_path_latency_ps); NVLS's loads and stores need no flag: its "
                "synchronisation is the NVLS sync above, once a call\n",
                us(e->intra.wire_ps), e->intra.n_hops);
-        return;
-    }
-    if (e->intra.n_steps) {
+    if (e->intra.n_steps && e->algo != COLL_ALGO_NVLS && e->algo != COLL_ALGO_NVLS_TREE) {
         g_autofree char *sync = g_strdup_printf(
             "of synchronisation (NCCL's per-step latency for %s %s, %.2f us, less the wire)",
             coll_algo_name(e->algo == COLL_ALGO_DIRECT ? COLL_ALGO_RING : e->algo),
@@ -223,7 +224,9 @@ explain_switch(const CollComm *comm, const CollEstimate *e)
            "buffer:\n",
            us(e->bandwidth_ps), e->nvlink_bytes,
            e->op != COLL_OP_ALL_GATHER ? "its copy of every segment" : "",
-           e->op == COLL_OP_ALL_REDUCE ? " and its own segment's sum" : "",
+           e->algo == COLL_ALGO_NVLS_TREE ? " and, a head, the total of its share"
+           : e->op == COLL_OP_ALL_REDUCE  ? " and its own segment's sum"
+                                          : "",
            e->op == COLL_OP_ALL_GATHER ? "its segment, multicast back to all" : "", e->factor);
     printf("    CTAs      no per-channel cap: the switch's engines move the data\n");
     printf("    switch    %" G_GUINT64_FORMAT " B x 1/%.2f (NCCL's NVLS efficiency: the "
@@ -247,6 +250,16 @@ explain_bandwidth(const CollComm *comm, const CollEstimate *e)
 {
     if (e->algo == COLL_ALGO_NVLS) {
         explain_switch(comm, e);
+        return;
+    }
+    if (e->algo == COLL_ALGO_NVLS_TREE) {
+        explain_switch(comm, e);
+        printf("    NICs      %" G_GUINT64_FORMAT " B (the busiest head: its share of each "
+               "channel, once for each send its node makes in that channel's tree, up to the "
+               "parent and down to each child) / (the path from rank %u to %u through the "
+               "NICs, %.2f GB/s of data):",
+               e->nic_bytes, e->inter.from, e->inter.to, gbs(e->nic_bytes_per_s));
+        print_bound(e->nic_ps, e->bound == COLL_BOUND_NIC);
         return;
     }
     printf("  bandwidth     %10.2f us  each rank sends %.4g x %" G_GUINT64_FORMAT
@@ -292,15 +305,20 @@ explain_fill(const CollEstimate *e)
                                            : "every rank starts from its own segment");
         return;
     }
-    if (e->algo == COLL_ALGO_NVLS) {
+    uint32_t inter = MIN(e->inter.n_steps, e->n_fill_hops);
+    if (e->algo == COLL_ALGO_NVLS || e->algo == COLL_ALGO_NVLS_TREE) {
         printf("  fill          %10.2f us  each of the %u later stages sees its first chunk a "
                "window after the stage before: %u slots x %" G_GUINT64_FORMAT " B chunks of "
-               "%u channels, sent and landing together at the links' rate: %u x %.3f us\n",
+               "%u channels, sent and landing together at the links' rate: %u x %.3f us",
                us(e->fill_ps), e->n_fill_hops, e->n_slots, e->fill_bytes / MAX(e->n_slots, 1),
-               e->n_fill_ctas, e->n_fill_hops, us(e->slice_ps));
+               e->n_fill_ctas, e->n_fill_hops - inter, us(e->slice_ps));
+        if (inter)
+            printf(" + %u hops of the heads' tree, a chunk of each channel over the NICs: %u x "
+                   "%.3f us",
+                   inter, inter, us(e->net_slice_ps));
+        printf("\n");
         return;
     }
-    uint32_t inter = MIN(e->inter.n_steps, e->n_fill_hops);
     printf("  fill          %10.2f us  a chain forwards whole slices: its last rank starts "
            "%u hops of a %" G_GUINT64_FORMAT " B slice after the first, %u CTA%s' slices "
            "sharing a hop's links (%s): %u x %.3f us inside a node",
@@ -324,7 +342,8 @@ explain_fence_slots(const CollEstimate *e)
                us(e->fence_op_ps), e->fence_ps == 0 ? " (the NICs pace the call anyway)" : "");
     else
         printf("  fence         %10.2f us  %s\n", 0.0,
-               e->algo == COLL_ALGO_NVLS ? "none: NVLS's loads and stores carry no flags"
+               e->algo == COLL_ALGO_NVLS || e->algo == COLL_ALGO_NVLS_TREE
+                   ? "none: NVLS's loads and stores carry no flags, the proxy the NICs' sends"
                : e->proto != COLL_PROTO_SIMPLE
                    ? "none: LL and LL128 carry their flags in the data"
                    : "none: Simple's writes land while the CTA is still copying (its "

@@ -694,11 +694,9 @@ coll_build_nvls(CollBuild *b, GError **error)
     return true;
 }
 
-/* NCCL's double binary tree over n nodes (ncclGetDtree, trees.cc): tree
- * 0 is the binary tree rooted at 0 that alternates leaves and inner
- * nodes (ncclGetBtree); tree 1 mirrors it (n even) or shifts it by one
- * (n odd), so that a node inner in one tree is a leaf in the other. The
- * parent of node in tree t, n for the root. */
+/* ncclGetBtree (trees.cc): the parent of node in the binary tree over n
+ * nodes rooted at 0 that alternates leaves and inner nodes, n for the
+ * root. */
 static uint32_t
 btree_parent(uint32_t n, uint32_t node)
 {
@@ -711,8 +709,8 @@ btree_parent(uint32_t n, uint32_t node)
     return up >= n ? node ^ bit : up;
 }
 
-static uint32_t
-dtree_parent(uint32_t n, uint32_t tree, uint32_t node)
+uint32_t
+coll_dtree_parent(uint32_t n, uint32_t tree, uint32_t node)
 {
     if (tree == 0)
         return btree_parent(n, node);
@@ -808,7 +806,7 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
         for (uint32_t i = 0; i < N * n_heads; i++)
             th[i].n_kids = 0;
         for (uint32_t k = 0; k < N; k++) {
-            uint32_t parent = dtree_parent(N, ch % 2, k);
+            uint32_t parent = coll_dtree_parent(N, ch % 2, k);
             for (uint32_t h = 0; h < n_heads; h++) {
                 NvlsTreeHead *t = &th[k * n_heads + h];
                 uint32_t me = k * ppn + head[h];

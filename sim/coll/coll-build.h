@@ -35,5 +35,12 @@ bool coll_build_nvls(CollBuild *b, GError **error);
 bool coll_build_nvls_tree(CollBuild *b, GError **error);
 bool coll_build_direct(CollBuild *b, GError **error);
 
+/* NCCL's double binary tree over n nodes (ncclGetDtree, trees.cc): tree
+ * 0 is the binary tree rooted at 0 that alternates leaves and inner
+ * nodes; tree 1 mirrors it (n even) or shifts it by one (n odd), so that
+ * a node inner in one tree is a leaf in the other. The parent of node in
+ * tree (0 or 1), n for the root. */
+uint32_t coll_dtree_parent(uint32_t n, uint32_t tree, uint32_t node);
+
 /* The wire bytes per data byte of a protocol: LL 16/8, LL128 128/120. */
 double coll_proto_wire_factor(CollProto proto);

@@ -214,20 +214,12 @@ estimate_tree(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
     e->reduce_bytes = e->n_bytes / comm->n_ranks * (comm->n_ranks - leaves);
 }
 
-/* NVLS (coll-build.c): each rank writes its copy of every segment to the
- * switch planes, which reduce it to the segment's owner (2 hops), which
- * writes the sum back to be multicast to every rank (2 more): reduce_scatter
- * the first half, all_gather the second. The switch's engines move the
- * data at NCCL's NVLS efficiency of the GPU's links; no CTA cap, no GPU
- * reduction, no flags. */
+/* The GPU's links to the NVLS switch planes of its node, less headers,
+ * and the path of a step to the first. */
 static void
-estimate_nvls(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
+nvls_links(const CollComm *comm, CollEstimate *e)
 {
-    uint32_t n = comm->n_ranks;
-    bool reduce = e->op != COLL_OP_ALL_GATHER, multicast = e->op != COLL_OP_REDUCE_SCATTER;
-    uint64_t seg = e->n_bytes / n;
     e->intra = (CollEstimateStep){.n_writes = 1, .nccl_step_us = e->intra.nccl_step_us};
-    e->intra.n_steps = 2 * reduce + 2 * multicast;
     e->nvlink_bytes_per_s = 0;
     e->n_nvlinks = 0;
     const TopoGraph *g = comm->graph;
@@ -242,23 +234,95 @@ estimate_nvls(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
         e->nvlink_bytes_per_s += data_rate(link);
         e->n_nvlinks += link->n_links;
     }
+    e->wire_factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
+}
+
+/* A channel's chunks go owner by owner, a chunk grown so that a channel
+ * has at most COLL_NVLS_MAX_CHUNKS (of seg bytes an owner). Each stage's
+ * connections hold slices_in_flight chunks, sent together and landing
+ * together at the links' share of the channels: a stage sees its first
+ * chunk a full window after the stage before. */
+static void
+nvls_fill(CollEstimate *e, uint64_t seg, uint64_t *op_bytes)
+{
+    uint64_t chunk =
+        MAX(MAX(e->plan.chunk_bytes, 1), (seg + COLL_NVLS_MAX_CHUNKS - 1) / COLL_NVLS_MAX_CHUNKS);
+    e->n_fill_hops = e->intra.n_steps + e->inter.n_steps - 1;
+    e->n_slots = CLAMP(e->plan.slices_in_flight, 1, 64);
+    *op_bytes = MIN(chunk, seg) * e->n_slots;
+}
+
+/* NVLS (coll-build.c): each rank writes its copy of every segment to the
+ * switch planes, which reduce it to the segment's owner (2 hops), which
+ * writes the sum back to be multicast to every rank (2 more): reduce_scatter
+ * the first half, all_gather the second. The switch's engines move the
+ * data at NCCL's NVLS efficiency of the GPU's links; no CTA cap, no GPU
+ * reduction, no flags. */
+static void
+estimate_nvls(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
+{
+    uint32_t n = comm->n_ranks, nch = MAX(e->plan.n_channels, 1);
+    bool reduce = e->op != COLL_OP_ALL_GATHER, multicast = e->op != COLL_OP_REDUCE_SCATTER;
+    uint64_t seg = e->n_bytes / n;
+    nvls_links(comm, e);
+    e->intra.n_steps = 2 * reduce + 2 * multicast;
     uint64_t up = (reduce ? e->n_bytes : 0) + (multicast ? seg : 0);
     uint64_t down = (reduce ? seg : 0) + (multicast ? e->n_bytes : 0);
     e->nvlink_bytes = MAX(up, down);
-    e->wire_factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
-    /* A channel's chunks go owner by owner, a chunk grown so that a
-     * channel has at most COLL_NVLS_MAX_CHUNKS. Each stage's connections hold
-     * slices_in_flight chunks, sent together and landing together at the
-     * links' share of the channels: a stage sees its first chunk a full
-     * window after the stage before. */
-    uint32_t nch = MAX(e->plan.n_channels, 1);
-    uint64_t chunk =
-        MAX(MAX(e->plan.chunk_bytes, 1), (seg / nch + COLL_NVLS_MAX_CHUNKS - 1) / COLL_NVLS_MAX_CHUNKS);
     e->n_ctas = nch;
     e->cta_bytes = e->nvlink_bytes / nch;
-    e->n_fill_hops = e->intra.n_steps - 1;
-    e->n_slots = CLAMP(e->plan.slices_in_flight, 1, 64);
-    *op_bytes = MIN(chunk, seg / nch) * e->n_slots;
+    nvls_fill(e, seg / nch, op_bytes);
+}
+
+/* NVLS-tree (coll-build.c): in each node NVLS for each head's chunks (to
+ * the switch and reduced to the head, 2 hops; the total back to the
+ * switch and multicast, 2 more), the heads' trees between the nodes up
+ * and down (twice the deeper tree's depth, over the NICs). A rank's links
+ * carry its copy of the buffer out and back and its head's share; a
+ * head's NIC carries its share of a channel once for each send its
+ * node's place in that channel's tree makes (up to the parent, down to
+ * each child); a head with children reduces their sums. */
+static void
+estimate_nvls_tree(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
+{
+    uint32_t N = comm->n_nodes, nch = MAX(e->plan.n_channels, 1);
+    CollTuneGraph graph;
+    coll_tune_graph(&comm->info, COLL_ALGO_NVLS, &graph);
+    uint32_t heads = MAX(MIN(graph.n_channels, comm->ppn), 1);
+    nvls_links(comm, e);
+    e->intra.n_steps = 4;
+    e->nic_wire_factor = 1.0;
+    double share = (double)e->n_bytes / nch / heads; /* a head's part of a channel */
+    g_autofree uint32_t *kids = g_new0(uint32_t, 2 * (size_t)N);
+    uint32_t depth = 0;
+    for (uint32_t t = 0; t < 2; t++)
+        for (uint32_t k = 0; k < N; k++) {
+            uint32_t p = coll_dtree_parent(N, t, k), d = 0;
+            if (p < N)
+                kids[t * N + p]++;
+            for (uint32_t up = k; up < N; up = coll_dtree_parent(N, t, up))
+                d++;
+            depth = MAX(depth, d - 1);
+        }
+    double most_net = 0, most_reduce = 0;
+    for (uint32_t k = 0; k < N; k++) {
+        double net = 0, reduce = 0;
+        for (uint32_t t = 0; t < 2; t++) {
+            uint32_t ch = t == 0 ? (nch + 1) / 2 : nch / 2; /* channels on tree t */
+            uint32_t sends = (coll_dtree_parent(N, t, k) < N) + kids[t * N + k];
+            net += ch * share * sends;
+            reduce += kids[t * N + k] > 0 ? ch * share : 0;
+        }
+        most_net = MAX(most_net, net);
+        most_reduce = MAX(most_reduce, reduce);
+    }
+    e->inter.n_steps = 2 * depth;
+    e->nvlink_bytes = e->n_bytes + (uint64_t)llround(e->n_bytes / (double)heads);
+    e->nic_bytes = (uint64_t)llround(most_net);
+    e->reduce_bytes = (uint64_t)llround(most_reduce);
+    e->n_ctas = nch;
+    e->cta_bytes = e->nvlink_bytes / nch;
+    nvls_fill(e, (uint64_t)share, op_bytes);
 }
 
 /* Adds bytes from vertex a to vertex b to the links of its route (split
@@ -320,6 +384,12 @@ busiest_link(const CollComm *comm, CollEstimate *e, uint64_t peer_bytes, bool al
 }
 
 static uint64_t ps_of(double bytes, double bytes_per_s);
+
+static bool
+nvls_algo(CollAlgo algo)
+{
+    return algo == COLL_ALGO_NVLS || algo == COLL_ALGO_NVLS_TREE;
+}
 
 /* Direct peers: a program per peer sending its chunks (at most 512 KiB),
  * all peers at once, no CTA cap: alltoall (n-1)/n of the buffer to n-1
@@ -388,8 +458,8 @@ estimate_bandwidth(CollEstimate *e, uint64_t op_bytes)
     e->channels_ps =
         e->channel_bytes_per_s > 0 ? ps_of((double)e->cta_bytes, e->channel_bytes_per_s) : 0;
     e->nvlink_ps = ps_of((double)e->nvlink_bytes * e->wire_factor, e->nvlink_bytes_per_s);
-    e->nic_ps = ps_of((double)e->nic_bytes * e->wire_factor, e->nic_bytes_per_s);
-    e->bound = e->algo == COLL_ALGO_NVLS ? COLL_BOUND_SWITCH : COLL_BOUND_NVLINK;
+    e->nic_ps = ps_of((double)e->nic_bytes * e->nic_wire_factor, e->nic_bytes_per_s);
+    e->bound = nvls_algo(e->algo) ? COLL_BOUND_SWITCH : COLL_BOUND_NVLINK;
     e->bandwidth_ps = e->nvlink_ps;
     if (e->channels_ps > e->bandwidth_ps) {
         e->bound = COLL_BOUND_CHANNELS;
@@ -417,11 +487,15 @@ estimate_bandwidth(CollEstimate *e, uint64_t op_bytes)
      * (they share its order), the channels a rank position holds where the
      * order rotates by channel (rings across nodes, the tree's heads). */
     uint32_t inter = MIN(e->inter.n_steps, e->n_fill_hops);
-    bool same_order = (e->algo == COLL_ALGO_RING && e->n_nodes == 1) || e->algo == COLL_ALGO_NVLS;
+    bool same_order = (e->algo == COLL_ALGO_RING && e->n_nodes == 1) || nvls_algo(e->algo);
     e->n_fill_ctas = same_order ? e->n_ctas : (e->n_ctas + e->ppn - 1) / e->ppn;
     e->fill_bytes = op_bytes;
     e->slice_ps = ps_of((double)op_bytes * e->wire_factor * e->n_fill_ctas, e->nvlink_bytes_per_s);
-    e->net_slice_ps = ps_of((double)op_bytes * e->wire_factor * e->n_fill_ctas, e->nic_bytes_per_s);
+    /* NVLS-tree's heads forward each chunk over the NICs as it comes,
+     * not a window of them */
+    uint64_t net_bytes = nvls_algo(e->algo) ? op_bytes / MAX(e->n_slots, 1) : op_bytes;
+    e->net_slice_ps =
+        ps_of((double)net_bytes * e->nic_wire_factor * e->n_fill_ctas, e->nic_bytes_per_s);
     /* and no faster than its CTA writes it (coll-exec paces the sends) */
     uint64_t copy_ps = ps_of((double)op_bytes, e->channel_bytes_per_s);
     e->slice_ps = MAX(e->slice_ps, copy_ps);
@@ -447,7 +521,8 @@ estimate_exposed_latency(CollEstimate *e, uint64_t op_bytes)
     e->intra.transfer_ps =
         (uint64_t)llround((double)op_bytes * (double)e->nvlink_ps / (double)e->cta_bytes);
     uint32_t nic_flows = (e->n_ctas + e->ppn - 1) / e->ppn;
-    e->inter.transfer_ps = ps_of((double)op_bytes * e->wire_factor * nic_flows, e->nic_bytes_per_s);
+    e->inter.transfer_ps =
+        ps_of((double)op_bytes * e->nic_wire_factor * nic_flows, e->nic_bytes_per_s);
     const CollEstimateStep *kinds[] = {&e->intra, &e->inter};
     for (int k = 0; k < 2; k++) {
         const CollEstimateStep *st = kinds[k];
@@ -503,6 +578,8 @@ choose(const CollComm *comm, const CollCall *call, CollEstimate *e, CollRunPlan 
                      call->op != COLL_OP_SENDRECV) ||
                     (e->algo == COLL_ALGO_TREE && call->op == COLL_OP_ALL_REDUCE) ||
                     (e->algo == COLL_ALGO_NVLS && comm->n_nodes == 1) ||
+                    (e->algo == COLL_ALGO_NVLS_TREE && call->op == COLL_OP_ALL_REDUCE &&
+                     comm->n_nodes > 1) ||
                     (e->algo == COLL_ALGO_DIRECT &&
                      (call->op == COLL_OP_ALLTOALL || call->op == COLL_OP_SENDRECV));
     if (!laid_out || comm->n_ranks < 2) {
@@ -544,6 +621,7 @@ coll_estimate(const CollComm *comm, const CollCall *call, CollEstimate *e, GErro
     e->factor = moved_factor(call->op, comm->n_ranks);
     e->moved_bytes = (uint64_t)llround(e->factor * (double)e->n_bytes);
     e->wire_factor = coll_proto_wire_factor(e->proto);
+    e->nic_wire_factor = e->wire_factor;
     e->channel_bytes_per_s = rp.channel_bytes_per_s;
     estimate_paths(comm, &rp, e);
     uint64_t op_bytes = 0;
@@ -556,6 +634,10 @@ coll_estimate(const CollComm *comm, const CollCall *call, CollEstimate *e, GErro
         break;
     case COLL_ALGO_NVLS:
         estimate_nvls(comm, e, &op_bytes);
+        e->channel_bytes_per_s = 0;
+        break;
+    case COLL_ALGO_NVLS_TREE:
+        estimate_nvls_tree(comm, e, &op_bytes);
         e->channel_bytes_per_s = 0;
         break;
     default:

@@ -6,8 +6,8 @@
  *            + reduction
  *
  *   setup      the runtime model's kernel_setup
- *   sync       NVLS: NCCL's NVLS latency beyond the wire through the
- *              switch, once before the first step
+ *   sync       NVLS, NVLS-tree: NCCL's NVLS latency beyond the wire
+ *              through the switch, once before the first step
  *   latency    steps on the critical path x a step's latency (a ring's
  *              only beyond its copies, see below): inside a node the
  *              path's wire (one small write, two for Simple's data and
@@ -16,7 +16,8 @@
  *              and the network proxy's post (three for Simple). Steps as
  *              the algorithm lays them out: ring 2(n-1) (all_reduce) or
  *              n-1, tree up and down the node's chain and the nodes' tree,
- *              NVLS the switch's reduce and multicast, direct one round
+ *              NVLS the switch's reduce and multicast, NVLS-tree those and
+ *              the heads' tree up and down, direct one round
  *   bandwidth  the bytes a rank moves over the slower of its CTAs
  *              (channels x NCCL's per-channel rate) and its links (the
  *              GPU's NVLinks, the NICs serving it; NVLS the switch planes
@@ -99,6 +100,7 @@ typedef struct CollEstimate {
     uint64_t cta_bytes;         /* what one of them copies */
     double channel_bytes_per_s; /* one CTA's cap (NCCL's per-channel rate); 0: none */
     double wire_factor;         /* wire bytes per data byte: protocol lines, NVLS efficiency */
+    double nic_wire_factor;     /* the same through the NICs (NVLS-tree: 1, no switch there) */
     double nvlink_bytes_per_s;  /* the GPU's links in its node, less packet headers */
     double nic_bytes_per_s;     /* the path to a rank of another node, less headers */
     uint32_t n_nvlinks;         /* links of the GPU counted in nvlink_bytes_per_s */
