@@ -476,6 +476,8 @@ coll_build_tree(CollBuild *b, GError **error)
 typedef struct Plane {
     uint32_t vertex;
     uint32_t weight; /* links from each GPU */
+    uint32_t copies; /* planes it stands for */
+    const HwLink *spec;
 } Plane;
 
 /* Links of the bundle from vertex a to vertex b, 0 if none. */
@@ -492,7 +494,9 @@ bundle_links(const TopoGraph *g, uint32_t a, uint32_t b)
 
 /* The NVLS-capable switch planes every rank of node reaches directly,
  * each weighted by the fewest links a rank of the node has to it (with
- * links down, a plane some rank lost is left out). */
+ * links down, a plane some rank lost is left out). Without faults every
+ * rank has the same links to a plane and planes of the same links carry
+ * the same share in the same time: one of them stands for all. */
 static uint32_t
 nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
 {
@@ -507,8 +511,15 @@ nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
         uint32_t weight = link->n_links;
         for (uint32_t r = first + 1; r < first + comm->ppn && weight > 0 && g->faulted; r++)
             weight = MIN(weight, bundle_links(g, comm->rank_vertex[r], link->dst));
-        if (weight > 0)
-            planes[n++] = (Plane){link->dst, weight};
+        if (weight == 0)
+            continue;
+        uint32_t alike = g->faulted ? n : 0;
+        while (alike < n && (planes[alike].weight != weight || planes[alike].spec != link->spec))
+            alike++;
+        if (alike < n)
+            planes[alike].copies++;
+        else
+            planes[n++] = (Plane){link->dst, weight, 1, link->spec};
     }
     return n;
 }
@@ -548,7 +559,7 @@ nvls_init(Nvls *v, CollBuild *b, uint32_t node)
     if (v->np == 0)
         return false;
     for (uint32_t p = 0; p < v->np; p++)
-        v->total_weight += v->planes[p].weight;
+        v->total_weight += v->planes[p].weight * v->planes[p].copies;
     size_t nnp = (size_t)n * v->np;
     v->up = g_new(uint32_t, nnp);
     v->down = g_new(uint32_t, nnp);
@@ -591,7 +602,8 @@ nvls_connect(Nvls *v, double factor)
                 uint32_t from = k % 2 == 0 ? part : sw, to = k % 2 == 0 ? sw : part;
                 *conns[k] = coll_exec_connection(b->ex, from, to, depth(b), factor);
                 coll_exec_set_share(b->ex, *conns[k],
-                                    (double)v->planes[p].weight / v->total_weight);
+                                    (double)v->planes[p].weight / v->total_weight,
+                                    v->planes[p].copies);
             }
         }
     }

@@ -19,7 +19,8 @@ typedef struct Conn {
     uint32_t src, dst; /* participants */
     uint32_t depth;
     double wire_factor;
-    double share; /* of an operation's bytes this connection carries */
+    double share;    /* of an operation's bytes this connection carries */
+    uint32_t copies; /* connections it stands for (itself and identical ones left out) */
     bool crosses_nodes;
     uint64_t flag_ps;          /* a small write from src to dst lands after this */
     uint64_t back_ps;          /* and from dst to src */
@@ -148,6 +149,7 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
         .depth = depth,
         .wire_factor = wire_factor,
         .share = 1.0,
+        .copies = 1,
         .crosses_nodes =
             topo_graph_vertex(ex->graph, va)->node != topo_graph_vertex(ex->graph, vb)->node,
         .flag_ps = small_write_ps(ex, va, vb),
@@ -167,10 +169,12 @@ coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps, uint64_t ne
 }
 
 void
-coll_exec_set_share(CollExec *ex, uint32_t conn, double share)
+coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies)
 {
-    g_return_if_fail(conn < ex->conns->len && share > 0 && share <= 1);
+    g_return_if_fail(conn < ex->conns->len && share > 0 && share * copies <= 1 + 1e-12 &&
+                     copies >= 1);
     CONN(ex, conn)->share = share;
+    CONN(ex, conn)->copies = copies;
 }
 
 uint32_t
@@ -273,10 +277,10 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
         Conn *c = CONN(ex, ci);
         uint64_t seq = c->n_sent++;
         uint64_t bytes = (uint64_t)ceil((double)op->bytes * c->share);
-        ex->n_messages++;
-        ex->payload_bytes += bytes;
-        g_array_index(ex->parts, Part, c->src).sent_bytes += bytes;
-        g_array_index(ex->parts, Part, c->dst).received_bytes += bytes;
+        ex->n_messages += c->copies;
+        ex->payload_bytes += bytes * c->copies;
+        g_array_index(ex->parts, Part, c->src).sent_bytes += bytes * c->copies;
+        g_array_index(ex->parts, Part, c->dst).received_bytes += bytes * c->copies;
         NetSend send = {
             .src = g_array_index(ex->parts, Part, c->src).vertex,
             .dst = g_array_index(ex->parts, Part, c->dst).vertex,

@@ -76,8 +76,12 @@ void coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps,
 
 /* Connection conn carries share (0 < share <= 1) of the bytes of the
  * operations that send on it (1 by default): an NVSwitch plane's part of
- * traffic sprayed over several planes. */
-void coll_exec_set_share(CollExec *ex, uint32_t conn, double share);
+ * traffic sprayed over several planes. It stands for copies connections
+ * (1 by default, share x copies <= 1): itself and copies - 1 identical
+ * ones between identical participants that the schedule leaves out (switch
+ * planes alike by symmetry, whose traffic takes the same time as its own);
+ * the traffic counts (messages, payload bytes) count it copies times. */
+void coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies);
 
 /* A new, empty program of participant p; returns its index. */
 uint32_t coll_exec_program(CollExec *ex, uint32_t participant);
