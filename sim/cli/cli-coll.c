@@ -199,9 +199,9 @@ static void
 print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
              const TopoFaults *faults, const uint32_t *gpu_list, uint32_t n_listed)
 {
-    printf("# nvlsim coll: %s on %u GPUs of %s (%u node%s), %s fidelity\n", coll_op_name(plan->op),
-           comm->n_ranks, system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "",
-           net_fidelity_name(plan->fidelity));
+    g_autofree char *nodes = cli_nodes_text(comm);
+    printf("# nvlsim coll: %s on %u GPUs of %s (%s), %s fidelity\n", coll_op_name(plan->op),
+           comm->n_ranks, system_id, nodes, net_fidelity_name(plan->fidelity));
     const CollHarness *h = &plan->harness;
     printf("# time: as %s reports a call, %s%s\n", coll_harness_kind_name(h->kind),
            h->mode == COLL_LAUNCH_THREADS ? "one thread driving each node's GPUs"

@@ -394,18 +394,18 @@ launch_text(const CollComm *comm, const CollHarness *h, uint64_t kernel_ps, GStr
 {
     const HwRuntime *rt = comm->system->runtime;
     CollHarnessTime t;
-    coll_harness_time(rt, h, comm->ppn, kernel_ps, &t);
+    coll_harness_time(rt, h, coll_comm_ranks_per_host(comm), kernel_ps, &t);
     if (rt == NULL) {
         g_string_append(out, "none: CUDA events around nvlsim-bench's kernel, no NCCL runtime");
         return t.time_ps;
     }
-    uint32_t gpus = h->mode == COLL_LAUNCH_THREADS ? MAX(comm->ppn, 1) : 1;
+    uint32_t gpus = h->mode == COLL_LAUNCH_THREADS ? MAX(coll_comm_ranks_per_host(comm), 1) : 1;
     const char *issue = h->cuda_graph ? "graph_issue" : "host_issue";
     const char *gap = h->cuda_graph ? "graph_kernel_gap" : "kernel_gap";
     uint64_t issue_ps = h->cuda_graph ? rt->graph_issue_ps : rt->host_issue_ps;
     g_string_append_printf(out, "%s, %s%s: H = %u GPU%s x %s %.2f us = %.2f us",
                            coll_harness_kind_name(h->kind),
-                           h->mode == COLL_LAUNCH_THREADS ? "one thread driving the node's GPUs"
+                           h->mode == COLL_LAUNCH_THREADS ? "one thread driving its host's GPUs"
                                                           : "one process per GPU",
                            h->cuda_graph ? ", a CUDA graph" : "", gpus, gpus == 1 ? "" : "s", issue,
                            us(issue_ps), us(t.issue_ps));
@@ -551,10 +551,10 @@ cli_explain_coll(const ExplainOptions *o)
         return CLI_EXIT_USAGE;
     }
     uint64_t bytes = loopback ? c.call.n_bytes : e.n_bytes;
-    printf("# nvlsim explain coll: %s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%u "
-           "node%s)\n\n",
+    g_autofree char *nodes = cli_nodes_text(comm);
+    printf("# nvlsim explain coll: %s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%s)\n\n",
            coll_op_name(c.call.op), bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs",
-           c.system_id, comm->n_nodes, comm->n_nodes > 1 ? "s" : "");
+           c.system_id, nodes);
     uint64_t est_ps;
     if (loopback) {
         est_ps = explain_loopback(comm, c.call.op, bytes);

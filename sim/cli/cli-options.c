@@ -83,3 +83,15 @@ cli_parse_size(const char *option, const char *text, uint64_t *out, GError **err
     g_prefix_error(error, "--%s: ", option);
     return false;
 }
+
+char *
+cli_nodes_text(const CollComm *comm)
+{
+    uint32_t hosts = comm->system->n_hosts;
+    GString *text = g_string_new(NULL);
+    g_string_printf(text, "%u node%s", comm->n_nodes, comm->n_nodes == 1 ? "" : "s");
+    if (hosts > 1)
+        g_string_append_printf(text, ", %san NVLink domain of %u hosts",
+                               comm->n_nodes == 1 ? "" : "each ", hosts);
+    return g_string_free(text, false);
+}

@@ -42,7 +42,7 @@ typedef struct Validation {
  * predicted again without simulating it again (cli-validate-cross.c). */
 typedef struct ValidateSample {
     char *system, *generation, *source; /* the groups of --cross */
-    uint32_t ppn;
+    uint32_t ppn; /* ranks a host's thread drives (coll_comm_ranks_per_host) */
     uint64_t n_bytes;
     CollHarness harness;
     const HwRuntime *runtime; /* the system's (NULL: not NCCL's kernels) */

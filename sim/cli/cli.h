@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "coll/coll-harness.h"
+#include "coll/coll-run.h"
 #include "net/net.h"
 
 enum {
@@ -45,6 +46,11 @@ bool cli_bad_option(GError **error, const char *option, const char *text, const 
  * option. */
 bool cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph,
                        CollHarness *out, GError **error);
+
+/* "N node(s)" for comm's nodes, with what a node is where it is more
+ * than a box: "2 nodes, each an NVLink domain of 18 hosts"; newly
+ * allocated. */
+char *cli_nodes_text(const CollComm *comm);
 
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);

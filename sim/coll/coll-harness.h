@@ -60,7 +60,8 @@ typedef struct CollHarnessTime {
 } CollHarnessTime;
 
 /* The reported time of a call whose kernel runs kernel_ps (its setup
- * included) on each GPU, when a thread drives ppn GPUs in threads mode;
+ * included) on each GPU, when a thread drives ppn GPUs in threads mode
+ * (a host's, coll_comm_ranks_per_host);
  * rt NULL (virtual ranks that are not NCCL's): the kernel alone. */
 void coll_harness_time(const HwRuntime *rt, const CollHarness *h, uint32_t ppn, uint64_t kernel_ps,
                        CollHarnessTime *out);

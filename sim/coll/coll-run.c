@@ -355,10 +355,26 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     return ok;
 }
 
+uint32_t
+coll_comm_ranks_per_host(const CollComm *comm)
+{
+    uint32_t hosts = MAX(comm->system->n_hosts, 1);
+    uint32_t per_host = MAX(comm->system->n_gpus / hosts, 1);
+    g_autofree uint32_t *count = g_new0(uint32_t, hosts);
+    uint32_t most = 0;
+    for (uint32_t r = 0; r < comm->ppn; r++) {
+        uint32_t host = MIN(topo_graph_vertex(comm->graph, comm->rank_vertex[r])->index / per_host,
+                            hosts - 1);
+        most = MAX(most, ++count[host]);
+    }
+    return most;
+}
+
 uint64_t
 coll_reported_ps(const CollComm *comm, const CollResult *result, const CollHarness *h)
 {
     CollHarnessTime t;
-    coll_harness_time(comm->system->runtime, h, comm->ppn, result->time_ps, &t);
+    coll_harness_time(comm->system->runtime, h, coll_comm_ranks_per_host(comm), result->time_ps,
+                      &t);
     return t.time_ps;
 }

@@ -96,6 +96,12 @@ bool coll_call_plan(const CollComm *comm, const CollCall *call, CollRunPlan *pla
 bool coll_run(const CollComm *comm, const CollCall *call, NetFidelity fidelity, CollResult *result,
               GError **error);
 
+/* The most ranks of comm on one host (a CPU complex: a DGX box, one of a
+ * GB200 NVL72 rack's 18 trays): what one process drives when a benchmark
+ * runs a thread per host (nccl-tests -g). Ranks on GPU local index i of
+ * a node sit on host i / (GPUs per node / hosts). */
+uint32_t coll_comm_ranks_per_host(const CollComm *comm);
+
 /* What harness h would report per call for result on comm (its runtime,
- * its ranks per node): coll_harness_time's time. */
+ * its ranks per host): coll_harness_time's time. */
 uint64_t coll_reported_ps(const CollComm *comm, const CollResult *result, const CollHarness *h);
