@@ -154,6 +154,12 @@ steps_rule(const CollEstimate *e)
                : e->op == COLL_OP_REDUCE_SCATTER
                    ? "NVLS: to the switch, reduced to the segment's owner"
                    : "NVLS: the owner to the switch, multicast to all";
+    case COLL_ALGO_PAT:
+        return e->op == COLL_OP_ALL_GATHER
+                   ? "PAT: the data of the rank 2^k away comes over dim k, ceil(log2 n) levels of "
+                     "binomial trees, one a rank"
+                   : "PAT: partials go towards their owner over the dims, ceil(log2 n) levels, "
+                     "reduced on the way";
     default:
         return e->op == COLL_OP_ALLTOALL ? "direct: one round of sends to every peer at once"
                                          : "direct: one round, the buffer to the next rank";
@@ -285,12 +291,13 @@ explain_bandwidth(const CollComm *comm, const CollEstimate *e)
                e->nvlink_bytes, e->wire_factor, coll_proto_name(e->proto), e->node_link_share,
                e->node_link->n_links, e->node_link->spec->name,
                gbs(e->nvlink_bytes_per_s * e->node_link_share));
-    else
+    else if (e->nvlink_bytes > 0)
         printf("    NVLinks   %" G_GUINT64_FORMAT " B x %.4g on the wire (%s) / (%u links, "
                "%.2f GB/s of data after packet headers):",
                e->nvlink_bytes, e->wire_factor, coll_proto_name(e->proto), e->n_nvlinks,
                gbs(e->nvlink_bytes_per_s));
-    print_bound(e->nvlink_ps, e->bound == COLL_BOUND_NVLINK);
+    if (e->node_link != NULL || e->nvlink_bytes > 0)
+        print_bound(e->nvlink_ps, e->bound == COLL_BOUND_NVLINK);
     if (comm->n_nodes > 1) {
         printf("    NICs      %" G_GUINT64_FORMAT " B x %.4g on the wire / (the path from rank "
                "%u to %u through the NICs, %.2f GB/s of data):",

@@ -16,7 +16,8 @@
  *              and the network proxy's post (three for Simple). Steps as
  *              the algorithm lays them out: ring 2(n-1) (all_reduce) or
  *              n-1, tree up and down the node's chain and the nodes' tree,
- *              NVLS the switch's reduce and multicast, direct one round
+ *              NVLS the switch's reduce and multicast, direct one round,
+ *              PAT ceil(log2 n) levels between nodes
  *   bandwidth  the bytes a rank moves over the slower of its CTAs
  *              (channels x NCCL's per-channel rate) and its links (the
  *              GPU's NVLinks, the NICs serving it; NVLS the switch planes
