@@ -16,6 +16,7 @@ Suite *coll_latency_suite(void);
 Suite *coll_loopback_suite(void);
 Suite *coll_fault_suite(void);
 Suite *coll_names_suite(void);
+Suite *coll_pat_suite(void);
 Suite *coll_rings_suite(void);
 Suite *coll_tune_suite(void);
 
