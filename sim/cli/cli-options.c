@@ -78,7 +78,10 @@ cli_parse_gpus_per_node(const char *option, const char *text, const HwSystem *sy
                                       system->id)
                     : g_strdup_printf("a divisor of %u GPUs from 1 to %u (%s's GPUs per node)",
                                       n_gpus, per_node, system->id);
-    return cli_bad_option(error, option, text, expect);
+    if (option != NULL)
+        return cli_bad_option(error, option, text, expect);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected %s", text, expect);
+    return false;
 }
 
 bool

@@ -42,7 +42,8 @@ bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError 
 bool cli_bad_option(GError **error, const char *option, const char *text, const char *expect);
 /* --gpus-per-node (or a row's gpus_per_node) text: a whole number from 1
  * to system's GPUs per node dividing n_gpus (0: nothing to divide) into
- * *out. False and a one-line error naming option and what is possible. */
+ * *out. False and a one-line error naming --option (NULL: none, for a
+ * caller that names the column) and what is possible. */
 /* Whether --algo algo can run on comm where the option alone decides:
  * PAT needs one GPU per node. False and a one-line error naming --algo. */
 bool cli_check_algo(CollAlgo algo, const CollComm *comm, GError **error);
