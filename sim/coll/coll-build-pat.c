@@ -31,10 +31,10 @@
 #define PAT_STEP_DEPTH 8
 
 typedef struct PatPiece {
-    int8_t in_dim;  /* takes its data from this dim's connection; -1: local */
-    int8_t out_dim; /* sends it on this dim; -1: none */
-    bool take;      /* the first piece of in_dim's message: receives it */
-    bool post;      /* the last piece of out_dim's message: sends it */
+    int8_t in_dim;        /* takes its data from this dim's connection; -1: local */
+    int8_t out_dim;       /* sends it on this dim; -1: none */
+    bool take;            /* the first piece of in_dim's message: receives it */
+    bool post;            /* the last piece of out_dim's message: sends it */
     uint32_t post_pieces; /* pieces in the message it sends */
     uint32_t group;       /* level or residue: the pieces NCCL aggregates */
     uint32_t index;       /* in its group */
@@ -250,8 +250,8 @@ pat_chunk(CollBuild *b, const PatList *l, uint32_t prog, const uint32_t *send_co
             n_reduce++;
         prev = p;
         if (p->post) {
-            coll_exec_op(b->ex, prog, recv, n_recv, &send_conn[p->out_dim], 1,
-                         p->post_pieces * cb, n_reduce * cb);
+            coll_exec_op(b->ex, prog, recv, n_recv, &send_conn[p->out_dim], 1, p->post_pieces * cb,
+                         n_reduce * cb);
             n_recv = n_pieces = n_reduce = 0;
         }
     }

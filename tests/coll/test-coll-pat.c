@@ -26,8 +26,8 @@ pat_run(uint32_t n, CollOp op, uint64_t n_bytes, uint64_t chunk, NetFidelity fid
     x.comm.n_nodes = n;
     x.comm.ppn = 1;
     CollCall call = {.op = op, .n_bytes = n_bytes, .elem_bytes = 4};
-    CollBuild b = {.comm = &x.comm, .call = &call, .algo = COLL_ALGO_PAT,
-                   .proto = COLL_PROTO_SIMPLE};
+    CollBuild b = {
+        .comm = &x.comm, .call = &call, .algo = COLL_ALGO_PAT, .proto = COLL_PROTO_SIMPLE};
     b.plan = (CollTunePlan){
         .n_channels = 1, .chunk_bytes = chunk, .slice_bytes = chunk, .slices_in_flight = 8};
     b.ex = coll_exec_new(x.graph, x.router, NULL, COLL_PROTO_SIMPLE, 1, 0, 0);
@@ -59,21 +59,21 @@ START_TEST(pat_params_are_nccls)
         uint64_t chunk, channel;
         CollPatParams want;
     } cases[] = {
-        {8, 1 << 20, 4 << 20, {3, 1, 4, 1}},     /* big: no aggregation; 8 -> 4 (n/2) */
-        {32, 1 << 20, 1 << 20, {5, 1, 8, 1}},    /* 1 x 2 x 2 x 2: NCCL_STEPS' three halvings */
-        {8, 65536, 32768, {3, 2, 4, 2}},         /* 64K / 32K = 2: postFreq 2, then 4 = n/2 */
-        {64, 524288, 4096, {6, 32, 32, 16}},     /* 128 / 2^k >= 2 up to 32 = n/2; 16 groups */
-        {5, 1 << 20, 1 << 20, {3, 1, 2, 1}},     /* 5 / 2 = 2 bounds both */
-        {2, 1 << 20, 1024, {1, 1, 1, 1}},        /* n / 2 = 1: nothing to aggregate */
+        {8, 1 << 20, 4 << 20, {3, 1, 4, 1}},  /* big: no aggregation; 8 -> 4 (n/2) */
+        {32, 1 << 20, 1 << 20, {5, 1, 8, 1}}, /* 1 x 2 x 2 x 2: NCCL_STEPS' three halvings */
+        {8, 65536, 32768, {3, 2, 4, 2}},      /* 64K / 32K = 2: postFreq 2, then 4 = n/2 */
+        {64, 524288, 4096, {6, 32, 32, 16}},  /* 128 / 2^k >= 2 up to 32 = n/2; 16 groups */
+        {5, 1 << 20, 1 << 20, {3, 1, 2, 1}},  /* 5 / 2 = 2 bounds both */
+        {2, 1 << 20, 1024, {1, 1, 1, 1}},     /* n / 2 = 1: nothing to aggregate */
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         CollPatParams p;
         coll_pat_params(cases[i].n, cases[i].chunk, cases[i].channel, &p);
-        ck_assert_msg(p.n_dims == cases[i].want.n_dims && p.post_pieces == cases[i].want.post_pieces &&
-                          p.agg_pieces == cases[i].want.agg_pieces &&
-                          p.parallel == cases[i].want.parallel,
-                      "case %zu: n %u: dims %u post %u agg %u parallel %u", i, cases[i].n,
-                      p.n_dims, p.post_pieces, p.agg_pieces, p.parallel);
+        ck_assert_msg(
+            p.n_dims == cases[i].want.n_dims && p.post_pieces == cases[i].want.post_pieces &&
+                p.agg_pieces == cases[i].want.agg_pieces && p.parallel == cases[i].want.parallel,
+            "case %zu: n %u: dims %u post %u agg %u parallel %u", i, cases[i].n, p.n_dims,
+            p.post_pieces, p.agg_pieces, p.parallel);
     }
 }
 END_TEST
@@ -92,10 +92,10 @@ START_TEST(pat_bytes_and_messages_by_hand)
         uint32_t n;
         uint64_t per_rank, chunk, messages;
     } cases[] = {
-        {8, 1 << 20, 1 << 20, 8 * 7},          /* one chunk, one piece a message */
-        {8, 1 << 20, 256 << 10, 4 * 8 * 7},    /* four chunks */
-        {5, 1 << 20, 1 << 20, 5 * 4},          /* not a power of two */
-        {8, 32 << 10, 64 << 10, 8 * 4},        /* aggregated two pieces a message */
+        {8, 1 << 20, 1 << 20, 8 * 7},       /* one chunk, one piece a message */
+        {8, 1 << 20, 256 << 10, 4 * 8 * 7}, /* four chunks */
+        {5, 1 << 20, 1 << 20, 5 * 4},       /* not a power of two */
+        {8, 32 << 10, 64 << 10, 8 * 4},     /* aggregated two pieces a message */
         {16, 1 << 20, 1 << 20, 16 * 15},
     };
     static const CollOp ops[] = {COLL_OP_ALL_GATHER, COLL_OP_REDUCE_SCATTER};
@@ -109,10 +109,12 @@ START_TEST(pat_bytes_and_messages_by_hand)
                 ck_assert_uint_eq(sent[k], (n - 1) * cases[i].per_rank);
                 ck_assert_uint_eq(received[k], (n - 1) * cases[i].per_rank);
             }
-            ck_assert_msg(r.n_messages == cases[i].messages, "case %zu %s: %" G_GUINT64_FORMAT
-                          " messages, expected %" G_GUINT64_FORMAT, i, coll_op_name(ops[o]),
-                          r.n_messages, cases[i].messages);
-            ck_assert_uint_eq(r.net.payload_bytes_delivered, (uint64_t)n * (n - 1) * cases[i].per_rank);
+            ck_assert_msg(r.n_messages == cases[i].messages,
+                          "case %zu %s: %" G_GUINT64_FORMAT
+                          " messages, expected %" G_GUINT64_FORMAT,
+                          i, coll_op_name(ops[o]), r.n_messages, cases[i].messages);
+            ck_assert_uint_eq(r.net.payload_bytes_delivered,
+                              (uint64_t)n * (n - 1) * cases[i].per_rank);
         }
 }
 END_TEST
@@ -144,11 +146,12 @@ START_TEST(pat_all_gather_closed_form)
         uint64_t piece = 65536;
         CollExecResult r =
             pat_run(n, COLL_OP_ALL_GATHER, piece * n, piece, NET_FIDELITY_FLOW, NULL, NULL);
-        uint64_t flag = 2 * sim_serialization_ps(8 + XBAR_HEADER, XBAR_RATE) + 2 * XBAR_LAT +
-                        XBAR_SW_LAT;
+        uint64_t flag =
+            2 * sim_serialization_ps(8 + XBAR_HEADER, XBAR_RATE) + 2 * XBAR_LAT + XBAR_SW_LAT;
         uint64_t want = (n - 1) * xbar_transfer_ps(piece) + flag;
-        ck_assert_msg(r.time_ps == want, "n %u: %" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT,
-                      n, r.time_ps, want);
+        ck_assert_msg(r.time_ps == want,
+                      "n %u: %" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT, n, r.time_ps,
+                      want);
     }
 }
 END_TEST
@@ -202,8 +205,11 @@ START_TEST(gpus_per_node_places_the_first_of_each_node)
         for (uint32_t r = 0; r < comm->n_ranks; r++)
             ck_assert_uint_eq(comm->rank_vertex[r],
                               topo_graph_gpu_vertex(graph, (r / k) * 8 + r % k));
-        CollCall call = {.op = COLL_OP_ALL_GATHER, .n_bytes = 1 << 20, .elem_bytes = 4,
-                         .algo = COLL_ALGO_PAT, .proto = COLL_PROTO_SIMPLE};
+        CollCall call = {.op = COLL_OP_ALL_GATHER,
+                         .n_bytes = 1 << 20,
+                         .elem_bytes = 4,
+                         .algo = COLL_ALGO_PAT,
+                         .proto = COLL_PROTO_SIMPLE};
         CollResult res;
         bool ran = coll_run(comm, &call, NET_FIDELITY_FLOW, &res, &error);
         ck_assert_msg(ran == (k == 1), "%u a node: %s", k, error ? error->message : "ran");
