@@ -7,7 +7,9 @@
  * --gpu-list names a node's GPUs as CUDA_VISIBLE_DEVICES does (rank i of
  * each node on the i-th listed; --gpus, if given, a multiple of them) and
  * prints the rings NCCL builds on them where its search runs (a node of
- * direct NVLink pairs).
+ * direct NVLink pairs). --gpus-per-node K takes the first K GPUs of each
+ * node instead (K dividing --gpus): --gpus 4 --gpus-per-node 1 is four
+ * nodes of one GPU.
  * --fault KEY=VALUE takes [faults] keys (topo-fault.h): the same sweep
  * with links down, slow or noisy, on every node. The time is what the
  * benchmark would report per call (coll-harness.h: nccl-tests' loop, one
@@ -27,7 +29,7 @@
 
 typedef struct CollOptions {
     char *system, *op, *gpus, *min_bytes, *max_bytes, *factor, *algo, *proto, *fidelity, *csv,
-        *dtype, *root, *plot, *harness, *launch_mode, *gpu_list;
+        *dtype, *root, *plot, *harness, *launch_mode, *gpu_list, *gpus_per_node;
 } CollOptions;
 
 typedef struct CollPlan {
@@ -58,6 +60,10 @@ coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
          "A node's GPUs, in rank order as CUDA_VISIBLE_DEVICES lists them (default: the first "
          "--gpus)",
          "0,3,4,7"},
+        {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
+         "GPUs of each node the ranks take, its first K as NCCL places them (default: nodes "
+         "filled in order)",
+         "K"},
         {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes, "Smallest size (default 8)",
          "SIZE"},
         {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes, "Largest size (default 128MiB)",
@@ -65,7 +71,7 @@ coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
         {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->factor,
          "Multiplier between sizes (default 2)", "N"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "auto (default, NCCL's choice), ring, tree, nvls, direct", "A"},
+         "auto (default, NCCL's choice), ring, tree, nvls, direct, pat (one GPU per node)", "A"},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "auto (default), LL, LL128, Simple", "P"},
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
@@ -124,7 +130,7 @@ plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError 
             "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &plan->algo))
         return cli_bad_option(error, "algo", o->algo,
-                              "auto, ring, tree, nvls, nvls_tree or direct");
+                              "auto, ring, tree, nvls, nvls_tree, direct or pat");
     if (o->proto && !coll_proto_parse(o->proto, &plan->proto))
         return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &plan->fidelity))
@@ -291,6 +297,33 @@ gpu_list(const char *text, const HwSystem *system, const CollPlan *plan, uint32_
     return true;
 }
 
+/* --gpus-per-node K: the first K GPUs of each node (*listed), K dividing
+ * --gpus (the system's GPUs per node without it); with --gpu-list, the
+ * same count as it names. */
+static bool
+first_gpus(const char *text, const HwSystem *system, const CollPlan *plan, uint32_t **listed,
+           uint32_t *n_listed, GError **error)
+{
+    uint32_t k;
+    if (!cli_parse_gpus_per_node("gpus-per-node", text, system,
+                                 plan->n_gpus ? plan->n_gpus : system->n_gpus, &k, error))
+        return false;
+    if (*listed != NULL && *n_listed != k) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--gpus-per-node %u: --gpu-list names %u GPUs of each node: expected %u or "
+                    "one of the two options",
+                    k, *n_listed, *n_listed);
+        return false;
+    }
+    if (*listed == NULL) {
+        *listed = g_new(uint32_t, k);
+        for (uint32_t i = 0; i < k; i++)
+            (*listed)[i] = i;
+        *n_listed = k;
+    }
+    return true;
+}
+
 /* The plan's communicator on the fabric it loads into *fabric (which the
  * communicator borrows): --gpus ranks on the first GPUs, nodes added past
  * one, or the listed GPUs of each node. NULL and error when the fabric
@@ -329,7 +362,9 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
     }
     g_autofree uint32_t *listed = NULL;
     uint32_t n_listed = 0;
-    if (o->gpu_list != NULL && !gpu_list(o->gpu_list, probe, plan, &listed, &n_listed, &error)) {
+    if ((o->gpu_list != NULL && !gpu_list(o->gpu_list, probe, plan, &listed, &n_listed, &error)) ||
+        (o->gpus_per_node != NULL &&
+         !first_gpus(o->gpus_per_node, probe, plan, &listed, &n_listed, &error))) {
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
@@ -339,6 +374,10 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
     if (comm == NULL) {
         cli_print_error("coll", error);
         return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+    }
+    if (!cli_check_algo(plan->algo, comm, &error)) {
+        cli_print_error("coll", error);
+        return CLI_EXIT_USAGE;
     }
     FILE *csv = NULL;
     char *tmp = NULL;

@@ -59,7 +59,7 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
             "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &c->call.algo))
         return cli_bad_option(error, "algo", o->algo,
-                              "auto, ring, tree, nvls, nvls_tree or direct");
+                              "auto, ring, tree, nvls, nvls_tree, direct or pat");
     if (o->proto && !coll_proto_parse(o->proto, &c->call.proto))
         return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->gpus &&
@@ -68,20 +68,36 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
     return !o->bytes || cli_parse_size("bytes", o->bytes, &c->call.n_bytes, error);
 }
 
-/* The communicator c asks for; NULL after printing the error. */
+/* The communicator c asks for: --gpus on the first GPUs, or the first
+ * --gpus-per-node of each node; NULL after printing the error, *status
+ * its exit status. */
 static CollComm *
-explain_comm(const ExplainCall *c, CliFabric **fabric)
+explain_comm(const ExplainCall *c, const char *gpus_per_node, CliFabric **fabric, int *status)
 {
     GError *error = NULL;
     g_autoptr(HwSystem) probe = hw_system_load_by_id(c->system_id, hw_models_dir(), &error);
     CollComm *comm = NULL;
-    if (probe != NULL) {
-        uint32_t ranks = c->n_gpus ? (uint32_t)c->n_gpus : probe->n_gpus;
-        *fabric =
-            cli_fabric_load(c->system_id, (ranks + probe->n_gpus - 1) / probe->n_gpus, &error);
-        comm = *fabric ? coll_comm_new((*fabric)->system, (*fabric)->graph, (*fabric)->router,
-                                       ranks, &error)
-                       : NULL;
+    *status = CLI_EXIT_BAD_INPUT;
+    uint32_t ranks = probe && c->n_gpus ? (uint32_t)c->n_gpus : probe ? probe->n_gpus : 0;
+    uint32_t ppn = probe ? probe->n_gpus : 0;
+    if (probe != NULL && gpus_per_node != NULL &&
+        !cli_parse_gpus_per_node("gpus-per-node", gpus_per_node, probe, ranks, &ppn, &error)) {
+        *status = CLI_EXIT_USAGE;
+    } else if (probe != NULL) {
+        *fabric = cli_fabric_load(c->system_id, (ranks + ppn - 1) / ppn, &error);
+        g_autofree uint32_t *local = g_new(uint32_t, ppn);
+        for (uint32_t i = 0; i < ppn; i++)
+            local[i] = i;
+        const CliFabric *f = *fabric;
+        comm = f == NULL ? NULL
+               : gpus_per_node
+                   ? coll_comm_new_local(f->system, f->graph, f->router, local, ppn, ranks / ppn,
+                                         &error)
+                   : coll_comm_new(f->system, f->graph, f->router, ranks, &error);
+        if (comm != NULL && !cli_check_algo(c->call.algo, comm, &error)) {
+            g_clear_pointer(&comm, coll_comm_free);
+            *status = CLI_EXIT_USAGE;
+        }
     }
     if (comm == NULL) {
         cli_print_error("explain", error);
@@ -141,6 +157,12 @@ steps_rule(const CollEstimate *e)
                : e->op == COLL_OP_REDUCE_SCATTER
                    ? "NVLS: to the switch, reduced to the segment's owner"
                    : "NVLS: the owner to the switch, multicast to all";
+    case COLL_ALGO_PAT:
+        return e->op == COLL_OP_ALL_GATHER
+                   ? "PAT: the data of the rank 2^k away comes over dim k, ceil(log2 n) levels of "
+                     "binomial trees, one a rank"
+                   : "PAT: partials go towards their owner over the dims, ceil(log2 n) levels, "
+                     "reduced on the way";
     default:
         return e->op == COLL_OP_ALLTOALL ? "direct: one round of sends to every peer at once"
                                          : "direct: one round, the buffer to the next rank";
@@ -282,12 +304,13 @@ explain_bandwidth(const CollComm *comm, const CollEstimate *e)
                e->nvlink_bytes, e->wire_factor, coll_proto_name(e->proto), e->node_link_share,
                e->node_link->n_links, e->node_link->spec->name,
                gbs(e->nvlink_bytes_per_s * e->node_link_share));
-    else
+    else if (e->nvlink_bytes > 0)
         printf("    NVLinks   %" G_GUINT64_FORMAT " B x %.4g on the wire (%s) / (%u links, "
                "%.2f GB/s of data after packet headers):",
                e->nvlink_bytes, e->wire_factor, coll_proto_name(e->proto), e->n_nvlinks,
                gbs(e->nvlink_bytes_per_s));
-    print_bound(e->nvlink_ps, e->bound == COLL_BOUND_NVLINK);
+    if (e->node_link != NULL || e->nvlink_bytes > 0)
+        print_bound(e->nvlink_ps, e->bound == COLL_BOUND_NVLINK);
     if (comm->n_nodes > 1) {
         printf("    NICs      %" G_GUINT64_FORMAT " B x %.4g on the wire / (the path from rank "
                "%u to %u through the NICs, %.2f GB/s of data):",
@@ -539,9 +562,10 @@ cli_explain_coll(const ExplainOptions *o)
         return CLI_EXIT_USAGE;
     }
     g_autoptr(CliFabric) fabric = NULL;
-    g_autoptr(CollComm) comm = explain_comm(&c, &fabric);
+    int status;
+    g_autoptr(CollComm) comm = explain_comm(&c, o->gpus_per_node, &fabric, &status);
     if (comm == NULL)
-        return CLI_EXIT_BAD_INPUT;
+        return status;
     bool loopback = comm->system->loopback != NULL;
     CollEstimate e;
     CollResult r;

@@ -28,8 +28,10 @@ explain_context(ExplainOptions *o)
         {"op", 'o', 0, G_OPTION_ARG_STRING, &o->op, "coll: operation (default all_reduce)", "OP"},
         {"bytes", 'b', 0, G_OPTION_ARG_STRING, &o->bytes, "coll: size (default 1G)", "SIZE"},
         {"gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, "coll: ranks (default one node)", "N"},
+        {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
+         "coll: the first K GPUs of each node (default: nodes filled in order)", "K"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "coll: auto (default, NCCL's choice), ring, tree, nvls, direct", "A"},
+         "coll: auto (default, NCCL's choice), ring, tree, nvls, direct, pat", "A"},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "coll: auto (default), LL, LL128, Simple",
          "P"},
         {"harness", 0, 0, G_OPTION_ARG_STRING, &o->harness,
@@ -205,6 +207,7 @@ cli_explain(int argc, char **argv)
     g_free(o.op);
     g_free(o.bytes);
     g_free(o.gpus);
+    g_free(o.gpus_per_node);
     g_free(o.algo);
     g_free(o.proto);
     g_free(o.harness);

@@ -5,7 +5,7 @@
 #include <glib.h>
 
 typedef struct ExplainOptions {
-    char *system, *op, *bytes, *gpus, *algo, *proto, *harness, *launch_mode;
+    char *system, *op, *bytes, *gpus, *gpus_per_node, *algo, *proto, *harness, *launch_mode;
     gboolean cuda_graph;
     char **sets;
 } ExplainOptions;

@@ -50,6 +50,41 @@ cli_bad_option(GError **error, const char *option, const char *text, const char 
 }
 
 bool
+cli_check_algo(CollAlgo algo, const CollComm *comm, GError **error)
+{
+    /* ncclPatEnable (tuning.cc:220): PAT only with one GPU per node. */
+    if (algo != COLL_ALGO_PAT || comm->ppn == 1)
+        return true;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--algo pat: NCCL runs PAT with one GPU per node, not %u: expected "
+                "--gpus-per-node 1, or --algo auto or ring",
+                comm->ppn);
+    return false;
+}
+
+bool
+cli_parse_gpus_per_node(const char *option, const char *text, const HwSystem *system,
+                        uint32_t n_gpus, uint32_t *out, GError **error)
+{
+    uint64_t v;
+    uint32_t per_node = system->n_gpus;
+    if (sim_units_parse_count(text, &v, NULL) && v >= 1 && v <= per_node &&
+        (n_gpus == 0 || n_gpus % v == 0)) {
+        *out = (uint32_t)v;
+        return true;
+    }
+    g_autofree char *expect =
+        n_gpus == 0 ? g_strdup_printf("a whole number from 1 to %u (%s's GPUs per node)", per_node,
+                                      system->id)
+                    : g_strdup_printf("a divisor of %u GPUs from 1 to %u (%s's GPUs per node)",
+                                      n_gpus, per_node, system->id);
+    if (option != NULL)
+        return cli_bad_option(error, option, text, expect);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected %s", text, expect);
+    return false;
+}
+
+bool
 cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph, CollHarness *out,
                   GError **error)
 {

@@ -5,7 +5,8 @@
  * fixed cost of one copy); then a size sweep for one pair. Copies
  * are copy-engine packets unless --sm. Human tables on stdout; --csv FILE
  * writes the same numbers as tidy rows, units in the column names.
- * --fault KEY=VALUE takes [faults] keys (topo-fault.h).
+ * --fault KEY=VALUE takes [faults] keys (topo-fault.h). --gpus-per-node K
+ * keeps the matrices to the first K GPUs of each node (global numbers).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ typedef struct P2pOptions {
     gboolean matrices_only, sweep_only;
     char *csv;
     char **faults;
+    char *gpus_per_node;
 } P2pOptions;
 
 typedef struct P2pPlan {
@@ -47,6 +49,8 @@ p2p_context(P2pOptions *o)
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system,
          "System model (default dgx-h100; see nvlsim list systems)", "NAME"},
         {"nodes", 'N', 0, G_OPTION_ARG_STRING, &o->nodes, "Nodes on the fabric (default 1)", "N"},
+        {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
+         "The matrices over the first K GPUs of each node (default: all)", "K"},
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"bytes", 0, 0, G_OPTION_ARG_STRING, &o->bytes,
          "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
@@ -162,6 +166,7 @@ plan_from_options(const P2pOptions *o, P2pPlan *plan, GError **error)
 
 typedef struct P2pTables {
     uint32_t n;
+    const uint32_t *gpu; /* [n]: the GPU of each row and column */
     double *uni, *bi, *lat_us; /* [n * n], bytes/s and us */
 } P2pTables;
 
@@ -173,12 +178,13 @@ measure_matrices(const NetP2p *p2p, const P2pPlan *plan, P2pTables *t)
         for (uint32_t j = 0; j < n; j++) {
             if (i == j)
                 continue;
-            t->uni[i * n + j] = net_p2p_bandwidth(p2p, NET_P2P_UNIDIRECTIONAL, i, j, plan->n_bytes);
+            uint32_t a = t->gpu[i], b = t->gpu[j];
+            t->uni[i * n + j] = net_p2p_bandwidth(p2p, NET_P2P_UNIDIRECTIONAL, a, b, plan->n_bytes);
             t->lat_us[i * n + j] =
-                (double)net_p2p_time_ps(p2p, NET_P2P_UNIDIRECTIONAL, i, j, LATENCY_BYTES) / 1e6;
+                (double)net_p2p_time_ps(p2p, NET_P2P_UNIDIRECTIONAL, a, b, LATENCY_BYTES) / 1e6;
             if (j > i)
                 t->bi[i * n + j] = t->bi[j * n + i] =
-                    net_p2p_bandwidth(p2p, NET_P2P_BIDIRECTIONAL, i, j, plan->n_bytes);
+                    net_p2p_bandwidth(p2p, NET_P2P_BIDIRECTIONAL, a, b, plan->n_bytes);
         }
 }
 
@@ -187,10 +193,10 @@ print_matrix(const char *title, const P2pTables *t, const double *m, double scal
 {
     printf("\n%s\n   D\\D", title);
     for (uint32_t j = 0; j < t->n; j++)
-        printf(" %7u", j);
+        printf(" %7u", t->gpu[j]);
     printf("\n");
     for (uint32_t i = 0; i < t->n; i++) {
-        printf("%6u", i);
+        printf("%6u", t->gpu[i]);
         for (uint32_t j = 0; j < t->n; j++)
             if (i == j)
                 printf(" %7s", "-");
@@ -209,7 +215,7 @@ csv_matrix(FILE *csv, const char *measure, const P2pTables *t, const double *m, 
                 continue;
             double v = m[i * t->n + j];
             bool is_lat = strcmp(measure, "latency") == 0;
-            fprintf(csv, "%s,%u,%u,%" G_GUINT64_FORMAT ",", measure, i, j,
+            fprintf(csv, "%s,%u,%u,%" G_GUINT64_FORMAT ",", measure, t->gpu[i], t->gpu[j],
                     is_lat ? (uint64_t)LATENCY_BYTES : n_bytes);
             if (is_lat)
                 fprintf(csv, "%.4f,\n", v);
@@ -246,9 +252,9 @@ run_sweep(const NetP2p *p2p, const P2pPlan *plan, FILE *csv)
 }
 
 static void
-run_matrices(const NetP2p *p2p, const P2pPlan *plan, uint32_t n, FILE *csv)
+run_matrices(const NetP2p *p2p, const P2pPlan *plan, const uint32_t *gpu, uint32_t n, FILE *csv)
 {
-    P2pTables t = {.n = n};
+    P2pTables t = {.n = n, .gpu = gpu};
     t.uni = g_new0(double, (size_t)n *n);
     t.bi = g_new0(double, (size_t)n *n);
     t.lat_us = g_new0(double, (size_t)n *n);
@@ -287,7 +293,18 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         cli_print_error("p2p", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    uint32_t n = topo_graph_n_gpus(fabric->graph);
+    uint32_t n = topo_graph_n_gpus(fabric->graph), per_node = fabric->system->n_gpus;
+    uint32_t k = per_node;
+    if (o->gpus_per_node != NULL &&
+        !cli_parse_gpus_per_node("gpus-per-node", o->gpus_per_node, fabric->system, 0, &k, &error)) {
+        cli_print_error("p2p", error);
+        return CLI_EXIT_USAGE;
+    }
+    /* The first k GPUs of each node, as NCCL's launcher places ranks. */
+    uint32_t n_shown = n / per_node * k;
+    g_autofree uint32_t *gpu = g_new(uint32_t, MAX(n_shown, 1));
+    for (uint32_t i = 0; i < n_shown; i++)
+        gpu[i] = i / k * per_node + i % k;
     if (plan->sweep && (plan->pair[0] >= n || plan->pair[1] >= n)) {
         fprintf(stderr, "nvlsim p2p: --pair: GPU %u does not exist: %s has GPUs 0 to %u\n",
                 MAX(plan->pair[0], plan->pair[1]), system_id, n - 1);
@@ -320,7 +337,7 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     printf("# every copy also costs the system's copy overhead: %.3f us\n",
            (double)fabric->system->copy_overhead_ps / 1e6);
     if (plan->matrices)
-        run_matrices(&p2p, plan, n, csv);
+        run_matrices(&p2p, plan, gpu, n_shown, csv);
     if (plan->sweep)
         run_sweep(&p2p, plan, csv);
     if (csv && !sim_output_commit(csv, tmp, o->csv, &error)) {
@@ -352,6 +369,7 @@ cli_p2p(int argc, char **argv)
 out:
     g_free(o.system);
     g_free(o.nodes);
+    g_free(o.gpus_per_node);
     g_free(o.fidelity);
     g_free(o.bytes);
     g_free(o.pair);

@@ -34,6 +34,7 @@ cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
     col->launch_mode = report_csv_column(csv, "launch_mode");
     col->cuda_graph = report_csv_column(csv, "cuda_graph");
     col->visible_devices = report_csv_column(csv, "visible_devices");
+    col->gpus_per_node = report_csv_column(csv, "gpus_per_node");
     col->generation = report_csv_column(csv, "generation");
     col->source = report_csv_column(csv, "source_url");
     return true;

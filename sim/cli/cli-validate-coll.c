@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli-validate.h"
+#include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "hw/hw-gpu-list.h"
 #include "hw/hw-models.h"
@@ -27,14 +28,16 @@ row_algo(const char *text, CollAlgo *algo)
 }
 
 /* The communicator of a row: n_gpus ranks on the first GPUs of each node,
- * or with devices ("0,3,4,7", CUDA_VISIBLE_DEVICES on every node) on
- * those GPUs in that order; each built once. */
+ * with devices ("0,3,4,7", CUDA_VISIBLE_DEVICES on every node) on those
+ * GPUs in that order, or with per_node ("2") on the first that many of
+ * each node; each built once. A bad field sets *column to its column. */
 static CollComm *
 comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices,
-         GError **error)
+         const char *per_node_text, const char **column, GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%s|%u|%s", system, n_gpus, devices);
+    g_autofree char *key = g_strdup_printf("%s|%u|%s|%s", system, n_gpus, devices, per_node_text);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
+    *column = "nvlsim_system";
     if (comm != NULL)
         return comm;
     CliFabric *one = validate_fabric(v, system, 1, error);
@@ -44,6 +47,7 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices
     g_autofree uint32_t *local = NULL;
     uint32_t ppn = 0;
     if (*devices != '\0') {
+        *column = "visible_devices";
         if (!hw_gpu_list_parse(one->system, devices, &local, &ppn, error))
             return NULL;
         if (n_gpus % ppn != 0) {
@@ -52,8 +56,26 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices
                         n_gpus, ppn);
             return NULL;
         }
-        per_node = ppn;
     }
+    if (*per_node_text != '\0') {
+        *column = "gpus_per_node";
+        uint32_t k;
+        if (!cli_parse_gpus_per_node(NULL, per_node_text, one->system, n_gpus, &k, error))
+            return NULL;
+        if (local != NULL && k != ppn) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "%u GPUs a node, but visible_devices lists %u", k, ppn);
+            return NULL;
+        }
+        if (local == NULL) {
+            local = g_new(uint32_t, k);
+            for (uint32_t i = 0; i < k; i++)
+                local[i] = i;
+            ppn = k;
+        }
+    }
+    if (local != NULL)
+        per_node = ppn;
     CliFabric *fabric = validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, error);
     if (fabric == NULL)
         return NULL;
@@ -222,10 +244,11 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     if (v->read_only)
         return;
     const char *devices = report_csv_field(csv, r, col->visible_devices);
-    CollComm *comm = comm_for(v, system, n_gpus, devices, &error);
+    const char *column;
+    CollComm *comm = comm_for(v, system, n_gpus, devices,
+                              report_csv_field(csv, r, col->gpus_per_node), &column, &error);
     if (comm == NULL) {
-        validate_bad(v, csv, r, *devices ? "visible_devices" : "nvlsim_system", "%s",
-                     error->message);
+        validate_bad(v, csv, r, column, "%s", error->message);
         return;
     }
     double kernel_ps, model_us;

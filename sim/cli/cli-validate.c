@@ -73,8 +73,9 @@ validate_context(ValidateOptions *o)
                  "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
                  "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
                  "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
-                 "those GPUs of each node (blank: the first). With --cross, --max-mape\n"
-                 "gates the CROSS MAPE.\n"
+                 "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
+                 "first that many of each node (blank: nodes filled in order). With\n"
+                 "--cross, --max-mape gates the CROSS MAPE.\n"
                  "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;

@@ -13,6 +13,7 @@
 
 #include "coll/coll-harness.h"
 #include "coll/coll-run.h"
+#include "hw/hw-system.h"
 #include "net/net.h"
 
 enum {
@@ -39,6 +40,15 @@ bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError 
 /* Sets a G_OPTION_ERROR_BAD_VALUE error "--OPTION: 'TEXT': expected
  * EXPECT" and returns false. */
 bool cli_bad_option(GError **error, const char *option, const char *text, const char *expect);
+/* --gpus-per-node (or a row's gpus_per_node) text: a whole number from 1
+ * to system's GPUs per node dividing n_gpus (0: nothing to divide) into
+ * *out. False and a one-line error naming --option (NULL: none, for a
+ * caller that names the column) and what is possible. */
+/* Whether --algo algo can run on comm where the option alone decides:
+ * PAT needs one GPU per node. False and a one-line error naming --algo. */
+bool cli_check_algo(CollAlgo algo, const CollComm *comm, GError **error);
+bool cli_parse_gpus_per_node(const char *option, const char *text, const HwSystem *system,
+                             uint32_t n_gpus, uint32_t *out, GError **error);
 
 /* The benchmark a collective's time is reported as (coll-harness.h):
  * --harness, --launch-mode (NULL: nccl-tests' defaults) and --cuda-graph,

@@ -34,6 +34,32 @@ bool coll_build_tree(CollBuild *b, GError **error);
 bool coll_build_nvls(CollBuild *b, GError **error);
 bool coll_build_nvls_tree(CollBuild *b, GError **error);
 bool coll_build_direct(CollBuild *b, GError **error);
+/* PAT (all_gather, reduce_scatter; one rank per node): coll-build-pat.c. */
+bool coll_build_pat(CollBuild *b, GError **error);
+
+/* A connection of b's protocol (its wire factor) from participant
+ * from_part to to_part, as deep as the plan's slices in flight. */
+uint32_t coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part);
+/* Part i of total bytes split n ways (the first parts one byte larger). */
+uint64_t coll_build_share(uint64_t total, uint32_t n, uint32_t i);
+
+/* PAT's aggregation of one channel (NCCL's PatAGAlgorithm and
+ * PatRSAlgorithm constructors, collectives.h:523-545 and :792-815): a
+ * rank exchanges with the ranks 2^d away, d < n_dims; a message carries
+ * post_pieces pieces (a piece: one chunk of one rank's data), agg_pieces
+ * pieces of a tree level go before the next, and parallel pieces run at
+ * once (worker groups of the CTA between two barriers). */
+typedef struct CollPatParams {
+    uint32_t n_dims;      /* ceil(log2 n) */
+    uint32_t post_pieces; /* NCCL's postFreq */
+    uint32_t agg_pieces;  /* NCCL's aggFactor */
+    uint32_t parallel;    /* NCCL's parallelFactor */
+} CollPatParams;
+
+/* The parameters for n_ranks, chunks of chunk_bytes and a channel's
+ * channel_bytes of each rank's data. */
+void coll_pat_params(uint32_t n_ranks, uint64_t chunk_bytes, uint64_t channel_bytes,
+                     CollPatParams *params);
 
 /* NCCL's double binary tree over n nodes (ncclGetDtree, trees.cc): tree
  * 0 is the binary tree rooted at 0 that alternates leaves and inner

@@ -438,6 +438,24 @@ estimate_direct(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
     }
 }
 
+/* PAT (one rank per node): the data of the rank 2^k away comes over dim
+ * k, so the deepest piece crosses ceil(log2 n) hops between nodes, one
+ * after the other; every rank sends (n-1)/n of the buffer, all of it
+ * through its NICs, each piece once (coll-build-pat.c); reduce_scatter
+ * reduces each partial it receives. */
+static void
+estimate_pat(const CollComm *comm, CollEstimate *e)
+{
+    CollPatParams pp;
+    coll_pat_params(comm->n_ranks, MAX(e->plan.chunk_bytes, 1), 1, &pp);
+    e->inter.n_steps = pp.n_dims;
+    e->nvlink_bytes = 0;
+    e->nic_bytes = e->moved_bytes;
+    e->n_ctas = MAX(e->plan.n_channels, 1);
+    e->cta_bytes = e->moved_bytes / e->n_ctas;
+    e->reduce_bytes = e->op == COLL_OP_REDUCE_SCATTER ? e->n_bytes / comm->n_ranks * (comm->n_ranks - 1) : 0;
+}
+
 /* ---- The sum ---- */
 
 static uint64_t
@@ -580,6 +598,8 @@ choose(const CollComm *comm, const CollCall *call, CollEstimate *e, CollRunPlan 
                     (e->algo == COLL_ALGO_NVLS && comm->n_nodes == 1) ||
                     (e->algo == COLL_ALGO_NVLS_TREE && call->op == COLL_OP_ALL_REDUCE &&
                      comm->n_nodes > 1) ||
+                    (e->algo == COLL_ALGO_PAT && comm->ppn == 1 &&
+                     (call->op == COLL_OP_ALL_GATHER || call->op == COLL_OP_REDUCE_SCATTER)) ||
                     (e->algo == COLL_ALGO_DIRECT &&
                      (call->op == COLL_OP_ALLTOALL || call->op == COLL_OP_SENDRECV));
     if (!laid_out || comm->n_ranks < 2) {
@@ -639,6 +659,9 @@ coll_estimate(const CollComm *comm, const CollCall *call, CollEstimate *e, GErro
     case COLL_ALGO_NVLS_TREE:
         estimate_nvls_tree(comm, e, &op_bytes);
         e->channel_bytes_per_s = 0;
+        break;
+    case COLL_ALGO_PAT:
+        estimate_pat(comm, e);
         break;
     default:
         estimate_direct(comm, e, &op_bytes);

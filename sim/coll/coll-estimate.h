@@ -17,7 +17,8 @@
  *              the algorithm lays them out: ring 2(n-1) (all_reduce) or
  *              n-1, tree up and down the node's chain and the nodes' tree,
  *              NVLS the switch's reduce and multicast, NVLS-tree those and
- *              the heads' tree up and down, direct one round
+ *              the heads' tree up and down, direct one round, PAT
+ *              ceil(log2 n) levels between nodes
  *   bandwidth  the bytes a rank moves over the slower of its CTAs
  *              (channels x NCCL's per-channel rate) and its links (the
  *              GPU's NVLinks, the NICs serving it; NVLS the switch planes

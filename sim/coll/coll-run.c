@@ -178,6 +178,8 @@ build(CollBuild *b, GError **error)
         return coll_build_nvls_tree(b, error);
     case COLL_ALGO_DIRECT:
         return coll_build_direct(b, error);
+    case COLL_ALGO_PAT:
+        return coll_build_pat(b, error);
     default:
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "the %s algorithm is not simulated", coll_algo_name(b->algo));

@@ -78,9 +78,9 @@ static const double nvls_efficiency[N_ARCHS] = {0.0, 0.0, 0.85, 0.74};
 #define TREE_LL128_FACTOR_ONE_NODE (7.0 / 9.0)
 #define TREE_LL128_FACTOR_NODES (120.0 / 128.0)
 #define TREE_PATTERN_FACTOR 0.85 /* the plain TREE pattern (one GPU per node) */
-#define PAT_FACTOR 0.75
-#define PAT_LATENCY_PER_RANK_US 2.8 /* :429-434 */
-#define PAT_INTER_DIVISOR 3.5
+#define PAT_FACTOR 0.75 /* :337 */
+#define PAT_LATENCY_PER_RANK_US 2.8 /* :433 */
+#define PAT_INTER_DIVISOR 3.5 /* :432, over log2(nodes) steps */
 #define RING_PLATEAU_PRE_AMPERE 1.9
 #define RING_PLATEAU 1.4
 /* Network post overhead (us), tuning.cc:225-233; x3 for Simple (:408). */

@@ -473,6 +473,15 @@ expect 2 err "--gpu-list: '0,,3': an empty entry" -- coll --gpu-list 0,,3
 expect 2 err "--gpu-list: '': no GPU named" -- coll --gpu-list ""
 expect 2 err "--gpus 6 is not a whole number of nodes of the 4 GPUs --gpu-list names" -- \
     coll --gpus 6 --gpu-list 0,3,4,7
+# --gpus-per-node K: the first K GPUs of each node, nodes added for the
+# rest; with one a node NCCL's model picks PAT for 1 MiB all_gather on
+# 8 nodes (tests/coll's coll-pat suite works the times out).
+expect 0 out "4 GPUs of dgx-h100 (4 nodes)" -- coll --gpus 4 --gpus-per-node 1 -b 1M -e 1M
+expect 0 out "# gpus: 0,1 on each node" -- coll --gpus 8 --gpus-per-node 2 -b 1M -e 1M
+expect 0 out "pat    Simple" -- coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M -e 1M
+expect 0 out "PAT: the data of the rank 2^k away comes over dim k" -- \
+    explain coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M
+expect 0 out "     0       8" -- p2p --nodes 2 --gpus-per-node 1 --matrices-only --bytes 1M
 expect 0 out "(elements)" -- coll -b 8 -e 64 --csv "$tmp/coll.csv"
 if head -n 1 "$tmp/coll.csv" | grep -q '^size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us$' &&
     [ "$(wc -l <"$tmp/coll.csv")" -eq 5 ]; then
