@@ -177,10 +177,6 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
            " replica flows, %" G_GUINT64_FORMAT " events in %.2f s\n",
            r->n_tasks, r->replay.n_calls, r->replay.n_shapes, r->replay.n_flows,
            r->replay.n_mirror_flows, r->replay.n_events, wall_s);
-    if (r->replay.n_ring_instead > 0)
-        printf("# %" G_GUINT64_FORMAT " call shapes ran as rings where NCCL would pick an "
-               "algorithm nvlsim does not simulate (NVLS_TREE, PAT)\n",
-               r->replay.n_ring_instead);
 }
 
 static bool

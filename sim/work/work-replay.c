@@ -77,7 +77,6 @@ typedef struct Replay {
     GError *error;
     uint32_t n_done; /* tasks finished */
     uint64_t n_flows, n_mirror_flows;
-    uint64_t n_ring_instead; /* shapes NCCL would run with an algorithm not simulated */
 } Replay;
 
 /* ---- Traffic patterns. ---- */
@@ -244,14 +243,6 @@ shape_by_key(Replay *r, uint32_t call)
         }
         CollComm *comm = coll_comm_new_gpus(r->system, r->graph, r->router, home, n, &error);
         CollCall cc = {.op = t->op, .n_bytes = t->bytes, .elem_bytes = 2};
-        CollAlgo algo = COLL_ALGO_AUTO;
-        CollProto proto = COLL_PROTO_AUTO;
-        if (comm != NULL && coll_tune_select(&comm->info, t->op, t->bytes, &algo, &proto) &&
-            algo != COLL_ALGO_RING && algo != COLL_ALGO_TREE && algo != COLL_ALGO_NVLS &&
-            algo != COLL_ALGO_DIRECT) {
-            cc.algo = COLL_ALGO_RING;
-            r->n_ring_instead++;
-        }
         CollResult res;
         if (comm == NULL || !coll_run(comm, &cc, r->fidelity, &res, &error)) {
             if (r->error == NULL)
@@ -740,7 +731,6 @@ replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
     result->n_flows = r->n_flows;
     result->n_mirror_flows = r->n_mirror_flows;
     result->n_shapes = g_hash_table_size(r->shapes);
-    result->n_ring_instead = r->n_ring_instead;
     SimEngineStats es;
     sim_engine_get_stats(r->engine, &es);
     result->n_events = es.n_events_executed;

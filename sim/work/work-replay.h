@@ -64,7 +64,6 @@ typedef struct WorkReplayResult {
     uint64_t rank_time_ps[WORK_N_TIMES]; /* the same for the first detailed rank */
     uint32_t n_detailed;                 /* ranks with tasks */
     uint64_t n_calls, n_flows, n_mirror_flows, n_shapes; /* shapes: calls simulated alone */
-    uint64_t n_ring_instead; /* shapes run as rings where NCCL would pick NVLS_TREE or PAT */
     uint64_t n_events;
     uint64_t flops;            /* of every compute task */
     GArray *start_ps, *end_ps; /* uint64_t per task; a call's tasks start when it does */
