@@ -42,6 +42,7 @@ typedef struct ExplainCall {
     uint64_t n_gpus; /* 0: one node */
     CollCall call;
     CollHarness harness;
+    bool collnet; /* --collnet */
 } ExplainCall;
 
 static bool
@@ -49,7 +50,8 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
 {
     *c = (ExplainCall){
         .system_id = o->system ? o->system : "dgx-h100",
-        .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4}};
+        .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4},
+        .collnet = o->collnet};
     if (!cli_parse_harness(o->harness, o->launch_mode, o->cuda_graph, &c->harness, error))
         return false;
     if (o->op && !coll_op_parse(o->op, &c->call.op))
@@ -59,7 +61,8 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
             "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &c->call.algo))
         return cli_bad_option(error, "algo", o->algo,
-                              "auto, ring, tree, nvls, nvls_tree or direct");
+                              "auto, ring, tree, nvls, nvls_tree, direct, collnet_direct or "
+                              "collnet_chain");
     if (o->proto && !coll_proto_parse(o->proto, &c->call.proto))
         return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->gpus &&
@@ -68,20 +71,25 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
     return !o->bytes || cli_parse_size("bytes", o->bytes, &c->call.n_bytes, error);
 }
 
-/* The communicator c asks for; NULL after printing the error. */
+/* The communicator c asks for; NULL after printing the error, *status
+ * the exit status (a usage error when --collnet or --algo does not fit). */
 static CollComm *
-explain_comm(const ExplainCall *c, CliFabric **fabric)
+explain_comm(const ExplainCall *c, CliFabric **fabric, int *status)
 {
     GError *error = NULL;
     g_autoptr(HwSystem) probe = hw_system_load_by_id(c->system_id, hw_models_dir(), &error);
     CollComm *comm = NULL;
+    *status = CLI_EXIT_BAD_INPUT;
     if (probe != NULL) {
         uint32_t ranks = c->n_gpus ? (uint32_t)c->n_gpus : probe->n_gpus;
-        *fabric =
-            cli_fabric_load(c->system_id, (ranks + probe->n_gpus - 1) / probe->n_gpus, &error);
-        comm = *fabric ? coll_comm_new((*fabric)->system, (*fabric)->graph, (*fabric)->router,
-                                       ranks, &error)
-                       : NULL;
+        uint32_t n_nodes = (ranks + probe->n_gpus - 1) / probe->n_gpus;
+        *fabric = cli_fabric_load(c->system_id, n_nodes, &error);
+        if (*fabric != NULL &&
+            !cli_collnet((*fabric)->system, c->collnet, c->call.algo, n_nodes, &error))
+            *status = CLI_EXIT_USAGE;
+        else if (*fabric != NULL)
+            comm = coll_comm_new((*fabric)->system, (*fabric)->graph, (*fabric)->router, ranks,
+                                 &error);
     }
     if (comm == NULL) {
         cli_print_error("explain", error);
@@ -520,9 +528,10 @@ cli_explain_coll(const ExplainOptions *o)
         return CLI_EXIT_USAGE;
     }
     g_autoptr(CliFabric) fabric = NULL;
-    g_autoptr(CollComm) comm = explain_comm(&c, &fabric);
+    int status;
+    g_autoptr(CollComm) comm = explain_comm(&c, &fabric, &status);
     if (comm == NULL)
-        return CLI_EXIT_BAD_INPUT;
+        return status;
     bool loopback = comm->system->loopback != NULL;
     CollEstimate e;
     CollResult r;

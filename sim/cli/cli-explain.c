@@ -29,7 +29,11 @@ explain_context(ExplainOptions *o)
         {"bytes", 'b', 0, G_OPTION_ARG_STRING, &o->bytes, "coll: size (default 1G)", "SIZE"},
         {"gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, "coll: ranks (default one node)", "N"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "coll: auto (default, NCCL's choice), ring, tree, nvls, direct", "A"},
+         "coll: auto (default, NCCL's choice), ring, tree, nvls, direct, collnet_direct, "
+         "collnet_chain",
+         "A"},
+        {"collnet", 0, 0, G_OPTION_ARG_NONE, &o->collnet,
+         "coll: NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1), 2 nodes or more", NULL},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "coll: auto (default), LL, LL128, Simple",
          "P"},
         {"harness", 0, 0, G_OPTION_ARG_STRING, &o->harness,

@@ -55,8 +55,8 @@ depth(const CollBuild *b)
     return CLAMP(b->plan.slices_in_flight, 1, 64);
 }
 
-static uint32_t
-conn(CollBuild *b, uint32_t from_part, uint32_t to_part)
+uint32_t
+coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part)
 {
     return coll_exec_connection(b->ex, from_part, to_part, depth(b),
                                 coll_proto_wire_factor(b->proto));
@@ -81,11 +81,11 @@ hop_new(CollBuild *b, uint32_t a, uint32_t c)
     if (b->comm->n_nodes == 1 && a < rings->n && c < rings->n)
         via = rings->via[a][c];
     if (via == COLL_RINGS_DIRECT) {
-        uint32_t k = conn(b, b->rank_part[a], b->rank_part[c]);
+        uint32_t k = coll_build_conn(b, b->rank_part[a], b->rank_part[c]);
         return (Hop){k, k, UINT32_MAX};
     }
-    Hop h = {conn(b, b->rank_part[a], b->rank_part[via]),
-             conn(b, b->rank_part[via], b->rank_part[c]),
+    Hop h = {coll_build_conn(b, b->rank_part[a], b->rank_part[via]),
+             coll_build_conn(b, b->rank_part[via], b->rank_part[c]),
              coll_exec_program(b->ex, b->rank_part[via])};
     coll_exec_set_fenced(b->ex, h.relay, false);
     return h;
@@ -257,9 +257,8 @@ ring_order(const CollComm *comm, uint32_t rings[][MAX_PPN], uint32_t n_rings, ui
 
 /* ---- Ring schedules. ---- */
 
-/* Splits total bytes into part i of n (the first parts one byte larger). */
-static uint64_t
-share(uint64_t total, uint32_t n, uint32_t i)
+uint64_t
+coll_build_share(uint64_t total, uint32_t n, uint32_t i)
 {
     return total / n + (i < total % n ? 1 : 0);
 }
@@ -343,16 +342,16 @@ coll_build_ring(CollBuild *b, GError **error)
         uint32_t n_steps;
         switch (op) {
         case COLL_OP_ALL_REDUCE:
-            seg = share(b->call->n_bytes, nch, ch) / n;
+            seg = coll_build_share(b->call->n_bytes, nch, ch) / n;
             n_steps = 2 * n - 1;
             break;
         case COLL_OP_ALL_GATHER:
         case COLL_OP_REDUCE_SCATTER:
-            seg = share(b->call->n_bytes / n, nch, ch);
+            seg = coll_build_share(b->call->n_bytes / n, nch, ch);
             n_steps = n;
             break;
         default:
-            seg = share(b->call->n_bytes, nch, ch);
+            seg = coll_build_share(b->call->n_bytes, nch, ch);
             n_steps = 1;
             break;
         }
@@ -460,7 +459,7 @@ coll_build_tree(CollBuild *b, GError **error)
             down[r] = hop_new(b, p, r);
             kids[p * n + n_kids[p]++] = r;
         }
-        uint64_t data = share(b->call->n_bytes, nch, ch);
+        uint64_t data = coll_build_share(b->call->n_bytes, nch, ch);
         for (uint32_t r = 0; r < n; r++)
             tree_rank(b, r, has_parent[r] ? &up[r] : NULL, has_parent[r] ? &down[r] : NULL,
                       &kids[r * n], n_kids[r], up, down, data);
@@ -628,7 +627,7 @@ coll_build_nvls(CollBuild *b, GError **error)
     };
     for (uint32_t ch = 0; ch < nch; ch++) {
         nvls_connect(&v, total_weight, 1.0 / coll_tune_nvls_efficiency(&comm->info));
-        uint64_t seg = share(b->call->n_bytes / n, nch, ch);
+        uint64_t seg = coll_build_share(b->call->n_bytes / n, nch, ch);
         uint64_t chunk =
             MAX(MAX(b->plan.chunk_bytes, 1), (seg + COLL_NVLS_MAX_CHUNKS - 1) / COLL_NVLS_MAX_CHUNKS);
         for (uint64_t off = 0; off < seg || off == 0; off += chunk) {

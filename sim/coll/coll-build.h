@@ -34,5 +34,14 @@ bool coll_build_tree(CollBuild *b, GError **error);
 bool coll_build_nvls(CollBuild *b, GError **error);
 bool coll_build_direct(CollBuild *b, GError **error);
 
+bool coll_build_collnet_direct(CollBuild *b, GError **error);
+bool coll_build_collnet_chain(CollBuild *b, GError **error);
+
+/* A connection from participant from_part to to_part in the protocol's
+ * lines, holding the plan's slices in flight. */
+uint32_t coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part);
+/* Part i of total bytes split n ways (the first parts one byte larger). */
+uint64_t coll_build_share(uint64_t total, uint32_t n, uint32_t i);
+
 /* The wire bytes per data byte of a protocol: LL 16/8, LL128 128/120. */
 double coll_proto_wire_factor(CollProto proto);

@@ -28,7 +28,8 @@
  * that rate (paced sends, so none lands before the CTA has written it) and
  * an operation finishes no earlier than either. A connection's messages to
  * another node go in order (one queue pair). NVSwitch participants
- * reduce in the switch (NVLS) and cost no GPU time.
+ * reduce in the switch (NVLS) and cost no GPU time; so do InfiniBand
+ * switch participants (SHARP), at their reduction rate if one is set.
  */
 #pragma once
 
@@ -58,8 +59,13 @@ CollExec *coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const 
                         uint64_t start_ps);
 void coll_exec_free(CollExec *ex);
 
-/* A participant at vertex (GPU or NVSwitch); returns its index. */
+/* A participant at vertex (GPU, NVSwitch, or a fabric leaf or spine
+ * switch); returns its index. */
 uint32_t coll_exec_participant(CollExec *ex, uint32_t vertex);
+
+/* A switch participant's operations that reduce take their reduce_bytes
+ * at bytes_per_s (its SHARP engine; 0, the default: no limit). */
+void coll_exec_set_reduce_rate(CollExec *ex, uint32_t participant, uint64_t bytes_per_s);
 
 /* A connection from participant src to dst holding depth messages; each
  * message's bytes go on the wire × wire_factor (protocol lines, switch
