@@ -596,6 +596,12 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
     return ok;
 }
 
+uint32_t
+coll_exec_n_participants(const CollExec *ex)
+{
+    return ex->parts->len;
+}
+
 void
 coll_exec_participant_bytes(const CollExec *ex, uint32_t participant, uint64_t *sent,
                             uint64_t *received)

@@ -99,6 +99,9 @@ void coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced);
 void coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
                   const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes);
 
+/* How many participants there are (ranks first, as builders add them). */
+uint32_t coll_exec_n_participants(const CollExec *ex);
+
 /* Payload bytes participant sent and received in the last run (messages
  * land in full: sent by all == received by all). */
 void coll_exec_participant_bytes(const CollExec *ex, uint32_t participant, uint64_t *sent,
