@@ -146,6 +146,12 @@ steps_rule(const CollEstimate *e)
                : e->op == COLL_OP_REDUCE_SCATTER
                    ? "NVLS: to the switch, reduced to the segment's owner"
                    : "NVLS: the owner to the switch, multicast to all";
+    case COLL_ALGO_COLLNET_CHAIN:
+        return "CollNet Chain: up each node's chain to its head (ppn-1), the head's NIC to the "
+               "SHARP switches and back (2), down the chain (ppn-1)";
+    case COLL_ALGO_COLLNET_DIRECT:
+        return "CollNet Direct: every rank to each head (1), the heads' NICs to the SHARP "
+               "switches and back (2), each head to every rank (1)";
     default:
         return e->op == COLL_OP_ALLTOALL ? "direct: one round of sends to every peer at once"
                                          : "direct: one round, the buffer to the next rank";

@@ -12,15 +12,23 @@
 #include "hw/hw-gpu-list.h"
 #include "hw/hw-models.h"
 
-/* The algorithm a row names; NULL skip reason when it is runnable. */
+/* The algorithm a row names; NULL skip reason when it is runnable. A row
+ * that names CollNet (collnet_direct, CollNetChain) or SHARP runs with
+ * CollNet on (*collnet), as NCCL_COLLNET_ENABLE=1 with the SHARP plugin;
+ * SHARP alone leaves the choice to NCCL's model. */
 static const char *
-row_algo(const char *text, CollAlgo *algo)
+row_algo(const char *text, CollAlgo *algo, bool *collnet)
 {
     *algo = COLL_ALGO_AUTO;
-    if (*text == '\0' || coll_algo_parse(text, algo))
+    *collnet = false;
+    if (*text == '\0' || coll_algo_parse(text, algo)) {
+        *collnet = *algo == COLL_ALGO_COLLNET_DIRECT || *algo == COLL_ALGO_COLLNET_CHAIN;
         return NULL;
-    if (strstr(text, "SHARP") != NULL)
-        return "in-network reduction in IB switches (SHARP, CollNet) is not modelled";
+    }
+    if (strstr(text, "SHARP") != NULL) {
+        *collnet = true;
+        return NULL;
+    }
     if (strcmp(text, "PCIe") == 0)
         return "runs with NVLink disabled (NCCL 1.x over PCIe) are not modelled";
     return "an algorithm nvlsim does not model";
@@ -30,14 +38,14 @@ row_algo(const char *text, CollAlgo *algo)
  * or with devices ("0,3,4,7", CUDA_VISIBLE_DEVICES on every node) on
  * those GPUs in that order; each built once. */
 static CollComm *
-comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices,
+comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices, bool collnet,
          GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%s|%u|%s", system, n_gpus, devices);
+    g_autofree char *key = g_strdup_printf("%s|%u|%s|%d", system, n_gpus, devices, collnet);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
     if (comm != NULL)
         return comm;
-    CliFabric *one = validate_fabric(v, system, 1, error);
+    CliFabric *one = validate_fabric(v, system, 1, false, error);
     if (one == NULL)
         return NULL;
     uint32_t per_node = one->system->n_gpus;
@@ -54,7 +62,8 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices
         }
         per_node = ppn;
     }
-    CliFabric *fabric = validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, error);
+    CliFabric *fabric =
+        validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, collnet, error);
     if (fabric == NULL)
         return NULL;
     comm = local != NULL ? coll_comm_new_local(fabric->system, fabric->graph, fabric->router,
@@ -97,7 +106,7 @@ simulate(Validation *v, const CollComm *comm, const CollCall *call, double *kern
 /* Reads the row's call; false with the row skipped or reported. */
 static bool
 read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, CollCall *call,
-          uint32_t *n_gpus)
+          uint32_t *n_gpus, bool *collnet)
 {
     g_autoptr(GError) error = NULL;
     const char *op_text = report_csv_field(csv, r, col->collective);
@@ -107,7 +116,7 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
                      "sendrecv or p2p_*");
         return false;
     }
-    const char *why = row_algo(report_csv_field(csv, r, col->algorithm), &call->algo);
+    const char *why = row_algo(report_csv_field(csv, r, col->algorithm), &call->algo, collnet);
     const char *proto = report_csv_field(csv, r, col->protocol);
     if (why == NULL && *proto != '\0' && !coll_proto_parse(proto, &call->proto))
         why = "a protocol nvlsim does not model";
@@ -199,8 +208,10 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     const char *system = report_csv_field(csv, r, col->system);
     CollCall call = {.algo = COLL_ALGO_AUTO, .proto = COLL_PROTO_AUTO};
     uint32_t n_gpus;
+    bool collnet;
     CollHarness harness;
-    if (!read_call(v, csv, col, r, &call, &n_gpus) || !read_harness(v, csv, col, r, &harness))
+    if (!read_call(v, csv, col, r, &call, &n_gpus, &collnet) ||
+        !read_harness(v, csv, col, r, &harness))
         return;
     if (call.n_bytes < v->min_bytes) {
         validate_skip(v, "below --min-bytes");
@@ -222,9 +233,10 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     if (v->read_only)
         return;
     const char *devices = report_csv_field(csv, r, col->visible_devices);
-    CollComm *comm = comm_for(v, system, n_gpus, devices, &error);
+    CollComm *comm = comm_for(v, system, n_gpus, devices, collnet, &error);
     if (comm == NULL) {
-        validate_bad(v, csv, r, *devices ? "visible_devices" : "nvlsim_system", "%s",
+        validate_bad(v, csv, r,
+                     *devices ? "visible_devices" : collnet ? "algorithm" : "nvlsim_system", "%s",
                      error->message);
         return;
     }

@@ -26,7 +26,6 @@
 
 #include "topo/topo-route.h"
 
-#define MAX_COLLNET_PPN 8 /* NCCL_MAX_DIRECT_ARITY + 1 local ranks (enqueue.cc:2000-2003) */
 
 /* The leaf switch the NIC nearest vertex gpu (a GPU of comm) is on. */
 static uint32_t
@@ -52,10 +51,8 @@ leaf_of(const CollComm *comm, uint32_t gpu)
     return best;
 }
 
-/* The local ranks whose GPU has a NIC of its own (NCCL's heads: a NET's
- * localGpu), in NIC order; returns how many. */
-static uint32_t
-nic_ranks(const CollComm *comm, uint32_t *ranks)
+uint32_t
+coll_build_collnet_heads(const CollComm *comm, uint32_t *ranks)
 {
     const HwSystem *sys = comm->system;
     uint32_t n = 0;
@@ -187,13 +184,13 @@ static bool
 collnet_check(CollBuild *b, const char *name, uint32_t *heads, uint32_t *n_heads, GError **error)
 {
     const CollComm *comm = b->comm;
-    *n_heads = nic_ranks(comm, heads);
-    if (b->call->op != COLL_OP_ALL_REDUCE || comm->n_nodes < 2 || comm->ppn > MAX_COLLNET_PPN ||
+    *n_heads = coll_build_collnet_heads(comm, heads);
+    if (b->call->op != COLL_OP_ALL_REDUCE || comm->n_nodes < 2 || comm->ppn > COLL_COLLNET_MAX_PPN ||
         *n_heads == 0 || comm->n_nodes > 256 || !hw_system_sharp(comm->system)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "%s runs all_reduce on 2 nodes or more of at most %d ranks each, GPUs with "
                     "their own NIC, on a fabric with SHARPv2 or later",
-                    name, MAX_COLLNET_PPN);
+                    name, COLL_COLLNET_MAX_PPN);
         return false;
     }
     return true;
@@ -204,7 +201,7 @@ collnet_check(CollBuild *b, const char *name, uint32_t *heads, uint32_t *n_heads
 bool
 coll_build_collnet_chain(CollBuild *b, GError **error)
 {
-    uint32_t heads[MAX_COLLNET_PPN], n_heads;
+    uint32_t heads[COLL_COLLNET_MAX_PPN], n_heads;
     if (!collnet_check(b, "collnet_chain", heads, &n_heads, error))
         return false;
     const CollComm *comm = b->comm;
@@ -262,7 +259,7 @@ coll_build_collnet_chain(CollBuild *b, GError **error)
 bool
 coll_build_collnet_direct(CollBuild *b, GError **error)
 {
-    uint32_t heads[MAX_COLLNET_PPN], n_heads;
+    uint32_t heads[COLL_COLLNET_MAX_PPN], n_heads;
     if (!collnet_check(b, "collnet_direct", heads, &n_heads, error))
         return false;
     const CollComm *comm = b->comm;
@@ -279,7 +276,7 @@ coll_build_collnet_direct(CollBuild *b, GError **error)
     g_autofree uint32_t *scat_prog = g_new(uint32_t, n), *gath_prog = g_new(uint32_t, n);
     g_autofree uint32_t *reduce = g_new(uint32_t, (size_t)n_nodes * n_heads);
     g_autofree uint32_t *bcast = g_new(uint32_t, (size_t)n_nodes * n_heads);
-    uint32_t in[MAX_COLLNET_PPN], out[MAX_COLLNET_PPN];
+    uint32_t in[COLL_COLLNET_MAX_PPN], out[COLL_COLLNET_MAX_PPN];
     for (uint32_t ch = 0; ch < nch; ch++) {
         uint64_t data = coll_build_share(b->call->n_bytes, nch, ch);
         for (uint32_t k = 0; k < n_heads; k++) {

@@ -37,6 +37,14 @@ bool coll_build_direct(CollBuild *b, GError **error);
 bool coll_build_collnet_direct(CollBuild *b, GError **error);
 bool coll_build_collnet_chain(CollBuild *b, GError **error);
 
+/* CollNet runs at most this many ranks a node: NCCL_MAX_DIRECT_ARITY + 1
+ * (enqueue.cc:2000-2003). */
+#define COLL_COLLNET_MAX_PPN 8
+/* CollNet's heads: the local ranks (of node 0) whose GPU has a NIC of its
+ * own (a NET's localGpu in NCCL), in NIC order, into ranks (room for
+ * comm->ppn); returns how many. */
+uint32_t coll_build_collnet_heads(const CollComm *comm, uint32_t *ranks);
+
 /* A connection from participant from_part to to_part in the protocol's
  * lines, holding the plan's slices in flight. */
 uint32_t coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part);
