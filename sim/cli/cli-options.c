@@ -76,8 +76,8 @@ cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes, GEr
                     "%s%s%s: %s's fabric %s%s%s has no SHARP NCCL's CollNet can use; expected a "
                     "system whose fabric switch has SHARPv2 or later (ib-qm8700, ib-qm9700, "
                     "ib-q3400), or --algo ring, tree, nvls or nvls_tree",
-                    option, *value ? " " : "", value, system->id,
-                    sw ? "switch " : "", sw ? system->ids.fabric_switch : "(none)",
+                    option, *value ? " " : "", value, system->id, sw ? "switch " : "",
+                    sw ? system->ids.fabric_switch : "(none)",
                     sw && sw->sharp_version > 0 ? " (SHARPv1 only)" : "");
         return false;
     }

@@ -111,8 +111,7 @@ validate_bad_error(Validation *v, const GError *error)
 }
 
 CliFabric *
-validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet,
-                GError **error)
+validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet, GError **error)
 {
     g_autofree char *key = g_strdup_printf("%s|%u|%d", system, n_nodes, collnet);
     CliFabric *fabric = g_hash_table_lookup(v->fabrics, key);

@@ -26,7 +26,6 @@
 
 #include "topo/topo-route.h"
 
-
 /* The leaf switch the NIC nearest vertex gpu (a GPU of comm) is on. */
 static uint32_t
 leaf_of(const CollComm *comm, uint32_t gpu)
@@ -154,7 +153,6 @@ sharp_init(Sharp *t, CollBuild *b, const uint32_t *head, GError **error)
     return true;
 }
 
-
 /* The switches' part of one chunk of cb bytes every head sends up: each
  * leaf reduces its nodes' chunks; one leaf sends the sum back down, or the
  * spine reduces the leaves' and sends it down through them. */
@@ -185,8 +183,9 @@ collnet_check(CollBuild *b, const char *name, uint32_t *heads, uint32_t *n_heads
 {
     const CollComm *comm = b->comm;
     *n_heads = coll_build_collnet_heads(comm, heads);
-    if (b->call->op != COLL_OP_ALL_REDUCE || comm->n_nodes < 2 || comm->ppn > COLL_COLLNET_MAX_PPN ||
-        *n_heads == 0 || comm->n_nodes > 256 || !hw_system_sharp(comm->system)) {
+    if (b->call->op != COLL_OP_ALL_REDUCE || comm->n_nodes < 2 ||
+        comm->ppn > COLL_COLLNET_MAX_PPN || *n_heads == 0 || comm->n_nodes > 256 ||
+        !hw_system_sharp(comm->system)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "%s runs all_reduce on 2 nodes or more of at most %d ranks each, GPUs with "
                     "their own NIC, on a fabric with SHARPv2 or later",

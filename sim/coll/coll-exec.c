@@ -49,7 +49,7 @@ typedef struct Prog {
 typedef struct Part {
     uint32_t vertex;
     bool gpu;
-    uint64_t reduce_bytes_per_s; /* a switch's reduction engine; 0: no limit */
+    uint64_t reduce_bytes_per_s;         /* a switch's reduction engine; 0: no limit */
     uint64_t sent_bytes, received_bytes; /* payload, for traffic counts */
 } Part;
 
@@ -120,8 +120,8 @@ uint32_t
 coll_exec_participant(CollExec *ex, uint32_t vertex)
 {
     const TopoVertex *v = topo_graph_vertex(ex->graph, vertex);
-    g_return_val_if_fail(v->kind == TOPO_GPU || v->kind == TOPO_NVSWITCH ||
-                             v->kind == TOPO_LEAF || v->kind == TOPO_SPINE,
+    g_return_val_if_fail(v->kind == TOPO_GPU || v->kind == TOPO_NVSWITCH || v->kind == TOPO_LEAF ||
+                             v->kind == TOPO_SPINE,
                          NONE);
     Part p = {.vertex = vertex, .gpu = v->kind == TOPO_GPU};
     g_array_append_val(ex->parts, p);

@@ -22,12 +22,12 @@
 #define MAX_NVLS_ARITY 32         /* NCCL_MAX_NVLS_ARITY, device.h:192-213 */
 #define DUP_MIN_BW 25.0           /* ncclTopoDupChannels, search.cc:1036-1049 */
 #define DUP_SM90_MIN_BW 50.0
-#define SPEED_RATIO 0.49 /* try a lower speed while it is above this share (search.cc:1245) */
-#define FALLBACK_BW 0.1  /* "falling back to simple order" (search.cc:1290) */
-#define SLACK 1e-6       /* NCCL rounds link budgets to 0.001 GB/s (SUB_ROUND) */
-#define MAX_CHANNELS 64  /* MAXCHANNELS, device.h:91 */
-#define P2P_PER_BATCH 8  /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h:391 */
-#define MAX_DIRECT_HEADS 8 /* NCCL_MAX_DIRECT_ARITY + 1, device.h:192-213; search.cc:1129-1131 */
+#define SPEED_RATIO 0.49    /* try a lower speed while it is above this share (search.cc:1245) */
+#define FALLBACK_BW 0.1     /* "falling back to simple order" (search.cc:1290) */
+#define SLACK 1e-6          /* NCCL rounds link budgets to 0.001 GB/s (SUB_ROUND) */
+#define MAX_CHANNELS 64     /* MAXCHANNELS, device.h:91 */
+#define P2P_PER_BATCH 8     /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h:391 */
+#define MAX_DIRECT_HEADS 8  /* NCCL_MAX_DIRECT_ARITY + 1, device.h:192-213; search.cc:1129-1131 */
 #define COLLNET_MIN_NODES 2 /* NCCL_COLLNET_NODE_THRESHOLD, init.cc:857, :1469-1474 */
 
 /* ---- Per-link constants and parse rules --------------------------------- */

@@ -477,8 +477,9 @@ model_latency_us(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const C
             lat += 2 * ((info->ppn - 1) * intra_lat + log_nodes * inter_lat);
         return lat;
     case NA_COLLNET_DIRECT:
-        return lat + 2 * (MIN(1.0, info->ppn - 1.0) * intra_lat +
-                          (info->ppn - 1.0) * COLLNET_DIRECT_ARITY_US) +
+        return lat +
+               2 * (MIN(1.0, info->ppn - 1.0) * intra_lat +
+                    (info->ppn - 1.0) * COLLNET_DIRECT_ARITY_US) +
                inter_lat;
     case NA_COLLNET_CHAIN:
         return lat + 2 * (info->ppn - 1.0) * intra_lat + inter_lat;
@@ -651,9 +652,12 @@ coll_tune_select(const CollTopoInfo *info, CollOp op, uint64_t n_bytes, CollAlgo
     }
     /* NCCL's index order, so that ties go as in topoGetAlgoInfo
      * (enqueue.cc:2028-2050): the first strictly fastest wins. */
-    static const CollAlgo algos[] = {COLL_ALGO_TREE,          COLL_ALGO_RING,
-                                     COLL_ALGO_COLLNET_DIRECT, COLL_ALGO_COLLNET_CHAIN,
-                                     COLL_ALGO_NVLS,          COLL_ALGO_NVLS_TREE,
+    static const CollAlgo algos[] = {COLL_ALGO_TREE,
+                                     COLL_ALGO_RING,
+                                     COLL_ALGO_COLLNET_DIRECT,
+                                     COLL_ALGO_COLLNET_CHAIN,
+                                     COLL_ALGO_NVLS,
+                                     COLL_ALGO_NVLS_TREE,
                                      COLL_ALGO_PAT};
     double best = -1.0;
     CollAlgo best_algo = COLL_ALGO_AUTO;

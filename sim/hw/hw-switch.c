@@ -5,8 +5,8 @@
  * A switch is described as a crossbar: a port count, one port-to-port
  * latency, an input buffer per port and, for NVSwitch gen 3 and later, an
  * in-switch reduction rate (NVLS) per port; InfiniBand switches from
- * Switch-IB 2 on, their SHARP generation and its reduction rate per port. Internal stages of multi-chip
- * boxes are folded into the one latency. Units as in hw-switch.h.
+ * Switch-IB 2 on, their SHARP generation and its reduction rate per port. Internal stages of
+ * multi-chip boxes are folded into the one latency. Units as in hw-switch.h.
  */
 #include "hw/hw-switch.h"
 

@@ -666,7 +666,8 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
         return hw_keys_fail(error, path, "network", "collnet",
                             "yes, but %s has no SHARP NCCL can use; expected a fabric_switch with "
                             "sharp = %d or later (ib-qm8700, ib-qm9700, ib-q3400), or collnet = no",
-                            spec->fabric_switch ? spec->fabric_switch : "the system (no fabric_switch)",
+                            spec->fabric_switch ? spec->fabric_switch
+                                                : "the system (no fabric_switch)",
                             HW_SWITCH_COLLNET_SHARP);
     system->collnet = spec->collnet;
     return true;

@@ -383,9 +383,10 @@ route_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *ro
     const TopoGraph *graph = router->graph;
     const TopoVertex *a = topo_graph_vertex(graph, src), *b = topo_graph_vertex(graph, dst);
     if (is_fabric_switch(a->kind) && is_fabric_switch(b->kind)) {
-        uint32_t link = a->kind == TOPO_LEAF && b->kind == TOPO_SPINE   ? router->leaf_up[a->index]
-                        : a->kind == TOPO_SPINE && b->kind == TOPO_LEAF ? router->leaf_down[b->index]
-                                                                        : TOPO_NONE;
+        uint32_t link = a->kind == TOPO_LEAF && b->kind == TOPO_SPINE ? router->leaf_up[a->index]
+                        : a->kind == TOPO_SPINE && b->kind == TOPO_LEAF
+                            ? router->leaf_down[b->index]
+                            : TOPO_NONE;
         TopoPath *out = &route->path[0];
         out->n_hops = 0;
         out->weight = UINT32_MAX;

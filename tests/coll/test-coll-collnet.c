@@ -39,11 +39,11 @@ START_TEST(enable_rules)
         uint32_t n_nodes;
         bool runs;
     } cases[] = {
-        {"dgx-h100", false, 2, false}, /* NCCL_COLLNET_ENABLE=0, the default */
-        {"dgx-h100", true, 1, false},  /* one node: under NCCL_COLLNET_NODE_THRESHOLD */
-        {"dgx-h100", true, 2, true},   /* QM9700, SHARPv3 */
-        {"dgx-a100", true, 2, true},   /* QM8700, SHARPv2 */
-        {"dgx1-v100", true, 2, false}, /* SB7800, SHARPv1: not for NCCL */
+        {"dgx-h100", false, 2, false},   /* NCCL_COLLNET_ENABLE=0, the default */
+        {"dgx-h100", true, 1, false},    /* one node: under NCCL_COLLNET_NODE_THRESHOLD */
+        {"dgx-h100", true, 2, true},     /* QM9700, SHARPv3 */
+        {"dgx-a100", true, 2, true},     /* QM8700, SHARPv2 */
+        {"dgx1-v100", true, 2, false},   /* SB7800, SHARPv1: not for NCCL */
         {"aws-p5-h100", true, 2, false}, /* Ethernet */
     };
     g_autoptr(HwSystem) sys = load(cases[_i].id, cases[_i].collnet);
@@ -67,8 +67,8 @@ START_TEST(enable_rules)
     /* Never for other collectives, nor with LL or LL128. */
     ck_assert(coll_tune_time_us(&info, COLL_OP_ALL_GATHER, COLL_ALGO_COLLNET_DIRECT,
                                 COLL_PROTO_SIMPLE, 1 << 20) < 0);
-    ck_assert(coll_tune_time_us(&info, COLL_OP_ALL_REDUCE, COLL_ALGO_COLLNET_DIRECT,
-                                COLL_PROTO_LL, 1 << 20) < 0);
+    ck_assert(coll_tune_time_us(&info, COLL_OP_ALL_REDUCE, COLL_ALGO_COLLNET_DIRECT, COLL_PROTO_LL,
+                                1 << 20) < 0);
 }
 END_TEST
 
