@@ -43,10 +43,11 @@ typedef struct CollPlan {
     uint32_t elem_bytes;
     uint32_t root;
     CollHarness harness;
+    bool collnet; /* --collnet */
 } CollPlan;
 
 static GOptionContext *
-coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
+coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph, gboolean *collnet)
 {
     GOptionEntry entries[] = {
         {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System model (default dgx-h100)",
@@ -71,7 +72,13 @@ coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
         {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->factor,
          "Multiplier between sizes (default 2)", "N"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "auto (default, NCCL's choice), ring, tree, nvls, direct, pat (one GPU per node)", "A"},
+         "auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat (one GPU "
+         "per node), collnet_direct, collnet_chain",
+         "A"},
+        {"collnet", 0, 0, G_OPTION_ARG_NONE, collnet,
+         "NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1): in-network reduction on the "
+         "fabric's switches (SHARPv2 or later, 2 nodes or more)",
+         NULL},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "auto (default), LL, LL128, Simple", "P"},
         {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
         {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
@@ -111,7 +118,8 @@ coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph)
 }
 
 static bool
-plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError **error)
+plan_from_options(const CollOptions *o, bool cuda_graph, bool collnet, CollPlan *plan,
+                  GError **error)
 {
     *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE,
                        .min_bytes = 8,
@@ -119,7 +127,8 @@ plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError 
                        .factor = 2,
                        .fidelity = NET_FIDELITY_FLOW,
                        .dtype = "float",
-                       .elem_bytes = 4};
+                       .elem_bytes = 4,
+                       .collnet = collnet};
     uint64_t v;
     if (!cli_parse_harness(o->harness, o->launch_mode, cuda_graph, &plan->harness, error))
         return false;
@@ -130,7 +139,8 @@ plan_from_options(const CollOptions *o, bool cuda_graph, CollPlan *plan, GError 
             "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &plan->algo))
         return cli_bad_option(error, "algo", o->algo,
-                              "auto, ring, tree, nvls, nvls_tree, direct or pat");
+                              "auto, ring, tree, nvls, nvls_tree, direct, pat, collnet_direct "
+                              "or collnet_chain");
     if (o->proto && !coll_proto_parse(o->proto, &plan->proto))
         return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &plan->fidelity))
@@ -340,6 +350,8 @@ open_comm(const char *system_id, const HwSystem *probe, const CollPlan *plan,
     if (*fabric == NULL)
         return NULL;
     const CliFabric *f = *fabric;
+    if (!cli_collnet(f->system, plan->collnet, plan->algo, n_nodes, error))
+        return NULL;
     return listed ? coll_comm_new_local(f->system, f->graph, f->router, listed, n_listed, n_nodes,
                                         error)
                   : coll_comm_new(f->system, f->graph, f->router, n_gpus, error);
@@ -416,8 +428,8 @@ cli_coll(int argc, char **argv)
 {
     CollOptions o = {0};
     g_auto(GStrv) faults = NULL;
-    gboolean cuda_graph = FALSE;
-    g_autoptr(GOptionContext) context = coll_context(&o, &faults, &cuda_graph);
+    gboolean cuda_graph = FALSE, collnet = FALSE;
+    g_autoptr(GOptionContext) context = coll_context(&o, &faults, &cuda_graph, &collnet);
     g_autoptr(GError) error = NULL;
     CollPlan plan;
     int status = CLI_EXIT_USAGE;
@@ -427,7 +439,7 @@ cli_coll(int argc, char **argv)
         fprintf(stderr, "nvlsim coll: unexpected argument '%s'\n", argv[1]);
         goto out;
     }
-    if (!plan_from_options(&o, cuda_graph, &plan, &error)) {
+    if (!plan_from_options(&o, cuda_graph, collnet, &plan, &error)) {
         cli_print_error("coll", error);
         goto out;
     }

@@ -42,6 +42,7 @@ typedef struct ExplainCall {
     uint64_t n_gpus; /* 0: one node */
     CollCall call;
     CollHarness harness;
+    bool collnet; /* --collnet */
 } ExplainCall;
 
 static bool
@@ -49,7 +50,8 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
 {
     *c = (ExplainCall){
         .system_id = o->system ? o->system : "dgx-h100",
-        .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4}};
+        .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4},
+        .collnet = o->collnet};
     if (!cli_parse_harness(o->harness, o->launch_mode, o->cuda_graph, &c->harness, error))
         return false;
     if (o->op && !coll_op_parse(o->op, &c->call.op))
@@ -59,7 +61,8 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
             "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &c->call.algo))
         return cli_bad_option(error, "algo", o->algo,
-                              "auto, ring, tree, nvls, nvls_tree, direct or pat");
+                              "auto, ring, tree, nvls, nvls_tree, direct, pat, collnet_direct "
+                              "or collnet_chain");
     if (o->proto && !coll_proto_parse(o->proto, &c->call.proto))
         return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
     if (o->gpus &&
@@ -70,7 +73,8 @@ call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
 
 /* The communicator c asks for: --gpus on the first GPUs, or the first
  * --gpus-per-node of each node; NULL after printing the error, *status
- * its exit status. */
+ * its exit status (a usage error when --gpus-per-node, --collnet or --algo
+ * does not fit). */
 static CollComm *
 explain_comm(const ExplainCall *c, const char *gpus_per_node, CliFabric **fabric, int *status)
 {
@@ -84,19 +88,22 @@ explain_comm(const ExplainCall *c, const char *gpus_per_node, CliFabric **fabric
         !cli_parse_gpus_per_node("gpus-per-node", gpus_per_node, probe, ranks, &ppn, &error)) {
         *status = CLI_EXIT_USAGE;
     } else if (probe != NULL) {
-        *fabric = cli_fabric_load(c->system_id, (ranks + ppn - 1) / ppn, &error);
+        uint32_t n_nodes = (ranks + ppn - 1) / ppn;
+        *fabric = cli_fabric_load(c->system_id, n_nodes, &error);
         g_autofree uint32_t *local = g_new(uint32_t, ppn);
         for (uint32_t i = 0; i < ppn; i++)
             local[i] = i;
-        const CliFabric *f = *fabric;
-        comm = f == NULL ? NULL
-               : gpus_per_node
-                   ? coll_comm_new_local(f->system, f->graph, f->router, local, ppn, ranks / ppn,
-                                         &error)
-                   : coll_comm_new(f->system, f->graph, f->router, ranks, &error);
-        if (comm != NULL && !cli_check_algo(c->call.algo, comm, &error)) {
-            g_clear_pointer(&comm, coll_comm_free);
+        CliFabric *f = *fabric;
+        if (f != NULL && !cli_collnet(f->system, c->collnet, c->call.algo, n_nodes, &error)) {
             *status = CLI_EXIT_USAGE;
+        } else if (f != NULL) {
+            comm = gpus_per_node ? coll_comm_new_local(f->system, f->graph, f->router, local, ppn,
+                                                       ranks / ppn, &error)
+                                 : coll_comm_new(f->system, f->graph, f->router, ranks, &error);
+            if (comm != NULL && !cli_check_algo(c->call.algo, comm, &error)) {
+                g_clear_pointer(&comm, coll_comm_free);
+                *status = CLI_EXIT_USAGE;
+            }
         }
     }
     if (comm == NULL) {
@@ -163,6 +170,12 @@ steps_rule(const CollEstimate *e)
                      "binomial trees, one a rank"
                    : "PAT: partials go towards their owner over the dims, ceil(log2 n) levels, "
                      "reduced on the way";
+    case COLL_ALGO_COLLNET_CHAIN:
+        return "CollNet Chain: up each node's chain to its head (ppn-1), the head's NIC to the "
+               "SHARP switches and back (2), down the chain (ppn-1)";
+    case COLL_ALGO_COLLNET_DIRECT:
+        return "CollNet Direct: every rank to each head (1), the heads' NICs to the SHARP "
+               "switches and back (2), each head to every rank (1)";
     default:
         return e->op == COLL_OP_ALLTOALL ? "direct: one round of sends to every peer at once"
                                          : "direct: one round, the buffer to the next rank";

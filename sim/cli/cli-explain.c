@@ -31,7 +31,11 @@ explain_context(ExplainOptions *o)
         {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
          "coll: the first K GPUs of each node (default: nodes filled in order)", "K"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "coll: auto (default, NCCL's choice), ring, tree, nvls, direct, pat", "A"},
+         "coll: auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat, "
+         "collnet_direct, collnet_chain",
+         "A"},
+        {"collnet", 0, 0, G_OPTION_ARG_NONE, &o->collnet,
+         "coll: NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1), 2 nodes or more", NULL},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "coll: auto (default), LL, LL128, Simple",
          "P"},
         {"harness", 0, 0, G_OPTION_ARG_STRING, &o->harness,

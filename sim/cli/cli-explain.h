@@ -7,6 +7,7 @@
 typedef struct ExplainOptions {
     char *system, *op, *bytes, *gpus, *gpus_per_node, *algo, *proto, *harness, *launch_mode;
     gboolean cuda_graph;
+    gboolean collnet;
     char **sets;
 } ExplainOptions;
 

@@ -98,6 +98,36 @@ cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph,
 }
 
 bool
+cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes, GError **error)
+{
+    bool named = algo == COLL_ALGO_COLLNET_DIRECT || algo == COLL_ALGO_COLLNET_CHAIN;
+    if (!collnet && !named)
+        return true;
+    const char *option = collnet ? "--collnet" : "--algo";
+    const char *value = collnet ? "" : coll_algo_name(algo);
+    const HwSwitch *sw = system->fabric_switch;
+    if (!hw_system_sharp(system)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s%s%s: %s's fabric %s%s%s has no SHARP NCCL's CollNet can use; expected a "
+                    "system whose fabric switch has SHARPv2 or later (ib-qm8700, ib-qm9700, "
+                    "ib-q3400), or --algo ring, tree, nvls or nvls_tree",
+                    option, *value ? " " : "", value, system->id, sw ? "switch " : "",
+                    sw ? system->ids.fabric_switch : "(none)",
+                    sw && sw->sharp_version > 0 ? " (SHARPv1 only)" : "");
+        return false;
+    }
+    if (n_nodes < 2) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s%s%s: CollNet reduces across nodes and this run has one; expected --gpus "
+                    "of two nodes or more (%u or more on %s)",
+                    option, *value ? " " : "", value, 2 * system->n_gpus, system->id);
+        return false;
+    }
+    system->collnet = true;
+    return true;
+}
+
+bool
 cli_parse_size(const char *option, const char *text, uint64_t *out, GError **error)
 {
     /* nccl-tests' own form: a number with K, M, G or T, powers of 1024. */

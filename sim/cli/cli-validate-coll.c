@@ -13,15 +13,23 @@
 #include "hw/hw-gpu-list.h"
 #include "hw/hw-models.h"
 
-/* The algorithm a row names; NULL skip reason when it is runnable. */
+/* The algorithm a row names; NULL skip reason when it is runnable. A row
+ * that names CollNet (collnet_direct, CollNetChain) or SHARP runs with
+ * CollNet on (*collnet), as NCCL_COLLNET_ENABLE=1 with the SHARP plugin;
+ * SHARP alone leaves the choice to NCCL's model. */
 static const char *
-row_algo(const char *text, CollAlgo *algo)
+row_algo(const char *text, CollAlgo *algo, bool *collnet)
 {
     *algo = COLL_ALGO_AUTO;
-    if (*text == '\0' || coll_algo_parse(text, algo))
+    *collnet = false;
+    if (*text == '\0' || coll_algo_parse(text, algo)) {
+        *collnet = *algo == COLL_ALGO_COLLNET_DIRECT || *algo == COLL_ALGO_COLLNET_CHAIN;
         return NULL;
-    if (strstr(text, "SHARP") != NULL)
-        return "in-network reduction in IB switches (SHARP, CollNet) is not modelled";
+    }
+    if (strstr(text, "SHARP") != NULL) {
+        *collnet = true;
+        return NULL;
+    }
     if (strcmp(text, "PCIe") == 0)
         return "runs with NVLink disabled (NCCL 1.x over PCIe) are not modelled";
     return "an algorithm nvlsim does not model";
@@ -33,14 +41,15 @@ row_algo(const char *text, CollAlgo *algo)
  * each node; each built once. A bad field sets *column to its column. */
 static CollComm *
 comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices,
-         const char *per_node_text, const char **column, GError **error)
+         const char *per_node_text, bool collnet, const char **column, GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%s|%u|%s|%s", system, n_gpus, devices, per_node_text);
+    g_autofree char *key =
+        g_strdup_printf("%s|%u|%s|%s|%d", system, n_gpus, devices, per_node_text, collnet);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
     *column = "nvlsim_system";
     if (comm != NULL)
         return comm;
-    CliFabric *one = validate_fabric(v, system, 1, error);
+    CliFabric *one = validate_fabric(v, system, 1, false, error);
     if (one == NULL)
         return NULL;
     uint32_t per_node = one->system->n_gpus;
@@ -76,9 +85,14 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices
     }
     if (local != NULL)
         per_node = ppn;
-    CliFabric *fabric = validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, error);
+    *column = collnet ? "algorithm" : "nvlsim_system";
+    CliFabric *fabric =
+        validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, collnet, error);
     if (fabric == NULL)
         return NULL;
+    *column = *devices != '\0'         ? "visible_devices"
+              : *per_node_text != '\0' ? "gpus_per_node"
+                                       : "nvlsim_system";
     comm = local != NULL ? coll_comm_new_local(fabric->system, fabric->graph, fabric->router,
                                                local, ppn, n_gpus / ppn, error)
                          : coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus,
@@ -119,7 +133,7 @@ simulate(Validation *v, const CollComm *comm, const CollCall *call, double *kern
 /* Reads the row's call; false with the row skipped or reported. */
 static bool
 read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, CollCall *call,
-          uint32_t *n_gpus)
+          uint32_t *n_gpus, bool *collnet)
 {
     g_autoptr(GError) error = NULL;
     const char *op_text = report_csv_field(csv, r, col->collective);
@@ -129,7 +143,7 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
                      "sendrecv or p2p_*");
         return false;
     }
-    const char *why = row_algo(report_csv_field(csv, r, col->algorithm), &call->algo);
+    const char *why = row_algo(report_csv_field(csv, r, col->algorithm), &call->algo, collnet);
     const char *proto = report_csv_field(csv, r, col->protocol);
     if (why == NULL && *proto != '\0' && !coll_proto_parse(proto, &call->proto))
         why = "a protocol nvlsim does not model";
@@ -221,8 +235,10 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     const char *system = report_csv_field(csv, r, col->system);
     CollCall call = {.algo = COLL_ALGO_AUTO, .proto = COLL_PROTO_AUTO};
     uint32_t n_gpus;
+    bool collnet;
     CollHarness harness;
-    if (!read_call(v, csv, col, r, &call, &n_gpus) || !read_harness(v, csv, col, r, &harness))
+    if (!read_call(v, csv, col, r, &call, &n_gpus, &collnet) ||
+        !read_harness(v, csv, col, r, &harness))
         return;
     if (call.n_bytes < v->min_bytes) {
         validate_skip(v, "below --min-bytes");
@@ -246,7 +262,8 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     const char *devices = report_csv_field(csv, r, col->visible_devices);
     const char *column;
     CollComm *comm = comm_for(v, system, n_gpus, devices,
-                              report_csv_field(csv, r, col->gpus_per_node), &column, &error);
+                              report_csv_field(csv, r, col->gpus_per_node), collnet, &column,
+                              &error);
     if (comm == NULL) {
         validate_bad(v, csv, r, column, "%s", error->message);
         return;

@@ -91,7 +91,7 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
     cli_rows_pair(report_csv_field(csv, r, col->note), &a, &b);
     if (v->read_only)
         return;
-    CliFabric *fabric = validate_fabric(v, system, 1, &error);
+    CliFabric *fabric = validate_fabric(v, system, 1, false, &error);
     if (fabric == NULL) {
         validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);
         return;

@@ -112,14 +112,24 @@ validate_bad_error(Validation *v, const GError *error)
 }
 
 CliFabric *
-validate_fabric(Validation *v, const char *system, uint32_t n_nodes, GError **error)
+validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet, GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%s|%u", system, n_nodes);
+    g_autofree char *key = g_strdup_printf("%s|%u|%d", system, n_nodes, collnet);
     CliFabric *fabric = g_hash_table_lookup(v->fabrics, key);
     if (fabric == NULL) {
         fabric = cli_fabric_load(system, n_nodes, error);
         if (fabric == NULL)
             return NULL;
+        if (collnet && (!hw_system_sharp(fabric->system) || n_nodes < 2)) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "in-network reduction (SHARP, CollNet) needs %s",
+                        n_nodes < 2 ? "two nodes or more"
+                                    : "a fabric switch with SHARPv2 or later (ib-qm8700, "
+                                      "ib-qm9700, ib-q3400)");
+            cli_fabric_free(fabric);
+            return NULL;
+        }
+        fabric->system->collnet = collnet;
         g_hash_table_insert(v->fabrics, g_steal_pointer(&key), fabric);
     }
     return fabric;

@@ -88,8 +88,11 @@ void validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *colu
                   const char *format, ...) G_GNUC_PRINTF(5, 6);
 /* The same for an error whose message names file and line already. */
 void validate_bad_error(Validation *v, const GError *error);
-/* The fabric of n_nodes nodes of system, built once. */
-CliFabric *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, GError **error);
+/* The fabric of n_nodes nodes of system, built once; with collnet, a
+ * fabric of its own whose system runs NCCL's CollNet (false and an error
+ * when its fabric switch has no SHARPv2 or later, or on one node). */
+CliFabric *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet,
+                           GError **error);
 /* Half a unit of the printed value's last decimal, over the value. */
 double validate_rounding_share(const char *text, double value);
 

@@ -62,6 +62,16 @@ bool cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_g
  * allocated. */
 char *cli_nodes_text(const CollComm *comm);
 
+/* CollNet (in-network reduction on SHARP switches) for one run of coll or
+ * explain coll: on with --collnet (collnet true) or an --algo naming it
+ * (as NCCL_ALGO=CollNetDirect runs with NCCL_COLLNET_ENABLE=1), or when
+ * the system model sets [network] collnet. Sets system->collnet (before
+ * the communicator is made); false and a usage error naming the option
+ * and what is possible when the fabric has no SHARPv2 or later, or when
+ * the run has one node (NCCL's CollNet needs two). */
+bool cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes,
+                 GError **error);
+
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);
 

@@ -68,5 +68,22 @@ void coll_pat_params(uint32_t n_ranks, uint64_t chunk_bytes, uint64_t channel_by
  * tree (0 or 1), n for the root. */
 uint32_t coll_dtree_parent(uint32_t n, uint32_t tree, uint32_t node);
 
+bool coll_build_collnet_direct(CollBuild *b, GError **error);
+bool coll_build_collnet_chain(CollBuild *b, GError **error);
+
+/* CollNet runs at most this many ranks a node: NCCL_MAX_DIRECT_ARITY + 1
+ * (enqueue.cc:2000-2003). */
+#define COLL_COLLNET_MAX_PPN 8
+/* CollNet's heads: the local ranks (of node 0) whose GPU has a NIC of its
+ * own (a NET's localGpu in NCCL), in NIC order, into ranks (room for
+ * comm->ppn); returns how many. */
+uint32_t coll_build_collnet_heads(const CollComm *comm, uint32_t *ranks);
+
+/* A connection from participant from_part to to_part in the protocol's
+ * lines, holding the plan's slices in flight. */
+uint32_t coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part);
+/* Part i of total bytes split n ways (the first parts one byte larger). */
+uint64_t coll_build_share(uint64_t total, uint32_t n, uint32_t i);
+
 /* The wire bytes per data byte of a protocol: LL 16/8, LL128 128/120. */
 double coll_proto_wire_factor(CollProto proto);

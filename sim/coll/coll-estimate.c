@@ -214,6 +214,59 @@ estimate_tree(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
     e->reduce_bytes = e->n_bytes / comm->n_ranks * (comm->n_ranks - leaves);
 }
 
+/* CollNet (coll-build-collnet.c): per channel, Chain's chain from the
+ * channel's head (the NIC GPUs in turn), reduced up and broadcast down,
+ * and Direct's scatter to every head and gather back; each head's part
+ * once up into the SHARP tree and once down. The busiest rank's NVLink and
+ * NIC bytes, counted. Steps: the chain up and down (2 (ppn - 1)) or one
+ * scatter and one gather, and the tree's way up and down (2). */
+static void
+estimate_collnet(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
+{
+    uint32_t ppn = comm->ppn, nch = MAX(e->plan.n_channels, 1), heads[COLL_COLLNET_MAX_PPN];
+    uint32_t n_heads = MAX(coll_build_collnet_heads(comm, heads), 1);
+    bool chain = e->algo == COLL_ALGO_COLLNET_CHAIN;
+    if (!chain) {
+        CollTuneGraph g;
+        coll_tune_graph(&comm->info, COLL_ALGO_COLLNET_DIRECT, &g);
+        n_heads = CLAMP(g.n_channels, 1, n_heads);
+    }
+    e->intra.n_steps = ppn > 1 ? (chain ? 2 * (ppn - 1) : 2) : 0;
+    e->inter.n_steps = 2;
+    double share = (double)e->n_bytes / nch, most_intra = 0, most_inter = 0;
+    for (uint32_t g = 0; g < ppn; g++) {
+        double intra = 0, inter = 0;
+        for (uint32_t ch = 0; ch < nch; ch++) {
+            if (chain) {
+                uint32_t pos = (g + ppn - heads[ch % n_heads]) % ppn;
+                intra += share * ((pos > 0) + (pos + 1 < ppn));
+                inter += pos == 0 ? share : 0;
+                continue;
+            }
+            for (uint32_t k = 0; k < n_heads; k++) {
+                double part = share / n_heads;
+                intra += heads[k] == g ? part * (ppn - 1) : part; /* gather : scatter */
+                inter += heads[k] == g ? part : 0;
+            }
+        }
+        most_intra = MAX(most_intra, intra);
+        most_inter = MAX(most_inter, inter);
+    }
+    e->nvlink_bytes = (uint64_t)most_intra;
+    e->nic_bytes = (uint64_t)most_inter;
+    e->moved_bytes = e->nvlink_bytes + e->nic_bytes;
+    e->factor = (double)e->moved_bytes / (double)MAX(e->n_bytes, 1);
+    e->n_ctas = nch;
+    e->cta_bytes = e->moved_bytes / nch;
+    uint64_t chunk = MAX(e->plan.chunk_bytes, 1);
+    e->n_fenced = ppn > 1 ? (e->cta_bytes + chunk - 1) / chunk : 0;
+    *op_bytes = MIN(chunk, e->n_bytes / nch);
+    e->n_fill_hops = e->intra.n_steps + e->inter.n_steps - 1;
+    /* The chain's ranks but its tail, or the heads, reduce what comes to
+     * them; the switches reduce across nodes. */
+    e->reduce_bytes = ppn > 1 ? e->n_bytes / ppn * (chain ? ppn - 1 : 1) : 0;
+}
+
 /* The GPU's links to the NVLS switch planes of its node, less headers,
  * and the path of a step to the first. */
 static void
@@ -600,6 +653,8 @@ choose(const CollComm *comm, const CollCall *call, CollEstimate *e, CollRunPlan 
                      comm->n_nodes > 1) ||
                     (e->algo == COLL_ALGO_PAT && comm->ppn == 1 &&
                      (call->op == COLL_OP_ALL_GATHER || call->op == COLL_OP_REDUCE_SCATTER)) ||
+                    ((e->algo == COLL_ALGO_COLLNET_DIRECT || e->algo == COLL_ALGO_COLLNET_CHAIN) &&
+                     call->op == COLL_OP_ALL_REDUCE) ||
                     (e->algo == COLL_ALGO_DIRECT &&
                      (call->op == COLL_OP_ALLTOALL || call->op == COLL_OP_SENDRECV));
     if (!laid_out || comm->n_ranks < 2) {
@@ -662,6 +717,10 @@ coll_estimate(const CollComm *comm, const CollCall *call, CollEstimate *e, GErro
         break;
     case COLL_ALGO_PAT:
         estimate_pat(comm, e);
+        break;
+    case COLL_ALGO_COLLNET_DIRECT:
+    case COLL_ALGO_COLLNET_CHAIN:
+        estimate_collnet(comm, e, &op_bytes);
         break;
     default:
         estimate_direct(comm, e, &op_bytes);

@@ -50,6 +50,7 @@ typedef struct Prog {
 typedef struct Part {
     uint32_t vertex;
     bool gpu;
+    uint64_t reduce_bytes_per_s;         /* a switch's reduction engine; 0: no limit */
     uint64_t sent_bytes, received_bytes; /* payload, for traffic counts */
 } Part;
 
@@ -120,10 +121,20 @@ uint32_t
 coll_exec_participant(CollExec *ex, uint32_t vertex)
 {
     const TopoVertex *v = topo_graph_vertex(ex->graph, vertex);
-    g_return_val_if_fail(v->kind == TOPO_GPU || v->kind == TOPO_NVSWITCH, NONE);
+    g_return_val_if_fail(v->kind == TOPO_GPU || v->kind == TOPO_NVSWITCH || v->kind == TOPO_LEAF ||
+                             v->kind == TOPO_SPINE,
+                         NONE);
     Part p = {.vertex = vertex, .gpu = v->kind == TOPO_GPU};
     g_array_append_val(ex->parts, p);
     return ex->parts->len - 1;
+}
+
+void
+coll_exec_set_reduce_rate(CollExec *ex, uint32_t participant, uint64_t bytes_per_s)
+{
+    g_return_if_fail(participant < ex->parts->len &&
+                     !g_array_index(ex->parts, Part, participant).gpu);
+    g_array_index(ex->parts, Part, participant).reduce_bytes_per_s = bytes_per_s;
 }
 
 /* Time a small write (a flag, a head pointer) takes from vertex a to b. */
@@ -329,6 +340,9 @@ start_op(CollExec *ex, uint32_t prog, const Op *op, uint64_t now)
     if (op->reduce_bytes > 0 && part->gpu && ex->stream_bytes_per_s > 0)
         busy_ps = sim_serialization_ps(2 * op->reduce_bytes * ex->channels_per_gpu,
                                        ex->stream_bytes_per_s);
+    /* A switch's reduction engine (SHARP) aggregates at its rate. */
+    if (op->reduce_bytes > 0 && !part->gpu && part->reduce_bytes_per_s > 0)
+        busy_ps = sim_serialization_ps(op->reduce_bytes, part->reduce_bytes_per_s);
     /* The CTA moves the operation's bytes no faster than a channel can
      * (a receive alone costs it nothing: the sender wrote into place). */
     if (part->gpu && ex->channel_bytes_per_s > 0 && op->n_send > 0)
@@ -584,6 +598,12 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
     ex->net = NULL;
     ex->engine = NULL;
     return ok;
+}
+
+uint32_t
+coll_exec_n_participants(const CollExec *ex)
+{
+    return ex->parts->len;
 }
 
 void

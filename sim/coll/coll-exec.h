@@ -28,7 +28,8 @@
  * that rate (paced sends, so none lands before the CTA has written it) and
  * an operation finishes no earlier than either. A connection's messages to
  * another node go in order (one queue pair). NVSwitch participants
- * reduce in the switch (NVLS) and cost no GPU time.
+ * reduce in the switch (NVLS) and cost no GPU time; so do InfiniBand
+ * switch participants (SHARP), at their reduction rate if one is set.
  */
 #pragma once
 
@@ -58,8 +59,13 @@ CollExec *coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const 
                         uint64_t start_ps);
 void coll_exec_free(CollExec *ex);
 
-/* A participant at vertex (GPU or NVSwitch); returns its index. */
+/* A participant at vertex (GPU, NVSwitch, or a fabric leaf or spine
+ * switch); returns its index. */
 uint32_t coll_exec_participant(CollExec *ex, uint32_t vertex);
+
+/* A switch participant's operations that reduce take their reduce_bytes
+ * at bytes_per_s (its SHARP engine; 0, the default: no limit). */
+void coll_exec_set_reduce_rate(CollExec *ex, uint32_t participant, uint64_t bytes_per_s);
 
 /* A connection from participant src to dst holding depth messages; each
  * message's bytes go on the wire × wire_factor (protocol lines, switch
@@ -96,6 +102,9 @@ void coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced);
  * bytes on each of send[0..n_send). */
 void coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
                   const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes);
+
+/* How many participants there are (ranks first, as builders add them). */
+uint32_t coll_exec_n_participants(const CollExec *ex);
 
 /* Payload bytes participant sent and received in the last run (messages
  * land in full: sent by all == received by all). */

@@ -14,7 +14,8 @@
 
 /* Indexed by enum value; the first spelling is the one printed, the rest
  * are accepted by the parsers (compared case-insensitively after dropping
- * '_' and '-', so "AllReduce", "all-reduce" and "allreduce" are one name). */
+ * '_' and '-', so "AllReduce", "all-reduce" and "allreduce" are one name,
+ * and NCCL's "CollNetDirect" is "collnet_direct"). */
 static const char *const op_names[COLL_N_OPS] = {
     [COLL_OP_ALL_REDUCE] = "all_reduce",
     [COLL_OP_ALL_GATHER] = "all_gather",
@@ -28,7 +29,8 @@ static const char *const op_names[COLL_N_OPS] = {
 static const char *const algo_names[COLL_N_ALGOS] = {
     [COLL_ALGO_AUTO] = "auto", [COLL_ALGO_RING] = "ring",           [COLL_ALGO_TREE] = "tree",
     [COLL_ALGO_NVLS] = "nvls", [COLL_ALGO_NVLS_TREE] = "nvls_tree", [COLL_ALGO_DIRECT] = "direct",
-    [COLL_ALGO_PAT] = "pat",
+    [COLL_ALGO_PAT] = "pat",   [COLL_ALGO_COLLNET_DIRECT] = "collnet_direct",
+    [COLL_ALGO_COLLNET_CHAIN] = "collnet_chain",
 };
 
 static const char *const proto_names[COLL_N_PROTOS] = {

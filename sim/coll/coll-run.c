@@ -180,6 +180,10 @@ build(CollBuild *b, GError **error)
         return coll_build_direct(b, error);
     case COLL_ALGO_PAT:
         return coll_build_pat(b, error);
+    case COLL_ALGO_COLLNET_DIRECT:
+        return coll_build_collnet_direct(b, error);
+    case COLL_ALGO_COLLNET_CHAIN:
+        return coll_build_collnet_chain(b, error);
     default:
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "the %s algorithm is not simulated", coll_algo_name(b->algo));

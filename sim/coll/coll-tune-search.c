@@ -22,11 +22,13 @@
 #define MAX_NVLS_ARITY 32         /* NCCL_MAX_NVLS_ARITY, device.h:192-213 */
 #define DUP_MIN_BW 25.0           /* ncclTopoDupChannels, search.cc:1036-1049 */
 #define DUP_SM90_MIN_BW 50.0
-#define SPEED_RATIO 0.49 /* try a lower speed while it is above this share (search.cc:1245) */
-#define FALLBACK_BW 0.1  /* "falling back to simple order" (search.cc:1290) */
-#define SLACK 1e-6       /* NCCL rounds link budgets to 0.001 GB/s (SUB_ROUND) */
-#define MAX_CHANNELS 64  /* MAXCHANNELS, device.h:91 */
-#define P2P_PER_BATCH 8  /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h:391 */
+#define SPEED_RATIO 0.49    /* try a lower speed while it is above this share (search.cc:1245) */
+#define FALLBACK_BW 0.1     /* "falling back to simple order" (search.cc:1290) */
+#define SLACK 1e-6          /* NCCL rounds link budgets to 0.001 GB/s (SUB_ROUND) */
+#define MAX_CHANNELS 64     /* MAXCHANNELS, device.h:91 */
+#define P2P_PER_BATCH 8     /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h:391 */
+#define MAX_DIRECT_HEADS 8  /* NCCL_MAX_DIRECT_ARITY + 1, device.h:192-213; search.cc:1129-1131 */
+#define COLLNET_MIN_NODES 2 /* NCCL_COLLNET_NODE_THRESHOLD, init.cc:857, :1469-1474 */
 
 /* ---- Per-link constants and parse rules --------------------------------- */
 
@@ -355,6 +357,10 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
     info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->ppn >= 2;
     info_net(info, system);
     info_p2p_channels(info, system, links);
+    /* collNetSupport (the plugin, coll_net.h:87) with NCCL_COLLNET_ENABLE,
+     * on 2 nodes or more. */
+    info->collnet = system->collnet && hw_system_sharp(system) && n_nodes >= COLLNET_MIN_NODES &&
+                    info->n_nics > 0;
 }
 
 /* ---- The search ---------------------------------------------------------- */
@@ -436,12 +442,35 @@ fit_nvls(const Search *se, double intra, double inter)
     return k;
 }
 
+/* CollNet Direct channels: one per head, a GPU with its own NIC (no head
+ * twice, search.cc:754-770). A head's channel takes intra/(ppn - 1) from
+ * every other GPU to the head and back (ncclTopoSearchTryCollnetDirect,
+ * search.cc:373-410), so a head GPU carries its own channel (intra) and
+ * 1/(ppn - 1) of every other head's; its NIC carries inter. */
+static uint32_t
+fit_collnet_direct(const Search *se, double intra, double inter)
+{
+    const CollTopoInfo *info = se->info;
+    if (inter > info->net_path_bw + SLACK || inter > info->nic_bw + SLACK)
+        return 0;
+    uint32_t k = MIN(info->n_nics, info->ppn);
+    if (info->ppn > 1) {
+        if (intra > info->nvlink_bw + SLACK)
+            return 0;
+        double others = (info->nvlink_bw + SLACK) / intra - 1.0; /* other heads' shares */
+        k = MIN(k, 1 + (uint32_t)floor(others * (info->ppn - 1)));
+    }
+    return k;
+}
+
 static void
 try_speed(const Search *se, double intra, double inter, CollTuneGraph *g)
 {
     uint32_t n;
     if (se->pattern == NA_NVLS) {
         n = fit_nvls(se, intra, inter);
+    } else if (se->pattern == NA_COLLNET_DIRECT) {
+        n = fit_collnet_direct(se, intra, inter);
     } else {
         n = fit_intra(se->info, intra);
         if (se->info->n_nodes > 1)
@@ -643,6 +672,29 @@ nvls_graph(const CollTopoInfo *info, CollTuneGraph *g)
     g->same_channels = false;
 }
 
+/* The CollNet Direct graph (pattern COLLNET_DIRECT, init.cc:1196-1201):
+ * NVSwitch systems only (tuning.cc:508-509), multi-node. No fallback when
+ * nothing fits (search.cc:1289). */
+static void
+collnet_direct_graph(const CollTopoInfo *info, CollTuneGraph *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!info->collnet || !info->nvswitch)
+        return;
+    Search se;
+    search_init(&se, info, NA_COLLNET_DIRECT);
+    se.max_channels = MIN(MAX_DIRECT_HEADS, info->ppn);
+    CollTuneGraph best = {0};
+    pass_one(&se, &best);
+    if (best.n_channels > 0) {
+        dup_channels(&se, &best);
+        pass_two(&se, &best);
+    }
+    *g = best;
+    g->path_intra = info->ppn <= 1 ? COLL_PATH_LOC : info->path_gpu;
+    g->path_inter = info->path_net;
+}
+
 void
 coll_tune_graph(const CollTopoInfo *info, CollAlgo algo, CollTuneGraph *graph)
 {
@@ -659,6 +711,19 @@ coll_tune_graph(const CollTopoInfo *info, CollAlgo algo, CollTuneGraph *graph)
     case COLL_ALGO_NVLS:
     case COLL_ALGO_NVLS_TREE:
         nvls_graph(info, graph);
+        return;
+    case COLL_ALGO_COLLNET_CHAIN:
+        /* The tree search again, with the ring's channels; without a
+         * path it finds none (no fallback for CollNet, search.cc:1289),
+         * and NCCL turns CollNet off (init.cc:1452). */
+        if (!info->collnet)
+            return;
+        ring_tree_graphs(info, &ring, &tree);
+        if (tree.bw_intra != FALLBACK_BW)
+            *graph = tree;
+        return;
+    case COLL_ALGO_COLLNET_DIRECT:
+        collnet_direct_graph(info, graph);
         return;
     case COLL_ALGO_DIRECT: {
         uint32_t n_total;

@@ -81,6 +81,15 @@ static const double nvls_efficiency[N_ARCHS] = {0.0, 0.0, 0.85, 0.74};
 #define PAT_FACTOR 0.75 /* :337 */
 #define PAT_LATENCY_PER_RANK_US 2.8 /* :433 */
 #define PAT_INTER_DIVISOR 3.5 /* :432, over log2(nodes) steps */
+#define MAX_COLLNET_PPN 8 /* NCCL_MAX_DIRECT_ARITY + 1 local ranks, enqueue.cc:2000-2003 */
+/* CollNet Direct (tuning.cc:340-348, :418-422): the share of the bus
+ * bandwidth on SM90+, and the serialization of each extra local rank. */
+#define COLLNET_DIRECT_SM90_FACTOR 0.85
+#define COLLNET_DIRECT_ARITY_US 0.4
+/* Extra channels for CollNet when a chain's intra bandwidth exceeds its
+ * inter (connect.cc:466-468): nChannels + nChannels / 2. */
+#define COLLNET_CHANNEL_GROWTH_NUM 3
+#define COLLNET_CHANNEL_GROWTH_DEN 2
 #define RING_PLATEAU_PRE_AMPERE 1.9
 #define RING_PLATEAU 1.4
 /* Network post overhead (us), tuning.cc:225-233; x3 for Simple (:408). */
@@ -111,6 +120,12 @@ static const uint32_t grain_bytes[N_NP] = {16, 1920, 512};
 static const uint32_t max_threads[N_NP] = {512, 640, 512};
 /* NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD, comm.h:49-51 (Ring LL: x nRanks). */
 static const uint32_t thread_threshold[N_NP] = {8, 8, 64};
+/* NCCL_MAX_NTHREADS (device.h), CollNet's maxThreads (tuning.cc:250-252)
+ * and CollNet's thread threshold, 512 (tuning.cc:594-595). */
+#define MAX_NTHREADS 640
+#define COLLNET_THREAD_THRESHOLD 512
+/* CollNet Chain's chunk cap (enqueue.cc:2249-2250). */
+#define COLLNET_CHAIN_MAX_CHUNK_BYTES (256u * 1024u)
 #define PCI_BW 12.0 /* topo.h PCI_BW: Ring Simple runs 256 threads at or below it */
 #define MAX_CHANNELS 64
 
@@ -143,6 +158,10 @@ coll_tune_nccl_algo(CollAlgo algo)
         return NA_NVLS_TREE;
     case COLL_ALGO_PAT:
         return NA_PAT;
+    case COLL_ALGO_COLLNET_DIRECT:
+        return NA_COLLNET_DIRECT;
+    case COLL_ALGO_COLLNET_CHAIN:
+        return NA_COLLNET_CHAIN;
     default:
         return -1;
     }
@@ -192,6 +211,10 @@ coll_tune_channels(const CollTopoInfo *info)
     coll_tune_graph(info, COLL_ALGO_RING, &ring);
     coll_tune_graph(info, COLL_ALGO_TREE, &tree);
     uint32_t n = MIN(MAX_CHANNELS, 2 * MIN(ring.n_channels, tree.n_channels));
+    CollTuneGraph chain;
+    coll_tune_graph(info, COLL_ALGO_COLLNET_CHAIN, &chain);
+    if (chain.n_channels > 0 && chain.bw_intra > chain.bw_inter && info->ppn > 1)
+        n = MIN(MAX_CHANNELS, n * COLLNET_CHANNEL_GROWTH_NUM / COLLNET_CHANNEL_GROWTH_DEN);
     if (info->sm_version >= 90 && info->n_nodes > 1 && ring.bw_intra > 45.0 && n < 16)
         n = MIN(MAX_CHANNELS, 2 * n);
     return MAX(n, 1);
@@ -258,16 +281,19 @@ coll_tune_nvls_channels(const CollTopoInfo *info)
 
 /* ncclTopoTuneModel's algorithm filter (tuning.cc:293-305), the enable
  * rules (:440-538) and updateCollCostTable's (enqueue.cc:1989-2025), for
- * what nvlsim models: no CollNet (so no multi-node NVLS), no tuner plugin,
- * no NCCL_ALGO/NCCL_PROTO, homogeneous GPUs, not the CUDA 11.8 Hopper
- * two-rank LL128 exception. */
+ * what nvlsim models: no tuner plugin, no NCCL_ALGO/NCCL_PROTO,
+ * homogeneous GPUs, not the CUDA 11.8 Hopper two-rank LL128 exception.
+ * With CollNet on, NCCL would also run NVLS across nodes (NVLS+SHARP,
+ * :503-506) and CollNet Direct all_gather and reduce_scatter (:351-374;
+ * the SHARP plugin has iallgather and ireducescatter); nvlsim simulates
+ * neither, so its choice leaves them out. */
 static bool
 algo_runs(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p)
 {
     bool ag_rs = op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER;
     switch (op) {
     case COLL_OP_ALL_REDUCE:
-        if (a != NA_RING && a != NA_TREE && a != NA_NVLS && a != NA_NVLS_TREE)
+        if (a == NA_PAT)
             return false;
         break;
     case COLL_OP_ALL_GATHER:
@@ -293,6 +319,12 @@ algo_runs(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p)
         if (a == NA_NVLS_TREE && info->n_nodes == 1)
             return false;
     }
+    /* CollNet (tuning.cc:338-339, :503-509; enqueue.cc:1999-2003): Simple,
+     * enabled, at most 8 ranks a node; Direct on NVSwitch systems (its
+     * graph is empty elsewhere). */
+    if ((a == NA_COLLNET_DIRECT || a == NA_COLLNET_CHAIN) &&
+        (p != NP_SIMPLE || !info->collnet || info->ppn > MAX_COLLNET_PPN))
+        return false;
     /* ncclPatEnable (tuning.cc:215-223): SM60+, one GPU per node. */
     if (a == NA_PAT && (p != NP_SIMPLE || info->sm_version < 60 || info->n_nodes != info->n_ranks))
         return false;
@@ -342,7 +374,8 @@ model_bus_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollT
     uint32_t ai = info->arch_index, si = info->scale_index, n = info->n_ranks;
     bool ag_rs = op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER;
     double nch = g->n_channels;
-    double bw = info->n_nodes <= 2 ? g->bw_intra : g->bw_inter;
+    bool collnet = a == NA_COLLNET_DIRECT || a == NA_COLLNET_CHAIN;
+    double bw = info->n_nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
     if (a == NA_NVLS || a == NA_NVLS_TREE) {
         if (g->n_channels < 2)
             return 0.0;
@@ -369,6 +402,15 @@ model_bus_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollT
         bus *= PAT_FACTOR;
     if (a == NA_NVLS && ag_rs && info->n_nodes > 1)
         bus = 0.0;
+    /* CollNet Direct all_reduce: the GPU:NIC ratio (ppn / heads) costs
+     * half its excess (tuning.cc:340-348). */
+    if (a == NA_COLLNET_DIRECT && nch > 0) {
+        double factor = info->ppn / nch;
+        factor -= (factor - 1) / 2;
+        bus /= factor;
+        if (info->sm_version >= 90)
+            bus *= COLLNET_DIRECT_SM90_FACTOR;
+    }
     (void)n;
     return bus;
 }
@@ -434,6 +476,13 @@ model_latency_us(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const C
         if (op == COLL_OP_ALL_REDUCE)
             lat += 2 * ((info->ppn - 1) * intra_lat + log_nodes * inter_lat);
         return lat;
+    case NA_COLLNET_DIRECT:
+        return lat +
+               2 * (MIN(1.0, info->ppn - 1.0) * intra_lat +
+                    (info->ppn - 1.0) * COLLNET_DIRECT_ARITY_US) +
+               inter_lat;
+    case NA_COLLNET_CHAIN:
+        return lat + 2 * (info->ppn - 1.0) * intra_lat + inter_lat;
     case NA_NVLS:
         return intra_lat + (info->n_nodes > 1 ? inter_lat : 0.0);
     case NA_NVLS_TREE:
@@ -603,8 +652,13 @@ coll_tune_select(const CollTopoInfo *info, CollOp op, uint64_t n_bytes, CollAlgo
     }
     /* NCCL's index order, so that ties go as in topoGetAlgoInfo
      * (enqueue.cc:2028-2050): the first strictly fastest wins. */
-    static const CollAlgo algos[] = {COLL_ALGO_TREE, COLL_ALGO_RING, COLL_ALGO_NVLS,
-                                     COLL_ALGO_NVLS_TREE, COLL_ALGO_PAT};
+    static const CollAlgo algos[] = {COLL_ALGO_TREE,
+                                     COLL_ALGO_RING,
+                                     COLL_ALGO_COLLNET_DIRECT,
+                                     COLL_ALGO_COLLNET_CHAIN,
+                                     COLL_ALGO_NVLS,
+                                     COLL_ALGO_NVLS_TREE,
+                                     COLL_ALGO_PAT};
     double best = -1.0;
     CollAlgo best_algo = COLL_ALGO_AUTO;
     CollProto best_proto = COLL_PROTO_AUTO;
@@ -643,6 +697,27 @@ call_channels(const CollTopoInfo *info, NcclAlgo a, int p, uint64_t n_bytes)
     /* maxThreads[PAT] is never set (tuning.cc:244-262), so PAT keeps all. */
     if (a == NA_PAT)
         return comm_channels;
+    uint32_t nc = comm_channels;
+    if (a == NA_COLLNET_DIRECT) {
+        /* Down through 16, 8, 4, 2, 1 channels per head, the threshold
+         * halved past each step (enqueue.cc:2073-2083). */
+        CollTuneGraph direct;
+        coll_tune_graph(info, COLL_ALGO_COLLNET_DIRECT, &direct);
+        uint64_t threshold = COLLNET_THREAD_THRESHOLD, heads = MAX(direct.n_channels, 1);
+        bool more = true;
+        for (uint32_t sw = 16; sw >= 1 && more; sw /= 2)
+            while ((more = n_bytes < nc * MAX_NTHREADS * heads * threshold) && nc > sw) {
+                if (nc == sw + sw / 2)
+                    threshold /= 2;
+                nc--;
+            }
+        return nc;
+    }
+    if (a == NA_COLLNET_CHAIN) {
+        while (nc >= 2 && n_bytes < (uint64_t)nc * MAX_NTHREADS * COLLNET_THREAD_THRESHOLD)
+            nc--;
+        return nc;
+    }
     uint64_t nt = max_threads[p];
     if (a == NA_RING && p == NP_SIMPLE) {
         CollTuneGraph ring;
@@ -651,7 +726,6 @@ call_channels(const CollTopoInfo *info, NcclAlgo a, int p, uint64_t n_bytes)
             nt = 256;
     }
     uint64_t threshold = thread_threshold[p] * (a == NA_RING && p == NP_LL ? info->n_ranks : 1);
-    uint32_t nc = comm_channels;
     while (nc >= 2 && n_bytes < nc * nt * threshold)
         nc--;
     return nc;
@@ -692,6 +766,27 @@ call_chunk(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, uint64_t n_by
             chunk = 65536;
         if (n_bytes < ops * chunk && chunk > 32768)
             chunk = 32768;
+    } else if (a == NA_COLLNET_DIRECT) {
+        /* depth 2: every rank talks to heads (connect.cc:238). */
+        CollTuneGraph direct;
+        coll_tune_graph(info, COLL_ALGO_COLLNET_DIRECT, &direct);
+        uint64_t per = (uint64_t)nc * MAX(direct.n_channels, 1), depth = info->ppn > 1 ? 2 : 1;
+        while (n_bytes / (per * chunk) < depth * 64 && chunk > 131072)
+            chunk /= 2;
+        while (n_bytes / (per * chunk) < depth * 8 && chunk > 65536)
+            chunk /= 2;
+        while (n_bytes / (per * chunk) < depth * 8 && chunk > 32768)
+            chunk /= 2;
+    } else if (a == NA_COLLNET_CHAIN) {
+        /* depth: the chain's ranks (connect.cc:471-473). */
+        uint64_t depth = info->ppn;
+        chunk = MIN(COLLNET_CHAIN_MAX_CHUNK_BYTES, chunk);
+        while (n_bytes / (nc * chunk) < depth * 64 && chunk > 131072)
+            chunk /= 2;
+        while (n_bytes / (nc * chunk) < depth * 8 && chunk > 65536)
+            chunk /= 2;
+        while (n_bytes / (nc * chunk) < depth && chunk > 32768)
+            chunk /= 2;
     } else if (a == NA_TREE && p == NP_LL128) {
         double ppn = info->ppn, steps = 1 + log2i(info->n_nodes) + 0.1 * ppn;
         while ((double)(n_bytes / (nc * chunk)) < steps * 64 / ppn && chunk > 131072)

@@ -29,6 +29,8 @@ typedef struct CollTopoInfo {
     bool nvswitch;         /* the GPUs of a node share NVSwitch planes */
     bool nvls;             /* the switches do multicast and reduction (and SM90+) */
     bool nvlink_all_pairs; /* every pair of a node's ranks has an NVLink path */
+    bool collnet;          /* NCCL's CollNet runs: the system enables it (hw collnet) on a
+                              SHARPv2+ fabric, and there are 2 nodes or more */
     bool cpu_amd;          /* network post overhead 2 us instead of 1 */
     bool cpu_arm;          /* Grace (the GPU's host link is C2C) */
     double nvlink_bw;      /* NCCL's GB/s of one GPU's NVLinks (count × per-link constant) */
@@ -76,7 +78,10 @@ void coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_n
 /* The graph NCCL's search would find for algo: channels and GB/s per
  * channel inside a node and between nodes. NVLS and NVLS_TREE share one
  * graph, TREE and PAT another, as in NCCL; DIRECT (p2p) reports the p2p
- * channels per peer and the intra/inter GB/s of a rank. AUTO: all zero. */
+ * channels per peer and the intra/inter GB/s of a rank. COLLNET_CHAIN is
+ * the tree search's (a chain to the head's NIC, init.cc:1189-1194) and
+ * COLLNET_DIRECT's channels are its heads, one NIC-local GPU each (at most
+ * 8, search.cc:1129-1131); both all zero without CollNet. AUTO: all zero. */
 typedef struct CollTuneGraph {
     uint32_t n_channels;
     double bw_intra;

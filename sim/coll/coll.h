@@ -28,6 +28,8 @@ typedef enum CollAlgo {
     COLL_ALGO_NVLS_TREE,
     COLL_ALGO_DIRECT, /* all-pairs: alltoall, sendrecv */
     COLL_ALGO_PAT,
+    COLL_ALGO_COLLNET_DIRECT, /* in-network reduction (SHARP): every GPU to the node's heads */
+    COLL_ALGO_COLLNET_CHAIN,  /* in-network reduction (SHARP): a chain to one head per channel */
     COLL_N_ALGOS,
 } CollAlgo;
 

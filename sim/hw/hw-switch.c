@@ -4,8 +4,9 @@
  *
  * A switch is described as a crossbar: a port count, one port-to-port
  * latency, an input buffer per port and, for NVSwitch gen 3 and later, an
- * in-switch reduction rate (NVLS) per port. Internal stages of multi-chip
- * boxes are folded into the one latency. Units as in hw-switch.h.
+ * in-switch reduction rate (NVLS) per port; InfiniBand switches from
+ * Switch-IB 2 on, their SHARP generation and its reduction rate per port. Internal stages of
+ * multi-chip boxes are folded into the one latency. Units as in hw-switch.h.
  */
 #include "hw/hw-switch.h"
 
@@ -34,6 +35,10 @@ static const HwKey switch_keys[] = {
      "yes if the switch multicasts and reduces (NVLink SHARP); no if omitted"},
     {"nvls_bandwidth", HW_KEY_BYTES_PER_S, FIELD(nvls_bytes_per_s), false,
      "the reduction rate per port, such as 25GB/s; only with nvls = yes"},
+    {"sharp", HW_KEY_COUNT, FIELD(sharp_version), false,
+     "the SHARP generation of an InfiniBand switch, 1 to 4; omit (or 0) for none"},
+    {"sharp_bandwidth", HW_KEY_BYTES_PER_S, FIELD(sharp_bytes_per_s), false,
+     "the SHARP reduction rate per port, such as 50GB/s; only with sharp"},
 };
 
 /* Indexed by HwSwitchKind: its word, the generations it accepts and the
@@ -112,6 +117,27 @@ check_nvls(const HwSwitch *sw, const char *path, GError **error)
 }
 
 static bool
+check_sharp(const HwSwitch *sw, const char *path, GError **error)
+{
+    if (!hw_keys_check_range(path, "switch", "sharp", sw->sharp_version, 0, 4, error))
+        return false;
+    if (sw->sharp_version > 0 && sw->kind != HW_SWITCH_NETWORK)
+        return hw_keys_fail(error, path, "switch", "sharp",
+                            "%" G_GUINT64_FORMAT " on an NVSwitch: expected 0 or none (SHARP on "
+                            "an NVSwitch is nvls)",
+                            sw->sharp_version);
+    if (sw->sharp_version > 0 && sw->sharp_bytes_per_s == 0)
+        return hw_keys_fail(error, path, "switch", "sharp_bandwidth",
+                            "missing with sharp = %" G_GUINT64_FORMAT
+                            ": expected a reduction rate such as 50GB/s",
+                            sw->sharp_version);
+    if (sw->sharp_version == 0 && sw->sharp_bytes_per_s != 0)
+        return hw_keys_fail(error, path, "switch", "sharp_bandwidth",
+                            "given without sharp: expected sharp = 1 to 4, or no sharp_bandwidth");
+    return true;
+}
+
+static bool
 check(const HwSwitch *sw, const char *path, GError **error)
 {
     uint64_t packet =
@@ -126,7 +152,7 @@ check(const HwSwitch *sw, const char *path, GError **error)
                                kinds[sw->kind].min_generation, kinds[sw->kind].max_generation,
                                error) &&
            hw_keys_check_range(path, "switch", "ports", sw->n_ports, 1, 4096, error) &&
-           check_nvls(sw, path, error);
+           check_nvls(sw, path, error) && check_sharp(sw, path, error);
 }
 
 static HwSwitch *

@@ -26,7 +26,16 @@ typedef struct HwSwitch {
     uint64_t port_buffer_bytes; /* input buffer per port (shared by its virtual output queues) */
     bool nvls;                  /* multicast and in-switch reduction (NVLink SHARP) */
     uint64_t nvls_bytes_per_s;  /* reduction throughput per port, 0 without nvls */
+    uint64_t sharp_version;     /* in-network reduction of an InfiniBand switch (SHARP), 0: none */
+    uint64_t sharp_bytes_per_s; /* its reduction throughput per port, 0 without SHARP */
 } HwSwitch;
+
+/* The first SHARP generation NCCL's CollNet runs on: its SHARP plugin
+ * needs "NVIDIA Quantum HDR switch and above" (SHARPv2, streaming
+ * aggregation; NVIDIA SHARP Rev 3.9.1 LTS, "Using NVIDIA SHARP with NVIDIA
+ * NCCL"). Switch-IB 2's SHARPv1 aggregates small (low-latency) messages
+ * only. */
+#define HW_SWITCH_COLLNET_SHARP 2
 
 /* Loads and checks a switch model and its port link model (found as
  * models_dir/link/LINK.ini); NULL and error on failure. */

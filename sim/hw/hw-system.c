@@ -49,6 +49,7 @@ typedef struct SystemSpec {
     uint64_t n_ports_per_nic;
     char *fabric_switch;
     bool rail_optimized;
+    bool collnet;
     uint64_t n_nodes;
 } SystemSpec;
 
@@ -104,6 +105,9 @@ static const HwKey network_keys[] = {
      "the leaf and spine switch model id, such as ib-qm9700"},
     {"rail_optimized", HW_KEY_BOOL, SPEC(rail_optimized), false,
      "yes (default) or no: NIC k of every node on leaf group k"},
+    {"collnet", HW_KEY_BOOL, SPEC(collnet), false,
+     "yes: NCCL runs with its SHARP plugin and NCCL_COLLNET_ENABLE=1 (needs a fabric switch "
+     "with sharp = 2 or later); no (default)"},
     {"nodes", HW_KEY_COUNT, SPEC(n_nodes), false, "nodes on the fabric (default 1)"},
 };
 
@@ -658,6 +662,14 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
     system->n_nic_ports_per_nic = (uint32_t)spec->n_ports_per_nic;
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
+    if (spec->collnet && !hw_system_sharp(system))
+        return hw_keys_fail(error, path, "network", "collnet",
+                            "yes, but %s has no SHARP NCCL can use; expected a fabric_switch with "
+                            "sharp = %d or later (ib-qm8700, ib-qm9700, ib-q3400), or collnet = no",
+                            spec->fabric_switch ? spec->fabric_switch
+                                                : "the system (no fabric_switch)",
+                            HW_SWITCH_COLLNET_SHARP);
+    system->collnet = spec->collnet;
     return true;
 }
 
@@ -744,6 +756,13 @@ hw_system_load_by_id(const char *id, const char *models_dir, GError **error)
     if (path == NULL)
         return NULL;
     return hw_system_load(path, models_dir, error);
+}
+
+bool
+hw_system_sharp(const HwSystem *system)
+{
+    return system->fabric_switch != NULL &&
+           system->fabric_switch->sharp_version >= HW_SWITCH_COLLNET_SHARP;
 }
 
 uint32_t

@@ -17,7 +17,9 @@
  *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
  *             copy_overhead (optional, default 0), runtime (nccl)
  *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
- *             (optional), rail_optimized (yes), nodes (1). Optional group.
+ *             (optional), rail_optimized (yes), nodes (1), collnet (no: NCCL
+ *             without its SHARP plugin; yes needs a SHARPv2+ fabric switch).
+ *             Optional group.
  *   [loopback] instead of [nvlink], [host] and [network]: virtual ranks on
  *             one GPU (hw-loopback.h); gpus is then the most ranks.
  * Defaults in parentheses. Each GPU's pair and switch links may not exceed
@@ -88,6 +90,8 @@ typedef struct HwSystem {
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
+    bool collnet; /* NCCL's CollNet (SHARP plugin, NCCL_COLLNET_ENABLE=1) is on; needs
+                     hw_system_sharp */
 
     /* Virtual ranks on one GPU (nvlsim-bench loopback); NULL for real
      * systems. Such a system has no NVLink, host or network parts. */
@@ -109,6 +113,10 @@ HwSystem *hw_system_load_data(const char *data, gsize length, const char *path,
 /* Loads models_dir/system/ID.ini. id must be a plain file stem (no '/',
  * not hidden); an unknown id is an error that lists the known ones. */
 HwSystem *hw_system_load_by_id(const char *id, const char *models_dir, GError **error);
+
+/* Whether the system's fabric switch reduces in the network as NCCL's
+ * CollNet needs (SHARP generation HW_SWITCH_COLLNET_SHARP or later). */
+bool hw_system_sharp(const HwSystem *system);
 
 /* NVLinks per direction joining local GPUs a and b directly (0 if none). */
 uint32_t hw_system_pair_links(const HwSystem *system, uint32_t a, uint32_t b);

@@ -3,7 +3,10 @@
  * search from each endpoint of node 0 when the router is made; all nodes
  * share node 0's table, offset by the node's link base. Between nodes: the
  * GPU's NIC(s), the fabric (leaf, or leaf-spine-leaf), the destination
- * GPU's NIC(s). Inside a node, paths over NVLink are preferred: PCIe and
+ * GPU's NIC(s). A fabric switch (one reducing in the network) is reached
+ * from a GPU through the GPU's NIC(s) and its leaf, and the spine above
+ * when it is another leaf or the spine; back the same links reversed.
+ * Inside a node, paths over NVLink are preferred: PCIe and
  * the host carry peer traffic only where no NVLink path exists. Weights: the
  * narrowest bundle (in physical links) on a path.
  */
@@ -328,6 +331,89 @@ route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
     return route->n_paths > 0;
 }
 
+static bool
+is_fabric_switch(TopoVertexKind kind)
+{
+    return kind == TOPO_LEAF || kind == TOPO_SPINE;
+}
+
+/* From GPU src to fabric switch dst: through each NIC of the GPU, up to
+ * its leaf, and over the spine unless dst is that leaf. */
+static bool
+route_gpu_to_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *route)
+{
+    const TopoGraph *graph = router->graph;
+    const TopoVertex *a = topo_graph_vertex(graph, src), *b = topo_graph_vertex(graph, dst);
+    if (a->kind != TOPO_GPU || graph->nics->len == 0)
+        return false;
+    uint32_t nv = topo_graph_node_vertices(graph), n_nics = graph->nics->len;
+    uint32_t first, count;
+    gpu_nics(graph, a->index, &first, &count);
+    for (uint32_t k = 0; k < count && route->n_paths < TOPO_MAX_PATHS; k++) {
+        uint32_t nic = g_array_index(graph->nics, uint32_t, first + k);
+        const LocalRoute *up = local_route(router, src - a->node * nv, nic);
+        uint32_t uplink = router->nic_uplink[a->node * n_nics + first + k];
+        if (up == NULL || uplink == TOPO_NONE)
+            return false;
+        TopoPath *out = &route->path[route->n_paths];
+        out->n_hops = 0;
+        out->weight = UINT32_MAX;
+        if (!append_local(router, out, &g_array_index(router->paths, TopoPath, up->first),
+                          a->node) ||
+            !append_link(router, out, uplink))
+            return false;
+        uint32_t leaf = topo_graph_link(graph, uplink)->dst;
+        if (leaf != dst) {
+            uint32_t li = topo_graph_vertex(graph, leaf)->index;
+            if (!append_link(router, out, router->leaf_up[li]) ||
+                (b->kind == TOPO_LEAF && !append_link(router, out, router->leaf_down[b->index])))
+                return false;
+        }
+        out->weight = 1;
+        route->n_paths++;
+        route->total_weight += 1;
+    }
+    return route->n_paths > 0;
+}
+
+/* Routes with a fabric switch at one end (or both: a leaf and the spine). */
+static bool
+route_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *route)
+{
+    const TopoGraph *graph = router->graph;
+    const TopoVertex *a = topo_graph_vertex(graph, src), *b = topo_graph_vertex(graph, dst);
+    if (is_fabric_switch(a->kind) && is_fabric_switch(b->kind)) {
+        uint32_t link = a->kind == TOPO_LEAF && b->kind == TOPO_SPINE ? router->leaf_up[a->index]
+                        : a->kind == TOPO_SPINE && b->kind == TOPO_LEAF
+                            ? router->leaf_down[b->index]
+                            : TOPO_NONE;
+        TopoPath *out = &route->path[0];
+        out->n_hops = 0;
+        out->weight = UINT32_MAX;
+        if (!append_link(router, out, link))
+            return false;
+        route->n_paths = 1;
+        route->total_weight = out->weight;
+        return true;
+    }
+    if (is_fabric_switch(b->kind))
+        return route_gpu_to_fabric(router, src, dst, route);
+    if (!route_gpu_to_fabric(router, dst, src, route))
+        return false;
+    /* Back: the same links, reversed, in the other direction. */
+    for (uint32_t i = 0; i < route->n_paths; i++) {
+        TopoPath *p = &route->path[i];
+        for (uint32_t h = 0; h < p->n_hops / 2; h++) {
+            uint32_t t = p->link[h];
+            p->link[h] = p->link[p->n_hops - 1 - h];
+            p->link[p->n_hops - 1 - h] = t;
+        }
+        for (uint32_t h = 0; h < p->n_hops; h++)
+            p->link[h] ^= 1;
+    }
+    return true;
+}
+
 bool
 topo_router_route(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *route)
 {
@@ -339,6 +425,8 @@ topo_router_route(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRout
     if (src == dst)
         return false;
     const TopoVertex *a = topo_graph_vertex(graph, src), *b = topo_graph_vertex(graph, dst);
+    if (is_fabric_switch(a->kind) || is_fabric_switch(b->kind))
+        return route_fabric(router, src, dst, route);
     if (a->node == TOPO_NONE || b->node == TOPO_NONE)
         return false;
     if (a->node != b->node)

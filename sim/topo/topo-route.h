@@ -45,8 +45,9 @@ void topo_router_free(TopoRouter *router);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TopoRouter, topo_router_free)
 
 /* Fills route with the paths from vertex src to vertex dst (distinct GPU,
- * CPU, NIC or NVSwitch vertices; NVSwitch ones only inside a node). Returns
- * false when no path exists. */
+ * CPU, NIC or NVSwitch vertices; NVSwitch ones only inside a node; or a
+ * GPU and a fabric leaf or spine, or a leaf and the spine: in-network
+ * reduction). Returns false when no path exists. */
 bool topo_router_route(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *route);
 
 /* Time one packet of payload_bytes takes along path: on every hop its
