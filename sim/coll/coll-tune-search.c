@@ -238,18 +238,31 @@ info_nvlink(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links
     info->p2p_bw = n > 1 ? info->nvlink_bw : 0.0;
 }
 
-/* NICs: every port is one NCCL NET device of port-rate GB/s (Mbit/s / 8000,
- * topo.cc:415-418). A NIC shares the GPU's PCIe switch when there is one
- * NIC per switch or more (PIX), else it is reached through the CPU (PHB);
- * Grace reaches its NICs over C2C then PCIe (P2C). */
+/* NCCL NET devices per node and the NIC ports each joins. */
+static uint32_t
+net_devices(const HwSystem *system, uint32_t *ports_each)
+{
+    uint32_t ports = system->n_nics * MAX(1, system->n_nic_ports_per_nic);
+    uint32_t n = system->n_net_devices > 0 ? system->n_net_devices : ports;
+    *ports_each = MAX(ports / MAX(n, 1), 1);
+    return n;
+}
+
+/* NICs: every NCCL NET device is of its ports' rate (Mbit/s / 8000,
+ * topo.cc:415-418; a plugin's device of several ports reports their sum).
+ * A NIC shares the GPU's PCIe switch when there is one NIC per switch or
+ * more (PIX), else it is reached through the CPU (PHB); Grace reaches its
+ * NICs over C2C then PCIe (P2C). */
 static void
 info_net(CollTopoInfo *info, const HwSystem *system)
 {
     info->path_net = COLL_PATH_SYS;
     if (system->nic == NULL || system->n_nics == 0)
         return;
-    uint32_t n_nets = system->n_nics * MAX(1, system->n_nic_ports_per_nic);
-    info->nic_bw = (double)system->nic->port_link->bytes_per_s / 1e9;
+    uint32_t ports_each;
+    uint32_t n_nets = net_devices(system, &ports_each);
+    uint32_t nics_each = MAX(ports_each / MAX(1, system->n_nic_ports_per_nic), 1);
+    info->nic_bw = (double)system->nic->port_link->bytes_per_s / 1e9 * ports_each;
     info->net_bw = info->nic_bw * n_nets / system->n_gpus;
     info->n_nics = MAX(1, (n_nets * info->ppn + system->n_gpus - 1) / system->n_gpus);
     uint32_t n_switches =
@@ -259,8 +272,8 @@ info_net(CollTopoInfo *info, const HwSystem *system)
     info->path_net = info->cpu_arm                                    ? COLL_PATH_P2C
                      : n_switches > 0 && system->n_nics >= n_switches ? COLL_PATH_PIX
                                                                       : COLL_PATH_PHB;
-    info->net_path_bw =
-        MIN(info->nic_bw, coll_tune_pcie_bw(system->nic->pcie_generation, system->nic->pcie_lanes));
+    info->net_path_bw = MIN(info->nic_bw, nics_each * coll_tune_pcie_bw(system->nic->pcie_generation,
+                                                                        system->nic->pcie_lanes));
     if (!info->cpu_arm)
         info->net_path_bw = MIN(info->net_path_bw, info->pci_bw);
     if (info->path_net == COLL_PATH_PHB && system->pcie != NULL)
@@ -295,7 +308,8 @@ info_p2p_channels(CollTopoInfo *info, const HwSystem *system, const CollNvlinks 
         n = 2;
     }
     if (info->n_nodes > 1 && info->n_nics > 0) {
-        uint32_t n_nets = system->n_nics * MAX(1, system->n_nic_ports_per_nic);
+        uint32_t ports_each;
+        uint32_t n_nets = net_devices(system, &ports_each);
         uint32_t local = n_nets >= system->n_gpus ? n_nets / system->n_gpus : 1;
         uint32_t bw = (uint32_t)(local * info->nic_bw);
         n = MIN(n, MAX(local, (bw + P2P_PER_CHANNEL_NET_BW - 1) / P2P_PER_CHANNEL_NET_BW));
@@ -342,6 +356,7 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
     info->ppn = n_ranks / n_nodes;
     uint32_t sm = (uint32_t)system->gpu->sm_version;
     info->sm_version = sm;
+    info->env = system->nccl;
     info->arch_index = sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
     info->scale_index = n_nodes <= 2 ? n_nodes - 1 : 2;
     /* No CPU vendor in the system model: a system file that names AMD

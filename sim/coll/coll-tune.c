@@ -114,6 +114,15 @@ static const double tree_correction[N_NP][24] = {
 #define LL128_BUFF_BYTES 4915200u  /* 120 elems/thread x 640 threads x 8 steps x 8 B */
 #define SIMPLE_BUFF_BYTES 4194304u /* 4 MiB, NCCL_BUFFSIZE */
 static const uint32_t buff_bytes[N_NP] = {LL_BUFF_BYTES, LL128_BUFF_BYTES, SIMPLE_BUFF_BYTES};
+
+/* A protocol's buffer a connection: NCCL_BUFFSIZE, where set, is Simple's
+ * (init.cc:810-813). */
+static uint64_t
+proto_buff_bytes(const CollTopoInfo *info, int p)
+{
+    return p == NP_SIMPLE && info->env.buffsize_bytes > 0 ? info->env.buffsize_bytes
+                                                          : buff_bytes[p];
+}
 /* ncclProtoGrainSize, device.h:328-334. */
 static const uint32_t grain_bytes[N_NP] = {16, 1920, 512};
 /* NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS, NCCL_SIMPLE_MAX_NTHREADS. */
@@ -262,8 +271,15 @@ nvls_params(const CollTopoInfo *info, uint32_t *n_channels, uint32_t *chunk, uin
         nvls_sm100_nodes(info, n_channels, chunk, tree_max);
     if (*chunk == 0)
         *chunk = NVLS_CHUNK_BYTES;
+    /* NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE, where set,
+     * replace the tuning's (nvls.cc's ncclParamNvlsChunkSize,
+     * ncclParamNvlsTreeMaxChunkSize). */
+    if (info->env.nvls_chunk_bytes > 0)
+        *chunk = (uint32_t)info->env.nvls_chunk_bytes;
     if (*tree_max == 0)
         *tree_max = info->n_nodes >= 4 ? NVLS_TREE_MAX_CHUNK_BYTES_4_NODES : *chunk;
+    if (info->env.nvls_tree_max_chunk_bytes > 0)
+        *tree_max = (uint32_t)info->env.nvls_tree_max_chunk_bytes;
 }
 
 uint32_t
@@ -513,11 +529,13 @@ peer_bytes(CollOp op, uint64_t n_bytes, uint32_t n_ranks)
 static uint64_t
 p2p_step_bytes(const CollTopoInfo *info)
 {
-    uint64_t step = info->n_nodes > 1
-                        ? P2P_NET_CHUNK_BYTES * (info->cpu_arm && info->sm_version >= 100 ? 2 : 1)
+    uint64_t net = info->env.p2p_net_chunk_bytes > 0
+                       ? info->env.p2p_net_chunk_bytes
+                       : P2P_NET_CHUNK_BYTES * (info->cpu_arm && info->sm_version >= 100 ? 2 : 1);
+    uint64_t step = info->n_nodes > 1        ? net
                     : info->nvlink_all_pairs ? P2P_NVL_CHUNK_BYTES
                                              : P2P_PCI_CHUNK_BYTES;
-    return MIN(step, SIMPLE_BUFF_BYTES / NCCL_STEPS);
+    return MIN(step, proto_buff_bytes(info, NP_SIMPLE) / NCCL_STEPS);
 }
 
 /* The channels one peer's bytes are split over (enqueue.cc:1143-1146,
@@ -736,7 +754,7 @@ static uint64_t
 call_chunk(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, uint64_t n_bytes, uint32_t nc,
            uint32_t chunk_steps)
 {
-    uint64_t chunk = buff_bytes[p] / NCCL_STEPS * chunk_steps;
+    uint64_t chunk = proto_buff_bytes(info, p) / NCCL_STEPS * chunk_steps;
     if (p == NP_LL)
         chunk /= 2;
     if (p == NP_LL128)

@@ -53,6 +53,7 @@ typedef struct CollTopoInfo {
                                    communicator's channels (see the DIRECT graph) */
     CollRings rings;            /* no switch: a node's paths; on one node, NCCL's ring and
                                    tree graphs (coll-rings.h), which coll_tune_graph reports */
+    HwNcclEnv env;              /* NCCL's environment on the system (0: its defaults) */
 } CollTopoInfo;
 
 /* Fills info for n_ranks ranks placed on n_nodes nodes of system. */

@@ -47,10 +47,13 @@ typedef struct SystemSpec {
     char *nic;
     uint64_t n_nics;
     uint64_t n_ports_per_nic;
+    uint64_t n_net_devices;
     char *fabric_switch;
     bool rail_optimized;
     bool collnet;
     uint64_t n_nodes;
+
+    HwNcclEnv nccl;
 } SystemSpec;
 
 #define SPEC(f) offsetof(SystemSpec, f)
@@ -101,6 +104,9 @@ static const HwKey network_keys[] = {
     {"nics", HW_KEY_COUNT, SPEC(n_nics), true, "compute NICs per node, such as 8"},
     {"ports_per_nic", HW_KEY_COUNT, SPEC(n_ports_per_nic), false,
      "fabric ports of each NIC (default 1)"},
+    {"net_devices", HW_KEY_COUNT, SPEC(n_net_devices), false,
+     "NCCL NET devices the network plugin makes of the node's NIC ports, each of an equal "
+     "share of them (default: one a port)"},
     {"fabric_switch", HW_KEY_STRING, SPEC(fabric_switch), false,
      "the leaf and spine switch model id, such as ib-qm9700"},
     {"rail_optimized", HW_KEY_BOOL, SPEC(rail_optimized), false,
@@ -109,6 +115,19 @@ static const HwKey network_keys[] = {
      "yes: NCCL runs with its SHARP plugin and NCCL_COLLNET_ENABLE=1 (needs a fabric switch "
      "with sharp = 2 or later); no (default)"},
     {"nodes", HW_KEY_COUNT, SPEC(n_nodes), false, "nodes on the fabric (default 1)"},
+};
+
+/* NCCL's environment as the system's software sets it: the NCCL_* variable
+ * of each key's name in capitals. */
+static const HwKey nccl_keys[] = {
+    {"buffsize", HW_KEY_SIZE_BYTES, SPEC(nccl.buffsize_bytes), false,
+     "NCCL_BUFFSIZE: the Simple protocol's buffer a connection (default NCCL's 4 MiB)"},
+    {"p2p_net_chunksize", HW_KEY_SIZE_BYTES, SPEC(nccl.p2p_net_chunk_bytes), false,
+     "NCCL_P2P_NET_CHUNKSIZE: a p2p step between nodes (default NCCL's 128 KiB)"},
+    {"nvls_chunksize", HW_KEY_SIZE_BYTES, SPEC(nccl.nvls_chunk_bytes), false,
+     "NCCL_NVLS_CHUNKSIZE: an NVLS chunk (default NCCL's, 128 KiB on Hopper)"},
+    {"nvlstree_max_chunksize", HW_KEY_SIZE_BYTES, SPEC(nccl.nvls_tree_max_chunk_bytes), false,
+     "NCCL_NVLSTREE_MAX_CHUNKSIZE: the largest NVLS-tree chunk (default NCCL's)"},
 };
 
 typedef struct SystemGroup {
@@ -123,6 +142,7 @@ static const SystemGroup system_groups[] = {
     {"nvlink", nvlink_keys, G_N_ELEMENTS(nvlink_keys), false},
     {"host", host_keys, G_N_ELEMENTS(host_keys), true},
     {"network", network_keys, G_N_ELEMENTS(network_keys), false},
+    {"nccl", nccl_keys, G_N_ELEMENTS(nccl_keys), false},
     {"loopback", NULL, 0, false}, /* its own table: hw-loopback.c */
 };
 
@@ -142,6 +162,7 @@ static const struct {
     {"host", "gpus_per_pcie_switch", SPEC(gpus_per_pcie_switch), 0, MAX_GPUS},
     {"network", "nics", SPEC(n_nics), 1, 16 * MAX_GPUS},
     {"network", "ports_per_nic", SPEC(n_ports_per_nic), 1, 64},
+    {"network", "net_devices", SPEC(n_net_devices), 0, 16 * MAX_GPUS},
     {"network", "nodes", SPEC(n_nodes), 1, 1000000},
 };
 
@@ -660,8 +681,16 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
     }
     system->n_nics = (uint32_t)spec->n_nics;
     system->n_nic_ports_per_nic = (uint32_t)spec->n_ports_per_nic;
+    uint64_t ports = spec->n_nics * spec->n_ports_per_nic;
+    if (spec->n_net_devices > 0 && (spec->n_net_devices > ports || ports % spec->n_net_devices))
+        return hw_keys_fail(error, path, "network", "net_devices",
+                            "%" G_GUINT64_FORMAT " devices of %" G_GUINT64_FORMAT
+                            " NIC ports; expected a divisor of the ports",
+                            spec->n_net_devices, ports);
+    system->n_net_devices = (uint32_t)(spec->n_net_devices > 0 ? spec->n_net_devices : ports);
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
+    system->nccl = spec->nccl;
     if (spec->collnet && !hw_system_sharp(system))
         return hw_keys_fail(error, path, "network", "collnet",
                             "yes, but %s has no SHARP NCCL can use; expected a fabric_switch with "

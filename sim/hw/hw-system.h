@@ -20,6 +20,10 @@
  *             (optional), rail_optimized (yes), nodes (1), collnet (no: NCCL
  *             without its SHARP plugin; yes needs a SHARPv2+ fabric switch).
  *             Optional group.
+ *   [nccl]    NCCL's environment as the system's software sets it
+ *             (buffsize, p2p_net_chunksize, nvls_chunksize,
+ *             nvlstree_max_chunksize: NCCL_BUFFSIZE ...); NCCL's defaults
+ *             without. Optional group.
  *   [loopback] instead of [nvlink], [host] and [network]: virtual ranks on
  *             one GPU (hw-loopback.h); gpus is then the most ranks.
  * Defaults in parentheses. Each GPU's pair and switch links may not exceed
@@ -56,6 +60,15 @@ typedef struct HwSystemIds {
     char *fabric_switch;
 } HwSystemIds;
 
+/* NCCL's environment on a system, where its software sets it (a network
+ * plugin's platform defaults); 0: NCCL's own default. */
+typedef struct HwNcclEnv {
+    uint64_t buffsize_bytes;            /* NCCL_BUFFSIZE: Simple's buffer */
+    uint64_t p2p_net_chunk_bytes;       /* NCCL_P2P_NET_CHUNKSIZE */
+    uint64_t nvls_chunk_bytes;          /* NCCL_NVLS_CHUNKSIZE */
+    uint64_t nvls_tree_max_chunk_bytes; /* NCCL_NVLSTREE_MAX_CHUNKSIZE */
+} HwNcclEnv;
+
 typedef struct HwSystem {
     char *id;   /* file stem: "dgx-h100" */
     char *name; /* "NVIDIA DGX H100" */
@@ -87,11 +100,16 @@ typedef struct HwSystem {
     HwNic *nic;      /* NULL when the system has no compute NIC */
     uint32_t n_nics; /* per node */
     uint32_t n_nic_ports_per_nic;
+    /* NCCL NET devices per node (its network plugin's view): one a port,
+     * or fewer, each joining an equal share of the ports (aws-ofi-nccl's
+     * NIC groups: a p5 GPU's four EFA adapters are one device) */
+    uint32_t n_net_devices;
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
     bool collnet; /* NCCL's CollNet (SHARP plugin, NCCL_COLLNET_ENABLE=1) is on; needs
                      hw_system_sharp */
+    HwNcclEnv nccl;
 
     /* Virtual ranks on one GPU (nvlsim-bench loopback); NULL for real
      * systems. Such a system has no NVLink, host or network parts. */
