@@ -545,7 +545,7 @@ typedef struct Nvls {
     Plane planes[64];
     uint32_t first, n, np, total_weight;
     bool reduce, multicast;
-    uint32_t *up, *down, *mc_up, *mc_down, *sw_reduce, *sw_mc, *give, *own, *take, *list, *list2;
+    uint32_t *up, *down, *mc_up, *mc_down, *sw_reduce, *sw_mc, *give, *own, *take, *list;
 } Nvls;
 
 /* The node's planes; false when some rank reaches none. */
@@ -570,15 +570,14 @@ nvls_init(Nvls *v, CollBuild *b, uint32_t node)
     v->own = g_new(uint32_t, n);
     v->take = g_new(uint32_t, n);
     v->list = g_new(uint32_t, n);
-    v->list2 = g_new(uint32_t, n);
     return true;
 }
 
 static void
 nvls_clear(Nvls *v)
 {
-    uint32_t *arrays[] = {v->up,   v->down, v->mc_up, v->mc_down, v->sw_reduce, v->sw_mc,
-                          v->give, v->own,  v->take,  v->list,    v->list2};
+    uint32_t *arrays[] = {v->up,    v->down, v->mc_up, v->mc_down, v->sw_reduce,
+                          v->sw_mc, v->give, v->own,   v->take,    v->list};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
 }
@@ -645,43 +644,6 @@ nvls_multicast_from(Nvls *v, uint32_t g, uint64_t cb)
     }
     for (uint32_t r = 0; r < n; r++)
         coll_exec_op(ex, v->take[r], &v->mc_down[r * np], np, NULL, 0, cb, 0);
-}
-
-/* A loop of n_owners chunks of cb bytes, one for each owner[i]: every
- * rank's copies of them in one message a plane, reduced by each plane and
- * sent to each owner. */
-static void
-nvls_reduce_loop(Nvls *v, const uint32_t *owner, uint32_t n_owners, uint64_t cb)
-{
-    CollExec *ex = v->b->ex;
-    uint32_t n = v->n, np = v->np;
-    for (uint32_t r = 0; r < n; r++)
-        coll_exec_op(ex, v->give[r], NULL, 0, &v->up[r * np], np, cb * n_owners, 0);
-    for (uint32_t p = 0; p < np; p++) {
-        for (uint32_t r = 0; r < n; r++)
-            v->list[r] = v->up[r * np + p];
-        for (uint32_t i = 0; i < n_owners; i++)
-            v->list2[i] = v->down[owner[i] * np + p];
-        coll_exec_op(ex, v->sw_reduce[p], v->list, n, v->list2, n_owners, cb, 0);
-    }
-}
-
-/* The owners' chunks of a loop, each stored to the multicast address by
- * its owner, copied to every rank by each plane in one message. */
-static void
-nvls_multicast_loop(Nvls *v, const uint32_t *owner, uint32_t n_owners, uint64_t cb)
-{
-    CollExec *ex = v->b->ex;
-    uint32_t n = v->n, np = v->np;
-    for (uint32_t p = 0; p < np; p++) {
-        for (uint32_t i = 0; i < n_owners; i++)
-            v->list2[i] = v->mc_up[owner[i] * np + p];
-        for (uint32_t r = 0; r < n; r++)
-            v->list[r] = v->mc_down[r * np + p];
-        coll_exec_op(ex, v->sw_mc[p], v->list2, n_owners, v->list, n, cb * n_owners, 0);
-    }
-    for (uint32_t r = 0; r < n; r++)
-        coll_exec_op(ex, v->take[r], &v->mc_down[r * np], np, NULL, 0, cb * n_owners, 0);
 }
 
 /* Owner g's chunk of cb bytes through every plane, on one node. */
@@ -884,24 +846,16 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
             uint64_t pack = MAX(16 / elem, 1) * elem;
             if (left < loop)
                 cb_all = (cb_all + pack - 1) / pack * pack;
-            /* A full loop's scatter and gather move every head's chunk
-             * in one step (prims.scatter, prims.gather); the last one's
-             * uneven chunks go head by head. */
-            bool even = (uint64_t)n_heads * cb_all <= left;
-            for (uint32_t k = 0; k < N && even; k++)
-                nvls_reduce_loop(&v[k], head, n_heads, cb_all);
             for (uint32_t h = 0; h < n_heads; h++) {
                 uint64_t at = (uint64_t)h * cb_all;
                 uint64_t cb = at < left ? MIN(cb_all, left - at) : 0;
-                for (uint32_t k = 0; k < N && !even; k++)
+                for (uint32_t k = 0; k < N; k++)
                     nvls_reduce_to(&v[k], head[h], cb);
                 for (uint32_t k = 0; k < N; k++)
                     nvls_tree_head(b, &v[k], &th[k * n_heads + h], head[h], cb);
-                for (uint32_t k = 0; k < N && !even; k++)
+                for (uint32_t k = 0; k < N; k++)
                     nvls_multicast_from(&v[k], head[h], cb);
             }
-            for (uint32_t k = 0; k < N && even; k++)
-                nvls_multicast_loop(&v[k], head, n_heads, cb_all);
             if (seg == 0)
                 break;
         }
