@@ -809,7 +809,17 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
     double factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
     uint32_t nch = MAX(b->plan.n_channels, 1);
     uint32_t elem = MAX(b->call->elem_bytes, 1);
-    for (uint32_t ch = 0; ch < nch; ch++) {
+    /* Channel ch takes tree ch mod 2; the channels of one tree cross the
+     * same links chunk for chunk, side by side, so one program a head runs
+     * them all, its chunks theirs together. */
+    uint32_t n_groups = MIN(nch, COLL_NVLS_TREE_GROUPS);
+    for (uint32_t ch = 0; ch < n_groups; ch++) {
+        uint32_t n_merged = 0;
+        uint64_t seg = 0;
+        for (uint32_t c = ch; c < nch; c += n_groups) {
+            n_merged++;
+            seg += coll_build_share(b->call->n_bytes, nch, c);
+        }
         for (uint32_t k = 0; k < N; k++) {
             v[k].reduce = v[k].multicast = true;
             nvls_connect(&v[k], factor);
@@ -835,8 +845,8 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
                 pt->kid_down[pt->n_kids++] = t->down;
             }
         }
-        uint64_t seg = coll_build_share(b->call->n_bytes, nch, ch);
-        uint64_t chunk = nvls_chunk_bytes(b, (seg + n_heads - 1) / n_heads);
+        uint64_t chunk = MAX(n_merged * MAX(b->plan.chunk_bytes, 1),
+                             nvls_chunk_bytes(b, (seg + n_heads - 1) / n_heads));
         uint64_t loop = chunk * n_heads;
         for (uint64_t off = 0; off < seg || off == 0; off += loop) {
             uint64_t left = seg - off;

@@ -16,6 +16,9 @@
  * pipeline: 8 GiB on 8 x H100 comes out 1.9% slower than with 128 chunks,
  * and runs in a fifth of the time. */
 #define COLL_NVLS_MAX_CHUNKS 64
+/* NVLS-tree lays out a program a head for each of NCCL's two trees, each
+ * running the channels of its tree together (coll_build_nvls_tree). */
+#define COLL_NVLS_TREE_GROUPS 2
 
 typedef struct CollBuild {
     const CollComm *comm;
