@@ -378,7 +378,8 @@ explain_fence_slots(const CollEstimate *e)
                us(e->fence_op_ps), e->fence_ps == 0 ? " (the NICs pace the call anyway)" : "");
     else
         printf("  fence         %10.2f us  %s\n", 0.0,
-               e->algo == COLL_ALGO_NVLS || e->algo == COLL_ALGO_NVLS_TREE
+               e->algo == COLL_ALGO_NVLS ? "none: NVLS's loads and stores carry no flags"
+               : e->algo == COLL_ALGO_NVLS_TREE
                    ? "none: NVLS's loads and stores carry no flags, the proxy the NICs' sends"
                : e->proto != COLL_PROTO_SIMPLE
                    ? "none: LL and LL128 carry their flags in the data"

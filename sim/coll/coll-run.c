@@ -375,7 +375,8 @@ coll_comm_ranks_per_host(const CollComm *comm)
     for (uint32_t r = 0; r < comm->ppn; r++) {
         uint32_t host = MIN(topo_graph_vertex(comm->graph, comm->rank_vertex[r])->index / per_host,
                             hosts - 1);
-        most = MAX(most, ++count[host]);
+        count[host]++;
+        most = MAX(most, count[host]);
     }
     return most;
 }

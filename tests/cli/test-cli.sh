@@ -439,8 +439,8 @@ done
 # nvlsim coll: nccl-tests' table with what ran; sizes in nccl-tests' form;
 # bad options are usage errors, a system that cannot host the GPUs too.
 expect 0 out "(elements)" -- coll --system dgx-h100 -b 8 -e 1M -f 32
-expect 0 out "nvls   Simple" -- coll --system dgx-h100 -b 256M -e 256M
-expect 0 out "ring   Simple" -- coll --system dgx-a100 --op all_gather -b 64M -e 64M
+expect 0 out "nvls      Simple" -- coll --system dgx-h100 -b 256M -e 256M
+expect 0 out "ring      Simple" -- coll --system dgx-a100 --op all_gather -b 64M -e 64M
 expect 0 out "direct" -- coll --system dgx-h100 --op alltoall -b 1M -e 1M
 expect 0 out "16 GPUs of dgx-h100 (2 nodes)" -- coll --system dgx-h100 --gpus 16 -b 1M -e 1M
 expect 0 out "busbw" -- coll --system dgx1-v100 --op broadcast -b 1K -e 1K --fidelity packet
@@ -478,7 +478,7 @@ expect 2 err "--gpus 6 is not a whole number of nodes of the 4 GPUs --gpu-list n
 # 8 nodes (tests/coll's coll-pat suite works the times out).
 expect 0 out "4 GPUs of dgx-h100 (4 nodes)" -- coll --gpus 4 --gpus-per-node 1 -b 1M -e 1M
 expect 0 out "# gpus: 0,1 on each node" -- coll --gpus 8 --gpus-per-node 2 -b 1M -e 1M
-expect 0 out "pat    Simple" -- coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M -e 1M
+expect 0 out "pat       Simple" -- coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M -e 1M
 expect 0 out "PAT: the data of the rank 2^k away comes over dim k" -- \
     explain coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M
 expect 0 out "     0       8" -- p2p --nodes 2 --gpus-per-node 1 --matrices-only --bytes 1M

@@ -92,8 +92,10 @@ check_results() {
 expect 0 "40 points, 32 ok, 8 invalid; 40 simulated now" -- \
     "$tmp/sweep.ini" --out "$tmp/j1" --jobs 1
 check_results "$tmp/j1/results.csv" "--jobs 1"
+t0=$(date +%s.%N)
 expect 0 "40 points, 32 ok, 8 invalid; 40 simulated now" -- \
     "$tmp/sweep.ini" --out "$tmp/j2" --jobs 2
+t1=$(date +%s.%N)
 if cmp -s "$tmp/j1/results.csv" "$tmp/j2/results.csv"; then
     ok "--jobs 1 and --jobs 2 write the same results.csv"
 else
@@ -132,13 +134,15 @@ else
     fail "a rerun of a finished sweep changed results.csv"
 fi
 
-# SIGKILL at random moments until the sweep gets to finish (at most 20
-# times), then a rerun: every point once, the same bytes as a clean run.
+# SIGKILL at random moments of a clean run's duration until the sweep gets
+# to finish (at most 20 times), then a rerun: every point once, the same
+# bytes as a clean run.
 k=0 n_killed=0
 while [ $k -lt 20 ] && [ ! -e "$tmp/killed/results.csv" ]; do
     k=$((k + 1))
-    delay=$(awk -v p=$$ -v k=$k 'BEGIN { srand(); srand(srand() + 7 * p + 13 * k);
-        printf "%.2f", 0.02 + 0.25 * rand() }')
+    delay=$(awk -v p=$$ -v k=$k -v t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') \
+        'BEGIN { srand(); srand(srand() + 7 * p + 13 * k);
+        printf "%.3f", t * (0.05 + 0.6 * rand()) }')
     "$nvlsim" sweep "$tmp/sweep.ini" --out "$tmp/killed" --jobs 2 >/dev/null 2>&1 &
     pid=$!
     sleep "$delay"
