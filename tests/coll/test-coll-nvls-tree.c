@@ -148,6 +148,90 @@ START_TEST(nvls_tree_is_chosen_and_runs)
 }
 END_TEST
 
+/* Two GB200 NVL72 racks: the NICs carry only what crosses racks. A GPU
+ * that is no head sends its copy of the buffer to the rack's switches and
+ * nothing more (its tray's NIC stays idle); a head sends as well its
+ * share to multicast and, over its NIC, its share to the other rack. */
+START_TEST(nvls_tree_racks_cross_on_heads_only)
+{
+    g_autoptr(GError) error = NULL;
+    HwSystem *system = coll_test_load_system("gb200-nvl72");
+    TopoGraph *graph = topo_build_system(system, 2, &error);
+    ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
+    TwoNodes t = {.system = system, .graph = graph, .router = topo_router_new(graph)};
+    t.comm = coll_comm_new(system, graph, t.router, 144, &error);
+    ck_assert_msg(t.comm != NULL, "%s", error ? error->message : "");
+    CollTuneGraph g;
+    coll_tune_graph(&t.comm->info, COLL_ALGO_NVLS, &g);
+    uint32_t heads = g.n_channels;
+    ck_assert_uint_ge(heads, 2);
+    const uint64_t S = (uint64_t)heads * 2 * 256 * 1024; /* whole chunks for every head */
+    uint64_t sent[144], received[144];
+    CollCall call = {.op = COLL_OP_ALL_REDUCE,
+                     .n_bytes = S,
+                     .elem_bytes = 4,
+                     .algo = COLL_ALGO_NVLS_TREE,
+                     .proto = COLL_PROTO_SIMPLE};
+    CollBuild b = {.comm = t.comm,
+                   .call = &call,
+                   .algo = COLL_ALGO_NVLS_TREE,
+                   .proto = COLL_PROTO_SIMPLE,
+                   .plan = {.n_channels = 2,
+                            .chunk_bytes = 256 * 1024,
+                            .slice_bytes = 256 * 1024,
+                            .slices_in_flight = 4}};
+    b.ex = coll_exec_new(graph, t.router, NULL, COLL_PROTO_SIMPLE, 2, 0, 0);
+    uint32_t parts[144];
+    for (uint32_t r = 0; r < 144; r++)
+        parts[r] = coll_exec_participant(b.ex, t.comm->rank_vertex[r]);
+    b.rank_part = parts;
+    ck_assert_msg(coll_build_nvls_tree(&b, &error), "%s", error ? error->message : "");
+    CollExecResult result;
+    ck_assert_msg(coll_exec_run(b.ex, NET_FIDELITY_FLOW, &result, &error), "%s",
+                  error ? error->message : "");
+    for (uint32_t r = 0; r < 144; r++)
+        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
+    coll_exec_free(b.ex);
+    uint32_t n_heads = 0;
+    for (uint32_t r = 0; r < 144; r++) {
+        uint32_t local = r % 72;
+        bool head = false;
+        for (uint32_t h = 0; h < heads; h++)
+            head = head || local == h * 72 / heads;
+        n_heads += head;
+        /* Its share to multicast and its share over the NIC: 2 S / heads
+         * beyond its copy of S; a GPU that is no head sends S alone. Each
+         * message to the 18 switch planes rounds its eighteenths up to
+         * whole bytes. */
+        uint64_t expect = S + (head ? 2 * S / heads : 0), slack = 18 * 2 * (S / (256 * 1024));
+        ck_assert_uint_ge(sent[r], expect);
+        ck_assert_uint_le(sent[r] - expect, slack);
+        if (!head)
+            ck_assert_uint_lt(sent[r] - S, S / heads); /* nothing over a NIC */
+    }
+    ck_assert_uint_eq(n_heads, 2 * heads);
+    two_nodes_clear(&t);
+}
+END_TEST
+
+/* The placement with a published log: two p5 nodes, NCCL 2.22.3 (KeitaW/
+ * p5-nccl-test-2024-07-19): "16 coll channels", "nHeads 8", "Connected
+ * NVLS tree" (NVLS-tree was run). */
+START_TEST(nvls_tree_p5_as_logged)
+{
+    CollTopoInfo info;
+    coll_test_info("aws-p5-h100", 2, &info);
+    ck_assert_uint_eq(coll_tune_channels(&info), 16);
+    CollTuneGraph g;
+    coll_tune_graph(&info, COLL_ALGO_NVLS, &g);
+    ck_assert_uint_eq(g.n_channels, 8);
+    CollAlgo algo = COLL_ALGO_AUTO;
+    CollProto proto = COLL_PROTO_AUTO;
+    ck_assert(coll_tune_select(&info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
+    ck_assert_int_eq(algo, COLL_ALGO_NVLS_TREE);
+}
+END_TEST
+
 Suite *
 coll_nvls_tree_suite(void)
 {
@@ -157,6 +241,8 @@ coll_nvls_tree_suite(void)
     tcase_add_test(tc, nvls_tree_bytes_by_hand);
     tcase_add_test(tc, nvls_tree_packet_and_flow_agree);
     tcase_add_test(tc, nvls_tree_is_chosen_and_runs);
+    tcase_add_test(tc, nvls_tree_racks_cross_on_heads_only);
+    tcase_add_test(tc, nvls_tree_p5_as_logged);
     suite_add_tcase(s, tc);
     return s;
 }
