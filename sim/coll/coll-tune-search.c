@@ -263,6 +263,7 @@ info_net(CollTopoInfo *info, const HwSystem *system)
     uint32_t n_nets = net_devices(system, &ports_each);
     uint32_t nics_each = MAX(ports_each / MAX(1, system->n_nic_ports_per_nic), 1);
     info->nic_bw = (double)system->nic->port_link->bytes_per_s / 1e9 * ports_each;
+    info->net_latency_us = (double)system->net_latency_ps / 1e6;
     info->net_bw = info->nic_bw * n_nets / system->n_gpus;
     info->n_nics = MAX(1, (n_nets * info->ppn + system->n_gpus - 1) / system->n_gpus);
     uint32_t n_switches =

@@ -471,8 +471,10 @@ ring_latency_us(const CollTopoInfo *info, CollOp op, int p, int intra_hw, double
     return (nsteps - n_inter) * intra_lat + n_inter * inter_lat;
 }
 
-/* comm->latencies[op][a][p] in us (tuning.cc:384-435). The NICs' latency
- * attribute (graph latencyInter) is 0, as NCCL reads it from real NICs. */
+/* comm->latencies[op][a][p] in us (tuning.cc:384-435). A network step
+ * adds the NET device's latency as its plugin reports it (the graph's
+ * latencyInter), twice for Simple (its flush, tuning.cc:389-391): 0 from
+ * NCCL's InfiniBand plugin. */
 static double
 model_latency_us(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollTuneGraph *g)
 {
@@ -482,6 +484,8 @@ model_latency_us(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const C
     double intra_lat = hw_latency_us[intra_hw][a][p];
     double inter_lat =
         info->ppn == 1 ? hw_latency_us[HW_NET][NA_TREE][p] : hw_latency_us[HW_NET][a][p];
+    if (info->n_nodes > 1)
+        inter_lat += info->net_latency_us * (p == NP_SIMPLE ? 2 : 1);
     int log_nodes = log2i(info->n_nodes);
     double lat = base_latency_us[a][p];
     bool ag_rs = op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER;

@@ -45,7 +45,9 @@ typedef struct CollTopoInfo {
     CollPath path_gpu;          /* the farthest path a node's ring needs between ranks */
     CollPath path_net;          /* from a GPU to its nearest NIC */
     uint32_t n_nics;            /* NIC ports (NCCL NET devices) near a node's ranks */
-    double nic_bw;              /* GB/s of one NIC port (Mbit/s / 8000) */
+    double nic_bw;              /* GB/s of one NET device (its ports', Mbit/s / 8000) */
+    double net_latency_us;      /* a NET device's latency as the plugin reports it
+                                   (graph latencyInter) */
     double net_path_bw;         /* GB/s of the path from a GPU to its NIC (PCIe included) */
     double p2p_bw;              /* GB/s between neighbouring ranks of a node (the slowest pair) */
     uint32_t p2p_channels;      /* p2p channels per peer the paths ask for (2 x NVLinks,

@@ -48,6 +48,7 @@ typedef struct SystemSpec {
     uint64_t n_nics;
     uint64_t n_ports_per_nic;
     uint64_t n_net_devices;
+    uint64_t net_latency_ps;
     char *fabric_switch;
     bool rail_optimized;
     bool collnet;
@@ -104,6 +105,9 @@ static const HwKey network_keys[] = {
     {"nics", HW_KEY_COUNT, SPEC(n_nics), true, "compute NICs per node, such as 8"},
     {"ports_per_nic", HW_KEY_COUNT, SPEC(n_ports_per_nic), false,
      "fabric ports of each NIC (default 1)"},
+    {"net_latency", HW_KEY_TIME_PS, SPEC(net_latency_ps), false,
+     "the latency the network plugin reports for its devices, which NCCL's tuner adds to every "
+     "step between nodes (default 0, as NCCL's own InfiniBand plugin reports)"},
     {"net_devices", HW_KEY_COUNT, SPEC(n_net_devices), false,
      "NCCL NET devices the network plugin makes of the node's NIC ports, each of an equal "
      "share of them (default: one a port)"},
@@ -688,6 +692,7 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
                             " NIC ports; expected a divisor of the ports",
                             spec->n_net_devices, ports);
     system->n_net_devices = (uint32_t)(spec->n_net_devices > 0 ? spec->n_net_devices : ports);
+    system->net_latency_ps = spec->net_latency_ps;
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
     system->nccl = spec->nccl;

@@ -104,6 +104,11 @@ typedef struct HwSystem {
      * or fewer, each joining an equal share of the ports (aws-ofi-nccl's
      * NIC groups: a p5 GPU's four EFA adapters are one device) */
     uint32_t n_net_devices;
+    /* The latency the plugin reports for a device (ncclNetProperties'
+     * latency: 0 from NCCL's InfiniBand plugin, 75 us from aws-ofi-nccl
+     * on p5), which NCCL's tuner adds to each step between nodes: its
+     * choices, not the simulated wire */
+    uint64_t net_latency_ps;
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
