@@ -295,6 +295,27 @@ fabric_leg(const TopoRouter *router, TopoPath *out, uint32_t nic_up, uint32_t ni
     return append_link(router, out, nic_down_up ^ 1);
 }
 
+/* The next path of route, empty, its weight the narrowest bundle's as
+ * links join it. */
+static TopoPath *
+path_begin(TopoRoute *route)
+{
+    TopoPath *out = &route->path[route->n_paths];
+    out->n_hops = 0;
+    out->weight = UINT32_MAX;
+    return out;
+}
+
+/* Closes the path path_begin opened: the NICs of a GPU share its traffic
+ * equally. */
+static void
+path_end(TopoRoute *route)
+{
+    route->path[route->n_paths].weight = 1;
+    route->n_paths++;
+    route->total_weight += 1;
+}
+
 static bool
 route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *route)
 {
@@ -314,9 +335,7 @@ route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
         const LocalRoute *down = local_route(router, nic_b, lb);
         if (up == NULL || down == NULL)
             return false;
-        TopoPath *out = &route->path[route->n_paths];
-        out->n_hops = 0;
-        out->weight = UINT32_MAX;
+        TopoPath *out = path_begin(route);
         if (!append_local(router, out, &g_array_index(router->paths, TopoPath, up->first),
                           a->node) ||
             !fabric_leg(router, out, router->nic_uplink[a->node * n_nics + first_a + k],
@@ -324,9 +343,7 @@ route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
             !append_local(router, out, &g_array_index(router->paths, TopoPath, down->first),
                           b->node))
             return false;
-        out->weight = 1; /* NICs of a GPU share its traffic equally */
-        route->n_paths++;
-        route->total_weight += 1;
+        path_end(route);
     }
     return route->n_paths > 0;
 }
@@ -355,9 +372,7 @@ route_gpu_to_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
         uint32_t uplink = router->nic_uplink[a->node * n_nics + first + k];
         if (up == NULL || uplink == TOPO_NONE)
             return false;
-        TopoPath *out = &route->path[route->n_paths];
-        out->n_hops = 0;
-        out->weight = UINT32_MAX;
+        TopoPath *out = path_begin(route);
         if (!append_local(router, out, &g_array_index(router->paths, TopoPath, up->first),
                           a->node) ||
             !append_link(router, out, uplink))
@@ -369,9 +384,7 @@ route_gpu_to_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
                 (b->kind == TOPO_LEAF && !append_link(router, out, router->leaf_down[b->index])))
                 return false;
         }
-        out->weight = 1;
-        route->n_paths++;
-        route->total_weight += 1;
+        path_end(route);
     }
     return route->n_paths > 0;
 }

@@ -25,15 +25,16 @@ typedef struct TwoNodes {
     CollComm *comm;
 } TwoNodes;
 
+/* Two nodes of the shipped system id, every GPU a rank. */
 static void
-two_nodes_init(TwoNodes *t)
+two_nodes_init(TwoNodes *t, const char *id)
 {
     g_autoptr(GError) error = NULL;
-    t->system = coll_test_load_system("dgx-h100");
+    t->system = coll_test_load_system(id);
     t->graph = topo_build_system(t->system, 2, &error);
     ck_assert_msg(t->graph != NULL, "%s", error ? error->message : "");
     t->router = topo_router_new(t->graph);
-    t->comm = coll_comm_new(t->system, t->graph, t->router, 16, &error);
+    t->comm = coll_comm_new(t->system, t->graph, t->router, 2 * t->system->n_gpus, &error);
     ck_assert_msg(t->comm != NULL, "%s", error ? error->message : "");
 }
 
@@ -46,19 +47,19 @@ two_nodes_clear(TwoNodes *t)
     hw_system_free(t->system);
 }
 
-/* Runs an NVLS-tree all_reduce of S bytes on n_channels channels, chunk
- * bytes a head, with no costs beyond the wire; the bytes each rank sent
- * and received. */
+/* Runs an NVLS-tree all_reduce of S bytes on comm, on n_channels channels,
+ * chunk bytes a head, with no costs beyond the wire; the bytes each rank
+ * sent and received (sent NULL: none). */
 static CollExecResult
-nvls_tree_run(TwoNodes *t, uint64_t S, uint32_t n_channels, uint64_t chunk, NetFidelity fidelity,
-              uint64_t *sent, uint64_t *received)
+nvls_tree_run(const CollComm *comm, uint64_t S, uint32_t n_channels, uint64_t chunk,
+              NetFidelity fidelity, uint64_t *sent, uint64_t *received)
 {
     CollCall call = {.op = COLL_OP_ALL_REDUCE,
                      .n_bytes = S,
                      .elem_bytes = 4,
                      .algo = COLL_ALGO_NVLS_TREE,
                      .proto = COLL_PROTO_SIMPLE};
-    CollBuild b = {.comm = t->comm,
+    CollBuild b = {.comm = comm,
                    .call = &call,
                    .algo = COLL_ALGO_NVLS_TREE,
                    .proto = COLL_PROTO_SIMPLE,
@@ -66,17 +67,17 @@ nvls_tree_run(TwoNodes *t, uint64_t S, uint32_t n_channels, uint64_t chunk, NetF
                             .chunk_bytes = chunk,
                             .slice_bytes = chunk,
                             .slices_in_flight = 4}};
-    b.ex = coll_exec_new(t->graph, t->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
-    uint32_t parts[16];
-    for (uint32_t r = 0; r < t->comm->n_ranks; r++)
-        parts[r] = coll_exec_participant(b.ex, t->comm->rank_vertex[r]);
+    b.ex = coll_exec_new(comm->graph, comm->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
+    g_autofree uint32_t *parts = g_new(uint32_t, comm->n_ranks);
+    for (uint32_t r = 0; r < comm->n_ranks; r++)
+        parts[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
     b.rank_part = parts;
     g_autoptr(GError) error = NULL;
     ck_assert_msg(coll_build_nvls_tree(&b, &error), "%s", error ? error->message : "");
     CollExecResult result;
     ck_assert_msg(coll_exec_run(b.ex, fidelity, &result, &error), "%s",
                   error ? error->message : "");
-    for (uint32_t r = 0; sent != NULL && r < t->comm->n_ranks; r++)
+    for (uint32_t r = 0; sent != NULL && r < comm->n_ranks; r++)
         coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
     coll_exec_free(b.ex);
     return result;
@@ -85,13 +86,13 @@ nvls_tree_run(TwoNodes *t, uint64_t S, uint32_t n_channels, uint64_t chunk, NetF
 START_TEST(nvls_tree_bytes_by_hand)
 {
     TwoNodes t;
-    two_nodes_init(&t);
+    two_nodes_init(&t, "dgx-h100");
     CollTuneGraph g;
     coll_tune_graph(&t.comm->info, COLL_ALGO_NVLS, &g);
     ck_assert_uint_eq(g.n_channels, 8); /* a head on every GPU, each with its NIC */
     const uint64_t S = UINT64_C(16) << 20, heads = 8;
     uint64_t sent[16], received[16];
-    nvls_tree_run(&t, S, 2, 256 * 1024, NET_FIDELITY_FLOW, sent, received);
+    nvls_tree_run(t.comm, S, 2, 256 * 1024, NET_FIDELITY_FLOW, sent, received);
     uint64_t share = S / heads; /* a head's part of the buffer */
     /* Over its NIC a head sends its share of every channel once: down
      * the tree its node roots, up the other; it receives as much. */
@@ -114,10 +115,10 @@ END_TEST
 START_TEST(nvls_tree_packet_and_flow_agree)
 {
     TwoNodes t;
-    two_nodes_init(&t);
+    two_nodes_init(&t, "dgx-h100");
     const uint64_t S = UINT64_C(64) << 20;
-    CollExecResult p = nvls_tree_run(&t, S, 4, 256 * 1024, NET_FIDELITY_PACKET, NULL, NULL);
-    CollExecResult f = nvls_tree_run(&t, S, 4, 256 * 1024, NET_FIDELITY_FLOW, NULL, NULL);
+    CollExecResult p = nvls_tree_run(t.comm, S, 4, 256 * 1024, NET_FIDELITY_PACKET, NULL, NULL);
+    CollExecResult f = nvls_tree_run(t.comm, S, 4, 256 * 1024, NET_FIDELITY_FLOW, NULL, NULL);
     double diff = fabs((double)p.time_ps - (double)f.time_ps) / (double)f.time_ps;
     ck_assert_msg(diff <= 0.02, "packet %.2f us, flow %.2f us", (double)p.time_ps / 1e6,
                   (double)f.time_ps / 1e6);
@@ -130,7 +131,7 @@ END_TEST
 START_TEST(nvls_tree_is_chosen_and_runs)
 {
     TwoNodes t;
-    two_nodes_init(&t);
+    two_nodes_init(&t, "dgx-h100");
     CollAlgo algo = COLL_ALGO_AUTO;
     CollProto proto = COLL_PROTO_AUTO;
     ck_assert(coll_tune_select(&t.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
@@ -155,44 +156,15 @@ END_TEST
  * share to multicast and, over its NIC, its share to the other rack. */
 START_TEST(nvls_tree_racks_cross_on_heads_only)
 {
-    g_autoptr(GError) error = NULL;
-    HwSystem *system = coll_test_load_system("gb200-nvl72");
-    TopoGraph *graph = topo_build_system(system, 2, &error);
-    ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
-    TwoNodes t = {.system = system, .graph = graph, .router = topo_router_new(graph)};
-    t.comm = coll_comm_new(system, graph, t.router, 144, &error);
-    ck_assert_msg(t.comm != NULL, "%s", error ? error->message : "");
+    TwoNodes t;
+    two_nodes_init(&t, "gb200-nvl72");
     CollTuneGraph g;
     coll_tune_graph(&t.comm->info, COLL_ALGO_NVLS, &g);
     uint32_t heads = g.n_channels;
     ck_assert_uint_ge(heads, 2);
     const uint64_t S = (uint64_t)heads * 2 * 256 * 1024; /* whole chunks for every head */
     uint64_t sent[144], received[144];
-    CollCall call = {.op = COLL_OP_ALL_REDUCE,
-                     .n_bytes = S,
-                     .elem_bytes = 4,
-                     .algo = COLL_ALGO_NVLS_TREE,
-                     .proto = COLL_PROTO_SIMPLE};
-    CollBuild b = {.comm = t.comm,
-                   .call = &call,
-                   .algo = COLL_ALGO_NVLS_TREE,
-                   .proto = COLL_PROTO_SIMPLE,
-                   .plan = {.n_channels = 2,
-                            .chunk_bytes = 256 * 1024,
-                            .slice_bytes = 256 * 1024,
-                            .slices_in_flight = 4}};
-    b.ex = coll_exec_new(graph, t.router, NULL, COLL_PROTO_SIMPLE, 2, 0, 0);
-    uint32_t parts[144];
-    for (uint32_t r = 0; r < 144; r++)
-        parts[r] = coll_exec_participant(b.ex, t.comm->rank_vertex[r]);
-    b.rank_part = parts;
-    ck_assert_msg(coll_build_nvls_tree(&b, &error), "%s", error ? error->message : "");
-    CollExecResult result;
-    ck_assert_msg(coll_exec_run(b.ex, NET_FIDELITY_FLOW, &result, &error), "%s",
-                  error ? error->message : "");
-    for (uint32_t r = 0; r < 144; r++)
-        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
-    coll_exec_free(b.ex);
+    nvls_tree_run(t.comm, S, 2, 256 * 1024, NET_FIDELITY_FLOW, sent, received);
     uint32_t n_heads = 0;
     for (uint32_t r = 0; r < 144; r++) {
         uint32_t local = r % 72;
@@ -334,28 +306,7 @@ START_TEST(nvls_tree_two_level_closed_form)
     /* S / 0.85 is whole packets (117760 B = 920 x 128), so that the
      * flow engine's per-hop wire factor, a float, is exact. */
     const uint64_t S = 100096;
-    CollCall call = {.op = COLL_OP_ALL_REDUCE,
-                     .n_bytes = S,
-                     .elem_bytes = 4,
-                     .algo = COLL_ALGO_NVLS_TREE,
-                     .proto = COLL_PROTO_SIMPLE};
-    CollBuild b = {.comm = &comm,
-                   .call = &call,
-                   .algo = COLL_ALGO_NVLS_TREE,
-                   .proto = COLL_PROTO_SIMPLE,
-                   .plan = {.n_channels = 1,
-                            .chunk_bytes = S,
-                            .slice_bytes = S,
-                            .slices_in_flight = 4}};
-    b.ex = coll_exec_new(graph, router, NULL, COLL_PROTO_SIMPLE, 1, 0, 0);
-    uint32_t parts[2] = {coll_exec_participant(b.ex, vertex[0]),
-                         coll_exec_participant(b.ex, vertex[1])};
-    b.rank_part = parts;
-    g_autoptr(GError) error = NULL;
-    ck_assert_msg(coll_build_nvls_tree(&b, &error), "%s", error ? error->message : "");
-    CollExecResult r;
-    ck_assert_msg(coll_exec_run(b.ex, NET_FIDELITY_FLOW, &r, &error), "%s",
-                  error ? error->message : "");
+    CollExecResult r = nvls_tree_run(&comm, S, 1, S, NET_FIDELITY_FLOW, NULL, NULL);
     /* Through the switch at NCCL's NVLS efficiency for Hopper (0.85): the
      * wire carries S / 0.85. */
     uint64_t wire = (uint64_t)ceil((double)S * (1.0 / coll_tune_nvls_efficiency(&comm.info)));
@@ -363,7 +314,6 @@ START_TEST(nvls_tree_two_level_closed_form)
     uint64_t sw_hop = lv_transfer_ps(wire, 1, 0);
     uint64_t net_hop = lv_transfer_ps(S, 4, 2 * LV_NIC_LAT + LV_LEAF_LAT);
     ck_assert_uint_eq(r.time_ps, 4 * sw_hop + 2 * net_hop);
-    coll_exec_free(b.ex);
     topo_router_free(router);
     topo_graph_free(graph);
 }
