@@ -246,6 +246,12 @@ moved_rule(const CollEstimate *e)
         return "(n-1)/n of the buffer to n-1 peers";
     if (e->op == COLL_OP_SENDRECV)
         return "the buffer to its peer";
+    if (e->algo == COLL_ALGO_COLLNET_CHAIN)
+        return "its part of each channel's chain up and down the node, and, a head, the channel "
+               "to the SHARP switches";
+    if (e->algo == COLL_ALGO_COLLNET_DIRECT)
+        return "its scatter to the heads and, a head, its gather to every rank and its part to "
+               "the SHARP switches";
     return e->algo == COLL_ALGO_TREE ? "nccl-tests' bus factor; the tree sends it up and down"
                                      : "nccl-tests' bus factor";
 }

@@ -328,8 +328,9 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         fprintf(csv, "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s\n");
     }
     printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s, %s fidelity, %s copies\n", system_id,
-           fabric->system->name, n, fabric->graph->n_nodes, fabric->graph->n_nodes > 1 ? "s" : "",
-           net_fidelity_name(plan->fidelity), o->sm ? "SM" : "copy-engine");
+           fabric->system->name, n_shown, fabric->graph->n_nodes,
+           fabric->graph->n_nodes > 1 ? "s" : "", net_fidelity_name(plan->fidelity),
+           o->sm ? "SM" : "copy-engine");
     if (!topo_faults_empty(faults)) {
         g_autofree char *text = topo_faults_describe(faults, fabric->system);
         printf("# faults: %s\n", text);
