@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "coll-two-level.h"
 #include "coll/coll-build.h"
 #include "coll/coll-run.h"
 #include "hw/hw-system.h"
@@ -223,6 +224,45 @@ START_TEST(fidelities_agree)
 }
 END_TEST
 
+/* On the ideal two-level fabric (a GPU and its NIC a node, one SHARP
+ * leaf, coll-two-level.h), one chunk: each head's data up to the leaf
+ * (GPU, NIC, leaf), reduced there, the sum back down; the closed form of
+ * two network legs, to the picosecond at flow fidelity, for both. */
+START_TEST(two_level_closed_form)
+{
+    static const CollAlgo algos[] = {COLL_ALGO_COLLNET_CHAIN, COLL_ALGO_COLLNET_DIRECT};
+    TwoLevel t;
+    two_level_init(&t);
+    const uint64_t S = 100096; /* whole 128 B packets */
+    CollCall call = {
+        .op = COLL_OP_ALL_REDUCE, .n_bytes = S, .elem_bytes = 4, .algo = algos[_i]};
+    CollBuild b = {.comm = &t.comm,
+                   .call = &call,
+                   .algo = algos[_i],
+                   .proto = COLL_PROTO_SIMPLE,
+                   .plan = {.n_channels = 1,
+                            .chunk_bytes = S,
+                            .slice_bytes = S,
+                            .slices_in_flight = 4}};
+    b.ex = coll_exec_new(t.graph, t.router, NULL, COLL_PROTO_SIMPLE, 1, 0, 0);
+    uint32_t parts[2] = {coll_exec_participant(b.ex, t.vertex[0]),
+                         coll_exec_participant(b.ex, t.vertex[1])};
+    b.rank_part = parts;
+    g_autoptr(GError) error = NULL;
+    bool built = algos[_i] == COLL_ALGO_COLLNET_CHAIN ? coll_build_collnet_chain(&b, &error)
+                                                      : coll_build_collnet_direct(&b, &error);
+    ck_assert_msg(built, "%s", error ? error->message : "");
+    CollExecResult r;
+    ck_assert_msg(coll_exec_run(b.ex, NET_FIDELITY_FLOW, &r, &error), "%s",
+                  error ? error->message : "");
+    uint64_t leg = two_level_transfer_ps(S, 2, TWO_LEVEL_NIC_LAT);
+    ck_assert_msg(r.time_ps == 2 * leg, "%s: %" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT,
+                  coll_algo_name(algos[_i]), r.time_ps, 2 * leg);
+    coll_exec_free(b.ex);
+    two_level_clear(&t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -233,6 +273,7 @@ main(void)
     tcase_add_test(tc, model_direct);
     tcase_add_loop_test(tc, bytes_by_hand, 0, 2);
     tcase_add_loop_test(tc, fidelities_agree, 0, 2);
+    tcase_add_loop_test(tc, two_level_closed_form, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "coll-suites.h"
+#include "coll-two-level.h"
 #include "core/core-time.h"
 #include "coll/coll-build.h"
 #include "coll/coll-run.h"
@@ -205,57 +206,6 @@ START_TEST(nvls_tree_p5_as_logged)
 }
 END_TEST
 
-/* An ideal two-level fabric: two nodes of one GPU, its NVLS switch and its
- * NIC, the NICs on one leaf; every link alike (25 GB/s, 16 B headers, 128
- * B SM payloads, 100 ns), the NVLS switch 200 ns, a NIC 500 ns, the leaf
- * 300 ns port to port. */
-#define LV_RATE UINT64_C(25000000000)
-#define LV_LAT UINT64_C(100000)
-#define LV_NIC_LAT UINT64_C(500000)
-#define LV_LEAF_LAT UINT64_C(300000)
-
-static const HwLink lv_link = {
-    .name = "ideal link",
-    .kind = HW_LINK_NVLINK,
-    .bytes_per_s = LV_RATE,
-    .header_bytes = 16,
-    .sm_payload_bytes = 128,
-    .ce_payload_bytes = 256,
-    .latency_ps = LV_LAT,
-    .rx_buffer_bytes = 1 << 24,
-    .credit_bytes = 16,
-};
-
-static const HwSwitch lv_nvswitch = {
-    .name = "ideal NVLS switch",
-    .kind = HW_SWITCH_NVSWITCH,
-    .n_ports = 64,
-    .latency_ps = 200000,
-    .port_buffer_bytes = 1 << 24,
-    .nvls = true,
-};
-
-static const HwSwitch lv_leaf = {
-    .name = "ideal leaf",
-    .kind = HW_SWITCH_NETWORK,
-    .n_ports = 64,
-    .latency_ps = LV_LEAF_LAT,
-    .port_buffer_bytes = 1 << 24,
-};
-
-static const HwSystem lv_system = {.id = "two-level", .name = "ideal two-level fabric"};
-
-/* b bytes on the wire over h alike links crossing the vertex latencies
- * via: the drain at the link rate (its packets' headers included), then
- * the last packet's serialization and latency on each other hop. */
-static uint64_t
-lv_transfer_ps(uint64_t b, uint32_t h, uint64_t via)
-{
-    uint64_t packets = (b + 127) / 128, packet = MIN(b, 128);
-    return sim_serialization_ps(b + packets * 16, LV_RATE) +
-           (h - 1) * sim_serialization_ps(packet + 16, LV_RATE) + h * LV_LAT + via;
-}
-
 /* NVLS-tree on it, one chunk: each node's switch reduces its GPU's copy
  * for the head (up, then down), node 1's head sends its sum up the tree
  * to node 0 (NIC, leaf, NIC), which sends the total back down; each head
@@ -264,58 +214,23 @@ lv_transfer_ps(uint64_t b, uint32_t h, uint64_t via)
  * picosecond at flow fidelity. */
 START_TEST(nvls_tree_two_level_closed_form)
 {
-    TopoGraph *graph = topo_graph_new();
-    uint32_t gpu = topo_graph_add_vertex(graph, TOPO_GPU, 0, NULL);
-    uint32_t sw = topo_graph_add_vertex(graph, TOPO_NVSWITCH, lv_nvswitch.latency_ps, &lv_nvswitch);
-    uint32_t nic = topo_graph_add_vertex(graph, TOPO_NIC, LV_NIC_LAT, NULL);
-    topo_graph_add_bundle(graph, gpu, sw, &lv_link, 1);
-    topo_graph_add_bundle(graph, gpu, nic, &lv_link, 1);
-    topo_graph_replicate(graph, 2);
-    uint32_t leaf = topo_graph_add_vertex(graph, TOPO_LEAF, LV_LEAF_LAT, &lv_leaf);
-    uint32_t nv = topo_graph_node_vertices(graph);
-    for (uint32_t k = 0; k < 2; k++)
-        topo_graph_add_bundle(graph, nic + k * nv, leaf, &lv_link, 1);
-    TopoRouter *router = topo_router_new(graph);
-    uint32_t vertex[2] = {gpu, gpu + nv};
-    CollComm comm = {
-        .system = &lv_system,
-        .graph = graph,
-        .router = router,
-        .n_ranks = 2,
-        .n_nodes = 2,
-        .ppn = 1,
-        .rank_vertex = vertex,
-        .info = {.n_ranks = 2,
-                 .n_nodes = 2,
-                 .ppn = 1,
-                 .sm_version = 90,
-                 .arch_index = 2,
-                 .scale_index = 1,
-                 .nvswitch = true,
-                 .nvls = true,
-                 .nvlink_bw = 100,
-                 .nvlink_link_bw = 20,
-                 .n_nics = 1,
-                 .nic_bw = 25,
-                 .net_path_bw = 25,
-                 .net_bw = 25},
-    };
+    TwoLevel t;
+    two_level_init(&t);
     CollTuneGraph g;
-    coll_tune_graph(&comm.info, COLL_ALGO_NVLS, &g);
+    coll_tune_graph(&t.comm.info, COLL_ALGO_NVLS, &g);
     ck_assert_uint_eq(g.n_channels, 1); /* one head a node */
     /* S / 0.85 is whole packets (117760 B = 920 x 128), so that the
      * flow engine's per-hop wire factor, a float, is exact. */
     const uint64_t S = 100096;
-    CollExecResult r = nvls_tree_run(&comm, S, 1, S, NET_FIDELITY_FLOW, NULL, NULL);
+    CollExecResult r = nvls_tree_run(&t.comm, S, 1, S, NET_FIDELITY_FLOW, NULL, NULL);
     /* Through the switch at NCCL's NVLS efficiency for Hopper (0.85): the
      * wire carries S / 0.85. */
-    uint64_t wire = (uint64_t)ceil((double)S * (1.0 / coll_tune_nvls_efficiency(&comm.info)));
+    uint64_t wire = (uint64_t)ceil((double)S * (1.0 / coll_tune_nvls_efficiency(&t.comm.info)));
     ck_assert_uint_eq(wire, 117760);
-    uint64_t sw_hop = lv_transfer_ps(wire, 1, 0);
-    uint64_t net_hop = lv_transfer_ps(S, 4, 2 * LV_NIC_LAT + LV_LEAF_LAT);
+    uint64_t sw_hop = two_level_transfer_ps(wire, 1, 0);
+    uint64_t net_hop = two_level_transfer_ps(S, 4, 2 * TWO_LEVEL_NIC_LAT + TWO_LEVEL_LEAF_LAT);
     ck_assert_uint_eq(r.time_ps, 4 * sw_hop + 2 * net_hop);
-    topo_router_free(router);
-    topo_graph_free(graph);
+    two_level_clear(&t);
 }
 END_TEST
 
