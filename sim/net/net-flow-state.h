@@ -43,6 +43,7 @@ typedef struct Flow {
 
 typedef struct NetFlow {
     NetModel base;
+    NetFlowRates rates_mode;
     SimHandlerId rates_handler, drain_handler;
     FlowXfer *xfers;
     uint32_t n_xfers, cap_xfers, free_xfer;
@@ -69,14 +70,27 @@ typedef struct NetFlow {
     double *weight_sum;
     uint32_t *csr_start; /* [n_touched + 1] */
     uint32_t *csr_flow;
+    /* The component being solved: its links (local indices) and flows,
+     * each in increasing order once picked, and what this recomputation
+     * has picked so far. */
     uint32_t *active_links;
-    uint32_t *capped; /* flows with a cap, by cap, for each recomputation */
+    uint32_t *picked_flows;
+    uint32_t n_picked_flows;
+    uint8_t *link_picked; /* [n_touched] */
+    uint8_t *flow_picked; /* [n_flows] */
+    /* The links a flow started or ended on since the last recomputation. */
+    uint32_t *changed;
+    uint32_t n_changed;
+    uint8_t *link_changed; /* [n_links] */
+    double *check_rates;   /* NET_FLOW_RATES_CHECKED: the incremental rates */
+    uint32_t *capped;      /* flows with a cap, by cap, for each recomputation */
     uint32_t cap_capped;
     uint32_t n_capped_flows; /* of the flows not yet compacted away */
     /* Per link, the last packet size its credit bound was worked out for. */
     uint64_t *memo_wire_bytes, *memo_in_flight;
     double *memo_slowdown;
     uint8_t *frozen;
+    uint32_t cap_flow_scratch; /* of frozen, flow_picked, picked_flows, check_rates */
     uint64_t last_update_ps;
     bool rates_pending;
     uint64_t drain_generation;
@@ -84,6 +98,18 @@ typedef struct NetFlow {
     NetLinkLoad *load; /* borrowed; NULL when not counting */
 } NetFlow;
 
-/* Re-solves max-min over the live flows (compacted, none drained) and
- * counts the recomputation in nf->stats. */
+/* Notes that the flows crossing link changed (one started or ended), so
+ * that the next recomputation solves the flows it can reach. */
+static inline void
+net_flow_mark_changed(NetFlow *nf, uint32_t link)
+{
+    if (nf->link_changed[link])
+        return;
+    nf->link_changed[link] = 1;
+    nf->changed[nf->n_changed++] = link;
+}
+
+/* Re-solves max-min over the live flows (compacted, none drained) after
+ * the changes marked since the last call, as nf->rates_mode says; counts
+ * the recomputation and what it solved in nf->stats. */
 void net_flow_solve_rates(NetFlow *nf);

@@ -3,7 +3,8 @@
  * them (progressive filling: the most contended link fixes the rate of its
  * flows, which are then removed from every other link they cross, and so
  * on). Rates change only when a flow starts or ends; all starts and ends at
- * one instant are handled by one recomputation.
+ * one instant are handled by one recomputation, which re-solves only the
+ * flows they can reach (net-flow-rates.c).
  *
  * A flow carries payload; on link l it travels in packets of that link's
  * payload size (a NIC re-packs PCIe reads into MTU-sized network packets),
@@ -235,6 +236,8 @@ on_drain(SimEngine *engine, const SimEvent *event, void *ctx)
         if (f->cap_bytes_per_s > 0 && f->rate_bytes_per_s >= f->cap_bytes_per_s)
             done += f->bottleneck_ser_ps;
         finish_xfer_part(nf, f->xfer, done);
+        for (uint32_t h = 0; h < f->n_hops; h++)
+            net_flow_mark_changed(nf, nf->hops[f->hop0 + h].link);
         f->xfer = DEAD;
         f->rate_bytes_per_s = 0;
     }
@@ -346,6 +349,7 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, const 
             weight = (weight + p * (double)n_packets * replay_bytes / (double)n_bytes) / (1 - p);
         }
         nf->hops[nf->n_hops + h] = (FlowHop){.link = path->link[h], .weight = (float)weight};
+        net_flow_mark_changed(nf, l);
     }
     nf->n_hops += path->n_hops;
     nf->xfers[x].n_left++;
@@ -442,6 +446,12 @@ flow_free(NetModel *net)
     g_free(nf->touched);
     g_free(nf->csr_flow);
     g_free(nf->active_links);
+    g_free(nf->picked_flows);
+    g_free(nf->link_picked);
+    g_free(nf->flow_picked);
+    g_free(nf->changed);
+    g_free(nf->link_changed);
+    g_free(nf->check_rates);
     g_free(nf->memo_wire_bytes);
     g_free(nf->memo_in_flight);
     g_free(nf->memo_slowdown);
@@ -500,9 +510,9 @@ NetModel *
 net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router,
              const NetOptions *options)
 {
-    (void)options;
     NetFlow *nf = g_new0(NetFlow, 1);
     nf->base = (NetModel){.ops = &flow_ops, .engine = engine, .graph = graph, .router = router};
+    nf->rates_mode = options->flow_rates;
     nf->rates_handler = sim_engine_register(engine, "net-flow-rates", on_rates, nf);
     nf->drain_handler = sim_engine_register(engine, "net-flow-drain", on_drain, nf);
     nf->free_xfer = DEAD;
@@ -516,6 +526,9 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
         nf->link_local[l] = DEAD;
     nf->touched = g_new(uint32_t, MAX(nf->n_links, 1));
     nf->active_links = g_new(uint32_t, MAX(nf->n_links, 1));
+    nf->link_picked = g_new(uint8_t, MAX(nf->n_links, 1));
+    nf->changed = g_new(uint32_t, MAX(nf->n_links, 1));
+    nf->link_changed = g_new0(uint8_t, MAX(nf->n_links, 1));
     nf->memo_wire_bytes = g_new0(uint64_t, MAX(nf->n_links, 1));
     nf->memo_in_flight = g_new0(uint64_t, MAX(nf->n_links, 1));
     nf->memo_slowdown = g_new0(double, MAX(nf->n_links, 1));
