@@ -240,8 +240,8 @@ solve_components(NetFlow *nf, bool all, uint64_t *n_flows, uint64_t *n_links)
 }
 
 /* NET_FLOW_RATES_CHECKED: solves every flow again and aborts when one's
- * incremental rate is more than 1e-12 off (relative), then puts the
- * incremental rates back, so that the run is the incremental one. */
+ * incremental rate is not the same double, then puts the incremental
+ * rates back, so that the run is the incremental one. */
 static void
 check_rates(NetFlow *nf)
 {
@@ -251,7 +251,7 @@ check_rates(NetFlow *nf)
     solve_components(nf, true, &n_flows, &n_links);
     for (uint32_t i = 0; i < nf->n_flows; i++) {
         double full = nf->flows[i].rate_bytes_per_s, incremental = nf->check_rates[i];
-        if (fabs(full - incremental) > 1e-12 * fmax(fabs(full), fabs(incremental)))
+        if (full != incremental)
             g_error("net-flow: at %" G_GUINT64_FORMAT " ps flow %u of %u: incremental rate %.17g "
                     "B/s, full %.17g B/s",
                     sim_engine_now(nf->base.engine), i, nf->n_flows, incremental, full);

@@ -107,8 +107,8 @@ struct NetModel {
 /* How the flow engine re-solves rates after a change. Incremental solves
  * only the flows the change can reach; full, every flow (the reference
  * tests compare with); checked runs incremental and, after every
- * recomputation, solves every flow too and aborts on a rate more than
- * 1e-12 (relative) apart. */
+ * recomputation, solves every flow too and aborts on a rate that is not
+ * the same double. */
 typedef enum NetFlowRates {
     NET_FLOW_RATES_INCREMENTAL,
     NET_FLOW_RATES_FULL,

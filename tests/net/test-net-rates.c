@@ -4,8 +4,9 @@
  * random switched graphs (links of unequal rates, some bundles degraded
  * with CRC errors) and on two DGX H100 nodes. In checked mode the engine
  * compares every flow's rate after every recomputation with the full solve
- * (and aborts past 1e-12 relative); the whole run, every transfer's landing
- * time, must match a run on full solves to the picosecond. */
+ * (and aborts unless they are the same double); the whole run, every
+ * transfer's landing time, must match a run on full solves to the
+ * picosecond. */
 #include <check.h>
 
 #include "hw/hw-models.h"
