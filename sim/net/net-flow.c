@@ -3,7 +3,8 @@
  * them (progressive filling: the most contended link fixes the rate of its
  * flows, which are then removed from every other link they cross, and so
  * on). Rates change only when a flow starts or ends; all starts and ends at
- * one instant are handled by one recomputation.
+ * one instant are handled by one recomputation, which re-solves only the
+ * flows they can reach (net-flow-rates.c).
  *
  * A flow carries payload; on link l it travels in packets of that link's
  * payload size (a NIC re-packs PCIe reads into MTU-sized network packets),
@@ -35,88 +36,12 @@
 
 #include "core/core-debug.h"
 #include "core/core-time.h"
+#include "net/net-flow-state.h"
 
 enum {
     PHASE_DRAIN = 128, /* flows that have drained leave */
     PHASE_RATES = 192, /* after every send and drain of the instant */
 };
-
-#define DEAD UINT32_MAX
-
-typedef struct FlowXfer {
-    uint64_t cookie;
-    uint64_t n_bytes;
-    uint64_t done_ps;
-    SimHandlerId on_done;
-    uint32_t target;
-    uint32_t n_left;     /* flows still draining; next free record when unused */
-    uint32_t queue;      /* its send queue, 0: none */
-    uint32_t queue_next; /* the send waiting behind it in its queue, or DEAD */
-    uint32_t waiting;    /* while it waits its turn, its send in waiting[]; else DEAD */
-} FlowXfer;
-
-/* One hop of a flow: the link and the wire bytes per payload byte there;
- * local is the link's index among the links the flows cross, set by each
- * recomputation. */
-typedef struct FlowHop {
-    uint32_t link;
-    uint32_t local;
-    float weight;
-} FlowHop;
-
-typedef struct Flow {
-    double remaining_bytes;
-    double rate_bytes_per_s;
-    double cap_bytes_per_s; /* its share of a paced send's rate; 0: none */
-    uint64_t tail_ps;
-    uint64_t bottleneck_ser_ps; /* what tail_ps leaves out for the drain */
-    uint32_t xfer;              /* DEAD once drained */
-    uint32_t hop0;              /* first of its n_hops in hops */
-    uint32_t n_hops;
-} Flow;
-
-typedef struct NetFlow {
-    NetModel base;
-    SimHandlerId rates_handler, drain_handler;
-    FlowXfer *xfers;
-    uint32_t n_xfers, cap_xfers, free_xfer;
-    /* Per send queue, the last send in it (DEAD: none is waiting or
-     * draining), and the sends whose turn came, to start. */
-    uint32_t *queue_tail;
-    uint32_t n_queues;
-    uint32_t *turn;
-    uint32_t n_turn, cap_turn;
-    /* The sends waiting their turn, as asked (a free list through .target). */
-    NetSend *waiting;
-    uint32_t n_waiting, cap_waiting, free_waiting;
-    Flow *flows;
-    uint32_t n_flows, cap_flows;
-    FlowHop *hops;
-    size_t n_hops, cap_hops;
-    /* Per link the flows cross (local index), rebuilt by each
-     * recomputation, so that its cost follows the flows, not the graph. */
-    uint32_t n_links;
-    uint32_t *link_local; /* [n_links]: local index, or DEAD when no flow crosses it */
-    uint32_t *touched;    /* [n_touched]: the links crossed, by local index */
-    uint32_t n_touched;
-    double *rem_bytes_per_s;
-    double *weight_sum;
-    uint32_t *csr_start; /* [n_touched + 1] */
-    uint32_t *csr_flow;
-    uint32_t *active_links;
-    uint32_t *capped; /* flows with a cap, by cap, for each recomputation */
-    uint32_t cap_capped;
-    uint32_t n_capped_flows; /* of the flows not yet compacted away */
-    /* Per link, the last packet size its credit bound was worked out for. */
-    uint64_t *memo_wire_bytes, *memo_in_flight;
-    double *memo_slowdown;
-    uint8_t *frozen;
-    uint64_t last_update_ps;
-    bool rates_pending;
-    uint64_t drain_generation;
-    NetStats stats;
-    NetLinkLoad *load; /* borrowed; NULL when not counting */
-} NetFlow;
 
 static NetFlow *
 flow_of(NetModel *net)
@@ -174,146 +99,6 @@ compact(NetFlow *nf)
     nf->n_hops = hw;
 }
 
-static void
-build_csr(NetFlow *nf)
-{
-    for (uint32_t k = 0; k < nf->n_touched; k++)
-        nf->link_local[nf->touched[k]] = DEAD;
-    nf->n_touched = 0;
-    uint32_t *start = nf->csr_start;
-    start[0] = 0;
-    for (uint32_t i = 0; i < nf->n_flows; i++)
-        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++) {
-            FlowHop *hop = &nf->hops[nf->flows[i].hop0 + h];
-            uint32_t k = nf->link_local[hop->link];
-            if (k == DEAD) {
-                k = nf->link_local[hop->link] = nf->n_touched++;
-                nf->touched[k] = hop->link;
-                start[k + 1] = 0;
-            }
-            hop->local = k;
-            start[k + 1]++;
-        }
-    for (uint32_t k = 0; k < nf->n_touched; k++)
-        start[k + 1] += start[k];
-    nf->csr_flow = g_renew(uint32_t, nf->csr_flow, MAX(nf->n_hops, 1));
-    for (uint32_t i = 0; i < nf->n_flows; i++)
-        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++)
-            nf->csr_flow[start[nf->hops[nf->flows[i].hop0 + h].local]++] = i;
-    for (uint32_t k = nf->n_touched; k > 0; k--)
-        start[k] = start[k - 1];
-    start[0] = 0;
-}
-
-static inline void
-freeze(NetFlow *nf, uint32_t i, double rate)
-{
-    Flow *f = &nf->flows[i];
-    nf->frozen[i] = 1;
-    f->rate_bytes_per_s = rate;
-    for (uint32_t h = 0; h < f->n_hops; h++) {
-        uint32_t k = nf->hops[f->hop0 + h].local;
-        double w = nf->hops[f->hop0 + h].weight;
-        nf->rem_bytes_per_s[k] -= rate * w;
-        nf->weight_sum[k] -= w;
-    }
-}
-
-static int
-by_cap(const void *a, const void *b, void *ctx)
-{
-    const Flow *flows = ctx;
-    double x = flows[*(const uint32_t *)a].cap_bytes_per_s;
-    double y = flows[*(const uint32_t *)b].cap_bytes_per_s;
-    return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* The flows with a cap, in increasing cap (ties by index): *n of them. */
-static void
-sort_capped(NetFlow *nf, uint32_t *n)
-{
-    if (nf->cap_capped < nf->n_flows) {
-        nf->cap_capped = MAX(nf->n_flows, 64);
-        nf->capped = g_renew(uint32_t, nf->capped, nf->cap_capped);
-    }
-    *n = 0;
-    if (nf->n_capped_flows == 0)
-        return;
-    for (uint32_t i = 0; i < nf->n_flows; i++)
-        if (nf->flows[i].cap_bytes_per_s > 0)
-            nf->capped[(*n)++] = i;
-    g_qsort_with_data(nf->capped, (gint)*n, sizeof(uint32_t), by_cap, nf->flows);
-}
-
-/* Progressive filling over the links the flows cross. Every flow weighs
- * at least 1 on each link it crosses, so a weight sum under 0.5 means no
- * unfrozen flow is left there. A paced flow's cap is a link of its own:
- * when the fill level reaches it, the flow stays at its cap and leaves the
- * rest to the others. */
-static void
-max_min(NetFlow *nf)
-{
-    const TopoGraph *graph = nf->base.graph;
-    uint32_t n_active = nf->n_touched;
-    for (uint32_t k = 0; k < n_active; k++) {
-        nf->weight_sum[k] = 0;
-        nf->rem_bytes_per_s[k] = (double)topo_graph_link(graph, nf->touched[k])->bytes_per_s;
-        nf->active_links[k] = k;
-    }
-    nf->frozen = g_renew(uint8_t, nf->frozen, MAX(nf->n_flows, 1));
-    memset(nf->frozen, 0, MAX(nf->n_flows, 1));
-    for (uint32_t i = 0; i < nf->n_flows; i++)
-        for (uint32_t h = 0; h < nf->flows[i].n_hops; h++) {
-            const FlowHop *hop = &nf->hops[nf->flows[i].hop0 + h];
-            nf->weight_sum[hop->local] += hop->weight;
-        }
-    uint32_t n_capped, next_cap = 0;
-    sort_capped(nf, &n_capped);
-    while (n_active > 0) {
-        double level = INFINITY;
-        for (uint32_t k = 0; k < n_active; k++) {
-            uint32_t l = nf->active_links[k];
-            level = fmin(level, fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l]);
-        }
-        while (next_cap < n_capped && nf->frozen[nf->capped[next_cap]])
-            next_cap++;
-        if (next_cap < n_capped &&
-            nf->flows[nf->capped[next_cap]].cap_bytes_per_s < level * (1 + 1e-9)) {
-            /* Caps come first: those at the lowest level stay at their caps. */
-            double cap_level = nf->flows[nf->capped[next_cap]].cap_bytes_per_s * (1 + 1e-9);
-            for (; next_cap < n_capped; next_cap++) {
-                uint32_t i = nf->capped[next_cap];
-                if (nf->frozen[i])
-                    continue;
-                if (nf->flows[i].cap_bytes_per_s > cap_level)
-                    break;
-                freeze(nf, i, nf->flows[i].cap_bytes_per_s);
-            }
-            uint32_t kept = 0;
-            for (uint32_t k = 0; k < n_active; k++)
-                if (nf->weight_sum[nf->active_links[k]] >= 0.5)
-                    nf->active_links[kept++] = nf->active_links[k];
-            n_active = kept;
-            continue;
-        }
-        double threshold = level * (1 + 1e-9);
-        for (uint32_t k = 0; k < n_active; k++) {
-            uint32_t l = nf->active_links[k];
-            if (nf->weight_sum[l] < 0.5 ||
-                fmax(nf->rem_bytes_per_s[l], 0) / nf->weight_sum[l] > threshold)
-                continue;
-            for (uint32_t j = nf->csr_start[l]; j < nf->csr_start[l + 1]; j++)
-                if (!nf->frozen[nf->csr_flow[j]])
-                    freeze(nf, nf->csr_flow[j], level);
-        }
-        uint32_t kept = 0;
-        for (uint32_t k = 0; k < n_active; k++)
-            if (nf->weight_sum[nf->active_links[k]] >= 0.5)
-                nf->active_links[kept++] = nf->active_links[k];
-        n_active = kept;
-    }
-}
-
 /* ps until the flow drains at its rate; within 1e-6 of a whole ps rounds down.
  * A flow without a rate yet (added since the last recomputation, which is
  * due at this instant) never drains: its remaining / 0 is infinite, and
@@ -352,9 +137,7 @@ on_rates(SimEngine *engine, const SimEvent *event, void *ctx)
     nf->rates_pending = false;
     advance(nf, now);
     compact(nf);
-    build_csr(nf);
-    max_min(nf);
-    nf->stats.n_rate_updates++;
+    net_flow_solve_rates(nf);
     nf->drain_generation++;
     schedule_drain(nf, now);
 }
@@ -453,6 +236,8 @@ on_drain(SimEngine *engine, const SimEvent *event, void *ctx)
         if (f->cap_bytes_per_s > 0 && f->rate_bytes_per_s >= f->cap_bytes_per_s)
             done += f->bottleneck_ser_ps;
         finish_xfer_part(nf, f->xfer, done);
+        for (uint32_t h = 0; h < f->n_hops; h++)
+            net_flow_mark_changed(nf, nf->hops[f->hop0 + h].link);
         f->xfer = DEAD;
         f->rate_bytes_per_s = 0;
     }
@@ -564,6 +349,7 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, const 
             weight = (weight + p * (double)n_packets * replay_bytes / (double)n_bytes) / (1 - p);
         }
         nf->hops[nf->n_hops + h] = (FlowHop){.link = path->link[h], .weight = (float)weight};
+        net_flow_mark_changed(nf, l);
     }
     nf->n_hops += path->n_hops;
     nf->xfers[x].n_left++;
@@ -660,6 +446,12 @@ flow_free(NetModel *net)
     g_free(nf->touched);
     g_free(nf->csr_flow);
     g_free(nf->active_links);
+    g_free(nf->picked_flows);
+    g_free(nf->link_picked);
+    g_free(nf->flow_picked);
+    g_free(nf->changed);
+    g_free(nf->link_changed);
+    g_free(nf->check_rates);
     g_free(nf->memo_wire_bytes);
     g_free(nf->memo_in_flight);
     g_free(nf->memo_slowdown);
@@ -718,9 +510,9 @@ NetModel *
 net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router,
              const NetOptions *options)
 {
-    (void)options;
     NetFlow *nf = g_new0(NetFlow, 1);
     nf->base = (NetModel){.ops = &flow_ops, .engine = engine, .graph = graph, .router = router};
+    nf->rates_mode = options->flow_rates;
     nf->rates_handler = sim_engine_register(engine, "net-flow-rates", on_rates, nf);
     nf->drain_handler = sim_engine_register(engine, "net-flow-drain", on_drain, nf);
     nf->free_xfer = DEAD;
@@ -734,6 +526,9 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
         nf->link_local[l] = DEAD;
     nf->touched = g_new(uint32_t, MAX(nf->n_links, 1));
     nf->active_links = g_new(uint32_t, MAX(nf->n_links, 1));
+    nf->link_picked = g_new(uint8_t, MAX(nf->n_links, 1));
+    nf->changed = g_new(uint32_t, MAX(nf->n_links, 1));
+    nf->link_changed = g_new0(uint8_t, MAX(nf->n_links, 1));
     nf->memo_wire_bytes = g_new0(uint64_t, MAX(nf->n_links, 1));
     nf->memo_in_flight = g_new0(uint64_t, MAX(nf->n_links, 1));
     nf->memo_slowdown = g_new0(double, MAX(nf->n_links, 1));

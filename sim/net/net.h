@@ -60,6 +60,8 @@ typedef struct NetStats {
     uint64_t n_packets;               /* packet engine: packets delivered */
     uint64_t n_replays;               /* packet engine: CRC replays */
     uint64_t n_rate_updates;          /* flow engine: max-min recomputations */
+    uint64_t n_rate_flows;            /* flow engine: flows they solved, in all */
+    uint64_t n_rate_links;            /* flow engine: links they solved, in all */
 } NetStats;
 
 typedef struct NetModel NetModel;
@@ -102,8 +104,20 @@ struct NetModel {
     const TopoRouter *router; /* borrowed */
 };
 
+/* How the flow engine re-solves rates after a change. Incremental solves
+ * only the flows the change can reach; full, every flow (the reference
+ * tests compare with); checked runs incremental and, after every
+ * recomputation, solves every flow too and aborts on a rate that is not
+ * the same double. */
+typedef enum NetFlowRates {
+    NET_FLOW_RATES_INCREMENTAL,
+    NET_FLOW_RATES_FULL,
+    NET_FLOW_RATES_CHECKED,
+} NetFlowRates;
+
 typedef struct NetOptions {
-    uint64_t seed; /* packet engine: CRC error draws */
+    uint64_t seed;           /* packet engine: CRC error draws */
+    NetFlowRates flow_rates; /* flow engine */
 } NetOptions;
 
 /* Creates an engine of the given fidelity on engine/graph/router (all

@@ -8,4 +8,5 @@
 Suite *net_agree_suite(void);
 Suite *net_flow_suite(void);
 Suite *net_packet_suite(void);
+Suite *net_rates_suite(void);
 Suite *net_send_suite(void);

@@ -1,0 +1,115 @@
+/* The flow engine's state, shared by its behaviour (net-flow.c: sends,
+ * queues, drains) and its max-min solver (net-flow-rates.c). Internal to
+ * sim/net. Times in ps, rates in bytes/s, per-hop weights in wire bytes per
+ * payload byte.
+ */
+#pragma once
+
+#include "net/net.h"
+
+#define DEAD UINT32_MAX
+
+typedef struct FlowXfer {
+    uint64_t cookie;
+    uint64_t n_bytes;
+    uint64_t done_ps;
+    SimHandlerId on_done;
+    uint32_t target;
+    uint32_t n_left;     /* flows still draining; next free record when unused */
+    uint32_t queue;      /* its send queue, 0: none */
+    uint32_t queue_next; /* the send waiting behind it in its queue, or DEAD */
+    uint32_t waiting;    /* while it waits its turn, its send in waiting[]; else DEAD */
+} FlowXfer;
+
+/* One hop of a flow: the link and the wire bytes per payload byte there;
+ * local is the link's index among the links the flows cross, set by each
+ * recomputation. */
+typedef struct FlowHop {
+    uint32_t link;
+    uint32_t local;
+    float weight;
+} FlowHop;
+
+typedef struct Flow {
+    double remaining_bytes;
+    double rate_bytes_per_s;
+    double cap_bytes_per_s; /* its share of a paced send's rate; 0: none */
+    uint64_t tail_ps;
+    uint64_t bottleneck_ser_ps; /* what tail_ps leaves out for the drain */
+    uint32_t xfer;              /* DEAD once drained */
+    uint32_t hop0;              /* first of its n_hops in hops */
+    uint32_t n_hops;
+} Flow;
+
+typedef struct NetFlow {
+    NetModel base;
+    NetFlowRates rates_mode;
+    SimHandlerId rates_handler, drain_handler;
+    FlowXfer *xfers;
+    uint32_t n_xfers, cap_xfers, free_xfer;
+    /* Per send queue, the last send in it (DEAD: none is waiting or
+     * draining), and the sends whose turn came, to start. */
+    uint32_t *queue_tail;
+    uint32_t n_queues;
+    uint32_t *turn;
+    uint32_t n_turn, cap_turn;
+    /* The sends waiting their turn, as asked (a free list through .target). */
+    NetSend *waiting;
+    uint32_t n_waiting, cap_waiting, free_waiting;
+    Flow *flows;
+    uint32_t n_flows, cap_flows;
+    FlowHop *hops;
+    size_t n_hops, cap_hops;
+    /* Per link the flows cross (local index), rebuilt by each
+     * recomputation, so that its cost follows the flows, not the graph. */
+    uint32_t n_links;
+    uint32_t *link_local; /* [n_links]: local index, or DEAD when no flow crosses it */
+    uint32_t *touched;    /* [n_touched]: the links crossed, by local index */
+    uint32_t n_touched;
+    double *rem_bytes_per_s;
+    double *weight_sum;
+    uint32_t *csr_start; /* [n_touched + 1] */
+    uint32_t *csr_flow;
+    /* The component being solved: its links (local indices) and flows,
+     * each in increasing order once picked, and what this recomputation
+     * has picked so far. */
+    uint32_t *active_links;
+    uint32_t *picked_flows;
+    uint32_t n_picked_flows;
+    uint8_t *link_picked; /* [n_touched] */
+    uint8_t *flow_picked; /* [n_flows] */
+    /* The links a flow started or ended on since the last recomputation. */
+    uint32_t *changed;
+    uint32_t n_changed;
+    uint8_t *link_changed; /* [n_links] */
+    double *check_rates;   /* NET_FLOW_RATES_CHECKED: the incremental rates */
+    uint32_t *capped;      /* flows with a cap, by cap, for each recomputation */
+    uint32_t cap_capped;
+    uint32_t n_capped_flows; /* of the flows not yet compacted away */
+    /* Per link, the last packet size its credit bound was worked out for. */
+    uint64_t *memo_wire_bytes, *memo_in_flight;
+    double *memo_slowdown;
+    uint8_t *frozen;
+    uint32_t cap_flow_scratch; /* of frozen, flow_picked, picked_flows, check_rates */
+    uint64_t last_update_ps;
+    bool rates_pending;
+    uint64_t drain_generation;
+    NetStats stats;
+    NetLinkLoad *load; /* borrowed; NULL when not counting */
+} NetFlow;
+
+/* Notes that the flows crossing link changed (one started or ended), so
+ * that the next recomputation solves the flows it can reach. */
+static inline void
+net_flow_mark_changed(NetFlow *nf, uint32_t link)
+{
+    if (nf->link_changed[link])
+        return;
+    nf->link_changed[link] = 1;
+    nf->changed[nf->n_changed++] = link;
+}
+
+/* Re-solves max-min over the live flows (compacted, none drained) after
+ * the changes marked since the last call, as nf->rates_mode says; counts
+ * the recomputation and what it solved in nf->stats. */
+void net_flow_solve_rates(NetFlow *nf);
