@@ -142,7 +142,7 @@ while [ $k -lt 20 ] && [ ! -e "$tmp/killed/results.csv" ]; do
     k=$((k + 1))
     delay=$(awk -v p=$$ -v k=$k -v t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') \
         'BEGIN { srand(); srand(srand() + 7 * p + 13 * k);
-        printf "%.3f", t * (0.05 + 0.6 * rand()) }')
+        printf "%.3f", t * (0.02 + 0.25 * rand()) }')
     "$nvlsim" sweep "$tmp/sweep.ini" --out "$tmp/killed" --jobs 2 >/dev/null 2>&1 &
     pid=$!
     sleep "$delay"
