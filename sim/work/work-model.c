@@ -9,6 +9,8 @@
  */
 #include "work/work-model.h"
 
+#include <math.h>
+
 #include <string.h>
 
 #include "hw/hw-keys.h"
@@ -256,11 +258,12 @@ work_model_params(const WorkModel *m)
     return embeddings + m->n_layers * block + norm_params(m);
 }
 
-uint64_t
-work_model_flops_per_token(const WorkModel *m, uint64_t seq_len, bool recompute)
+/* The FLOPs of work_model_flops_per_token with the attention products
+ * over keys_x2 / 2 keys a query (2 s: Megatron's full s x s; s + 1: the
+ * causal mask's average). */
+static double
+flops_per_token(const WorkModel *m, uint64_t keys_x2, bool recompute)
 {
-    g_return_val_if_fail(m != NULL, 0);
-    g_return_val_if_fail(seq_len >= 1 && seq_len <= WORK_MODEL_MAX_SEQ_LEN, 0);
     uint64_t h = m->hidden_size, n_matrices = m->ffn_kind == WORK_FFN_SWIGLU ? 3 : 2;
     /* Weights one token multiplies in a block: its attention projections
      * and the FFN (or the top_k experts it is routed to, and the router). */
@@ -270,7 +273,23 @@ work_model_flops_per_token(const WorkModel *m, uint64_t seq_len, bool recompute)
     uint64_t weights = 2 * h * h + 2 * h * kv_size(m) + ffn;
     /* A multiply-add is 2 FLOPs; backward costs twice the forward; full
      * recomputation runs every block's forward once more, not the logits. */
-    uint64_t passes = recompute ? 4 : 3;
-    uint64_t block = 2 * weights + 4 * seq_len * h;
-    return passes * m->n_layers * block + 3 * 2 * h * m->vocab_size;
+    double passes = recompute ? 4 : 3;
+    double block = 2.0 * (double)weights + 2.0 * (double)keys_x2 * (double)h;
+    return passes * (double)m->n_layers * block + 3.0 * 2.0 * (double)h * (double)m->vocab_size;
+}
+
+uint64_t
+work_model_flops_per_token(const WorkModel *m, uint64_t seq_len, bool recompute)
+{
+    g_return_val_if_fail(m != NULL, 0);
+    g_return_val_if_fail(seq_len >= 1 && seq_len <= WORK_MODEL_MAX_SEQ_LEN, 0);
+    return (uint64_t)llround(flops_per_token(m, 2 * seq_len, recompute));
+}
+
+double
+work_model_causal_flops_per_token(const WorkModel *m, uint64_t seq_len)
+{
+    g_return_val_if_fail(m != NULL, 0);
+    g_return_val_if_fail(seq_len >= 1 && seq_len <= WORK_MODEL_MAX_SEQ_LEN, 0);
+    return flops_per_token(m, seq_len + 1, false);
 }

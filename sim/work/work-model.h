@@ -101,3 +101,10 @@ uint64_t work_model_params(const WorkModel *model);
  * seq_len: tokens per sequence, 1 to WORK_MODEL_MAX_SEQ_LEN (pass
  * model->seq_len for the model's own). */
 uint64_t work_model_flops_per_token(const WorkModel *model, uint64_t seq_len, bool recompute);
+
+/* The FLOPs a token of a causal model needs, without recompute: as above,
+ * but each query's scores and weighted values over the keys the causal
+ * mask leaves it, (s + 1) / 2 on average, not all s. What MFU counts: no
+ * kernel executes fewer (FlashAttention skips only whole blocks above the
+ * diagonal, work-compute.h), so MFU stays at most 100%. */
+double work_model_causal_flops_per_token(const WorkModel *model, uint64_t seq_len);

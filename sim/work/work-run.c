@@ -58,7 +58,7 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
         result->tokens_per_s = tokens / result->step_s;
         result->tflops_per_gpu = (double)work_model_flops_per_token(s->model, l->seq_len, full) *
                                  tokens / result->step_s / gpus / 1e12;
-        result->mfu = (double)work_model_flops_per_token(s->model, l->seq_len, false) * tokens /
+        result->mfu = work_model_causal_flops_per_token(s->model, l->seq_len) * tokens /
                       result->step_s / (gpus * (double)system->gpu->fp16_flops_per_s);
         result->fits = work_memory_fits(l, s->model, system->gpu->hbm_bytes, &result->memory);
     }

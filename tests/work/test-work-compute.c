@@ -399,6 +399,39 @@ static const char *const gpu_ids[] = {
     "h200",      "h800",      "b200",           "gb200",
 };
 
+/* MFU counts the FLOPs a causal model needs (work_model_causal_flops_per_
+ * token); no block's kernels, forward and backward, run them faster than
+ * the GPU's peak, at any sequence length up to the longest a model may
+ * take: MFU never exceeds 100%. */
+START_TEST(causal_flops_never_beat_the_peak)
+{
+    g_autoptr(WorkModel) m = load_model("llama3-70b");
+    HwGpu *gpu = load_gpu(gpu_ids[_i]);
+    const uint64_t seq_lens[] = {2048, 131072, 1 << 20, WORK_MODEL_MAX_SEQ_LEN};
+    for (size_t i = 0; i < G_N_ELEMENTS(seq_lens); i++) {
+        uint64_t s = seq_lens[i];
+        WorkLayout layout = layout_of(8, true, 1, 1, s, WORK_RECOMPUTE_NONE);
+        double seconds = 0;
+        WorkPass passes[] = {WORK_PASS_FORWARD, WORK_PASS_BACKWARD};
+        for (size_t p = 0; p < G_N_ELEMENTS(passes); p++) {
+            g_autoptr(GArray) ops = block_ops(m, &layout, true, passes[p]);
+            for (guint k = 0; k < ops->len; k++)
+                seconds += (double)work_compute_op_ps(&g_array_index(ops, WorkOp, k), gpu) /
+                           (double)SIM_PS_PER_S;
+        }
+        /* A block's share of a token's causal FLOPs, times its tokens on
+         * one GPU of the tensor-parallel group. */
+        double block = (work_model_causal_flops_per_token(m, s) -
+                        6.0 * (double)m->hidden_size * (double)m->vocab_size) /
+                       (3.0 * (double)m->n_layers);
+        double mfu = block * (double)s / 8 / seconds / (double)gpu->fp16_flops_per_s;
+        ck_assert_msg(mfu > 0 && mfu <= 1.0, "%s, s = %" G_GUINT64_FORMAT ": MFU %.3f", gpu_ids[_i],
+                      s, mfu);
+    }
+    hw_gpu_free(gpu);
+}
+END_TEST
+
 /* In (0, 1] and never above the generation's ceiling, over a grid of
  * shapes from one tile to the largest GEMMs of a 1T model. */
 START_TEST(efficiency_is_a_fraction)
@@ -564,6 +597,7 @@ work_compute_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("time");
     tcase_add_loop_test(tc, efficiency_is_a_fraction, 0, G_N_ELEMENTS(gpu_ids));
+    tcase_add_loop_test(tc, causal_flops_never_beat_the_peak, 0, G_N_ELEMENTS(gpu_ids));
     tcase_add_loop_test(tc, efficiency_grows_with_square_size, 0, G_N_ELEMENTS(gpu_ids));
     tcase_add_loop_test(tc, skinny_gemms_are_slower, 0, G_N_ELEMENTS(gpu_ids));
     tcase_add_test(tc, wave_quantization_closed_form);

@@ -219,6 +219,10 @@ START_TEST(gpt_counts_are_sc21_closed_forms)
         ck_assert_msg(work_model_flops_per_token(m, s, false) ==
                           72 * l * h * h + 12 * l * s * h + 6 * h * v,
                       "%s: no recompute, s = %" G_GUINT64_FORMAT, shipped[_i].id, s);
+        /* Causal: each query's products over (s + 1) / 2 keys on average. */
+        ck_assert_msg(work_model_causal_flops_per_token(m, s) ==
+                          (double)(72 * l * h * h + 6 * l * (s + 1) * h + 6 * h * v),
+                      "%s: causal, s = %" G_GUINT64_FORMAT, shipped[_i].id, s);
     }
     ck_assert_msg(work_model_params(m) ==
                       12 * l * h * h + 13 * l * h + (v + m->seq_len) * h + 2 * h,
