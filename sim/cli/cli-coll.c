@@ -176,14 +176,23 @@ plan_from_options(const CollOptions *o, bool cuda_graph, bool collnet, CollPlan 
     return true;
 }
 
-/* nccl-tests rounds sizes down to whole elements of every rank's part. */
+/* The bytes nccl-tests rounds sizes down to a whole number of: an
+ * element, or one for every rank (all_gather, reduce_scatter, alltoall). */
 static uint64_t
-round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
+unit_bytes(const CollPlan *plan, uint32_t n_ranks)
 {
     uint64_t unit = plan->elem_bytes;
     if (plan->op == COLL_OP_ALL_GATHER || plan->op == COLL_OP_REDUCE_SCATTER ||
         plan->op == COLL_OP_ALLTOALL)
         unit *= n_ranks;
+    return unit;
+}
+
+/* A size rounded down to whole units (0: none fits). */
+static uint64_t
+round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
+{
+    uint64_t unit = unit_bytes(plan, n_ranks);
     return bytes / unit * unit;
 }
 
@@ -334,6 +343,27 @@ first_gpus(const char *text, const HwSystem *system, const CollPlan *plan, uint3
     return true;
 }
 
+/* A root among comm's ranks, and a sweep with at least one size that is
+ * a whole number of the op's unit: else an error naming the option. */
+static bool
+check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
+{
+    if (plan->root >= comm->n_ranks) {
+        g_autofree char *text = g_strdup_printf("%u", plan->root);
+        g_autofree char *expect = g_strdup_printf("a rank from 0 to %u", comm->n_ranks - 1);
+        return cli_bad_option(error, "root", text, expect);
+    }
+    uint64_t unit = unit_bytes(plan, comm->n_ranks);
+    if (plan->max_bytes < unit) {
+        g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, plan->max_bytes);
+        g_autofree char *expect = g_strdup_printf(
+            "at least %" G_GUINT64_FORMAT " B (a %s%s), or no size is simulated", unit,
+            plan->dtype, unit > plan->elem_bytes ? " for each rank" : "");
+        return cli_bad_option(error, "maxbytes", text, expect);
+    }
+    return true;
+}
+
 /* The plan's communicator on the fabric it loads into *fabric (which the
  * communicator borrows): --gpus ranks on the first GPUs, nodes added past
  * one, or the listed GPUs of each node. NULL and error when the fabric
@@ -387,7 +417,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_print_error("coll", error);
         return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
     }
-    if (!cli_check_algo(plan->algo, comm, &error)) {
+    if (!cli_check_algo(plan->algo, comm, &error) || !check_sizes_and_root(plan, comm, &error)) {
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
