@@ -251,6 +251,15 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
         validate_bad_error(v, error);
         return;
     }
+    /* nccl-tests prints a 0-byte call's time and a bus bandwidth of 0: a
+     * bandwidth without a size is no measurement. */
+    if (!by_time && call.n_bytes == 0 && measured > 0) {
+        validate_bad(v, csv, r, "bytes",
+                     "0 with busbw_gbps %g: a bandwidth needs a size; expected at least one "
+                     "element",
+                     measured);
+        return;
+    }
     if (validate_rounding_share(report_csv_field(csv, r, mcol), measured) >
         VALIDATE_MAX_ROUNDING_SHARE) {
         validate_skip(v, "measured value printed to too few digits (its rounding alone exceeds "
