@@ -86,6 +86,14 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
         g_prefix_error(error, "%s: [scenario] system: ", s->path);
         return false;
     }
+    if (system->loopback != NULL) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "%s: [scenario] system: %s is virtual ranks on one GPU (nvlsim-bench's "
+                    "loopback kernel), not a system to train on; expected a real system such as "
+                    "dgx-h100",
+                    s->path, system->id);
+        return false;
+    }
     if (!topo_faults_check(s->faults, system, error)) {
         g_prefix_error(error, "%s: ", s->path);
         return false;
