@@ -575,6 +575,10 @@ parse_pairs(HwSystem *system, const char *text, uint64_t *n_direct, const char *
         n_direct[pair.b] += pair.n_links;
         g_array_append_val(pairs, pair);
     }
+    if (pairs->len == 0)
+        return hw_keys_fail(error, path, "nvlink", "pairs",
+                            "empty; expected pairs such as 0-1, 0-3x2 (a system without "
+                            "NVLink has no [nvlink] group)");
     g_array_sort(pairs, compare_pairs);
     system->n_pairs = pairs->len;
     system->pairs = (HwGpuPair *)(void *)g_array_free(g_steal_pointer(&pairs), FALSE);
