@@ -356,9 +356,9 @@ check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
     uint64_t unit = unit_bytes(plan, comm->n_ranks);
     if (plan->max_bytes < unit) {
         g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, plan->max_bytes);
-        g_autofree char *expect = g_strdup_printf(
-            "at least %" G_GUINT64_FORMAT " B (a %s%s), or no size is simulated", unit,
-            plan->dtype, unit > plan->elem_bytes ? " for each rank" : "");
+        g_autofree char *expect =
+            g_strdup_printf("at least %" G_GUINT64_FORMAT " B (a %s%s), or no size is simulated",
+                            unit, plan->dtype, unit > plan->elem_bytes ? " for each rank" : "");
         return cli_bad_option(error, "maxbytes", text, expect);
     }
     return true;
@@ -473,10 +473,9 @@ cli_coll(int argc, char **argv)
         cli_print_error("coll", error);
         goto out;
     }
-    if (o.plot != NULL && !cli_plot_check("coll", o.plot))
+    if (o.plot != NULL &&
+        (!cli_plot_check("coll", o.plot) || !cli_plot_csv("coll", o.plot, &o.csv)))
         goto out;
-    if (o.plot != NULL && o.csv == NULL)
-        o.csv = cli_plot_csv_path(o.plot);
     status = coll_run_plan(&o, faults, &plan);
 out:
     for (char **p = (char **)&o; p < (char **)(&o + 1); p++)

@@ -202,8 +202,7 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
             CollHarness h = COLL_HARNESS_DEFAULT;
             busbw[(size_t)s * sizes->len + i] =
                 (double)bytes / ((double)coll_reported_ps(comm, &r, &h) / (double)SIM_PS_PER_S) /
-                1e9 *
-                coll_busbw_factor(COLL_OP_ALL_REDUCE, comm->n_ranks);
+                1e9 * coll_busbw_factor(COLL_OP_ALL_REDUCE, comm->n_ranks);
         }
     }
     printf("\n# all_reduce bus bandwidth (GB/s, nccl-tests' busbw) on one node of each "
@@ -305,14 +304,12 @@ cli_compare(int argc, char **argv)
         fprintf(stderr, "nvlsim compare: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
-    } else if ((o.plot != NULL && !cli_plot_check("compare", o.plot)) ||
-               (o.coll_plot != NULL && !cli_plot_check("compare", o.coll_plot))) {
+    } else if ((o.plot != NULL &&
+                (!cli_plot_check("compare", o.plot) || !cli_plot_csv("compare", o.plot, &o.csv))) ||
+               (o.coll_plot != NULL && (!cli_plot_check("compare", o.coll_plot) ||
+                                        !cli_plot_csv("compare", o.coll_plot, &o.coll_csv)))) {
         status = CLI_EXIT_USAGE;
     } else {
-        if (o.plot != NULL && o.csv == NULL)
-            o.csv = cli_plot_csv_path(o.plot);
-        if (o.coll_plot != NULL && o.coll_csv == NULL)
-            o.coll_csv = cli_plot_csv_path(o.coll_plot);
         status = compare(&o, argc == 2 ? argv[1] : NULL);
     }
     g_free(o.systems);

@@ -21,11 +21,21 @@ cli_plot_check(const char *command, const char *plot_path)
     return false;
 }
 
-char *
-cli_plot_csv_path(const char *plot_path)
+bool
+cli_plot_csv(const char *command, const char *plot_path, char **csv)
 {
-    g_autofree char *script = report_plot_script_path(plot_path);
-    return g_strdup_printf("%.*s.csv", (int)(strlen(script) - strlen(".gp")), script);
+    if (*csv != NULL && strcmp(*csv, "-") == 0) {
+        fprintf(stderr,
+                "nvlsim %s: --csv: '-': expected a file for --plot %s to read (or no --csv: "
+                "the CSV goes beside the plot)\n",
+                command, plot_path);
+        return false;
+    }
+    if (*csv == NULL) {
+        g_autofree char *script = report_plot_script_path(plot_path);
+        *csv = g_strdup_printf("%.*s.csv", (int)(strlen(script) - strlen(".gp")), script);
+    }
+    return true;
 }
 
 bool

@@ -345,14 +345,12 @@ cli_run(int argc, char **argv)
         fprintf(stderr, "nvlsim run: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
-    } else if ((o.plot != NULL && !cli_plot_check("run", o.plot)) ||
-               (o.links_plot != NULL && !cli_plot_check("run", o.links_plot))) {
+    } else if ((o.plot != NULL &&
+                (!cli_plot_check("run", o.plot) || !cli_plot_csv("run", o.plot, &o.csv))) ||
+               (o.links_plot != NULL && (!cli_plot_check("run", o.links_plot) ||
+                                         !cli_plot_csv("run", o.links_plot, &o.links)))) {
         status = CLI_EXIT_USAGE;
     } else {
-        if (o.plot != NULL && o.csv == NULL)
-            o.csv = cli_plot_csv_path(o.plot);
-        if (o.links_plot != NULL && o.links == NULL)
-            o.links = cli_plot_csv_path(o.links_plot);
         status = run(&o, argc == 2 ? argv[1] : NULL);
     }
     g_strfreev(o.sets);

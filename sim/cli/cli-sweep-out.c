@@ -335,9 +335,7 @@ cli_sweep_out_finish(CliSweepOut *out, const char *header, uint32_t *n_ok, GErro
         g_autofree char *row = read_row(out, i);
         if (row == NULL) {
             g_autofree char *path = point_path(out, i);
-            fclose(f);
-            g_unlink(tmp);
-            g_free(tmp);
+            sim_output_abandon(f, tmp);
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no whole row of point %u",
                         path, i);
             return false;

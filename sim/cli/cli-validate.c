@@ -457,10 +457,9 @@ cli_validate(int argc, char **argv)
     }
     if (!parse_options(&o, &v, &max_mape))
         goto out;
-    if (o.plot != NULL && !cli_plot_check("validate", o.plot))
+    if (o.plot != NULL &&
+        (!cli_plot_check("validate", o.plot) || !cli_plot_csv("validate", o.plot, &o.csv)))
         goto out;
-    if (o.plot != NULL && o.csv == NULL)
-        o.csv = cli_plot_csv_path(o.plot);
     v.only_system = o.system;
     v.quiet = o.quiet || o.cross != NULL;
     if (o.cross != NULL)

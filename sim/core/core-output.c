@@ -1,10 +1,13 @@
 /* Atomic output files (see core-output.h): mkstemp's unique name with an
  * ordinary file's mode, fsync before the rename so that a crash leaves the
- * old file or the new one, never part of it. */
+ * old file or the new one, never part of it; "-" and what is not a
+ * regular file are written in place. */
 #include "core/core-output.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
 
@@ -34,9 +37,21 @@ sim_output_temp(const char *path, const char *suffix, char **tmp_path, GError **
 FILE *
 sim_output_open(const char *path, char **tmp_path, GError **error)
 {
-    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    *tmp_path = NULL;
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    GStatBuf st;
+    if (g_lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         fail(path, EISDIR, error);
         return NULL;
+    }
+    /* What is not a regular file (a device such as /dev/null, a FIFO, a
+     * link) is written where it is: a rename would replace it. */
+    if (g_lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *f = g_fopen(path, "w");
+        if (f == NULL)
+            fail(path, errno, error);
+        return f;
     }
     int fd = sim_output_temp(path, NULL, tmp_path, error);
     if (fd < 0)
@@ -67,20 +82,24 @@ sim_output_commit(FILE *f, char *tmp_path, const char *path, GError **error)
 {
     g_autofree char *tmp = tmp_path;
     int saved = 0;
-    if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
+    errno = 0;
+    if (fflush(f) != 0 || ferror(f) || (tmp != NULL && fsync(fileno(f)) != 0))
         saved = errno != 0 ? errno : EIO;
-    if (fclose(f) != 0 && saved == 0)
+    if (f != stdout && fclose(f) != 0 && saved == 0)
         saved = errno;
     if (saved == 0)
-        return sim_output_rename(tmp, path, error);
-    g_unlink(tmp);
+        return tmp == NULL || sim_output_rename(tmp, path, error);
+    if (tmp != NULL)
+        g_unlink(tmp);
     return fail(path, saved, error);
 }
 
 void
 sim_output_abandon(FILE *f, char *tmp_path)
 {
-    fclose(f);
-    g_unlink(tmp_path);
+    if (f != stdout)
+        fclose(f);
+    if (tmp_path != NULL)
+        g_unlink(tmp_path);
     g_free(tmp_path);
 }

@@ -17,14 +17,20 @@
 int sim_output_temp(const char *path, const char *suffix, char **tmp_path, GError **error);
 
 /* The same as a stream to write; a folder at path is refused at once
- * (it would only refuse the rename, after all the work). */
+ * (it would only refuse the rename, after all the work). "-" is standard
+ * output, and a path that exists and is no regular file (/dev/null, a
+ * FIFO, a symbolic link) is written in place, as a rename would replace
+ * it: *tmp_path is then NULL. */
 FILE *sim_output_open(const char *path, char **tmp_path, GError **error);
 
 /* Flushes f to disk, closes it and renames tmp_path (taken) to path; on
- * failure removes the temporary and sets error. */
+ * failure removes the temporary and sets error. Without a temporary
+ * (tmp_path NULL) flushes and closes it (not standard output), the error
+ * of a full device included. */
 bool sim_output_commit(FILE *f, char *tmp_path, const char *path, GError **error);
 
-/* Closes f and removes tmp_path (taken): nothing is written. */
+/* Closes f (not standard output) and removes tmp_path (taken, NULL
+ * without one): nothing is written. */
 void sim_output_abandon(FILE *f, char *tmp_path);
 
 /* Renames tmp_path (not taken) to path, or removes it and sets error. */

@@ -713,4 +713,37 @@ expect 0 out "-1.10%" -- calibrate memory \
 grep -v '^reduce,' "$top_srcdir/tests/data/bench-gpu-fixture.csv" >"$tmp/no-reduce.csv"
 expect 1 err "no reduce rows" -- calibrate memory "$tmp/no-reduce.csv" --system dgx-h100
 
+# Outputs that are not regular files are written where they are, never
+# replaced by one: standard output for -, a device, a FIFO, a symbolic
+# link (its target gets the rows); a full device is an error.
+expect 0 out "size_bytes,count_elements" -- coll -b 1M -e 1M --csv -
+expect 0 out "ring" -- coll -b 1M -e 1M --csv /dev/null
+if [ -c /dev/null ]; then
+    echo "ok: /dev/null is still a device"
+else
+    echo "FAIL: --csv /dev/null replaced the device"
+    n_fail=$((n_fail + 1))
+fi
+expect 1 err "/dev/full: cannot write: No space left on device" -- coll -b 1M -e 1M --csv /dev/full
+: >"$tmp/target.csv"
+ln -s "$tmp/target.csv" "$tmp/link.csv"
+expect 0 out "ring" -- coll -b 1M -e 1M --csv "$tmp/link.csv"
+if [ -L "$tmp/link.csv" ] && grep -q '^1048576,' "$tmp/target.csv"; then
+    echo "ok: a link stays a link, its target holds the rows"
+else
+    echo "FAIL: --csv through a symbolic link replaced it or left its target empty"
+    n_fail=$((n_fail + 1))
+fi
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/from-fifo" &
+expect 0 out "ring" -- coll -b 1M -e 1M --csv "$tmp/fifo"
+wait
+if [ -p "$tmp/fifo" ] && grep -q '^1048576,' "$tmp/from-fifo"; then
+    echo "ok: a FIFO stays a FIFO and carries the rows"
+else
+    echo "FAIL: --csv to a FIFO replaced it or sent nothing"
+    n_fail=$((n_fail + 1))
+fi
+expect 2 err "--csv: '-': expected a file for --plot" -- coll -b 1M -e 1M --csv - --plot "$tmp/p.png"
+
 [ "$n_fail" -eq 0 ]
