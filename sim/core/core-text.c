@@ -66,6 +66,7 @@ sim_text_read(const char *path, const char *what, char **contents, gsize *length
     GByteArray *bytes = g_byte_array_new();
     guint8 block[65536];
     ssize_t n;
+    gsize line = 0; /* bytes of the line being read */
     while ((n = read(fd, block, sizeof block)) != 0) {
         if (n < 0 && errno == EINTR)
             continue;
@@ -76,6 +77,37 @@ sim_text_read(const char *path, const char *what, char **contents, gsize *length
             return fail_errno(error, path, saved);
         }
         g_byte_array_append(bytes, block, (guint)n);
+        /* An endless or binary input (/dev/zero, a disk image) fails as
+         * soon as it shows: a NUL byte, an overlong line, too much. */
+        ssize_t last = n - 1;
+        while (last >= 0 && block[last] != '\n')
+            last--;
+        line = last >= 0 ? (gsize)(n - 1 - last) : line + (gsize)n;
+        if (memchr(block, '\0', (size_t)n) != NULL) {
+            close(fd);
+            sim_text_check(path, (const char *)bytes->data, bytes->len, error);
+            g_byte_array_unref(bytes);
+            return false;
+        }
+        if (line > SIM_TEXT_MAX_LINE_BYTES) {
+            close(fd);
+            unsigned number = 1;
+            for (guint i = 0; i + line < bytes->len; i++)
+                number += bytes->data[i] == '\n';
+            g_byte_array_unref(bytes);
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: a line of more than %d bytes: expected at most %d", path, number,
+                        SIM_TEXT_MAX_LINE_BYTES, SIM_TEXT_MAX_LINE_BYTES);
+            return false;
+        }
+        if (bytes->len > SIM_TEXT_MAX_FILE_BYTES) {
+            close(fd);
+            g_byte_array_unref(bytes);
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: more than %u bytes: expected %s of at most that size", path,
+                        SIM_TEXT_MAX_FILE_BYTES, what);
+            return false;
+        }
     }
     close(fd);
     gsize size = bytes->len;

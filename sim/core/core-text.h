@@ -12,6 +12,11 @@
  * (the newline excluded). */
 #define SIM_TEXT_MAX_LINE_BYTES 65536
 
+/* The largest such file, in bytes: a CSV of millions of measured rows fits;
+ * an endless device does not (it fails at its first NUL byte or overlong
+ * line, else here). */
+#define SIM_TEXT_MAX_FILE_BYTES 1073741824u
+
 /* Fails "NAME:LINE: not text (a NUL byte or invalid UTF-8)" or "NAME:LINE:
  * a line of N bytes: expected at most SIM_TEXT_MAX_LINE_BYTES" on the
  * first line of data (length bytes) that is not text or too long. */
@@ -21,7 +26,10 @@ bool sim_text_check(const char *name, const char *data, gsize length, GError **e
  * the caller; *length bytes before the NUL) and checks it with
  * sim_text_check. Errors (G_FILE_ERROR) name the path: "PATH: is a folder:
  * expected WHAT" (what: "a CSV file"), "PATH: No such file or directory"
- * and the like, or sim_text_check's. */
+ * and the like, "PATH: more than SIM_TEXT_MAX_FILE_BYTES bytes", "PATH:
+ * LINE: a line of more than SIM_TEXT_MAX_LINE_BYTES bytes", or
+ * sim_text_check's, found as the bytes come (an endless input such as
+ * /dev/zero fails at once). */
 bool sim_text_read(const char *path, const char *what, char **contents, gsize *length,
                    GError **error);
 
