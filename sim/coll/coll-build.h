@@ -34,14 +34,17 @@ typedef struct CollBuild {
  * algorithm cannot run this call on this communicator. */
 bool coll_build_ring(CollBuild *b, GError **error);
 bool coll_build_tree(CollBuild *b, GError **error);
+/* NVLS and NVLS-tree: coll-build-nvls.c. */
 bool coll_build_nvls(CollBuild *b, GError **error);
 bool coll_build_nvls_tree(CollBuild *b, GError **error);
 bool coll_build_direct(CollBuild *b, GError **error);
 /* PAT (all_gather, reduce_scatter; one rank per node): coll-build-pat.c. */
 bool coll_build_pat(CollBuild *b, GError **error);
 
+/* The messages a connection holds: the plan's slices in flight (1 to 64). */
+uint32_t coll_build_depth(const CollBuild *b);
 /* A connection of b's protocol (its wire factor) from participant
- * from_part to to_part, as deep as the plan's slices in flight. */
+ * from_part to to_part, as deep as coll_build_depth. */
 uint32_t coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part);
 /* Part i of total bytes split n ways (the first parts one byte larger). */
 uint64_t coll_build_share(uint64_t total, uint32_t n, uint32_t i);
@@ -81,12 +84,6 @@ bool coll_build_collnet_chain(CollBuild *b, GError **error);
  * own (a NET's localGpu in NCCL), in NIC order, into ranks (room for
  * comm->ppn); returns how many. */
 uint32_t coll_build_collnet_heads(const CollComm *comm, uint32_t *ranks);
-
-/* A connection from participant from_part to to_part in the protocol's
- * lines, holding the plan's slices in flight. */
-uint32_t coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part);
-/* Part i of total bytes split n ways (the first parts one byte larger). */
-uint64_t coll_build_share(uint64_t total, uint32_t n, uint32_t i);
 
 /* The wire bytes per data byte of a protocol: LL 16/8, LL128 128/120. */
 double coll_proto_wire_factor(CollProto proto);

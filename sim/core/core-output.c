@@ -41,13 +41,14 @@ sim_output_open(const char *path, char **tmp_path, GError **error)
     if (strcmp(path, "-") == 0)
         return stdout;
     GStatBuf st;
-    if (g_lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    bool exists = g_lstat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         fail(path, EISDIR, error);
         return NULL;
     }
     /* What is not a regular file (a device such as /dev/null, a FIFO, a
      * link) is written where it is: a rename would replace it. */
-    if (g_lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode)) {
         FILE *f = g_fopen(path, "w");
         if (f == NULL)
             fail(path, errno, error);
