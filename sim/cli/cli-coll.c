@@ -473,8 +473,7 @@ cli_coll(int argc, char **argv)
         cli_print_error("coll", error);
         goto out;
     }
-    if (o.plot != NULL &&
-        (!cli_plot_check("coll", o.plot) || !cli_plot_csv("coll", o.plot, &o.csv)))
+    if (o.plot != NULL && !cli_plot_csv("coll", o.plot, &o.csv))
         goto out;
     status = coll_run_plan(&o, faults, &plan);
 out:

@@ -304,10 +304,8 @@ cli_compare(int argc, char **argv)
         fprintf(stderr, "nvlsim compare: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
-    } else if ((o.plot != NULL &&
-                (!cli_plot_check("compare", o.plot) || !cli_plot_csv("compare", o.plot, &o.csv))) ||
-               (o.coll_plot != NULL && (!cli_plot_check("compare", o.coll_plot) ||
-                                        !cli_plot_csv("compare", o.coll_plot, &o.coll_csv)))) {
+    } else if ((o.plot != NULL && !cli_plot_csv("compare", o.plot, &o.csv)) ||
+               (o.coll_plot != NULL && !cli_plot_csv("compare", o.coll_plot, &o.coll_csv))) {
         status = CLI_EXIT_USAGE;
     } else {
         status = compare(&o, argc == 2 ? argv[1] : NULL);

@@ -24,6 +24,8 @@ cli_plot_check(const char *command, const char *plot_path)
 bool
 cli_plot_csv(const char *command, const char *plot_path, char **csv)
 {
+    if (!cli_plot_check(command, plot_path))
+        return false;
     if (*csv != NULL && strcmp(*csv, "-") == 0) {
         fprintf(stderr,
                 "nvlsim %s: --csv: '-': expected a file for --plot %s to read (or no --csv: "

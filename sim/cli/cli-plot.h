@@ -9,9 +9,10 @@
  * (a usage error). */
 bool cli_plot_check(const char *command, const char *plot_path);
 
-/* The CSV --plot reads: the one --csv names (*csv), or one beside the
- * plot (newly allocated into *csv) without --csv; false after printing
- * an error for --csv - (standard output, which the plot cannot read). */
+/* Checks --plot as cli_plot_check does, then the CSV it reads: the one
+ * --csv names (*csv), or one beside the plot (newly allocated into *csv)
+ * without --csv; false after printing an error, or for --csv - (standard
+ * output, which the plot cannot read). */
 bool cli_plot_csv(const char *command, const char *plot_path, char **csv);
 
 /* Renders csv_path into plot_path with template_name and vars (name, value

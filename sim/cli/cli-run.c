@@ -345,10 +345,8 @@ cli_run(int argc, char **argv)
         fprintf(stderr, "nvlsim run: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
-    } else if ((o.plot != NULL &&
-                (!cli_plot_check("run", o.plot) || !cli_plot_csv("run", o.plot, &o.csv))) ||
-               (o.links_plot != NULL && (!cli_plot_check("run", o.links_plot) ||
-                                         !cli_plot_csv("run", o.links_plot, &o.links)))) {
+    } else if ((o.plot != NULL && !cli_plot_csv("run", o.plot, &o.csv)) ||
+               (o.links_plot != NULL && !cli_plot_csv("run", o.links_plot, &o.links))) {
         status = CLI_EXIT_USAGE;
     } else {
         status = run(&o, argc == 2 ? argv[1] : NULL);

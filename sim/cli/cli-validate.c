@@ -129,7 +129,7 @@ validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collne
             cli_fabric_free(fabric);
             return NULL;
         }
-        fabric->system->collnet = collnet;
+        fabric->system->collnet |= collnet;
         g_hash_table_insert(v->fabrics, g_steal_pointer(&key), fabric);
     }
     return fabric;
@@ -457,8 +457,7 @@ cli_validate(int argc, char **argv)
     }
     if (!parse_options(&o, &v, &max_mape))
         goto out;
-    if (o.plot != NULL &&
-        (!cli_plot_check("validate", o.plot) || !cli_plot_csv("validate", o.plot, &o.csv)))
+    if (o.plot != NULL && !cli_plot_csv("validate", o.plot, &o.csv))
         goto out;
     v.only_system = o.system;
     v.quiet = o.quiet || o.cross != NULL;

@@ -81,14 +81,6 @@ typedef struct Sharp {
 } Sharp;
 
 static uint32_t
-switch_program(CollBuild *b, uint32_t part)
-{
-    uint32_t prog = coll_exec_program(b->ex, part);
-    coll_exec_set_fenced(b->ex, prog, false);
-    return prog;
-}
-
-static uint32_t
 switch_part(CollBuild *b, uint32_t vertex)
 {
     uint32_t part = coll_exec_participant(b->ex, vertex);
@@ -142,14 +134,15 @@ sharp_init(Sharp *t, CollBuild *b, const uint32_t *head, GError **error)
     }
     g_assert(t->n_leaves == 1 || spine_part != UINT32_MAX);
     for (uint32_t i = 0; i < t->n_leaves; i++) {
-        t->leaf_reduce[i] = switch_program(b, t->leaf_part[i]);
-        t->leaf_bcast[i] = t->n_leaves > 1 ? switch_program(b, t->leaf_part[i]) : UINT32_MAX;
+        t->leaf_reduce[i] = coll_build_unfenced_program(b, t->leaf_part[i]);
+        t->leaf_bcast[i] =
+            t->n_leaves > 1 ? coll_build_unfenced_program(b, t->leaf_part[i]) : UINT32_MAX;
         if (t->n_leaves > 1) {
             t->leaf_up[i] = coll_build_conn(b, t->leaf_part[i], spine_part);
             t->leaf_down[i] = coll_build_conn(b, spine_part, t->leaf_part[i]);
         }
     }
-    t->spine_prog = t->n_leaves > 1 ? switch_program(b, spine_part) : UINT32_MAX;
+    t->spine_prog = t->n_leaves > 1 ? coll_build_unfenced_program(b, spine_part) : UINT32_MAX;
     return true;
 }
 

@@ -63,16 +63,6 @@ nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
     return n;
 }
 
-/* A program of participant part that needs no flags: multimem loads and
- * stores, and sends the network proxy carries. */
-static uint32_t
-nvls_program(CollBuild *b, uint32_t part)
-{
-    uint32_t prog = coll_exec_program(b->ex, part);
-    coll_exec_set_fenced(b->ex, prog, false);
-    return prog;
-}
-
 /* One node's NVLS in one channel: its ranks first .. first + n - 1 and
  * their switch planes. Per rank and plane (index r * np + p): up (its copy
  * of a chunk, to reduce), down (the reduced chunk, to its owner), mc_up
@@ -131,8 +121,8 @@ nvls_connect(Nvls *v, double factor)
     uint32_t n = v->n, np = v->np;
     for (uint32_t p = 0; p < np; p++) {
         uint32_t sw = coll_exec_participant(b->ex, v->planes[p].vertex);
-        v->sw_reduce[p] = nvls_program(b, sw);
-        v->sw_mc[p] = nvls_program(b, sw);
+        v->sw_reduce[p] = coll_build_unfenced_program(b, sw);
+        v->sw_mc[p] = coll_build_unfenced_program(b, sw);
         for (uint32_t r = 0; r < n; r++) {
             uint32_t part = b->rank_part[v->first + r];
             uint32_t *conns[] = {&v->up[r * np + p], &v->down[r * np + p], &v->mc_up[r * np + p],
@@ -147,9 +137,9 @@ nvls_connect(Nvls *v, double factor)
     }
     for (uint32_t r = 0; r < n; r++) {
         uint32_t part = b->rank_part[v->first + r];
-        v->give[r] = nvls_program(b, part);
-        v->own[r] = nvls_program(b, part);
-        v->take[r] = nvls_program(b, part);
+        v->give[r] = coll_build_unfenced_program(b, part);
+        v->own[r] = coll_build_unfenced_program(b, part);
+        v->take[r] = coll_build_unfenced_program(b, part);
     }
 }
 
@@ -369,11 +359,11 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
                 NvlsTreeHead *t = &th[k * n_heads + h];
                 uint32_t me = k * ppn + head[h];
                 t->root = parent == N;
-                t->reduce = nvls_program(b, b->rank_part[me]);
+                t->reduce = coll_build_unfenced_program(b, b->rank_part[me]);
                 if (t->root)
                     continue;
                 uint32_t them = parent * ppn + head[h];
-                t->bcast = nvls_program(b, b->rank_part[me]);
+                t->bcast = coll_build_unfenced_program(b, b->rank_part[me]);
                 /* between nodes NCCL's transport is direct (no NVB relay) */
                 t->up = coll_build_conn(b, b->rank_part[me], b->rank_part[them]);
                 t->down = coll_build_conn(b, b->rank_part[them], b->rank_part[me]);

@@ -53,6 +53,14 @@ coll_build_depth(const CollBuild *b)
 }
 
 uint32_t
+coll_build_unfenced_program(CollBuild *b, uint32_t part)
+{
+    uint32_t prog = coll_exec_program(b->ex, part);
+    coll_exec_set_fenced(b->ex, prog, false);
+    return prog;
+}
+
+uint32_t
 coll_build_conn(CollBuild *b, uint32_t from_part, uint32_t to_part)
 {
     return coll_exec_connection(b->ex, from_part, to_part, coll_build_depth(b),

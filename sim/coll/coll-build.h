@@ -41,6 +41,10 @@ bool coll_build_direct(CollBuild *b, GError **error);
 /* PAT (all_gather, reduce_scatter; one rank per node): coll-build-pat.c. */
 bool coll_build_pat(CollBuild *b, GError **error);
 
+/* A new program of participant part that needs no flags (NVLS's multimem
+ * loads and stores, a switch's reduction, sends the network proxy
+ * carries). */
+uint32_t coll_build_unfenced_program(CollBuild *b, uint32_t part);
 /* The messages a connection holds: the plan's slices in flight (1 to 64). */
 uint32_t coll_build_depth(const CollBuild *b);
 /* A connection of b's protocol (its wire factor) from participant
@@ -77,9 +81,6 @@ uint32_t coll_dtree_parent(uint32_t n, uint32_t tree, uint32_t node);
 bool coll_build_collnet_direct(CollBuild *b, GError **error);
 bool coll_build_collnet_chain(CollBuild *b, GError **error);
 
-/* CollNet runs at most this many ranks a node: NCCL_MAX_DIRECT_ARITY + 1
- * (enqueue.cc:2000-2003). */
-#define COLL_COLLNET_MAX_PPN 8
 /* CollNet's heads: the local ranks (of node 0) whose GPU has a NIC of its
  * own (a NET's localGpu in NCCL), in NIC order, into ranks (room for
  * comm->ppn); returns how many. */

@@ -16,11 +16,13 @@
 #define MAX_DEPTH 64 /* a connection's visible-message window is one 64-bit mask */
 
 typedef struct Conn {
-    uint32_t src, dst; /* participants */
+    uint32_t src, dst;               /* participants */
+    uint32_t src_vertex, dst_vertex; /* theirs */
     uint32_t depth;
     double wire_factor;
-    double share;    /* of an operation's bytes this connection carries */
-    uint32_t copies; /* connections it stands for (itself and identical ones left out) */
+    uint64_t max_bytes_per_s; /* a sending CTA's pace on it (its share); 0: none */
+    double share;             /* of an operation's bytes this connection carries */
+    uint32_t copies;          /* connections it stands for (itself and identical ones left out) */
     bool crosses_nodes;
     uint64_t flag_ps;          /* a small write from src to dst lands after this */
     uint64_t back_ps;          /* and from dst to src */
@@ -147,6 +149,16 @@ small_write_ps(const CollExec *ex, uint32_t a, uint32_t b)
     return topo_path_latency_ps(ex->graph, &route.path[0], 8);
 }
 
+/* The pace a GPU program's messages on c keep: its channel's rate, c's
+ * share of it, in wire bytes; 0 for a switch's or without a limit. */
+static void
+set_pace(const CollExec *ex, Conn *c)
+{
+    bool paced = g_array_index(ex->parts, Part, c->src).gpu && ex->channel_bytes_per_s > 0;
+    c->max_bytes_per_s =
+        paced ? (uint64_t)ceil(ex->channel_bytes_per_s * c->share * c->wire_factor) : 0;
+}
+
 uint32_t
 coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, double wire_factor)
 {
@@ -157,6 +169,8 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
     Conn c = {
         .src = src,
         .dst = dst,
+        .src_vertex = va,
+        .dst_vertex = vb,
         .depth = depth,
         .wire_factor = wire_factor,
         .share = 1.0,
@@ -168,6 +182,7 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
         .sender = NONE,
         .receiver = NONE,
     };
+    set_pace(ex, &c);
     g_array_append_val(ex->conns, c);
     return ex->conns->len - 1;
 }
@@ -186,6 +201,7 @@ coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies)
                      copies >= 1);
     CONN(ex, conn)->share = share;
     CONN(ex, conn)->copies = copies;
+    set_pace(ex, CONN(ex, conn));
 }
 
 uint32_t
@@ -282,7 +298,6 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
 {
     Prog *p = PROG(ex, prog);
     p->pending_sends = 0;
-    bool paced = g_array_index(ex->parts, Part, p->participant).gpu && ex->channel_bytes_per_s > 0;
     for (uint32_t i = 0; i < op->n_send; i++) {
         uint32_t ci = PEER(ex, op->send0 + i);
         Conn *c = CONN(ex, ci);
@@ -293,16 +308,15 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
         g_array_index(ex->parts, Part, c->src).sent_bytes += bytes * c->copies;
         g_array_index(ex->parts, Part, c->dst).received_bytes += bytes * c->copies;
         NetSend send = {
-            .src = g_array_index(ex->parts, Part, c->src).vertex,
-            .dst = g_array_index(ex->parts, Part, c->dst).vertex,
+            .src = c->src_vertex,
+            .dst = c->dst_vertex,
             .n_bytes = (uint64_t)ceil((double)bytes * c->wire_factor),
             .channel = prog,
             .path = NET_PATH_SPRAY,
             .issuer = NET_ISSUER_SM,
             /* The CTA writes the message as it goes, at its channel's
              * rate: no byte can land before the CTA wrote it. */
-            .max_bytes_per_s =
-                paced ? (uint64_t)ceil(ex->channel_bytes_per_s * c->share * c->wire_factor) : 0,
+            .max_bytes_per_s = c->max_bytes_per_s,
             /* Between nodes the proxy posts a connection's messages on
              * one queue pair, which sends them in order. (Inside a node
              * a paced CTA writes them one after another anyway.) */

@@ -27,7 +27,6 @@
 #define SLACK 1e-6          /* NCCL rounds link budgets to 0.001 GB/s (SUB_ROUND) */
 #define MAX_CHANNELS 64     /* MAXCHANNELS, device.h:91 */
 #define P2P_PER_BATCH 8     /* NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h:391 */
-#define MAX_DIRECT_HEADS 8  /* NCCL_MAX_DIRECT_ARITY + 1, device.h:192-213; search.cc:1129-1131 */
 #define COLLNET_MIN_NODES 2 /* NCCL_COLLNET_NODE_THRESHOLD, init.cc:857, :1469-1474 */
 
 /* ---- Per-link constants and parse rules --------------------------------- */
@@ -273,8 +272,9 @@ info_net(CollTopoInfo *info, const HwSystem *system)
     info->path_net = info->cpu_arm                                    ? COLL_PATH_P2C
                      : n_switches > 0 && system->n_nics >= n_switches ? COLL_PATH_PIX
                                                                       : COLL_PATH_PHB;
-    info->net_path_bw = MIN(info->nic_bw, nics_each * coll_tune_pcie_bw(system->nic->pcie_generation,
-                                                                        system->nic->pcie_lanes));
+    info->net_path_bw =
+        MIN(info->nic_bw,
+            nics_each * coll_tune_pcie_bw(system->nic->pcie_generation, system->nic->pcie_lanes));
     if (!info->cpu_arm)
         info->net_path_bw = MIN(info->net_path_bw, info->pci_bw);
     if (info->path_net == COLL_PATH_PHB && system->pcie != NULL)
@@ -699,7 +699,7 @@ collnet_direct_graph(const CollTopoInfo *info, CollTuneGraph *g)
         return;
     Search se;
     search_init(&se, info, NA_COLLNET_DIRECT);
-    se.max_channels = MIN(MAX_DIRECT_HEADS, info->ppn);
+    se.max_channels = MIN(COLL_COLLNET_MAX_PPN, info->ppn);
     CollTuneGraph best = {0};
     pass_one(&se, &best);
     if (best.n_channels > 0) {

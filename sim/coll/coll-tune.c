@@ -77,11 +77,10 @@ static const double nvls_efficiency[N_ARCHS] = {0.0, 0.0, 0.85, 0.74};
 #define TREE_LL_DIVISOR 3.8
 #define TREE_LL128_FACTOR_ONE_NODE (7.0 / 9.0)
 #define TREE_LL128_FACTOR_NODES (120.0 / 128.0)
-#define TREE_PATTERN_FACTOR 0.85 /* the plain TREE pattern (one GPU per node) */
-#define PAT_FACTOR 0.75 /* :337 */
+#define TREE_PATTERN_FACTOR 0.85    /* the plain TREE pattern (one GPU per node) */
+#define PAT_FACTOR 0.75             /* :337 */
 #define PAT_LATENCY_PER_RANK_US 2.8 /* :433 */
-#define PAT_INTER_DIVISOR 3.5 /* :432, over log2(nodes) steps */
-#define MAX_COLLNET_PPN 8 /* NCCL_MAX_DIRECT_ARITY + 1 local ranks, enqueue.cc:2000-2003 */
+#define PAT_INTER_DIVISOR 3.5       /* :432, over log2(nodes) steps */
 /* CollNet Direct (tuning.cc:340-348, :418-422): the share of the bus
  * bandwidth on SM90+, and the serialization of each extra local rank. */
 #define COLLNET_DIRECT_SM90_FACTOR 0.85
@@ -339,7 +338,7 @@ algo_runs(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p)
      * enabled, at most 8 ranks a node; Direct on NVSwitch systems (its
      * graph is empty elsewhere). */
     if ((a == NA_COLLNET_DIRECT || a == NA_COLLNET_CHAIN) &&
-        (p != NP_SIMPLE || !info->collnet || info->ppn > MAX_COLLNET_PPN))
+        (p != NP_SIMPLE || !info->collnet || info->ppn > COLL_COLLNET_MAX_PPN))
         return false;
     /* ncclPatEnable (tuning.cc:215-223): SM60+, one GPU per node. */
     if (a == NA_PAT && (p != NP_SIMPLE || info->sm_version < 60 || info->n_nodes != info->n_ranks))

@@ -14,6 +14,11 @@
 #include "coll/coll.h"
 #include "hw/hw-system.h"
 
+/* CollNet runs at most this many ranks a node, and CollNet Direct has at
+ * most as many heads: NCCL_MAX_DIRECT_ARITY + 1 (device.h:192-213;
+ * enqueue.cc:2000-2003, search.cc:1129-1131). */
+#define COLL_COLLNET_MAX_PPN 8
+
 /* A communicator as NCCL's tuner sees it. Bandwidths are NCCL's GB/s
  * (1e9 bytes/s, per direction) as its topology code parses them, not the
  * link models' line rates. Ranks fill nodes in order: rank r is on

@@ -400,9 +400,7 @@ route_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRoute *ro
                         : a->kind == TOPO_SPINE && b->kind == TOPO_LEAF
                             ? router->leaf_down[b->index]
                             : TOPO_NONE;
-        TopoPath *out = &route->path[0];
-        out->n_hops = 0;
-        out->weight = UINT32_MAX;
+        TopoPath *out = path_begin(route);
         if (!append_link(router, out, link))
             return false;
         route->n_paths = 1;
