@@ -286,6 +286,7 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     }
     double factor = coll_busbw_factor(call.op, n_gpus);
     ValidateSample *sample = g_new(ValidateSample, 1);
+    const HwRuntime *runtime = comm->system->runtime;
     *sample = (ValidateSample){
         .system = g_strdup(system),
         .generation = g_strdup(report_csv_field(csv, r, col->generation)),
@@ -293,7 +294,6 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
         .ppn = coll_comm_ranks_per_host(comm),
         .n_bytes = call.n_bytes,
         .harness = harness,
-        .runtime = comm->system->runtime,
         .kernel_ps = (uint64_t)kernel_ps,
         .by_time = by_time,
         .factor = factor,
@@ -302,6 +302,12 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
                  : by_time     ? model_us
                                : (double)call.n_bytes / (model_us * 1e3) * factor,
     };
+    /* A copy: the system's fabric may be freed before the samples are. */
+    if (runtime != NULL) {
+        sample->runtime_copy = *runtime;
+        sample->runtime_copy.name = NULL;
+        sample->runtime = &sample->runtime_copy;
+    }
     char detail[48];
     g_snprintf(detail, sizeof detail, "%s/%s", coll_algo_name(algo), coll_proto_name(proto));
     ValidateRow row = {

@@ -266,8 +266,8 @@ int
 validate_calibrate_runtime(const char *path, NetFidelity fidelity)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    if (csv == NULL) {
+    g_autoptr(ReportCsvStream) rows = report_csv_stream_open(path, &error);
+    if (rows == NULL) {
         cli_print_error("calibrate", error);
         return CLI_EXIT_BAD_INPUT;
     }
@@ -279,7 +279,7 @@ validate_calibrate_runtime(const char *path, NetFidelity fidelity)
     v.samples = g_ptr_array_new_with_free_func(validate_sample_free);
     int status = CLI_EXIT_OK;
     const HwRuntime *shipped = NULL;
-    if (!validate_rows(&v, csv, &error)) {
+    if (!validate_rows(&v, rows, &error)) {
         cli_print_error("calibrate", error);
         status = CLI_EXIT_BAD_INPUT;
     } else if (v.n_bad > 0) {

@@ -356,14 +356,17 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
 }
 
 bool
-validate_train_rows(Validation *v, const ReportCsv *csv, GError **error)
+validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error)
 {
+    const ReportCsv *csv = report_csv_stream_table(rows);
     TrainColumns col;
     if (!find_columns(csv, &col, error))
         return false;
-    for (guint r = 0; r < csv->rows->len; r++)
-        train_row(v, csv, &col, r);
-    return true;
+    while (report_csv_stream_next(rows, error)) {
+        v->n_rows++;
+        train_row(v, csv, &col, 0);
+    }
+    return error == NULL || *error == NULL;
 }
 
 /* ---- Fitting a GPU's training_efficiency. ---- */

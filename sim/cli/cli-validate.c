@@ -75,7 +75,9 @@ validate_context(ValidateOptions *o)
                  "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
                  "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
                  "first that many of each node (blank: nodes filled in order). With\n"
-                 "--cross, --max-mape gates the CROSS MAPE.\n"
+                 "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
+                 "printed one at a time (memory does not grow with the file; --cross keeps\n"
+                 "a small record per row for its refits).\n"
                  "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.");
     g_option_context_add_main_entries(context, entries, NULL);
     return context;
@@ -213,6 +215,18 @@ validate_record(Validation *v, const ValidateRow *row)
                 row->unit, row->measured, row->simulated, pct, row->model, model_pct);
 }
 
+void
+validate_trim_caches(Validation *v)
+{
+    if (g_hash_table_size(v->fabrics) <= VALIDATE_MAX_FABRICS &&
+        g_hash_table_size(v->memo) <= VALIDATE_MAX_MEMO)
+        return;
+    /* Communicators point into fabrics, memo keys name communicators. */
+    g_hash_table_remove_all(v->memo);
+    g_hash_table_remove_all(v->comms);
+    g_hash_table_remove_all(v->fabrics);
+}
+
 static void
 replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
 {
@@ -277,15 +291,16 @@ print_summary(const Validation *v)
 }
 
 bool
-validate_rows(Validation *v, const ReportCsv *csv, GError **error)
+validate_rows(Validation *v, ReportCsvStream *rows, GError **error)
 {
+    const ReportCsv *csv = report_csv_stream_table(rows);
     v->training = validate_is_training(csv);
     if (v->training) {
         if (!v->quiet)
             printf("%5s %-15s %-31s %5s %-34s %9s %9s %-1s %8s  %s\n", "line", "system", "source",
                    "gpus", "model and layout", "measured", "simulated", "", "error",
                    "simulated step: % compute, exposed tp pp dp ep, idle");
-        return validate_train_rows(v, csv, error);
+        return validate_train_rows(v, rows, error);
     }
     CliRowColumns col;
     if (!cli_rows_find_columns(csv, &col, error))
@@ -294,25 +309,21 @@ validate_rows(Validation *v, const ReportCsv *csv, GError **error)
         printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
                "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
                "nccl_mod");
-    for (guint r = 0; r < csv->rows->len; r++)
-        replay_row(v, csv, &col, r);
-    return true;
+    while (report_csv_stream_next(rows, error)) {
+        v->n_rows++;
+        validate_trim_caches(v);
+        replay_row(v, csv, &col, 0);
+    }
+    return error == NULL || *error == NULL;
 }
 
 static int
 validate_run(Validation *v, const ValidateOptions *o, const char *path, double max_mape)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
-    if (csv == NULL) {
+    g_autoptr(ReportCsvStream) rows = report_csv_stream_open(path, &error);
+    if (rows == NULL) {
         cli_print_error("validate", error);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    /* No rows would pass any --max-mape gate with a MAPE of 0. */
-    if (csv->rows->len == 0) {
-        fprintf(stderr,
-                "nvlsim validate: %s: no rows: expected a measurement per row after the header\n",
-                path);
         return CLI_EXIT_BAD_INPUT;
     }
     char *tmp = NULL;
@@ -324,7 +335,12 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         fprintf(v->out, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,error_pct,"
                         "nccl_model,nccl_model_error_pct\n");
     }
-    if (!validate_rows(v, csv, &error)) {
+    bool read = validate_rows(v, rows, &error);
+    /* No rows would pass any --max-mape gate with a MAPE of 0. */
+    if (read && v->n_rows == 0)
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: no rows: expected a measurement per row after the header", path);
+    if (error != NULL) {
         if (v->out != NULL)
             sim_output_abandon(v->out, tmp);
         v->out = NULL;

@@ -27,6 +27,7 @@ typedef struct Validation {
     GHashTable *fabrics;  /* "system|nodes" -> CliFabric */
     GHashTable *comms;    /* "system|gpus" -> CollComm (on a fabric of fabrics) */
     GHashTable *memo;     /* a row's simulation key -> double* (simulated, model) */
+    uint32_t n_rows;      /* rows read */
     GPtrArray *groups;    /* ValidateGroup */
     GHashTable *skipped;  /* reason -> count */
     uint32_t n_bad;       /* malformed rows reported */
@@ -45,7 +46,8 @@ typedef struct ValidateSample {
     uint32_t ppn; /* ranks a host's thread drives (coll_comm_ranks_per_host) */
     uint64_t n_bytes;
     CollHarness harness;
-    const HwRuntime *runtime; /* the system's (NULL: not NCCL's kernels) */
+    const HwRuntime *runtime; /* the system's (NULL: not NCCL's kernels): runtime_copy */
+    HwRuntime runtime_copy;
     uint64_t kernel_ps;       /* the simulated kernel without the runtime's setup */
     bool by_time;             /* measured is a time in us, else a bus bandwidth in GB/s */
     double factor;            /* nccl-tests' bus factor */
@@ -75,10 +77,23 @@ typedef struct ValidateRow {
 void validate_init(Validation *v);
 void validate_clear(Validation *v);
 
-/* Replays every row of csv (training rows when it has their schema; with
- * read_only, reads and checks them only), printing them unless quiet;
- * false and error when a column is missing. */
-bool validate_rows(Validation *v, const ReportCsv *csv, GError **error);
+/* The most fabrics (with their communicators and the simulations they
+ * ran) validate keeps between rows: past it they are dropped and built
+ * again when a row needs them, so that memory follows the rows being
+ * replayed, not the file. */
+#define VALIDATE_MAX_FABRICS 8
+/* The most memoized simulations kept between rows, likewise. */
+#define VALIDATE_MAX_MEMO 65536
+
+/* Drops the fabrics, communicators and memoized simulations when there
+ * are more than the limits above. */
+void validate_trim_caches(Validation *v);
+
+/* Replays every row of the stream (training rows when it has their
+ * schema; with read_only, reads and checks them only) as it reads them,
+ * printing them unless quiet; false and error when a column is missing or
+ * the file is malformed past its rows so far (those are replayed). */
+bool validate_rows(Validation *v, ReportCsvStream *rows, GError **error);
 
 void validate_skip(Validation *v, const char *reason);
 void validate_record(Validation *v, const ValidateRow *row);
@@ -101,8 +116,8 @@ void validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns 
 
 /* Whether csv has the schema of shared/reference/training.csv. */
 bool validate_is_training(const ReportCsv *csv);
-/* Replays every training row; false when a column is missing. */
-bool validate_train_rows(Validation *v, const ReportCsv *csv, GError **error);
+/* Replays every training row as validate_rows does. */
+bool validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error);
 /* nvlsim calibrate compute-efficiency: fits training_efficiency for the
  * GPU of v->only_system on the training rows of path; prints each row, the
  * fit, its error on the rows and leaving each row out; returns the exit

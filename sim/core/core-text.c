@@ -1,7 +1,6 @@
-/* Reading and checking text files (see core-text.h). The whole file is held
- * in memory: the inputs are models, scenarios and CSV tables of at most a
- * few tens of megabytes, and holding them whole lets every check and every
- * parser name exact lines.
+/* Reading and checking text files (see core-text.h): a stream of checked
+ * lines over a block buffer that holds at most a line and a block; a whole
+ * file read is that stream's lines put together.
  */
 #include "core/core-text.h"
 
@@ -45,80 +44,175 @@ fail_errno(GError **error, const char *path, int saved)
     return false;
 }
 
-bool
-sim_text_read(const char *path, const char *what, char **contents, gsize *length, GError **error)
+/* Bytes are read in blocks of this size. */
+#define BLOCK_BYTES 65536
+
+struct SimTextStream {
+    char *name;
+    int fd;            /* -1: text in memory */
+    const char *data;  /* in memory: the text */
+    GByteArray *buf;   /* from a file: bytes read and not yet returned */
+    gsize pos, length; /* the unread bytes: data or buf->data, [pos, length) */
+    gsize checked;     /* bytes past pos already searched for a newline and NUL */
+    bool eof;
+    unsigned line;
+};
+
+SimTextStream *
+sim_text_stream_open(const char *path, const char *what, GError **error)
 {
     int fd = g_open(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return fail_errno(error, path, errno);
+    if (fd < 0) {
+        fail_errno(error, path, errno);
+        return NULL;
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int saved = errno;
         close(fd);
-        return fail_errno(error, path, saved);
+        fail_errno(error, path, saved);
+        return NULL;
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "%s: is a folder: expected %s", path,
                     what);
-        return false;
+        return NULL;
     }
-    GByteArray *bytes = g_byte_array_new();
-    guint8 block[65536];
+    SimTextStream *s = g_new0(SimTextStream, 1);
+    s->name = g_strdup(path);
+    s->fd = fd;
+    s->buf = g_byte_array_sized_new(2 * BLOCK_BYTES);
+    return s;
+}
+
+SimTextStream *
+sim_text_stream_new_data(const char *name, const char *data, gsize length)
+{
+    SimTextStream *s = g_new0(SimTextStream, 1);
+    s->name = g_strdup(name);
+    s->fd = -1;
+    s->data = data;
+    s->length = length;
+    s->eof = true;
+    return s;
+}
+
+void
+sim_text_stream_free(SimTextStream *s)
+{
+    if (s == NULL)
+        return;
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->buf != NULL)
+        g_byte_array_unref(s->buf);
+    g_free(s->name);
+    g_free(s);
+}
+
+unsigned
+sim_text_stream_line(const SimTextStream *s)
+{
+    return s->line;
+}
+
+/* Reads a block after the unread bytes (moved to the front first); false
+ * on a read error. */
+static bool
+read_block(SimTextStream *s, GError **error)
+{
+    if (s->pos > 0) {
+        g_byte_array_remove_range(s->buf, 0, (guint)s->pos);
+        s->length -= s->pos;
+        s->pos = 0;
+    }
+    g_byte_array_set_size(s->buf, (guint)(s->length + BLOCK_BYTES));
     ssize_t n;
-    gsize line = 0; /* bytes of the line being read */
-    while ((n = read(fd, block, sizeof block)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int saved = errno;
-            close(fd);
-            g_byte_array_unref(bytes);
-            return fail_errno(error, path, saved);
-        }
-        g_byte_array_append(bytes, block, (guint)n);
-        /* An endless or binary input (/dev/zero, a disk image) fails as
-         * soon as it shows: a NUL byte, an overlong line, too much. */
-        ssize_t last = n - 1;
-        while (last >= 0 && block[last] != '\n')
-            last--;
-        line = last >= 0 ? (gsize)(n - 1 - last) : line + (gsize)n;
-        if (memchr(block, '\0', (size_t)n) != NULL) {
-            close(fd);
-            sim_text_check(path, (const char *)bytes->data, bytes->len, error);
-            g_byte_array_unref(bytes);
+    do
+        n = read(s->fd, s->buf->data + s->length, BLOCK_BYTES);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return fail_errno(error, s->name, errno);
+    s->length += (gsize)n;
+    g_byte_array_set_size(s->buf, (guint)s->length);
+    s->eof = n == 0;
+    return true;
+}
+
+static bool
+not_text(const SimTextStream *s, GError **error)
+{
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s:%u: not text (a NUL byte or invalid UTF-8)", s->name, s->line);
+    return false;
+}
+
+bool
+sim_text_stream_next(SimTextStream *s, const char **line, gsize *length, GError **error)
+{
+    s->line++;
+    for (;;) {
+        const char *text = s->fd >= 0 ? (const char *)s->buf->data : s->data;
+        const char *start = text + s->pos;
+        gsize n = s->length - s->pos;
+        const char *nl = memchr(start + s->checked, '\n', n - s->checked);
+        gsize end = nl != NULL ? (gsize)(nl - start) : n;
+        if (memchr(start + s->checked, '\0', end - s->checked) != NULL)
+            return not_text(s, error);
+        if (end > SIM_TEXT_MAX_LINE_BYTES) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: a line of %s%" G_GSIZE_FORMAT " bytes: expected at most %d",
+                        s->name, s->line, nl != NULL || s->eof ? "" : "more than ",
+                        nl != NULL || s->eof ? end : (gsize)SIM_TEXT_MAX_LINE_BYTES,
+                        SIM_TEXT_MAX_LINE_BYTES);
             return false;
         }
-        if (line > SIM_TEXT_MAX_LINE_BYTES) {
-            close(fd);
-            unsigned number = 1;
-            for (guint i = 0; i + line < bytes->len; i++)
-                number += bytes->data[i] == '\n';
-            g_byte_array_unref(bytes);
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: a line of more than %d bytes: expected at most %d", path, number,
-                        SIM_TEXT_MAX_LINE_BYTES, SIM_TEXT_MAX_LINE_BYTES);
+        if (nl != NULL || (s->eof && n > 0)) {
+            if (!g_utf8_validate(start, (gssize)end, NULL))
+                return not_text(s, error);
+            *line = start;
+            *length = end + (nl != NULL);
+            s->pos += *length;
+            s->checked = 0;
+            return true;
+        }
+        if (s->eof) {
+            s->line--;
             return false;
         }
-        if (bytes->len > SIM_TEXT_MAX_FILE_BYTES) {
-            close(fd);
-            g_byte_array_unref(bytes);
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+        s->checked = end;
+        if (!read_block(s, error))
+            return false;
+    }
+}
+
+bool
+sim_text_read(const char *path, const char *what, char **contents, gsize *length, GError **error)
+{
+    g_autoptr(SimTextStream) s = sim_text_stream_open(path, what, error);
+    if (s == NULL)
+        return false;
+    GString *text = g_string_new(NULL);
+    const char *line;
+    gsize n;
+    GError *failed = NULL;
+    while (sim_text_stream_next(s, &line, &n, &failed)) {
+        g_string_append_len(text, line, (gssize)n);
+        if (text->len > SIM_TEXT_MAX_FILE_BYTES) {
+            g_set_error(&failed, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s: more than %u bytes: expected %s of at most that size", path,
                         SIM_TEXT_MAX_FILE_BYTES, what);
-            return false;
+            break;
         }
     }
-    close(fd);
-    gsize size = bytes->len;
-    g_byte_array_append(bytes, (const guint8 *)"", 1);
-    char *text = (char *)g_byte_array_free(bytes, FALSE);
-    if (!sim_text_check(path, text, size, error)) {
-        g_free(text);
+    if (failed != NULL) {
+        g_propagate_error(error, failed);
+        g_string_free(text, TRUE);
         return false;
     }
-    *contents = text;
-    *length = size;
+    *length = text->len;
+    *contents = g_string_free(text, FALSE);
     return true;
 }
 

@@ -1,7 +1,10 @@
-/* Text files read whole and checked line by line before any parser sees
- * them, so that a malformed file is named with the line at fault: a folder
- * where a file is expected, bytes that are not text (NUL, invalid UTF-8),
- * lines too long to be a person's input (and to echo in a message).
+/* Text files checked line by line before any parser sees them, so that a
+ * malformed file is named with the line at fault: a folder where a file is
+ * expected, bytes that are not text (NUL, invalid UTF-8), lines too long
+ * to be a person's input (and to echo in a message). Models and scenarios
+ * are read whole (sim_text_read, at most SIM_TEXT_MAX_FILE_BYTES); tables
+ * of measurements stream a line at a time (SimTextStream), in memory that
+ * does not grow with the file.
  */
 #pragma once
 
@@ -32,6 +35,26 @@ bool sim_text_check(const char *name, const char *data, gsize length, GError **e
  * /dev/zero fails at once). */
 bool sim_text_read(const char *path, const char *what, char **contents, gsize *length,
                    GError **error);
+
+/* A text file (or text in memory) read a line at a time. */
+typedef struct SimTextStream SimTextStream;
+
+/* Opens the file at path; errors as sim_text_read's for a file that cannot
+ * be opened or is a folder. */
+SimTextStream *sim_text_stream_open(const char *path, const char *what, GError **error);
+/* Reads length bytes at data (borrowed: they must outlive the stream),
+ * named name in messages. */
+SimTextStream *sim_text_stream_new_data(const char *name, const char *data, gsize length);
+/* The next line, its newline included when it has one, in *line and
+ * *length (valid until the next call); false at the end (error unset) or
+ * on the first line that is not text or is too long, with sim_text_check's
+ * messages, or a read error. A line is checked as its bytes come: an
+ * endless input fails at its first NUL byte or once a line is too long. */
+bool sim_text_stream_next(SimTextStream *s, const char **line, gsize *length, GError **error);
+/* The number of the line the last call returned (1 for the first). */
+unsigned sim_text_stream_line(const SimTextStream *s);
+void sim_text_stream_free(SimTextStream *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTextStream, sim_text_stream_free)
 
 /* text cut to at most max_chars characters (an ellipsis marks a cut), its
  * control characters made '?': safe to quote in a one-line message. text

@@ -1,8 +1,9 @@
 /* CSV tables through libcsv's push parser: fields are collected into the
  * current row, rows into the table; quoting rules are libcsv's (RFC 4180,
- * strict mode so a stray quote is an error). The file is read whole and
- * checked as text first (core-text.h), then parsed a line at a time so
- * that every error names its line.
+ * strict mode so a stray quote is an error). Lines come checked as text
+ * from a stream (core-text.h) and are parsed one at a time, so that every
+ * error names its line; a stream keeps the row it read last, a whole read
+ * every row.
  */
 #include "report/report-csv.h"
 
@@ -87,60 +88,143 @@ parse_fail(Reader *r, struct csv_parser *parser, const char *path)
                 what);
 }
 
-static ReportCsv *parse(const char *data, size_t length, const char *path, GError **error);
+struct ReportCsvStream {
+    ReportCsv *csv;
+    SimTextStream *text;
+    struct csv_parser parser;
+    Reader reader;
+    bool keep; /* every row (a whole read), else the last */
+    bool done;
+};
+
+void
+report_csv_stream_free(ReportCsvStream *s)
+{
+    if (s == NULL)
+        return;
+    csv_free(&s->parser);
+    if (s->reader.row)
+        g_ptr_array_unref(s->reader.row);
+    g_clear_error(&s->reader.error);
+    sim_text_stream_free(s->text);
+    report_csv_free(s->csv);
+    g_free(s);
+}
+
+/* Feeds lines until want_rows rows are read (and the header), the text
+ * ends or an error. */
+static bool
+feed(ReportCsvStream *s, guint want_rows, GError **error)
+{
+    Reader *r = &s->reader;
+    while (r->error == NULL && !s->done &&
+           (s->csv->columns == NULL || s->csv->rows->len < want_rows)) {
+        const char *line;
+        gsize len;
+        GError *failed = NULL;
+        if (!sim_text_stream_next(s->text, &line, &len, &failed)) {
+            if (failed != NULL) {
+                g_propagate_error(error, failed);
+                return false;
+            }
+            s->done = true;
+            if (csv_fini(&s->parser, on_field, on_row, r) != 0)
+                parse_fail(r, &s->parser, s->csv->path);
+            break;
+        }
+        if (csv_parse(&s->parser, line, len, on_field, on_row, r) != len)
+            parse_fail(r, &s->parser, s->csv->path);
+        r->newlines += line[len - 1] == '\n';
+    }
+    if (r->error == NULL && s->csv->columns == NULL)
+        g_set_error(&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: empty: expected a header row naming the columns", s->csv->path);
+    if (r->error != NULL) {
+        g_propagate_error(error, g_error_copy(r->error));
+        return false;
+    }
+    return true;
+}
+
+static ReportCsvStream *
+stream_new(SimTextStream *text, const char *path, GError **error)
+{
+    ReportCsvStream *s = g_new0(ReportCsvStream, 1);
+    s->text = text;
+    s->csv = g_new0(ReportCsv, 1);
+    s->csv->path = g_strdup(path);
+    s->csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    s->csv->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    csv_init(&s->parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
+    s->reader = (Reader){.csv = s->csv, .line = 1};
+    if (!feed(s, 0, error)) {
+        report_csv_stream_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+ReportCsvStream *
+report_csv_stream_open(const char *path, GError **error)
+{
+    SimTextStream *text = sim_text_stream_open(path, "a CSV file", error);
+    return text != NULL ? stream_new(text, path, error) : NULL;
+}
+
+ReportCsvStream *
+report_csv_stream_new_data(const char *data, size_t length, const char *path, GError **error)
+{
+    return stream_new(sim_text_stream_new_data(path, data, length), path, error);
+}
+
+const ReportCsv *
+report_csv_stream_table(const ReportCsvStream *s)
+{
+    return s->csv;
+}
+
+bool
+report_csv_stream_next(ReportCsvStream *s, GError **error)
+{
+    ReportCsv *csv = s->csv;
+    if (!s->keep && csv->rows->len > 0) {
+        g_ptr_array_remove_index(csv->rows, 0);
+        g_array_remove_index(csv->lines, 0);
+    }
+    /* A row finished with the line before may be waiting already. */
+    guint want = s->keep ? csv->rows->len + 1 : 1;
+    return feed(s, want, error) && csv->rows->len >= want;
+}
+
+/* Every row of a stream, into its table. */
+static ReportCsv *
+read_whole(ReportCsvStream *s, GError **error)
+{
+    if (s == NULL)
+        return NULL;
+    s->keep = true;
+    GError *failed = NULL;
+    while (report_csv_stream_next(s, &failed))
+        ;
+    ReportCsv *csv = NULL;
+    if (failed != NULL)
+        g_propagate_error(error, failed);
+    else
+        csv = g_steal_pointer(&s->csv);
+    report_csv_stream_free(s);
+    return csv;
+}
 
 ReportCsv *
 report_csv_read(const char *path, GError **error)
 {
-    g_autofree char *data = NULL;
-    gsize length = 0;
-    /* sim_text_read checks the text as it reads it. */
-    if (!sim_text_read(path, "a CSV file", &data, &length, error))
-        return NULL;
-    return parse(data, length, path, error);
+    return read_whole(report_csv_stream_open(path, error), error);
 }
 
 ReportCsv *
 report_csv_read_data(const char *data, size_t length, const char *path, GError **error)
 {
-    return sim_text_check(path, data, length, error) ? parse(data, length, path, error) : NULL;
-}
-
-/* The table of text that passed sim_text_check. */
-static ReportCsv *
-parse(const char *data, size_t length, const char *path, GError **error)
-{
-    g_autoptr(ReportCsv) csv = g_new0(ReportCsv, 1);
-    csv->path = g_strdup(path);
-    csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-    csv->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    struct csv_parser parser;
-    csv_init(&parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
-    Reader r = {.csv = csv, .line = 1};
-    /* Fed a line at a time, so that a parse error names its line. */
-    for (gsize done = 0; done < length && r.error == NULL;) {
-        const char *nl = memchr(data + done, '\n', length - done);
-        size_t len = nl ? (size_t)(nl - (data + done)) + 1 : length - done;
-        if (csv_parse(&parser, data + done, len, on_field, on_row, &r) != len) {
-            parse_fail(&r, &parser, path);
-            break;
-        }
-        r.newlines += nl != NULL;
-        done += len;
-    }
-    if (r.error == NULL && csv_fini(&parser, on_field, on_row, &r) != 0)
-        parse_fail(&r, &parser, path);
-    csv_free(&parser);
-    if (r.row)
-        g_ptr_array_unref(r.row);
-    if (r.error == NULL && csv->columns == NULL)
-        g_set_error(&r.error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: empty: expected a header row naming the columns", path);
-    if (r.error != NULL) {
-        g_propagate_error(error, r.error);
-        return NULL;
-    }
-    return g_steal_pointer(&csv);
+    return read_whole(report_csv_stream_new_data(data, length, path, error), error);
 }
 
 void

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct ReportCsv {
@@ -23,6 +24,23 @@ ReportCsv *report_csv_read(const char *path, GError **error);
 ReportCsv *report_csv_read_data(const char *data, size_t length, const char *path, GError **error);
 void report_csv_free(ReportCsv *csv);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCsv, report_csv_free)
+
+/* A CSV file read a row at a time: the header when it opens, then each
+ * row in turn, in memory that holds one row (the same checks and messages
+ * as report_csv_read, each found when its line is read). */
+typedef struct ReportCsvStream ReportCsvStream;
+
+ReportCsvStream *report_csv_stream_open(const char *path, GError **error);
+/* The same over text in memory (borrowed: it must outlive the stream). */
+ReportCsvStream *report_csv_stream_new_data(const char *data, size_t length, const char *path,
+                                            GError **error);
+/* The table as read so far: the path and columns, and in rows (and lines)
+ * the row the last report_csv_stream_next read, at index 0. */
+const ReportCsv *report_csv_stream_table(const ReportCsvStream *s);
+/* Reads the next row; false at the end (error unset) or on an error. */
+bool report_csv_stream_next(ReportCsvStream *s, GError **error);
+void report_csv_stream_free(ReportCsvStream *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCsvStream, report_csv_stream_free)
 
 /* Index of column name, or -1. */
 int report_csv_column(const ReportCsv *csv, const char *name);

@@ -1,6 +1,6 @@
-/* Fuzz target: a measurement CSV as nvlsim validate reads it
- * (report_csv_read_data), then every row read and checked as validate
- * would before simulating it (validate_rows, read only): collective and
+/* Fuzz target: a measurement CSV read whole (report_csv_read_data), and
+ * streamed as nvlsim validate reads it, every row read and checked as
+ * validate would before simulating it (validate_rows, read only): collective and
  * p2p rows in the schema of collectives.csv, training rows (training.csv)
  * turned into scenarios and loaded. Malformed rows are counted, not
  * printed. */
@@ -41,10 +41,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ReportCsv *csv = report_csv_read_data((const char *)data, size, "fuzz.csv", &error);
     if ((csv == NULL) != (error != NULL))
         abort();
+    g_clear_error(&error);
     if (csv != NULL) {
         for (guint r = 0; r < csv->rows->len; r++)
             if (((GPtrArray *)csv->rows->pdata[r])->len != csv->columns->len)
                 abort();
+        report_csv_free(csv);
+    }
+    /* The same text streamed, as validate reads it. */
+    ReportCsvStream *rows =
+        report_csv_stream_new_data((const char *)data, size, "fuzz.csv", &error);
+    if ((rows == NULL) != (error != NULL))
+        abort();
+    if (rows != NULL) {
         Validation v;
         validate_init(&v);
         v.read_only = true;
@@ -52,10 +61,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v.err = NULL;
         v.models = g_ptr_array_ref(models);
         v.model_ids = g_ptr_array_ref(model_ids);
-        if (!validate_rows(&v, csv, &error) && error == NULL)
+        if (!validate_rows(&v, rows, &error) && error == NULL)
             abort();
         validate_clear(&v);
-        report_csv_free(csv);
+        report_csv_stream_free(rows);
     }
     g_clear_error(&error);
     return 0;

@@ -8,6 +8,7 @@ int
 main(void)
 {
     SRunner *runner = srunner_create(report_trace_suite());
+    srunner_add_suite(runner, report_csv_suite());
     srunner_add_suite(runner, report_replay_suite());
     srunner_add_suite(runner, report_chrome_suite());
     srunner_run_all(runner, CK_NORMAL);
