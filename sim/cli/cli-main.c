@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 
-/* The commands, as nvlsim --help lists them. */
+/* The commands, as nvlsim --help and the manual page list them. */
 static const CliCommand commands[] = {
     {"run", "simulate a training step: time, throughput, memory, where the time goes", cli_run,
      &cli_run_usage},
@@ -100,13 +100,17 @@ unknown_command(const char *name)
     return CLI_EXIT_USAGE;
 }
 
-/* "nvlsim help [COMMAND]". */
+/* "nvlsim help [COMMAND]", and "nvlsim help --man": the manual page. */
 static int
 help(GOptionContext *context, int argc, char **argv)
 {
     if (argc < 2) {
         g_autofree char *text = g_option_context_get_help(context, TRUE, NULL);
         fputs(text, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--man") == 0) {
+        cli_man_write(stdout, &main_usage, commands, G_N_ELEMENTS(commands));
         return CLI_EXIT_OK;
     }
     const CliCommand *command = find_command(argv[1]);

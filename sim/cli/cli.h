@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "coll/coll-harness.h"
 #include "coll/coll-run.h"
@@ -22,14 +23,15 @@ enum {
     CLI_EXIT_USAGE = 2,
 };
 
-/* What a command's --help prints, from one place: the words after
- * "[OPTION...]", the summary above the options, the description below
- * them, and the options. Each entry's arg_data is the offset of its value
- * in the command's options struct (CLI_OPTION_AT), so that the table is
- * constant and can be read without one; cli_usage_context binds it. */
+/* What a command's --help and the manual page (cli-man.c) print, from
+ * one place: the words after "[OPTION...]", the summary above the
+ * options, the description below them, and the options. Each entry's
+ * arg_data is the offset of its value in the command's options struct
+ * (CLI_OPTION_AT), so that the table is constant and can be read without
+ * one; cli_usage_context binds it. */
 typedef struct CliUsage {
     const char *args;            /* NULL: none */
-    const char *summary;         /* lines of at most 80 columns */
+    const char *summary;         /* lines of at most 80 columns (cli-man.c) */
     const char *description;     /* the same; NULL: none */
     const GOptionEntry *entries; /* ending with G_OPTION_ENTRY_NULL; NULL: no options */
 } CliUsage;
@@ -49,6 +51,16 @@ typedef struct CliCommand {
  * the fields of options (the struct usage's offsets are into; may be
  * NULL when usage has no entries). The caller frees it. */
 GOptionContext *cli_usage_context(const CliUsage *usage, void *options);
+
+/* nvlsim --version's lines after the first ("nvlsim VERSION"): copyright,
+ * licence and warranty, as the GNU coding standards lay them out. */
+extern const char cli_version_notice[];
+
+/* Writes the manual page nvlsim(1) in roff on out, from program (nvlsim's
+ * own usage: its summary and options; its description is not used) and
+ * the n commands' usages. The installed data folder is written as
+ * @pkgdatadir@, which the build fills in (Makefile.am). */
+void cli_man_write(FILE *out, const CliUsage *program, const CliCommand *commands, size_t n);
 
 /* Parses a command's options; on error prints one line
  * "nvlsim CMD: message" to stderr and returns false. Handles --help. */
