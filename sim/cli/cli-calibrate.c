@@ -388,8 +388,7 @@ cli_calibrate(int argc, char **argv)
         known = known || strcmp(argv[1], what[i]) == 0;
     if (!known) {
         fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead, "
-                        "compute-efficiency, gemm, memory or loopback, then FILE.csv (see nvlsim "
-                        "help calibrate)\n");
+                        "compute-efficiency, gemm, memory or loopback, then FILE.csv\n");
         goto out;
     }
     uint64_t fit_ranks = 0;

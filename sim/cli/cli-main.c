@@ -2,7 +2,8 @@
  *
  * main() finds the subcommand and hands it the rest of the command line;
  * each subcommand parses its own options (GOption, from its CliUsage),
- * runs, reports, and returns its exit status.
+ * runs, reports, and returns its exit status. After a usage error it adds
+ * GNU's line pointing at the command's --help.
  */
 #include "config.h"
 
@@ -84,26 +85,40 @@ main_context(MainOptions *o)
     return context;
 }
 
+/* GNU's pointer after a usage error, to nvlsim's or command's --help. */
+static int
+usage_error(const char *command)
+{
+    fprintf(stderr, "Try 'nvlsim%s%s --help' for more information.\n", command ? " " : "",
+            command ? command : "");
+    return CLI_EXIT_USAGE;
+}
+
 static int
 run_command(const CliCommand *command, int argc, char **argv)
 {
     g_autofree char *prgname = g_strdup_printf("nvlsim %s", command->name);
     g_set_prgname(prgname);
     argv[0] = prgname;
-    return command->run(argc, argv);
+    int status = command->run(argc, argv);
+    return status == CLI_EXIT_USAGE ? usage_error(command->name) : status;
 }
 
 static int
 unknown_command(const char *name)
 {
-    fprintf(stderr, "nvlsim: unknown command '%s'; see 'nvlsim --help'\n", name);
-    return CLI_EXIT_USAGE;
+    fprintf(stderr, "nvlsim: unknown command '%s'\n", name);
+    return usage_error(NULL);
 }
 
 /* "nvlsim help [COMMAND]", and "nvlsim help --man": the manual page. */
 static int
 help(GOptionContext *context, int argc, char **argv)
 {
+    if (argc > 2) {
+        fprintf(stderr, "nvlsim help: expected at most one COMMAND, got %d arguments\n", argc - 1);
+        return usage_error(NULL);
+    }
     if (argc < 2) {
         g_autofree char *text = g_option_context_get_help(context, TRUE, NULL);
         fputs(text, stdout);
@@ -131,14 +146,14 @@ main(int argc, char **argv)
     MainOptions o = {0};
     g_autoptr(GOptionContext) context = main_context(&o);
     if (!cli_parse_options(context, NULL, &argc, &argv))
-        return CLI_EXIT_USAGE;
+        return usage_error(NULL);
     if (o.version) {
-        printf("nvlsim %s\n", PACKAGE_VERSION);
+        printf("nvlsim %s\n%s", PACKAGE_VERSION, cli_version_notice);
         return CLI_EXIT_OK;
     }
     if (argc < 2) {
-        fprintf(stderr, "Usage: nvlsim COMMAND [ARGS...]; no command given; see 'nvlsim --help'\n");
-        return CLI_EXIT_USAGE;
+        fprintf(stderr, "nvlsim: no command given; usage: nvlsim COMMAND [ARGS...]\n");
+        return usage_error(NULL);
     }
     if (strcmp(argv[1], "help") == 0)
         return help(context, argc - 1, argv + 1);

@@ -449,7 +449,7 @@ cli_validate(int argc, char **argv)
     if (!cli_parse_options(context, "validate", &argc, &argv))
         goto out;
     if (argc != 2) {
-        fprintf(stderr, "nvlsim validate: expected one FILE.csv (see nvlsim help validate)\n");
+        fprintf(stderr, "nvlsim validate: expected one FILE.csv\n");
         goto out;
     }
     if (!parse_options(&o, &v, &max_mape))

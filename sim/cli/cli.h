@@ -39,7 +39,9 @@ typedef struct CliUsage {
 /* An entry's arg_data: where field lies in the options struct type. */
 #define CLI_OPTION_AT(type, field) GSIZE_TO_POINTER(G_STRUCT_OFFSET(type, field))
 
-/* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status. */
+/* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status, and
+ * CLI_EXIT_USAGE after printing what was wrong (main adds GNU's line
+ * "Try 'nvlsim NAME --help' for more information."). */
 typedef struct CliCommand {
     const char *name;
     const char *summary; /* one line, for nvlsim --help's list */

@@ -14,9 +14,33 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n_fail=0
 
+# try_line ARGS: the line GNU's convention adds after a usage error of
+# nvlsim ARGS, pointing at the command's --help (nvlsim's own for an error
+# before a known command, or of help).
+"$nvlsim" --help | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p' >"$tmp/commands"
+try_line() {
+    if [ -n "${1-}" ] && [ "$1" != help ] && grep -qxF -- "$1" "$tmp/commands"; then
+        echo "Try 'nvlsim $1 --help' for more information."
+    else
+        echo "Try 'nvlsim --help' for more information."
+    fi
+}
+
+# error_lines_ok STATUS ARGS: whether $tmp/err is an error as it should
+# be: one line, and after a usage error (status 2) the Try line.
+error_lines_ok() {
+    if [ "$1" -ne 2 ]; then
+        [ "$(wc -l <"$tmp/err")" -eq 1 ]
+    else
+        shift
+        [ "$(wc -l <"$tmp/err")" -eq 2 ] && [ "$(tail -n 1 "$tmp/err")" = "$(try_line "$@")" ]
+    fi
+}
+
 # expect STATUS STREAM TEXT -- ARGS: runs nvlsim ARGS, checks the exit status
 # and that STREAM (out or err) contains TEXT; errors (a non-zero status,
-# TEXT on stderr) must be one line.
+# TEXT on stderr) must be one line, followed after a usage error by GNU's
+# "Try 'nvlsim COMMAND --help' for more information.".
 expect() {
     want=$1 stream=$2 text=$3
     shift 4
@@ -30,8 +54,8 @@ expect() {
         echo "FAIL: $what: std$stream lacks '$text':"
         cat "$tmp/$stream"
         n_fail=$((n_fail + 1))
-    elif [ "$want" -ne 0 ] && [ "$stream" = err ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
-        echo "FAIL: $what: error is not one line:"
+    elif [ "$want" -ne 0 ] && [ "$stream" = err ] && ! error_lines_ok "$want" "$@"; then
+        echo "FAIL: $what: error is not one line (and the Try line after a usage error):"
         cat "$tmp/err"
         n_fail=$((n_fail + 1))
     else
@@ -40,11 +64,25 @@ expect() {
 }
 
 expect 0 out "nvlsim 0." -- --version
+expect 0 out "License Apache-2.0: <https://www.apache.org/licenses/LICENSE-2.0>." -- --version
+if "$nvlsim" --version >"$tmp/out" && head -n 1 "$tmp/out" | grep -qx 'nvlsim [0-9][0-9.]*' &&
+    [ "$(sed -n 2p "$tmp/out")" = "Copyright (C) 2026 the nvlsim authors." ] &&
+    [ "$(tail -n 1 "$tmp/out")" = "There is NO WARRANTY, to the extent permitted by law." ] &&
+    [ "$(wc -l <"$tmp/out")" -eq 5 ]; then
+    echo "ok: nvlsim --version in GNU's form (name and version, copyright, licence, warranty)"
+else
+    echo "FAIL: nvlsim --version is not in GNU's form:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
 expect 0 out "bench-core" -- --help
 expect 0 out "bench-core" -- help
 expect 0 out "--pending" -- help bench-core
 expect 0 out "--pending" -- bench-core --help
-expect 2 err "Usage:" --
+expect 2 err "nvlsim: no command given" --
+expect 2 err "nvlsim help: expected at most one COMMAND" -- help run list
+expect 2 err "unexpected argument 'x'" -- bench-coll x
+expect 0 out "Measures the collective layer" -- bench-coll --help
 expect 2 err "unknown command 'frobnicate'" -- frobnicate
 expect 2 err "unknown command 'nope'" -- help nope
 expect 2 err "Unknown option --frob" -- --frob
