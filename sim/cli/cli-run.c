@@ -31,7 +31,9 @@ typedef struct RunOptions {
 
 static const GOptionEntry run_entries[] = {
     {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, OPT(sets),
-     "Override a scenario key (layout.tp=4, or tp=4); repeatable", "KEY=VALUE"},
+     "Override a scenario key (layout.tp=4, tp=4, or Megatron-LM's "
+     "tensor_model_parallel_size=4); repeatable",
+     "KEY=VALUE"},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Also write the result as one CSV row", "FILE"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot where the time goes as stacked bars with gnuplot (the CSV goes beside it "
@@ -61,7 +63,8 @@ const CliUsage cli_run_usage = {
         "  [scenario]  name, system, nodes, model, fidelity (flow|packet), trace\n"
         "  [layout]    tp, pp, dp | gpus, vp, ep, sp, zero, recompute (none|selective|full),\n"
         "              schedule (gpipe|1f1b|interleaved), flash_attention, dp_overlap,\n"
-        "              bucket_params\n"
+        "              bucket_params; gpus makes dp gpus / (tp x pp), and a --set of\n"
+        "              gpus replaces the scenario's dp (of dp, its gpus)\n"
         "  [batch]     global_batch, micro_batch, seq_len\n"
         "  [precision] math (bf16|fp16|fp8), param_bytes, grad_bytes, optimizer_bytes,\n"
         "              activation_bytes, dropout\n"
@@ -69,6 +72,13 @@ const CliUsage cli_run_usage = {
         "              to plane 1, 0-1 GPUs 0 and 1, 3:1x2 two of the links), slow_links,\n"
         "              slow_rate (0.5), crc_links, crc_error_rate (1e-4); on every node\n"
         "  [stragglers] ranks (3, 17), compute_rate (0.5), step_delay (5ms)\n"
+        "Megatron-LM's argument names, for --set (with _ or -):\n"
+        "  tensor_model_parallel_size (tp), pipeline_model_parallel_size (pp),\n"
+        "  virtual_pipeline_model_parallel_size (vp), expert_model_parallel_size (ep),\n"
+        "  context_parallel_size (1 only: context parallelism is not modelled),\n"
+        "  sequence_parallel (sp), recompute_granularity (recompute),\n"
+        "  use_distributed_optimizer (zero 1; false: zero 0), micro_batch_size\n"
+        "  (micro_batch), global_batch_size (global_batch), seq_length (seq_len)\n"
         "Exit status: 0 done, 1 bad scenario or model, 2 usage.",
     .entries = run_entries,
 };

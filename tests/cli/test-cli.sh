@@ -443,6 +443,53 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# Megatron-LM's argument names set the keys they mean: the same run, byte
+# for byte, with either spelling (and with - for _); gpus=N makes dp
+# N / (tp x pp).
+same_run() { # same_run WHAT -- ARGS_A -- ARGS_B: both runs print the same
+    what=$1
+    shift 2
+    a=
+    while [ "$1" != -- ]; do
+        a="$a $1"
+        shift
+    done
+    shift
+    # shellcheck disable=SC2086
+    "$nvlsim" run $a >"$tmp/same-a" 2>&1
+    "$nvlsim" run "$@" >"$tmp/same-b" 2>&1
+    if grep -q '^step time' "$tmp/same-a" && cmp -s "$tmp/same-a" "$tmp/same-b"; then
+        echo "ok: $what"
+    else
+        echo "FAIL: $what:"
+        diff "$tmp/same-a" "$tmp/same-b" | head -n 20
+        n_fail=$((n_fail + 1))
+    fi
+}
+tiny="$tmp/run/tiny.ini"
+same_run "run --set tensor_model_parallel_size=4 is run --set tp=4" -- \
+    "$tiny" --set tp=4 -- "$tiny" --set tensor_model_parallel_size=4
+same_run "run --set tensor-model-parallel-size=4 is run --set tp=4" -- \
+    "$tiny" --set tp=4 -- "$tiny" --set tensor-model-parallel-size=4
+same_run "run with Megatron-LM's names for pp, vp, ep, sp, recompute, zero and the batch" -- \
+    "$tiny" --set tp=2 --set pp=2 --set vp=2 --set ep=1 --set sp=yes --set recompute=selective \
+    --set zero=1 --set micro_batch=2 --set global_batch=16 --set seq_len=4096 -- \
+    "$tiny" --set tensor_model_parallel_size=2 --set pipeline_model_parallel_size=2 \
+    --set virtual_pipeline_model_parallel_size=2 --set expert_model_parallel_size=1 \
+    --set context_parallel_size=1 --set sequence_parallel=yes \
+    --set recompute_granularity=selective --set use_distributed_optimizer=true \
+    --set micro_batch_size=2 --set global_batch_size=16 --set seq_length=4096
+same_run "run --set gpus=16 is run --set dp=2 (tp 8)" -- \
+    "$tiny" --set dp=2 -- "$tiny" --set gpus=16
+expect 0 out "# model Llama 3 8B; layout tp 4 pp 1 dp 4 " -- run "$tiny" \
+    --set gpus=16 --set tensor_model_parallel_size=4
+expect 0 out "tensor_model_parallel_size (tp)" -- run --help
+expect 0 out "use_distributed_optimizer (zero 1" -- run --help
+expect 1 err "[layout] gpus: 12 is not a multiple of tp x pp = 8 (dp = gpus / (tp x pp))" -- \
+    run "$tiny" --set gpus=12
+expect 1 err "--set context_parallel_size=2: context parallelism is not modelled" -- \
+    run "$tiny" --set context_parallel_size=2
+
 # Bad scenarios are bad input (1), each named by file, group and key; two
 # scenarios or an unknown option are usage errors (2).
 scenario() { # scenario NAME TEXT: writes $tmp/run/NAME.ini
@@ -469,9 +516,22 @@ expect 2 err "expected at most one SCENARIO.ini, got 2 arguments" -- \
     run "$tmp/run/tiny.ini" "$tmp/run/tiny.ini"
 expect 2 err "Unknown option --frob" -- run "$tmp/run/tiny.ini" --frob
 
-# Every shipped study runs (about 8 s of the script's time, all together).
+# Every shipped study runs (about 8 s of the script's time, all together),
+# and again with its GPUs given instead of its dp (--set gpus=N replaces
+# the file's dp): the same step time (8 s more).
 for f in "$top_srcdir"/scenarios/*.ini; do
     expect 0 out "." -- run -q "$f"
+    cp "$tmp/out" "$tmp/study-dp"
+    gpus=$(awk -F' *= *' '/^\[/ {g = $0} g == "[layout]" && $1 ~ /^(tp|pp|dp)$/ {n = (n ? n : 1) * $2}
+        END {print n}' "$f")
+    if "$nvlsim" run -q "$f" --set gpus="$gpus" >"$tmp/study-gpus" 2>&1 &&
+        cmp -s "$tmp/study-dp" "$tmp/study-gpus"; then
+        echo "ok: run -q $(basename "$f") --set gpus=$gpus: the same step time"
+    else
+        echo "FAIL: run -q $(basename "$f") --set gpus=$gpus: $(cat "$tmp/study-gpus")," \
+            "expected $(cat "$tmp/study-dp")"
+        n_fail=$((n_fail + 1))
+    fi
 done
 
 # nvlsim coll: nccl-tests' table with what ran; sizes in nccl-tests' form;
