@@ -444,8 +444,8 @@ else
 fi
 
 # Megatron-LM's argument names set the keys they mean: the same run, byte
-# for byte, with either spelling (and with - for _); gpus=N makes dp
-# N / (tp x pp).
+# for byte but the wall-clock line, with either spelling (and with - for
+# _); gpus=N makes dp N / (tp x pp).
 same_run() { # same_run WHAT -- ARGS_A -- ARGS_B: both runs print the same
     what=$1
     shift 2
@@ -456,8 +456,8 @@ same_run() { # same_run WHAT -- ARGS_A -- ARGS_B: both runs print the same
     done
     shift
     # shellcheck disable=SC2086
-    "$nvlsim" run $a >"$tmp/same-a" 2>&1
-    "$nvlsim" run "$@" >"$tmp/same-b" 2>&1
+    "$nvlsim" run $a 2>&1 | grep -v ' events in ' >"$tmp/same-a"
+    "$nvlsim" run "$@" 2>&1 | grep -v ' events in ' >"$tmp/same-b"
     if grep -q '^step time' "$tmp/same-a" && cmp -s "$tmp/same-a" "$tmp/same-b"; then
         echo "ok: $what"
     else
