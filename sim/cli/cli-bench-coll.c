@@ -25,12 +25,22 @@ sweep(const CollComm *comm, NetFidelity fidelity, uint64_t min_bytes, uint64_t m
     return true;
 }
 
+const CliUsage cli_bench_coll_usage = {
+    .summary = "Measures the collective layer: an all-reduce sweep from 8 B to 8 GiB, each size\n"
+               "twice the last, on one DGX H100 (8 GPUs) at flow fidelity, and one 1 GiB\n"
+               "all-reduce at packet fidelity; prints wall time, events, packets and the last\n"
+               "call's time.",
+    .description = "make bench runs this command.",
+};
+
 int
 cli_bench_coll(int argc, char **argv)
 {
-    (void)argv;
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_bench_coll_usage, NULL);
+    if (!cli_parse_options(context, "bench-coll", &argc, &argv))
+        return CLI_EXIT_USAGE;
     if (argc > 1) {
-        fprintf(stderr, "nvlsim bench-coll: takes no arguments\n");
+        fprintf(stderr, "nvlsim bench-coll: unexpected argument '%s'\n", argv[1]);
         return CLI_EXIT_USAGE;
     }
     g_autoptr(GError) error = NULL;

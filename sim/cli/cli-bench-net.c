@@ -17,26 +17,22 @@ typedef struct BenchNetOptions {
     char *only;
 } BenchNetOptions;
 
-static GOptionContext *
-bench_net_context(BenchNetOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System model (default dgx-h100)",
-         "NAME"},
-        {"nodes", 'N', 0, G_OPTION_ARG_STRING, &o->nodes,
-         "Nodes in the flow-engine all-to-all (default 128)", "N"},
-        {"only", 0, 0, G_OPTION_ARG_STRING, &o->only, "Run one engine only: packet or flow",
-         "ENGINE"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new(NULL);
-    g_option_context_set_summary(context,
-                                 "Measures the network engines: a 1 GiB all-to-all among one "
-                                 "node's GPUs at packet\nfidelity, and a 1 MiB-per-pair "
-                                 "all-to-all across N nodes at flow fidelity.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(BenchNetOptions, field)
+
+static const GOptionEntry bench_net_entries[] = {
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "System model (default dgx-h100)", "NAME"},
+    {"nodes", 'N', 0, G_OPTION_ARG_STRING, OPT(nodes),
+     "Nodes in the flow-engine all-to-all (default 128)", "N"},
+    {"only", 0, 0, G_OPTION_ARG_STRING, OPT(only), "Run one engine only: packet or flow", "ENGINE"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_bench_net_usage = {
+    .summary = "Measures the network engines: a 1 GiB all-to-all among one "
+               "node's GPUs at packet\nfidelity, and a 1 MiB-per-pair "
+               "all-to-all across N nodes at flow fidelity.",
+    .entries = bench_net_entries,
+};
 
 static NetProbeXfer *
 all_to_all(const TopoGraph *graph, uint32_t n_gpus, uint64_t n_bytes, size_t *n)
@@ -102,7 +98,7 @@ int
 cli_bench_net(int argc, char **argv)
 {
     BenchNetOptions o = {0};
-    g_autoptr(GOptionContext) context = bench_net_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_bench_net_usage, &o);
     int status = CLI_EXIT_USAGE;
     uint64_t n_nodes = 128;
     if (!cli_parse_options(context, "bench-net", &argc, &argv))

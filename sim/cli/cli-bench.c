@@ -26,31 +26,28 @@ typedef struct BenchPlan {
     SimHoldConfig base;
 } BenchPlan;
 
-static GOptionContext *
-bench_context(BenchOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"pending", 'n', 0, G_OPTION_ARG_STRING, &o->pending,
-         "Queue sizes to measure, comma-separated (default 1e3,1e5,1e6)", "N,..."},
-        {"events", 'e', 0, G_OPTION_ARG_STRING, &o->events,
-         "Events measured per queue size (default 1e7)", "N"},
-        {"mean-delay", 0, 0, G_OPTION_ARG_STRING, &o->mean_delay,
-         "Mean delay between an event and its successor (default 1us)", "TIME"},
-        {"delay", 0, 0, G_OPTION_ARG_STRING, &o->delay,
-         "Delay distribution: exponential (default) or uniform", "DIST"},
-        {"seed", 0, 0, G_OPTION_ARG_STRING, &o->seed, "Random seed (default 1)", "N"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new(NULL);
-    g_option_context_set_summary(
-        context, "Measures the event engine with the hold model: N events wait in the queue;\n"
-                 "each schedules one successor at a random later time when it runs.");
-    g_option_context_set_description(
-        context, "The measured part excludes filling the queue and a warm-up of N events.\n"
-                 "make bench runs this command with its defaults.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(BenchOptions, field)
+
+static const GOptionEntry bench_entries[] = {
+    {"pending", 'n', 0, G_OPTION_ARG_STRING, OPT(pending),
+     "Queue sizes to measure, comma-separated (default 1e3,1e5,1e6)", "N,..."},
+    {"events", 'e', 0, G_OPTION_ARG_STRING, OPT(events),
+     "Events measured per queue size (default 1e7)", "N"},
+    {"mean-delay", 0, 0, G_OPTION_ARG_STRING, OPT(mean_delay),
+     "Mean delay between an event and its successor (default 1us)", "TIME"},
+    {"delay", 0, 0, G_OPTION_ARG_STRING, OPT(delay),
+     "Delay distribution: exponential (default) or uniform", "DIST"},
+    {"seed", 0, 0, G_OPTION_ARG_STRING, OPT(seed), "Random seed (default 1)", "N"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_bench_core_usage = {
+    .summary = "Measures the event engine with the hold model: N events wait in the queue;\n"
+               "each schedules one successor at a random later time when it runs.",
+    .description = "The measured part excludes filling the queue and a warm-up of N events.\n"
+                   "make bench runs this command with its defaults.",
+    .entries = bench_entries,
+};
 
 static bool
 parse_count_option(const char *name, const char *text, uint64_t min, uint64_t *out, GError **error)
@@ -126,7 +123,7 @@ int
 cli_bench_core(int argc, char **argv)
 {
     BenchOptions o = {0};
-    g_autoptr(GOptionContext) context = bench_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_bench_core_usage, &o);
     g_autoptr(GError) error = NULL;
     BenchPlan plan = {.pending = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     int status = CLI_EXIT_USAGE;

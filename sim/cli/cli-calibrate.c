@@ -65,45 +65,42 @@ typedef struct Calibration {
     GArray *measured_us, *base_us; /* base: the simulated time without the fixed cost */
 } Calibration;
 
-static GOptionContext *
-calibrate_context(CalibrateOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system,
-         "System whose rows to fit (required but for latency)", "NAME"},
-        {"match", 0, 0, G_OPTION_ARG_STRING, &o->match,
-         "copy-overhead: fit only rows whose algorithm contains TEXT", "TEXT"},
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
-        {"fit-ranks", 0, 0, G_OPTION_ARG_STRING, &o->fit_ranks,
-         "loopback: fit the rows of K ranks (default the fewest); the others are held out", "K"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new(
-        "latency|copy-overhead|compute-efficiency|gemm|memory|loopback FILE.csv");
-    g_option_context_set_summary(
-        context, "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
-                 "and kernel_setup) once across every system's rows, a system's fixed cost\n"
-                 "of one peer copy ([host] copy_overhead) from a measurement file, or a\n"
-                 "GPU's sustained share of its kernel model in training ([gpu]\n"
-                 "training_efficiency) from training steps, a GPU's GEMM ceilings\n"
-                 "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
-                 "from nvlsim-bench gpu's CSV, or a loopback\n"
-                 "model's costs ([loopback]) from nvlsim-bench loopback's CSV.");
-    g_option_context_set_description(
-        context, "The fits shipped in models/:\n"
-                 "  nvlsim calibrate latency data/measurements/collectives.csv\n"
-                 "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
-                 "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
-                 "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
-                 "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
-                 "Fits waiting for measurements (tests/device/run.sh writes them):\n"
-                 "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
-                 "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
-                 "  nvlsim calibrate loopback loopback-all_reduce.csv --system loopback-h200\n"
-                 "Judge a fit on the rows it was not fitted on with nvlsim validate.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(CalibrateOptions, field)
+
+static const GOptionEntry calibrate_entries[] = {
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system),
+     "System whose rows to fit (required but for latency)", "NAME"},
+    {"match", 0, 0, G_OPTION_ARG_STRING, OPT(match),
+     "copy-overhead: fit only rows whose algorithm contains TEXT", "TEXT"},
+    {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
+    {"fit-ranks", 0, 0, G_OPTION_ARG_STRING, OPT(fit_ranks),
+     "loopback: fit the rows of K ranks (default the fewest); the others are held out", "K"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_calibrate_usage = {
+    .args = "latency|copy-overhead|compute-efficiency|gemm|memory|loopback FILE.csv",
+    .summary = "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
+               "and kernel_setup) once across every system's rows, a system's fixed cost\n"
+               "of one peer copy ([host] copy_overhead) from a measurement file, or a\n"
+               "GPU's sustained share of its kernel model in training ([gpu]\n"
+               "training_efficiency) from training steps, a GPU's GEMM ceilings\n"
+               "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
+               "from nvlsim-bench gpu's CSV, or a loopback\n"
+               "model's costs ([loopback]) from nvlsim-bench loopback's CSV.",
+    .description = "The fits shipped in models/:\n"
+                   "  nvlsim calibrate latency data/measurements/collectives.csv\n"
+                   "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
+                   "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
+                   "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
+                   "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
+                   "Fits waiting for measurements (tests/device/run.sh writes them):\n"
+                   "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
+                   "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
+                   "  nvlsim calibrate loopback loopback-all_reduce.csv --system loopback-h200\n"
+                   "Judge a fit on the rows it was not fitted on with nvlsim validate.",
+    .entries = calibrate_entries,
+};
 
 static int
 compare_double(const void *a, const void *b)
@@ -188,16 +185,16 @@ calibrate_run(Calibration *c, const char *what, const char *path)
     c->fabric = fabric;
     c->measured_us = g_array_new(FALSE, FALSE, sizeof(double));
     c->base_us = g_array_new(FALSE, FALSE, sizeof(double));
-    bool ok = fabric != NULL && cli_rows_find_columns(csv, &c->col, &error) &&
-              collect_copies(c, &error);
+    bool ok =
+        fabric != NULL && cli_rows_find_columns(csv, &c->col, &error) && collect_copies(c, &error);
     int status = CLI_EXIT_OK;
     if (!ok) {
         cli_print_error("calibrate", error);
         status = CLI_EXIT_BAD_INPUT;
     } else if (c->measured_us->len == 0) {
         fprintf(stderr, "nvlsim calibrate: %s: no p2p_latency (direct NVLink) rows of %s%s%s\n",
-                path, c->o->system,
-                c->o->match ? " matching " : "", c->o->match ? c->o->match : "");
+                path, c->o->system, c->o->match ? " matching " : "",
+                c->o->match ? c->o->match : "");
         status = CLI_EXIT_BAD_INPUT;
     } else {
         report_fit(c, what, path, "copy_overhead");
@@ -379,7 +376,7 @@ int
 cli_calibrate(int argc, char **argv)
 {
     CalibrateOptions o = {0};
-    g_autoptr(GOptionContext) context = calibrate_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_calibrate_usage, &o);
     int status = CLI_EXIT_USAGE;
     Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW};
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
@@ -391,8 +388,7 @@ cli_calibrate(int argc, char **argv)
         known = known || strcmp(argv[1], what[i]) == 0;
     if (!known) {
         fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead, "
-                        "compute-efficiency, gemm, memory or loopback, then FILE.csv (see nvlsim "
-                        "help calibrate)\n");
+                        "compute-efficiency, gemm, memory or loopback, then FILE.csv\n");
         goto out;
     }
     uint64_t fit_ranks = 0;

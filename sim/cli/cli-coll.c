@@ -46,76 +46,78 @@ typedef struct CollPlan {
     bool collnet; /* --collnet */
 } CollPlan;
 
-static GOptionContext *
-coll_context(CollOptions *o, char ***faults, gboolean *cuda_graph, gboolean *collnet)
-{
-    GOptionEntry entries[] = {
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "System model (default dgx-h100)",
-         "NAME"},
-        {"op", 'o', 0, G_OPTION_ARG_STRING, &o->op,
-         "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, alltoall, "
-         "sendrecv",
-         "OP"},
-        {"gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, "Ranks (default: one node's GPUs)", "N"},
-        {"gpu-list", 0, 0, G_OPTION_ARG_STRING, &o->gpu_list,
-         "A node's GPUs, in rank order as CUDA_VISIBLE_DEVICES lists them (default: the first "
-         "--gpus)",
-         "0,3,4,7"},
-        {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
-         "GPUs of each node the ranks take, its first K as NCCL places them (default: nodes "
-         "filled in order)",
-         "K"},
-        {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes, "Smallest size (default 8)",
-         "SIZE"},
-        {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes, "Largest size (default 128MiB)",
-         "SIZE"},
-        {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->factor,
-         "Multiplier between sizes (default 2)", "N"},
-        {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat (one GPU "
-         "per node), collnet_direct, collnet_chain",
-         "A"},
-        {"collnet", 0, 0, G_OPTION_ARG_NONE, collnet,
-         "NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1): in-network reduction on the "
-         "fabric's switches (SHARPv2 or later, 2 nodes or more)",
-         NULL},
-        {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "auto (default), LL, LL128, Simple", "P"},
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
-        {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
-         "float (default), double, half, bfloat16, int8, int32, int64", "TYPE"},
-        {"root", 'r', 0, G_OPTION_ARG_STRING, &o->root, "Root rank of broadcast/reduce (0)", "N"},
-        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the rows as CSV", "FILE"},
-        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
-         "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
-         "FILE.png|FILE.svg"},
-        {"harness", 0, 0, G_OPTION_ARG_STRING, &o->harness,
-         "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)",
-         "H"},
-        {"launch-mode", 0, 0, G_OPTION_ARG_STRING, &o->launch_mode,
-         "mpi (default: one process per GPU) or threads (one thread drives a node's GPUs, "
-         "nccl-tests -g)",
-         "M"},
-        {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, cuda_graph,
-         "The calls are launched as a CUDA graph (nccl-tests -G)", NULL},
-        {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, faults,
-         "A fabric fault, as a scenario's [faults] key (planes_down=1, links_down=3:1x2); "
-         "repeatable",
-         "KEY=VALUE"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new(NULL);
-    g_option_context_set_summary(context,
-                                 "Simulates an NCCL collective over a size sweep and prints "
-                                 "nccl-tests' table.");
-    g_option_context_set_description(
-        context, "busbw uses nccl-tests' factors: all_reduce 2(n-1)/n; all_gather,\n"
-                 "reduce_scatter, alltoall (n-1)/n; others 1. GB/s = 1e9 bytes/s. Sizes: a\n"
-                 "number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a unit.\n"
-                 "Faults (--fault, on every node): planes_down, links_down, slow_links,\n"
-                 "slow_rate, crc_links, crc_error_rate; see nvlsim run --help.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+/* CollOptions is freed as an array of strings: the other options beside it. */
+typedef struct CollArgs {
+    CollOptions o;
+    char **faults;
+    gboolean cuda_graph, collnet;
+} CollArgs;
+
+#define OPT(field) CLI_OPTION_AT(CollArgs, o.field)
+#define ARG(field) CLI_OPTION_AT(CollArgs, field)
+
+static const GOptionEntry coll_entries[] = {
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "System model (default dgx-h100)", "NAME"},
+    {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op),
+     "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+     "sendrecv",
+     "OP"},
+    {"gpus", 'g', 0, G_OPTION_ARG_STRING, OPT(gpus), "Ranks (default: one node's GPUs)", "N"},
+    {"gpu-list", 0, 0, G_OPTION_ARG_STRING, OPT(gpu_list),
+     "A node's GPUs, in rank order as CUDA_VISIBLE_DEVICES lists them (default: the first "
+     "--gpus)",
+     "0,3,4,7"},
+    {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
+     "GPUs of each node the ranks take, its first K as NCCL places them (default: nodes "
+     "filled in order)",
+     "K"},
+    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes), "Smallest size (default 8)", "SIZE"},
+    {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes), "Largest size (default 128MiB)",
+     "SIZE"},
+    {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, OPT(factor), "Multiplier between sizes (default 2)",
+     "N"},
+    {"algo", 0, 0, G_OPTION_ARG_STRING, OPT(algo),
+     "auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat (one GPU "
+     "per node), collnet_direct, collnet_chain",
+     "A"},
+    {"collnet", 0, 0, G_OPTION_ARG_NONE, ARG(collnet),
+     "NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1): in-network reduction on the "
+     "fabric's switches (SHARPv2 or later, 2 nodes or more)",
+     NULL},
+    {"proto", 0, 0, G_OPTION_ARG_STRING, OPT(proto), "auto (default), LL, LL128, Simple", "P"},
+    {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
+    {"datatype", 'd', 0, G_OPTION_ARG_STRING, OPT(dtype),
+     "float (default), double, half, bfloat16, int8, int32, int64", "TYPE"},
+    {"root", 'r', 0, G_OPTION_ARG_STRING, OPT(root), "Root rank of broadcast/reduce (0)", "N"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Also write the rows as CSV", "FILE"},
+    {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
+     "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
+     "FILE.png|FILE.svg"},
+    {"harness", 0, 0, G_OPTION_ARG_STRING, OPT(harness),
+     "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)", "H"},
+    {"launch-mode", 0, 0, G_OPTION_ARG_STRING, OPT(launch_mode),
+     "mpi (default: one process per GPU) or threads (one thread drives a node's GPUs, "
+     "nccl-tests -g)",
+     "M"},
+    {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, ARG(cuda_graph),
+     "The calls are launched as a CUDA graph (nccl-tests -G)", NULL},
+    {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, ARG(faults),
+     "A fabric fault, as a scenario's [faults] key (planes_down=1, links_down=3:1x2); "
+     "repeatable",
+     "KEY=VALUE"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_coll_usage = {
+    .summary = "Simulates an NCCL collective over a size sweep and prints "
+               "nccl-tests' table.",
+    .description = "busbw uses nccl-tests' factors: all_reduce 2(n-1)/n; all_gather,\n"
+                   "reduce_scatter, alltoall (n-1)/n; others 1. GB/s = 1e9 bytes/s. Sizes: a\n"
+                   "number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a unit.\n"
+                   "Faults (--fault, on every node): planes_down, links_down, slow_links,\n"
+                   "slow_rate, crc_links, crc_error_rate; see nvlsim run --help.",
+    .entries = coll_entries,
+};
 
 static bool
 plan_from_options(const CollOptions *o, bool cuda_graph, bool collnet, CollPlan *plan,
@@ -456,10 +458,9 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
 int
 cli_coll(int argc, char **argv)
 {
-    CollOptions o = {0};
-    g_auto(GStrv) faults = NULL;
-    gboolean cuda_graph = FALSE, collnet = FALSE;
-    g_autoptr(GOptionContext) context = coll_context(&o, &faults, &cuda_graph, &collnet);
+    CollArgs a = {0};
+    CollOptions *o = &a.o;
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_coll_usage, &a);
     g_autoptr(GError) error = NULL;
     CollPlan plan;
     int status = CLI_EXIT_USAGE;
@@ -469,15 +470,16 @@ cli_coll(int argc, char **argv)
         fprintf(stderr, "nvlsim coll: unexpected argument '%s'\n", argv[1]);
         goto out;
     }
-    if (!plan_from_options(&o, cuda_graph, collnet, &plan, &error)) {
+    if (!plan_from_options(o, a.cuda_graph, a.collnet, &plan, &error)) {
         cli_print_error("coll", error);
         goto out;
     }
-    if (o.plot != NULL && !cli_plot_csv("coll", o.plot, &o.csv))
+    if (o->plot != NULL && !cli_plot_csv("coll", o->plot, &o->csv))
         goto out;
-    status = coll_run_plan(&o, faults, &plan);
+    status = coll_run_plan(o, a.faults, &plan);
 out:
-    for (char **p = (char **)&o; p < (char **)(&o + 1); p++)
+    for (char **p = (char **)o; p < (char **)(o + 1); p++)
         g_free(*p);
+    g_strfreev(a.faults);
     return status;
 }

@@ -33,42 +33,40 @@ typedef struct CompareOptions {
     gboolean no_coll;
 } CompareOptions;
 
-static GOptionContext *
-compare_context(CompareOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"systems", 's', 0, G_OPTION_ARG_STRING, &o->systems,
-         "Systems to compare, comma-separated (default " DEFAULT_SYSTEMS ")", "A,B,..."},
-        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->sets,
-         "Override a scenario key on every system (layout.tp=4); repeatable", "KEY=VALUE"},
-        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Write the training table as CSV", "FILE"},
-        {"coll-csv", 0, 0, G_OPTION_ARG_FILENAME, &o->coll_csv, "Write the all-reduce sweep as CSV",
-         "FILE"},
-        {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes,
-         "Smallest all-reduce (default 1MiB)", "SIZE"},
-        {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes,
-         "Largest all-reduce (default 1GiB)", "SIZE"},
-        {"no-coll", 0, 0, G_OPTION_ARG_NONE, &o->no_coll, "Skip the all-reduce sweep", NULL},
-        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
-         "Plot the step time per system with gnuplot (the CSV goes beside it without --csv)",
-         "FILE.png|FILE.svg"},
-        {"coll-plot", 0, 0, G_OPTION_ARG_FILENAME, &o->coll_plot,
-         "Plot the all-reduce bus bandwidth per size and system (the CSV beside it without "
-         "--coll-csv)",
-         "FILE.png|FILE.svg"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new("[SCENARIO.ini]");
-    g_option_context_set_summary(
-        context, "Runs one training scenario (default: the built-in study of nvlsim run) on\n"
-                 "several systems and an all-reduce size sweep on one node of each.");
-    g_option_context_set_description(
-        context, "The scenario's own system is replaced by each of --systems; its nodes are as\n"
-                 "many as the layout needs. Exit status: 0 done (rows that cannot run say why),\n"
-                 "1 bad scenario or system, 2 usage.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(CompareOptions, field)
+
+static const GOptionEntry compare_entries[] = {
+    {"systems", 's', 0, G_OPTION_ARG_STRING, OPT(systems),
+     "Systems to compare, comma-separated (default " DEFAULT_SYSTEMS ")", "A,B,..."},
+    {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, OPT(sets),
+     "Override a scenario key on every system (layout.tp=4); repeatable", "KEY=VALUE"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Write the training table as CSV", "FILE"},
+    {"coll-csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(coll_csv), "Write the all-reduce sweep as CSV",
+     "FILE"},
+    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes), "Smallest all-reduce (default 1MiB)",
+     "SIZE"},
+    {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes), "Largest all-reduce (default 1GiB)",
+     "SIZE"},
+    {"no-coll", 0, 0, G_OPTION_ARG_NONE, OPT(no_coll), "Skip the all-reduce sweep", NULL},
+    {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
+     "Plot the step time per system with gnuplot (the CSV goes beside it without --csv)",
+     "FILE.png|FILE.svg"},
+    {"coll-plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(coll_plot),
+     "Plot the all-reduce bus bandwidth per size and system (the CSV beside it without "
+     "--coll-csv)",
+     "FILE.png|FILE.svg"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_compare_usage = {
+    .args = "[SCENARIO.ini]",
+    .summary = "Runs one training scenario (default: the built-in study of nvlsim run) on\n"
+               "several systems and an all-reduce size sweep on one node of each.",
+    .description = "The scenario's own system is replaced by each of --systems; its nodes are as\n"
+                   "many as the layout needs. Exit status: 0 done (rows that cannot run say why),\n"
+                   "1 bad scenario or system, 2 usage.",
+    .entries = compare_entries,
+};
 
 typedef struct Row {
     char *system;
@@ -296,7 +294,7 @@ int
 cli_compare(int argc, char **argv)
 {
     CompareOptions o = {0};
-    g_autoptr(GOptionContext) context = compare_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_compare_usage, &o);
     int status;
     if (!cli_parse_options(context, "compare", &argc, &argv)) {
         status = CLI_EXIT_USAGE;

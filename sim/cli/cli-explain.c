@@ -19,44 +19,41 @@
 #include "work/work-compute.h"
 #include "work/work-memory.h"
 
-static GOptionContext *
-explain_context(ExplainOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "coll: system (default dgx-h100)",
-         "NAME"},
-        {"op", 'o', 0, G_OPTION_ARG_STRING, &o->op, "coll: operation (default all_reduce)", "OP"},
-        {"bytes", 'b', 0, G_OPTION_ARG_STRING, &o->bytes, "coll: size (default 1G)", "SIZE"},
-        {"gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, "coll: ranks (default one node)", "N"},
-        {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
-         "coll: the first K GPUs of each node (default: nodes filled in order)", "K"},
-        {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
-         "coll: auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat, "
-         "collnet_direct, collnet_chain",
-         "A"},
-        {"collnet", 0, 0, G_OPTION_ARG_NONE, &o->collnet,
-         "coll: NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1), 2 nodes or more", NULL},
-        {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "coll: auto (default), LL, LL128, Simple",
-         "P"},
-        {"harness", 0, 0, G_OPTION_ARG_STRING, &o->harness,
-         "coll: nccl-tests (default: calls back to back, the mean) or blocking", "H"},
-        {"launch-mode", 0, 0, G_OPTION_ARG_STRING, &o->launch_mode,
-         "coll: mpi (default: one process per GPU) or threads (one thread drives a node's GPUs)",
-         "M"},
-        {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, &o->cuda_graph,
-         "coll: the calls are launched as a CUDA graph", NULL},
-        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->sets, "run: override a scenario key",
-         "KEY=VALUE"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new("coll|run [SCENARIO.ini]");
-    g_option_context_set_summary(
-        context, "Explains a collective call (explain coll) or a training step (explain run):\n"
-                 "the model's choices and closed forms with the numbers filled in, beside the\n"
-                 "simulated result.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(ExplainOptions, field)
+
+static const GOptionEntry explain_entries[] = {
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "coll: system (default dgx-h100)", "NAME"},
+    {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op), "coll: operation (default all_reduce)", "OP"},
+    {"bytes", 'b', 0, G_OPTION_ARG_STRING, OPT(bytes), "coll: size (default 1G)", "SIZE"},
+    {"gpus", 'g', 0, G_OPTION_ARG_STRING, OPT(gpus), "coll: ranks (default one node)", "N"},
+    {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
+     "coll: the first K GPUs of each node (default: nodes filled in order)", "K"},
+    {"algo", 0, 0, G_OPTION_ARG_STRING, OPT(algo),
+     "coll: auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat, "
+     "collnet_direct, collnet_chain",
+     "A"},
+    {"collnet", 0, 0, G_OPTION_ARG_NONE, OPT(collnet),
+     "coll: NCCL with its SHARP plugin (NCCL_COLLNET_ENABLE=1), 2 nodes or more", NULL},
+    {"proto", 0, 0, G_OPTION_ARG_STRING, OPT(proto), "coll: auto (default), LL, LL128, Simple",
+     "P"},
+    {"harness", 0, 0, G_OPTION_ARG_STRING, OPT(harness),
+     "coll: nccl-tests (default: calls back to back, the mean) or blocking", "H"},
+    {"launch-mode", 0, 0, G_OPTION_ARG_STRING, OPT(launch_mode),
+     "coll: mpi (default: one process per GPU) or threads (one thread drives a node's GPUs)", "M"},
+    {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, OPT(cuda_graph),
+     "coll: the calls are launched as a CUDA graph", NULL},
+    {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, OPT(sets), "run: override a scenario key",
+     "KEY=VALUE"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_explain_usage = {
+    .args = "coll|run [SCENARIO.ini]",
+    .summary = "Explains a collective call (explain coll) or a training step (explain run):\n"
+               "the model's choices and closed forms with the numbers filled in, beside the\n"
+               "simulated result.",
+    .entries = explain_entries,
+};
 
 /* ---- explain run. ---- */
 
@@ -196,7 +193,7 @@ int
 cli_explain(int argc, char **argv)
 {
     ExplainOptions o = {0};
-    g_autoptr(GOptionContext) context = explain_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_explain_usage, &o);
     int status = CLI_EXIT_USAGE;
     if (!cli_parse_options(context, "explain", &argc, &argv)) {
         status = CLI_EXIT_USAGE;

@@ -166,24 +166,19 @@ list_rows(size_t k, const char *models_dir, GError **error)
     return g_steal_pointer(&rows);
 }
 
-static GOptionContext *
-list_context(void)
-{
-    GOptionContext *context = g_option_context_new("KIND");
-    g_option_context_set_summary(context,
-                                 "Lists the models of one kind, one line each, sorted by id.\n"
-                                 "KIND is one of: systems, gpus, links, switches, nics, models.");
-    g_option_context_set_description(
-        context, "Models are read from $NVLSIM_MODELS, else the source tree's models/, else the\n"
-                 "installed copy. Every file is loaded and checked: a broken file is an error\n"
-                 "(exit status 1) naming the file.");
-    return context;
-}
+const CliUsage cli_list_usage = {
+    .args = "KIND",
+    .summary = "Lists the models of one kind, one line each, sorted by id.\n"
+               "KIND is one of: systems, gpus, links, switches, nics, models.",
+    .description = "Models are read from $NVLSIM_MODELS, else the source tree's models/, else the\n"
+                   "installed copy. Every file is loaded and checked: a broken file is an error\n"
+                   "(exit status 1) naming the file.",
+};
 
 int
 cli_list(int argc, char **argv)
 {
-    g_autoptr(GOptionContext) context = list_context();
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_list_usage, NULL);
     if (!cli_parse_options(context, "list", &argc, &argv))
         return CLI_EXIT_USAGE;
     if (argc != 2) {

@@ -16,6 +16,31 @@ cli_print_error(const char *command, const GError *error)
     fprintf(stderr, "nvlsim%s%s: %s\n", command ? " " : "", command ? command : "", error->message);
 }
 
+GOptionContext *
+cli_usage_context(const CliUsage *usage, void *options)
+{
+    GOptionContext *context = g_option_context_new(usage->args);
+    g_option_context_set_summary(context, usage->summary);
+    if (usage->description != NULL)
+        g_option_context_set_description(context, usage->description);
+    if (usage->entries == NULL)
+        return context;
+    g_return_val_if_fail(options != NULL, context);
+    size_t n = 0;
+    while (usage->entries[n].long_name != NULL)
+        n++;
+    /* GOption copies the entries it is given: a bound copy lives only
+     * until it is added. */
+    g_autofree GOptionEntry *bound = g_new0(GOptionEntry, n + 1);
+    for (size_t i = 0; i < n; i++) {
+        bound[i] = usage->entries[i];
+        bound[i].arg_data =
+            G_STRUCT_MEMBER_P(options, GPOINTER_TO_SIZE(usage->entries[i].arg_data));
+    }
+    g_option_context_add_main_entries(context, bound, NULL);
+    return context;
+}
+
 bool
 cli_parse_options(GOptionContext *context, const char *command, int *argc, char ***argv)
 {

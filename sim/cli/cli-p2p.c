@@ -42,49 +42,46 @@ typedef struct P2pPlan {
     bool matrices, sweep;
 } P2pPlan;
 
-static GOptionContext *
-p2p_context(P2pOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system,
-         "System model (default dgx-h100; see nvlsim list systems)", "NAME"},
-        {"nodes", 'N', 0, G_OPTION_ARG_STRING, &o->nodes, "Nodes on the fabric (default 1)", "N"},
-        {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &o->gpus_per_node,
-         "The matrices over the first K GPUs of each node (default: all)", "K"},
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
-        {"bytes", 0, 0, G_OPTION_ARG_STRING, &o->bytes,
-         "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
-        {"pair", 0, 0, G_OPTION_ARG_STRING, &o->pair, "GPU pair of the size sweep (default 0,1)",
-         "I,J"},
-        {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes,
-         "Smallest size of the sweep (default 1B)", "SIZE"},
-        {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes,
-         "Largest size of the sweep (default 256MiB)", "SIZE"},
-        {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->factor,
-         "Multiplier between sweep sizes (default 2)", "N"},
-        {"sm", 0, 0, G_OPTION_ARG_NONE, &o->sm, "SM-issued copies (128 B NVLink packets)", NULL},
-        {"matrices-only", 0, 0, G_OPTION_ARG_NONE, &o->matrices_only, "Skip the size sweep", NULL},
-        {"sweep-only", 0, 0, G_OPTION_ARG_NONE, &o->sweep_only, "Skip the matrices", NULL},
-        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the results as CSV", "FILE"},
-        {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->faults,
-         "A fabric fault, as a scenario's [faults] key (links_down=0-1, slow_links=3:1); "
-         "repeatable",
-         "KEY=VALUE"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new(NULL);
-    g_option_context_set_summary(
-        context, "Peer-to-peer copy bandwidth and latency between every pair of GPUs, as CUDA's\n"
-                 "p2pBandwidthLatencyTest reports them, and a size sweep for one pair.");
-    g_option_context_set_description(
-        context, "Bandwidth is GB/s = 1e9 bytes/s; bidirectional is the sum of both directions.\n"
-                 "Latency is the simulated time of a 4-byte copy: links, switches and the\n"
-                 "system's fixed cost of a copy ([host] copy_overhead).\n"
-                 "Sizes: a number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a\n"
-                 "unit (kB, MB, KiB, MiB, ...).");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(P2pOptions, field)
+
+static const GOptionEntry p2p_entries[] = {
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system),
+     "System model (default dgx-h100; see nvlsim list systems)", "NAME"},
+    {"nodes", 'N', 0, G_OPTION_ARG_STRING, OPT(nodes), "Nodes on the fabric (default 1)", "N"},
+    {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
+     "The matrices over the first K GPUs of each node (default: all)", "K"},
+    {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
+    {"bytes", 0, 0, G_OPTION_ARG_STRING, OPT(bytes),
+     "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
+    {"pair", 0, 0, G_OPTION_ARG_STRING, OPT(pair), "GPU pair of the size sweep (default 0,1)",
+     "I,J"},
+    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes),
+     "Smallest size of the sweep (default 1B)", "SIZE"},
+    {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes),
+     "Largest size of the sweep (default 256MiB)", "SIZE"},
+    {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, OPT(factor),
+     "Multiplier between sweep sizes (default 2)", "N"},
+    {"sm", 0, 0, G_OPTION_ARG_NONE, OPT(sm), "SM-issued copies (128 B NVLink packets)", NULL},
+    {"matrices-only", 0, 0, G_OPTION_ARG_NONE, OPT(matrices_only), "Skip the size sweep", NULL},
+    {"sweep-only", 0, 0, G_OPTION_ARG_NONE, OPT(sweep_only), "Skip the matrices", NULL},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Also write the results as CSV", "FILE"},
+    {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, OPT(faults),
+     "A fabric fault, as a scenario's [faults] key (links_down=0-1, slow_links=3:1); "
+     "repeatable",
+     "KEY=VALUE"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_p2p_usage = {
+    .summary = "Peer-to-peer copy bandwidth and latency between every pair of GPUs, as CUDA's\n"
+               "p2pBandwidthLatencyTest reports them, and a size sweep for one pair.",
+    .description = "Bandwidth is GB/s = 1e9 bytes/s; bidirectional is the sum of both directions.\n"
+                   "Latency is the simulated time of a 4-byte copy: links, switches and the\n"
+                   "system's fixed cost of a copy ([host] copy_overhead).\n"
+                   "Sizes: a number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a\n"
+                   "unit (kB, MB, KiB, MiB, ...).",
+    .entries = p2p_entries,
+};
 
 /* A positive size (see cli_parse_size). */
 static bool
@@ -166,7 +163,7 @@ plan_from_options(const P2pOptions *o, P2pPlan *plan, GError **error)
 
 typedef struct P2pTables {
     uint32_t n;
-    const uint32_t *gpu; /* [n]: the GPU of each row and column */
+    const uint32_t *gpu;       /* [n]: the GPU of each row and column */
     double *uni, *bi, *lat_us; /* [n * n], bytes/s and us */
 } P2pTables;
 
@@ -295,8 +292,8 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     }
     uint32_t n = topo_graph_n_gpus(fabric->graph), per_node = fabric->system->n_gpus;
     uint32_t k = per_node;
-    if (o->gpus_per_node != NULL &&
-        !cli_parse_gpus_per_node("gpus-per-node", o->gpus_per_node, fabric->system, 0, &k, &error)) {
+    if (o->gpus_per_node != NULL && !cli_parse_gpus_per_node("gpus-per-node", o->gpus_per_node,
+                                                             fabric->system, 0, &k, &error)) {
         cli_print_error("p2p", error);
         return CLI_EXIT_USAGE;
     }
@@ -352,7 +349,7 @@ int
 cli_p2p(int argc, char **argv)
 {
     P2pOptions o = {0};
-    g_autoptr(GOptionContext) context = p2p_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_p2p_usage, &o);
     g_autoptr(GError) error = NULL;
     P2pPlan plan;
     int status = CLI_EXIT_USAGE;

@@ -27,43 +27,44 @@ typedef struct RunOptions {
     gboolean quiet;
 } RunOptions;
 
-static GOptionContext *
-run_context(RunOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->sets,
-         "Override a scenario key (layout.tp=4, or tp=4); repeatable", "KEY=VALUE"},
-        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Also write the result as one CSV row",
-         "FILE"},
-        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
-         "Plot where the time goes as stacked bars with gnuplot (the CSV goes beside it "
-         "without --csv)",
-         "FILE.png|FILE.svg"},
-        {"write-trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace_out,
-         "Write the simulated step as a trace CSV (replayable with scenario.trace)", "FILE"},
-        {"trace", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline,
-         "Write the step's timeline as Chrome trace-event JSON (opens in Perfetto)", "FILE.json"},
-        {"links", 0, 0, G_OPTION_ARG_FILENAME, &o->links,
-         "Write every used link's utilization over the step (time_s,link,utilization)", "FILE.csv"},
-        {"links-plot", 0, 0, G_OPTION_ARG_FILENAME, &o->links_plot,
-         "Plot the links' utilization over time with gnuplot (the CSV goes beside it without "
-         "--links)",
-         "FILE.png|FILE.svg"},
-        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print the step time only", NULL},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new("[SCENARIO.ini]");
-    g_option_context_set_summary(
-        context, "Simulates one training step of a scenario and reports step time, tokens/s,\n"
-                 "TFLOP/s per GPU, MFU, memory per GPU and where the time goes.\n"
-                 "Without SCENARIO.ini it runs a built-in study (GPT-3 class model on DGX A100).");
-    g_option_context_set_description(
-        context,
+#define OPT(field) CLI_OPTION_AT(RunOptions, field)
+
+static const GOptionEntry run_entries[] = {
+    {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, OPT(sets),
+     "Override a scenario key (layout.tp=4, tp=4, or Megatron-LM's "
+     "tensor_model_parallel_size=4); repeatable",
+     "KEY=VALUE"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Also write the result as one CSV row", "FILE"},
+    {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
+     "Plot where the time goes as stacked bars with gnuplot (the CSV goes beside it "
+     "without --csv)",
+     "FILE.png|FILE.svg"},
+    {"write-trace", 0, 0, G_OPTION_ARG_FILENAME, OPT(trace_out),
+     "Write the simulated step as a trace CSV (replayable with scenario.trace)", "FILE"},
+    {"trace", 0, 0, G_OPTION_ARG_FILENAME, OPT(timeline),
+     "Write the step's timeline as Chrome trace-event JSON (opens in Perfetto)", "FILE.json"},
+    {"links", 0, 0, G_OPTION_ARG_FILENAME, OPT(links),
+     "Write every used link's utilization over the step (time_s,link,utilization)", "FILE.csv"},
+    {"links-plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(links_plot),
+     "Plot the links' utilization over time with gnuplot (the CSV goes beside it without "
+     "--links)",
+     "FILE.png|FILE.svg"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the step time only", NULL},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_run_usage = {
+    .args = "[SCENARIO.ini]",
+    .summary = "Simulates one training step of a scenario and reports step time, tokens/s,\n"
+               "TFLOP/s per GPU, MFU, memory per GPU and where the time goes.\n"
+               "Without SCENARIO.ini it runs a built-in study (GPT-3 class model on DGX A100).",
+    .description =
         "Scenario groups and keys:\n"
         "  [scenario]  name, system, nodes, model, fidelity (flow|packet), trace\n"
         "  [layout]    tp, pp, dp | gpus, vp, ep, sp, zero, recompute (none|selective|full),\n"
         "              schedule (gpipe|1f1b|interleaved), flash_attention, dp_overlap,\n"
-        "              bucket_params\n"
+        "              bucket_params; gpus makes dp gpus / (tp x pp), and a --set of\n"
+        "              gpus replaces the scenario's dp (of dp, its gpus)\n"
         "  [batch]     global_batch, micro_batch, seq_len\n"
         "  [precision] math (bf16|fp16|fp8), param_bytes, grad_bytes, optimizer_bytes,\n"
         "              activation_bytes, dropout\n"
@@ -71,10 +72,16 @@ run_context(RunOptions *o)
         "              to plane 1, 0-1 GPUs 0 and 1, 3:1x2 two of the links), slow_links,\n"
         "              slow_rate (0.5), crc_links, crc_error_rate (1e-4); on every node\n"
         "  [stragglers] ranks (3, 17), compute_rate (0.5), step_delay (5ms)\n"
-        "Exit status: 0 done, 1 bad scenario or model, 2 usage.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+        "Megatron-LM's argument names, for --set (with _ or -):\n"
+        "  tensor_model_parallel_size (tp), pipeline_model_parallel_size (pp),\n"
+        "  virtual_pipeline_model_parallel_size (vp), expert_model_parallel_size (ep),\n"
+        "  context_parallel_size (1 only: context parallelism is not modelled),\n"
+        "  sequence_parallel (sp), recompute_granularity (recompute),\n"
+        "  use_distributed_optimizer (zero 1; false: zero 0), micro_batch_size\n"
+        "  (micro_batch), global_batch_size (global_batch), seq_length (seq_len)\n"
+        "Exit status: 0 done, 1 bad scenario or model, 2 usage.",
+    .entries = run_entries,
+};
 
 bool
 cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *result,
@@ -337,7 +344,7 @@ int
 cli_run(int argc, char **argv)
 {
     RunOptions o = {0};
-    g_autoptr(GOptionContext) context = run_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_run_usage, &o);
     int status;
     if (!cli_parse_options(context, "run", &argc, &argv)) {
         status = CLI_EXIT_USAGE;

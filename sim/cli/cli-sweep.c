@@ -449,27 +449,26 @@ typedef struct SweepOptions {
     char *plot;
 } SweepOptions;
 
-static GOptionContext *
-sweep_context(SweepOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
-         "The output folder (created; a rerun resumes it)", "DIR"},
-        {"jobs", 'j', 0, G_OPTION_ARG_STRING, &o->jobs,
-         "Points simulated at once (default: one per core)", "N"},
-        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
-         "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
-         "and layout.pp when swept, else the first two)",
-         "FILE.png|FILE.svg"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new("SWEEP.ini --out DIR");
-    g_option_context_set_summary(
-        context,
+#define OPT(field) CLI_OPTION_AT(SweepOptions, field)
+
+static const GOptionEntry sweep_entries[] = {
+    {"out", 'o', 0, G_OPTION_ARG_FILENAME, OPT(out),
+     "The output folder (created; a rerun resumes it)", "DIR"},
+    {"jobs", 'j', 0, G_OPTION_ARG_STRING, OPT(jobs),
+     "Points simulated at once (default: one per core)", "N"},
+    {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
+     "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
+     "and layout.pp when swept, else the first two)",
+     "FILE.png|FILE.svg"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_sweep_usage = {
+    .args = "SWEEP.ini --out DIR",
+    .summary =
         "Simulates a training step for every point of a sweep: a base scenario and axes over\n"
-        "its keys, their cross product run on a pool of threads, one CSV row per point.");
-    g_option_context_set_description(
-        context,
+        "its keys, their cross product run on a pool of threads, one CSV row per point.",
+    .description =
         "A sweep file:\n"
         "  [sweep]\n"
         "  base = gpt3-175b-dgx-h100.ini   # relative to this file's folder; or builtin\n"
@@ -494,10 +493,9 @@ sweep_context(SweepOptions *o)
         "scenario's hash, the axes): a folder holding another sweep is an error.\n"
         "\n"
         "Exit status: 0 done (invalid points included), 1 bad sweep file, base scenario or\n"
-        "output folder, 2 usage.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+        "output folder, 2 usage.",
+    .entries = sweep_entries,
+};
 
 static int
 sweep(const char *path, const char *dir, int jobs)
@@ -599,7 +597,7 @@ int
 cli_sweep(int argc, char **argv)
 {
     SweepOptions o = {0};
-    g_autoptr(GOptionContext) context = sweep_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_sweep_usage, &o);
     int status = CLI_EXIT_USAGE;
     int jobs = 1;
     if (!cli_parse_options(context, "sweep", &argc, &argv) || !parse_jobs(o.jobs, &jobs)) {

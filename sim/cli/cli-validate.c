@@ -38,50 +38,47 @@ typedef struct ValidateGroup {
     double sum_abs_pct, max_abs_pct, sum_abs_model_pct;
 } ValidateGroup;
 
-static GOptionContext *
-validate_context(ValidateOptions *o)
-{
-    GOptionEntry entries[] = {
-        {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity, "packet or flow (default flow)", "F"},
-        {"max-mape", 0, 0, G_OPTION_ARG_STRING, &o->max_mape,
-         "Exit 1 when the MAPE over all rows exceeds PCT percent", "PCT"},
-        {"min-bytes", 0, 0, G_OPTION_ARG_STRING, &o->min_bytes,
-         "Replay only rows of at least SIZE bytes", "SIZE"},
-        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, "Write every replayed row with its error",
-         "FILE"},
-        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
-         "Plot simulated against measured with gnuplot (the CSV goes beside it without --csv)",
-         "FILE.png|FILE.svg"},
-        {"system", 's', 0, G_OPTION_ARG_STRING, &o->system, "Replay only rows of this system",
-         "NAME"},
-        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print the summary only", NULL},
-        {"cross", 0, 0, G_OPTION_ARG_STRING, &o->cross,
-         "Leave each system, generation or source out in turn: refit the runtime's fitted "
-         "constants on the other rows and report the group's collective rows",
-         "system|generation|source"},
-        G_OPTION_ENTRY_NULL,
-    };
-    GOptionContext *context = g_option_context_new("FILE.csv");
-    g_option_context_set_summary(context,
-                                 "Replays measured rows on the simulator and reports the error "
-                                 "per row and the MAPE\nper system and measure, beside NCCL's "
-                                 "own model's.");
-    g_option_context_set_description(
-        context, "FILE.csv has the columns of shared/reference/collectives.csv (found by name).\n"
-                 "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
-                 "no system, no size or an unmodelled algorithm are counted as skipped.\n"
-                 "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
-                 "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
-                 "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
-                 "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
-                 "first that many of each node (blank: nodes filled in order). With\n"
-                 "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
-                 "printed one at a time (memory does not grow with the file; --cross keeps\n"
-                 "a small record per row for its refits).\n"
-                 "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.");
-    g_option_context_add_main_entries(context, entries, NULL);
-    return context;
-}
+#define OPT(field) CLI_OPTION_AT(ValidateOptions, field)
+
+static const GOptionEntry validate_entries[] = {
+    {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
+    {"max-mape", 0, 0, G_OPTION_ARG_STRING, OPT(max_mape),
+     "Exit 1 when the MAPE over all rows exceeds PCT percent", "PCT"},
+    {"min-bytes", 0, 0, G_OPTION_ARG_STRING, OPT(min_bytes),
+     "Replay only rows of at least SIZE bytes", "SIZE"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Write every replayed row with its error",
+     "FILE"},
+    {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
+     "Plot simulated against measured with gnuplot (the CSV goes beside it without --csv)",
+     "FILE.png|FILE.svg"},
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "Replay only rows of this system", "NAME"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
+    {"cross", 0, 0, G_OPTION_ARG_STRING, OPT(cross),
+     "Leave each system, generation or source out in turn: refit the runtime's fitted "
+     "constants on the other rows and report the group's collective rows",
+     "system|generation|source"},
+    G_OPTION_ENTRY_NULL,
+};
+
+const CliUsage cli_validate_usage = {
+    .args = "FILE.csv",
+    .summary = "Replays measured rows on the simulator and reports the error "
+               "per row and the MAPE\nper system and measure, beside NCCL's "
+               "own model's.",
+    .description = "FILE.csv has the columns of shared/reference/collectives.csv (found by name).\n"
+                   "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
+                   "no system, no size or an unmodelled algorithm are counted as skipped.\n"
+                   "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
+                   "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
+                   "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
+                   "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
+                   "first that many of each node (blank: nodes filled in order). With\n"
+                   "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
+                   "printed one at a time (memory does not grow with the file; --cross keeps\n"
+                   "a small record per row for its refits).\n"
+                   "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.",
+    .entries = validate_entries,
+};
 
 void
 validate_skip(Validation *v, const char *reason)
@@ -460,7 +457,7 @@ int
 cli_validate(int argc, char **argv)
 {
     ValidateOptions o = {0};
-    g_autoptr(GOptionContext) context = validate_context(&o);
+    g_autoptr(GOptionContext) context = cli_usage_context(&cli_validate_usage, &o);
     int status = CLI_EXIT_USAGE;
     double max_mape = 0;
     Validation v;
@@ -468,7 +465,7 @@ cli_validate(int argc, char **argv)
     if (!cli_parse_options(context, "validate", &argc, &argv))
         goto out;
     if (argc != 2) {
-        fprintf(stderr, "nvlsim validate: expected one FILE.csv (see nvlsim help validate)\n");
+        fprintf(stderr, "nvlsim validate: expected one FILE.csv\n");
         goto out;
     }
     if (!parse_options(&o, &v, &max_mape))

@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "coll/coll-harness.h"
 #include "coll/coll-run.h"
@@ -22,12 +23,46 @@ enum {
     CLI_EXIT_USAGE = 2,
 };
 
-/* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status. */
+/* What a command's --help and the manual page (cli-man.c) print, from
+ * one place: the words after "[OPTION...]", the summary above the
+ * options, the description below them, and the options. Each entry's
+ * arg_data is the offset of its value in the command's options struct
+ * (CLI_OPTION_AT), so that the table is constant and can be read without
+ * one; cli_usage_context binds it. */
+typedef struct CliUsage {
+    const char *args;            /* NULL: none */
+    const char *summary;         /* lines of at most 80 columns (cli-man.c) */
+    const char *description;     /* the same; NULL: none */
+    const GOptionEntry *entries; /* ending with G_OPTION_ENTRY_NULL; NULL: no options */
+} CliUsage;
+
+/* An entry's arg_data: where field lies in the options struct type. */
+#define CLI_OPTION_AT(type, field) GSIZE_TO_POINTER(G_STRUCT_OFFSET(type, field))
+
+/* A subcommand: argv[0] is "nvlsim NAME"; returns the exit status, and
+ * CLI_EXIT_USAGE after printing what was wrong (main adds GNU's line
+ * "Try 'nvlsim NAME --help' for more information."). */
 typedef struct CliCommand {
     const char *name;
-    const char *summary;
+    const char *summary; /* one line, for nvlsim --help's list */
     int (*run)(int argc, char **argv);
+    const CliUsage *usage;
 } CliCommand;
+
+/* A context that prints usage as --help, its entries' values bound to
+ * the fields of options (the struct usage's offsets are into; may be
+ * NULL when usage has no entries). The caller frees it. */
+GOptionContext *cli_usage_context(const CliUsage *usage, void *options);
+
+/* nvlsim --version's lines after the first ("nvlsim VERSION"): copyright,
+ * licence and warranty, as the GNU coding standards lay them out. */
+extern const char cli_version_notice[];
+
+/* Writes the manual page nvlsim(1) in roff on out, from program (nvlsim's
+ * own usage: its summary and options; its description is not used) and
+ * the n commands' usages. The installed data folder is written as
+ * @pkgdatadir@, which the build fills in (Makefile.am). */
+void cli_man_write(FILE *out, const CliUsage *program, const CliCommand *commands, size_t n);
 
 /* Parses a command's options; on error prints one line
  * "nvlsim CMD: message" to stderr and returns false. Handles --help. */
@@ -69,12 +104,15 @@ char *cli_nodes_text(const CollComm *comm);
  * the communicator is made); false and a usage error naming the option
  * and what is possible when the fabric has no SHARPv2 or later, or when
  * the run has one node (NCCL's CollNet needs two). */
-bool cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes,
-                 GError **error);
+bool cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes, GError **error);
 
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);
 
+/* The commands, and the usage each prints for --help (in its own file). */
+extern const CliUsage cli_bench_core_usage, cli_bench_coll_usage, cli_bench_net_usage,
+    cli_calibrate_usage, cli_coll_usage, cli_compare_usage, cli_explain_usage, cli_list_usage,
+    cli_p2p_usage, cli_run_usage, cli_sweep_usage, cli_validate_usage;
 int cli_bench_core(int argc, char **argv);
 int cli_bench_coll(int argc, char **argv);
 int cli_bench_net(int argc, char **argv);

@@ -15,9 +15,8 @@
 
 G_DEFINE_QUARK(hw - key - error - quark, hw_key_error)
 
-/* Yes/no words, case-insensitive. */
-static bool
-parse_bool(const char *text, bool *out, GError **error)
+bool
+hw_keys_parse_bool(const char *text, bool *out, GError **error)
 {
     static const char *const yes[] = {"yes", "true", "1"};
     static const char *const no[] = {"no", "false", "0"};
@@ -116,7 +115,7 @@ parse_value(const HwKey *key, const char *text, void *out, GError **error)
         return true;
     }
     case HW_KEY_BOOL:
-        return parse_bool(text, (bool *)((char *)out + key->offset), error);
+        return hw_keys_parse_bool(text, (bool *)((char *)out + key->offset), error);
     case HW_KEY_PROBABILITY:
     case HW_KEY_FRACTION:
         return parse_unit_interval(text, key->kind == HW_KEY_FRACTION,

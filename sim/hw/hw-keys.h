@@ -87,6 +87,10 @@ bool hw_keys_load(GKeyFile *kf, const char *path, const char *group, const HwKey
 bool hw_keys_choice(const char *path, const char *group, const char *key, const char *text,
                     const char *const *names, size_t n_names, size_t *out, GError **error);
 
+/* A yes/no value (HW_KEY_BOOL's words: yes, no, true, false, 1, 0, in any
+ * case) into *out; else an error "'text' is not a yes/no value: ...". */
+bool hw_keys_parse_bool(const char *text, bool *out, GError **error);
+
 /* True when min <= value <= max; else an error "PATH: [group] key: VALUE
  * is out of range: expected MIN to MAX". */
 bool hw_keys_check_range(const char *path, const char *group, const char *key, uint64_t value,

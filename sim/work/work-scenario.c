@@ -168,9 +168,107 @@ work_scenario_key_known(const char *key)
     return group != NULL && group_has(group, dot + 1);
 }
 
-/* "group.key=value" or "key=value" into kf. */
+/* Megatron-LM's argument names (megatron/training/arguments.py) for the
+ * keys they mean, as --set takes them, with _ or - ("tensor-model-parallel-
+ * size=4"): its scripts then carry over as they are. Context parallelism
+ * is not modelled (group NULL): only its default, 1, is taken. */
+typedef struct Alias {
+    const char *name, *group, *key;
+} Alias;
+
+static const Alias megatron_names[] = {
+    {"tensor_model_parallel_size", "layout", "tp"},
+    {"pipeline_model_parallel_size", "layout", "pp"},
+    {"virtual_pipeline_model_parallel_size", "layout", "vp"},
+    {"expert_model_parallel_size", "layout", "ep"},
+    {"context_parallel_size", NULL, NULL},
+    {"sequence_parallel", "layout", "sp"},
+    {"recompute_granularity", "layout", "recompute"},
+    /* Sharding the optimizer state across data-parallel ranks: ZeRO 1. */
+    {"use_distributed_optimizer", "layout", "zero"},
+    {"micro_batch_size", "batch", "micro_batch"},
+    {"global_batch_size", "batch", "global_batch"},
+    {"seq_length", "batch", "seq_len"},
+};
+
+static const Alias *
+megatron_named(const char *name)
+{
+    g_autofree char *underscored = g_strdelimit(g_strdup(name), "-", '_');
+    for (size_t i = 0; i < G_N_ELEMENTS(megatron_names); i++)
+        if (strcmp(megatron_names[i].name, underscored) == 0)
+            return &megatron_names[i];
+    return NULL;
+}
+
+/* What a Megatron-LM name sets: its group, key and value (text, or the
+ * ZeRO stage of use_distributed_optimizer) in *group, *key and *value
+ * (newly allocated); for context_parallel_size=1, nothing (*group NULL).
+ * False and an error for a value the key cannot take. */
 static bool
-apply_set(GKeyFile *kf, const char *set, GError **error)
+megatron_set(const char *set, const Alias *alias, const char *text, const Group **group,
+             const char **key, char **value, GError **error)
+{
+    *group = NULL;
+    if (alias->group == NULL) {
+        uint64_t n;
+        if (sim_units_parse_count(text, &n, NULL) && n == 1)
+            return true;
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "--set %s: context parallelism is not modelled; expected 1 (none)", set);
+        return false;
+    }
+    if (strcmp(alias->key, "zero") == 0) {
+        bool on;
+        if (!hw_keys_parse_bool(text, &on, error)) {
+            g_prefix_error(error, "--set %s: ", set);
+            return false;
+        }
+        text = on ? "1" : "0";
+    }
+    *group = group_named(alias->group);
+    *key = alias->key;
+    *value = g_strdup(text);
+    return true;
+}
+
+/* The group of a bare key: the one group that has it. */
+static const Group *
+group_of(const char *key)
+{
+    const Group *group = NULL;
+    for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
+        if (group_has(&groups[i], key))
+            group = &groups[i];
+    return group;
+}
+
+/* layout.gpus and layout.dp say the same thing: a --set of one replaces
+ * the other as the file gives it; both set is an error. seen holds the
+ * ones set so far (bit 0: dp, bit 1: gpus). */
+static bool
+set_data_parallel(GKeyFile *kf, const char *set, const char *key, unsigned *seen, GError **error)
+{
+    bool gpus = strcmp(key, "gpus") == 0;
+    if (!gpus && strcmp(key, "dp") != 0)
+        return true;
+    const char *other = gpus ? "dp" : "gpus";
+    if (*seen & (gpus ? 1u : 2u)) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "--set %s: --set %s gives the data parallelism too; expected gpus (dp = gpus "
+                    "/ (tp x pp)) or dp, not both",
+                    set, other);
+        return false;
+    }
+    *seen |= gpus ? 2u : 1u;
+    g_key_file_remove_key(kf, "layout", other, NULL);
+    return true;
+}
+
+/* "group.key=value", "key=value" or a Megatron-LM name's "name=value"
+ * into kf; seen as set_data_parallel takes it. */
+static bool
+apply_set(GKeyFile *kf, const char *set, unsigned *seen, GError **error)
 {
     const char *eq = strchr(set, '=');
     if (eq == NULL || eq == set) {
@@ -180,7 +278,7 @@ apply_set(GKeyFile *kf, const char *set, GError **error)
     }
     g_autofree char *name = g_strndup(set, eq - set);
     g_strstrip(name);
-    const char *value = eq + 1;
+    g_autofree char *value = g_strdup(eq + 1);
     char *dot = strchr(name, '.');
     const Group *group = NULL;
     const char *key = name;
@@ -195,16 +293,21 @@ apply_set(GKeyFile *kf, const char *set, GError **error)
                         set, name, key);
             return false;
         }
-    } else {
-        for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
-            if (group_has(&groups[i], key))
-                group = &groups[i];
-        if (group == NULL) {
+    } else if ((group = group_of(key)) == NULL) {
+        const Alias *alias = megatron_named(key);
+        if (alias == NULL) {
             g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_UNKNOWN,
                         "--set %s: unknown key %s; see nvlsim run --help", set, key);
             return false;
         }
+        g_clear_pointer(&value, g_free);
+        if (!megatron_set(set, alias, eq + 1, &group, &key, &value, error))
+            return false;
+        if (group == NULL)
+            return true;
     }
+    if (strcmp(group->name, "layout") == 0 && !set_data_parallel(kf, set, key, seen, error))
+        return false;
     g_key_file_set_value(kf, group->name, key, value);
     return true;
 }
@@ -353,7 +456,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         if (f->gpus == 0 || f->gpus % (f->tp * f->pp) != 0)
             return hw_keys_fail(error, path, "layout", "gpus",
                                 "%" G_GUINT64_FORMAT
-                                " is not a multiple of tp x pp = %" G_GUINT64_FORMAT,
+                                " is not a multiple of tp x pp = %" G_GUINT64_FORMAT
+                                " (dp = gpus / (tp x pp))",
                                 f->gpus, f->tp * f->pp);
         dp = f->gpus / (f->tp * f->pp);
     }
@@ -421,8 +525,9 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
     g_autoptr(GKeyFile) kf = g_key_file_new();
     if (!hw_keys_data_load(kf, name, data, strlen(data), error))
         return NULL;
+    unsigned seen = 0;
     for (char **set = sets; set != NULL && *set != NULL; set++)
-        if (!apply_set(kf, *set, error))
+        if (!apply_set(kf, *set, &seen, error))
             return NULL;
     ScenarioFile f = {
         .vp = 1,

@@ -1,15 +1,17 @@
 /* Scenarios: one training study in a file (GKeyFile), the system, node
  * count, model, layout, batch, precision and fidelity of a step to
  * simulate. `nvlsim run` reads one; `--set group.key=value` overrides any
- * key. Every key is checked; a typo is an error naming the file, group and
- * key, never a silent default.
+ * key (`key=value` when one group has it, or Megatron-LM's name for it,
+ * such as tensor_model_parallel_size=4). Every key is checked; a typo is
+ * an error naming the file, group and key, never a silent default.
  *
  *   [scenario]  name (text), system (a models/system id), nodes (0: as
  *               many as the layout needs), model (a models/llm id),
  *               fidelity (flow | packet), trace (a trace CSV to replay
  *               instead of generating the step; report-trace.h),
  *               compute_efficiency (0: the GPU's fitted training_efficiency)
- *   [layout]    tp, pp, dp (or gpus = tp pp dp), vp, ep (1), sp (no),
+ *   [layout]    tp, pp, dp (or gpus = tp pp dp; a --set of either
+ *               replaces the other as the file gives it), vp, ep (1), sp (no),
  *               zero (0 to 3), recompute (none | selective | full),
  *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
  *               interleaved when vp > 1), flash_attention (yes),
@@ -62,11 +64,11 @@ typedef struct WorkScenario {
 /* The built-in study nvlsim run does with no argument. */
 extern const char work_scenario_default[];
 
-/* Loads path (NULL: the built-in default), applies sets ("group.key=value"
- * or "key=value" when one group has that key; NULL-terminated, may be
- * NULL), loads the model (models_dir NULL: the shipped models) and checks
- * the layout against it. NULL and an error naming the file, group and key
- * on bad input. */
+/* Loads path (NULL: the built-in default), applies sets ("group.key=value",
+ * "key=value" when one group has that key, or "name=value" for one of
+ * Megatron-LM's argument names; NULL-terminated, may be NULL), loads the model (models_dir NULL:
+ * the shipped models) and checks the layout against it. NULL and an error naming the file, group
+ * and key on bad input. */
 WorkScenario *work_scenario_load(const char *path, char **sets, const char *models_dir,
                                  GError **error);
 /* The same from the text of a scenario file; name stands for the file in

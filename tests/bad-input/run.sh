@@ -10,6 +10,8 @@
 # regular file file; the case passes when the exit status is STATUS (never a
 # signal, never a timeout), stderr is one line of at most 2048 bytes,
 # "nvlsim COMMAND: ...", containing STDERR TEXT (so no sanitizer report),
+# followed for a usage error (2) by GNU's "Try 'nvlsim COMMAND --help' for
+# more information." and nothing else,
 # and no file appeared or vanished under $T, the inputs or the models (no
 # partial output, no temporary left behind). ARGUMENTS are shell words
 # (eval'd) and may name $IN (the inputs/ folder), $GEN (inputs generated at
@@ -69,6 +71,8 @@ fail() {
 }
 
 check() { # check WANT TEXT: the last run's status and stderr
+    lines=1 try="Try 'nvlsim $(cat "$tmp/std-command") --help' for more information."
+    [ "$1" -eq 2 ] && lines=2
     if [ "$got" -eq 124 ]; then
         fail "no answer within 20 s (a hang?)"
     elif [ "$got" -ge 125 ]; then
@@ -77,11 +81,14 @@ check() { # check WANT TEXT: the last run's status and stderr
         fail "sanitizer report"
     elif [ "$got" -ne "$1" ]; then
         fail "exit $got, expected $1"
-    elif [ "$(wc -l <"$tmp/stderr")" -ne 1 ] || [ "$(wc -c <"$tmp/stderr")" -gt 2048 ]; then
-        fail "stderr is not one line of at most 2048 bytes ($(wc -l <"$tmp/stderr") lines)"
-    elif ! grep -qF -- "$2" "$tmp/stderr"; then
+    elif [ "$(wc -l <"$tmp/stderr")" -ne "$lines" ] ||
+        [ "$(head -n 1 "$tmp/stderr" | wc -c)" -gt 2048 ]; then
+        fail "stderr is not $lines line(s), the first of at most 2048 bytes ($(wc -l <"$tmp/stderr") lines)"
+    elif [ "$1" -eq 2 ] && [ "$(tail -n 1 "$tmp/stderr")" != "$try" ]; then
+        fail "the second line is not '$try'"
+    elif ! head -n 1 "$tmp/stderr" | grep -qF -- "$2"; then
         fail "stderr lacks '$2'"
-    elif [ "$(cut -d: -f1 "$tmp/stderr")" != "nvlsim $(cat "$tmp/std-command")" ]; then
+    elif [ "$(head -n 1 "$tmp/stderr" | cut -d: -f1)" != "nvlsim $(cat "$tmp/std-command")" ]; then
         fail "stderr does not start with 'nvlsim $(cat "$tmp/std-command"):'"
     elif [ "$(snapshot)" != "$before" ]; then
         fail "files appeared or vanished:$(snapshot | diff - "$tmp/std-before" | grep '^[<>]')"

@@ -14,9 +14,33 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n_fail=0
 
+# try_line ARGS: the line GNU's convention adds after a usage error of
+# nvlsim ARGS, pointing at the command's --help (nvlsim's own for an error
+# before a known command, or of help).
+"$nvlsim" --help | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p' >"$tmp/commands"
+try_line() {
+    if [ -n "${1-}" ] && [ "$1" != help ] && grep -qxF -- "$1" "$tmp/commands"; then
+        echo "Try 'nvlsim $1 --help' for more information."
+    else
+        echo "Try 'nvlsim --help' for more information."
+    fi
+}
+
+# error_lines_ok STATUS ARGS: whether $tmp/err is an error as it should
+# be: one line, and after a usage error (status 2) the Try line.
+error_lines_ok() {
+    if [ "$1" -ne 2 ]; then
+        [ "$(wc -l <"$tmp/err")" -eq 1 ]
+    else
+        shift
+        [ "$(wc -l <"$tmp/err")" -eq 2 ] && [ "$(tail -n 1 "$tmp/err")" = "$(try_line "$@")" ]
+    fi
+}
+
 # expect STATUS STREAM TEXT -- ARGS: runs nvlsim ARGS, checks the exit status
 # and that STREAM (out or err) contains TEXT; errors (a non-zero status,
-# TEXT on stderr) must be one line.
+# TEXT on stderr) must be one line, followed after a usage error by GNU's
+# "Try 'nvlsim COMMAND --help' for more information.".
 expect() {
     want=$1 stream=$2 text=$3
     shift 4
@@ -30,8 +54,8 @@ expect() {
         echo "FAIL: $what: std$stream lacks '$text':"
         cat "$tmp/$stream"
         n_fail=$((n_fail + 1))
-    elif [ "$want" -ne 0 ] && [ "$stream" = err ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
-        echo "FAIL: $what: error is not one line:"
+    elif [ "$want" -ne 0 ] && [ "$stream" = err ] && ! error_lines_ok "$want" "$@"; then
+        echo "FAIL: $what: error is not one line (and the Try line after a usage error):"
         cat "$tmp/err"
         n_fail=$((n_fail + 1))
     else
@@ -40,11 +64,25 @@ expect() {
 }
 
 expect 0 out "nvlsim 0." -- --version
+expect 0 out "License Apache-2.0: <https://www.apache.org/licenses/LICENSE-2.0>." -- --version
+if "$nvlsim" --version >"$tmp/out" && head -n 1 "$tmp/out" | grep -qx 'nvlsim [0-9][0-9.]*' &&
+    [ "$(sed -n 2p "$tmp/out")" = "Copyright (C) 2026 the nvlsim authors." ] &&
+    [ "$(tail -n 1 "$tmp/out")" = "There is NO WARRANTY, to the extent permitted by law." ] &&
+    [ "$(wc -l <"$tmp/out")" -eq 5 ]; then
+    echo "ok: nvlsim --version in GNU's form (name and version, copyright, licence, warranty)"
+else
+    echo "FAIL: nvlsim --version is not in GNU's form:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
 expect 0 out "bench-core" -- --help
 expect 0 out "bench-core" -- help
 expect 0 out "--pending" -- help bench-core
 expect 0 out "--pending" -- bench-core --help
-expect 2 err "Usage:" --
+expect 2 err "nvlsim: no command given" --
+expect 2 err "nvlsim help: expected at most one COMMAND" -- help run list
+expect 2 err "unexpected argument 'x'" -- bench-coll x
+expect 0 out "Measures the collective layer" -- bench-coll --help
 expect 2 err "unknown command 'frobnicate'" -- frobnicate
 expect 2 err "unknown command 'nope'" -- help nope
 expect 2 err "Unknown option --frob" -- --frob
@@ -405,6 +443,53 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# Megatron-LM's argument names set the keys they mean: the same run, byte
+# for byte but the wall-clock line, with either spelling (and with - for
+# _); gpus=N makes dp N / (tp x pp).
+same_run() { # same_run WHAT -- ARGS_A -- ARGS_B: both runs print the same
+    what=$1
+    shift 2
+    a=
+    while [ "$1" != -- ]; do
+        a="$a $1"
+        shift
+    done
+    shift
+    # shellcheck disable=SC2086
+    "$nvlsim" run $a 2>&1 | grep -v ' events in ' >"$tmp/same-a"
+    "$nvlsim" run "$@" 2>&1 | grep -v ' events in ' >"$tmp/same-b"
+    if grep -q '^step time' "$tmp/same-a" && cmp -s "$tmp/same-a" "$tmp/same-b"; then
+        echo "ok: $what"
+    else
+        echo "FAIL: $what:"
+        diff "$tmp/same-a" "$tmp/same-b" | head -n 20
+        n_fail=$((n_fail + 1))
+    fi
+}
+tiny="$tmp/run/tiny.ini"
+same_run "run --set tensor_model_parallel_size=4 is run --set tp=4" -- \
+    "$tiny" --set tp=4 -- "$tiny" --set tensor_model_parallel_size=4
+same_run "run --set tensor-model-parallel-size=4 is run --set tp=4" -- \
+    "$tiny" --set tp=4 -- "$tiny" --set tensor-model-parallel-size=4
+same_run "run with Megatron-LM's names for pp, vp, ep, sp, recompute, zero and the batch" -- \
+    "$tiny" --set tp=2 --set pp=2 --set vp=2 --set ep=1 --set sp=yes --set recompute=selective \
+    --set zero=1 --set micro_batch=2 --set global_batch=16 --set seq_len=4096 -- \
+    "$tiny" --set tensor_model_parallel_size=2 --set pipeline_model_parallel_size=2 \
+    --set virtual_pipeline_model_parallel_size=2 --set expert_model_parallel_size=1 \
+    --set context_parallel_size=1 --set sequence_parallel=yes \
+    --set recompute_granularity=selective --set use_distributed_optimizer=true \
+    --set micro_batch_size=2 --set global_batch_size=16 --set seq_length=4096
+same_run "run --set gpus=16 is run --set dp=2 (tp 8)" -- \
+    "$tiny" --set dp=2 -- "$tiny" --set gpus=16
+expect 0 out "# model Llama 3 8B; layout tp 4 pp 1 dp 4 " -- run "$tiny" \
+    --set gpus=16 --set tensor_model_parallel_size=4
+expect 0 out "tensor_model_parallel_size (tp)" -- run --help
+expect 0 out "use_distributed_optimizer (zero 1" -- run --help
+expect 1 err "[layout] gpus: 12 is not a multiple of tp x pp = 8 (dp = gpus / (tp x pp))" -- \
+    run "$tiny" --set gpus=12
+expect 1 err "--set context_parallel_size=2: context parallelism is not modelled" -- \
+    run "$tiny" --set context_parallel_size=2
+
 # Bad scenarios are bad input (1), each named by file, group and key; two
 # scenarios or an unknown option are usage errors (2).
 scenario() { # scenario NAME TEXT: writes $tmp/run/NAME.ini
@@ -431,9 +516,22 @@ expect 2 err "expected at most one SCENARIO.ini, got 2 arguments" -- \
     run "$tmp/run/tiny.ini" "$tmp/run/tiny.ini"
 expect 2 err "Unknown option --frob" -- run "$tmp/run/tiny.ini" --frob
 
-# Every shipped study runs (about 8 s of the script's time, all together).
+# Every shipped study runs (about 8 s of the script's time, all together),
+# and again with its GPUs given instead of its dp (--set gpus=N replaces
+# the file's dp): the same step time (8 s more).
 for f in "$top_srcdir"/scenarios/*.ini; do
     expect 0 out "." -- run -q "$f"
+    cp "$tmp/out" "$tmp/study-dp"
+    gpus=$(awk -F' *= *' '/^\[/ {g = $0} g == "[layout]" && $1 ~ /^(tp|pp|dp)$/ {n = (n ? n : 1) * $2}
+        END {print n}' "$f")
+    if "$nvlsim" run -q "$f" --set gpus="$gpus" >"$tmp/study-gpus" 2>&1 &&
+        cmp -s "$tmp/study-dp" "$tmp/study-gpus"; then
+        echo "ok: run -q $(basename "$f") --set gpus=$gpus: the same step time"
+    else
+        echo "FAIL: run -q $(basename "$f") --set gpus=$gpus: $(cat "$tmp/study-gpus")," \
+            "expected $(cat "$tmp/study-dp")"
+        n_fail=$((n_fail + 1))
+    fi
 done
 
 # nvlsim coll: nccl-tests' table with what ran; sizes in nccl-tests' form;

@@ -185,8 +185,9 @@ fi
 mkdir "$tmp/bad"
 if run_nvlsim 2 "" coll --plot "$tmp/bad/x.pdf" && folder_is "$tmp/bad" &&
     grep -q -- "--plot: $tmp/bad/x.pdf: expected a plot file name ending in .png or .svg" "$tmp/err" &&
-    [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
-    ok "coll --plot x.pdf: exit 2, one line, nothing written"
+    [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
+    [ "$(tail -n 1 "$tmp/err")" = "Try 'nvlsim coll --help' for more information." ]; then
+    ok "coll --plot x.pdf: exit 2, one line and GNU's Try line, nothing written"
 else
     fail "coll --plot x.pdf: $(cat "$tmp/err")"
 fi

@@ -23,7 +23,8 @@ fail() {
 }
 
 # expect STATUS TEXT -- ARGS: runs nvlsim sweep ARGS; checks the exit status
-# and that stderr (for a failure, one line) or stdout contains TEXT.
+# and that stderr (for a failure, one line, and after a usage error GNU's
+# Try line) or stdout contains TEXT.
 expect() {
     want=$1 text=$2
     shift 3
@@ -37,8 +38,12 @@ expect() {
     elif ! grep -qF -- "$text" "$tmp/$stream"; then
         fail "nvlsim sweep $*: std$stream lacks '$text':"
         cat "$tmp/$stream"
-    elif [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    elif [ "$want" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
         fail "nvlsim sweep $*: error is not one line:"
+        cat "$tmp/err"
+    elif [ "$want" -eq 2 ] && { [ "$(wc -l <"$tmp/err")" -ne 2 ] ||
+        [ "$(tail -n 1 "$tmp/err")" != "Try 'nvlsim sweep --help' for more information." ]; }; then
+        fail "nvlsim sweep $*: a usage error is not one line and the Try line:"
         cat "$tmp/err"
     else
         ok "nvlsim sweep $* -> $got"

@@ -1,0 +1,243 @@
+/* nvlsim(1), the manual page, written in roff from what --help prints:
+ * main's options, the table of commands and each command's CliUsage (its
+ * summary, option entries and description), so that the page cannot drift
+ * from the options. `nvlsim help --man` prints it; `make man` writes it to
+ * docs/nvlsim.1.in, and the build makes docs/nvlsim.1 of it by filling in
+ * @pkgdatadir@, the installed data folder, which the page names for
+ * FILES and ENVIRONMENT. Also --version's GNU notice.
+ *
+ * Text is laid out for a terminal (lines of at most 80 columns): a line
+ * that starts with a space is kept as it is (tables, examples), the others
+ * are filled into paragraphs.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "cli/cli.h"
+
+const char cli_version_notice[] =
+    "Copyright (C) 2026 the nvlsim authors.\n"
+    "License Apache-2.0: <https://www.apache.org/licenses/LICENSE-2.0>.\n"
+    "This is free software: you are free to change and redistribute it.\n"
+    "There is NO WARRANTY, to the extent permitted by law.\n";
+
+/* text[0..len) with roff's escapes: a backslash is \e, a hyphen \- (so
+ * that options copy as typed), a double quote \(dq. */
+static void
+put_escaped(GString *out, const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        switch (text[i]) {
+        case '\\':
+            g_string_append(out, "\\e");
+            break;
+        case '-':
+            g_string_append(out, "\\-");
+            break;
+        case '"':
+            g_string_append(out, "\\(dq");
+            break;
+        default:
+            g_string_append_c(out, text[i]);
+        }
+    }
+}
+
+/* One input line of text: \& first where it would read as a request. */
+static void
+put_line(GString *out, const char *line, size_t len)
+{
+    if (len > 0 && (line[0] == '.' || line[0] == '\''))
+        g_string_append(out, "\\&");
+    put_escaped(out, line, len);
+    g_string_append_c(out, '\n');
+}
+
+/* A summary or description: lines filled into paragraphs (a blank line
+ * between them), indented lines kept as they are. */
+static void
+put_text(GString *out, const char *text)
+{
+    bool kept = false;
+    while (*text != '\0') {
+        size_t len = strcspn(text, "\n");
+        if (len == 0) {
+            g_string_append(out, kept ? ".fi\n.PP\n" : ".PP\n");
+            kept = false;
+        } else if (text[0] == ' ' && !kept) {
+            g_string_append(out, ".nf\n");
+            kept = true;
+        } else if (text[0] != ' ' && kept) {
+            g_string_append(out, ".fi\n");
+            kept = false;
+        }
+        if (len > 0)
+            put_line(out, text, len);
+        text += len + (text[len] == '\n');
+    }
+    if (kept)
+        g_string_append(out, ".fi\n");
+}
+
+/* An option as --help names it: "-s, --system=NAME" in bold and italics. */
+static void
+put_option(GString *out, const GOptionEntry *e)
+{
+    g_string_append(out, ".TP\n");
+    if (e->short_name != 0)
+        g_string_append_printf(out, "\\fB\\-%c\\fR, ", e->short_name);
+    g_string_append(out, "\\fB\\-\\-");
+    put_escaped(out, e->long_name, strlen(e->long_name));
+    g_string_append(out, "\\fR");
+    if (e->arg != G_OPTION_ARG_NONE) {
+        bool optional = (e->flags & G_OPTION_FLAG_OPTIONAL_ARG) != 0;
+        const char *arg = e->arg_description != NULL ? e->arg_description : "VALUE";
+        g_string_append(out, optional ? "[=\\fI" : "=\\fI");
+        put_escaped(out, arg, strlen(arg));
+        g_string_append(out, optional ? "\\fR]" : "\\fR");
+    }
+    g_string_append_c(out, '\n');
+    if (e->description != NULL)
+        put_line(out, e->description, strlen(e->description));
+}
+
+static void
+put_options(GString *out, const GOptionEntry *entries)
+{
+    for (const GOptionEntry *e = entries; e != NULL && e->long_name != NULL; e++)
+        if ((e->flags & G_OPTION_FLAG_HIDDEN) == 0)
+            put_option(out, e);
+}
+
+/* A heading, the command's name, over its command line as --help's
+ * "Usage:" writes it. */
+static void
+put_heading(GString *out, const char *name, const char *args)
+{
+    g_string_append(out, ".SS ");
+    put_escaped(out, name, strlen(name));
+    g_string_append(out, "\n\\fBnvlsim ");
+    put_escaped(out, name, strlen(name));
+    g_string_append(out, "\\fR [\\fIOPTION\\fR...]");
+    if (args != NULL) {
+        g_string_append_c(out, ' ');
+        put_escaped(out, args, strlen(args));
+    }
+    g_string_append(out, "\n.PP\n");
+}
+
+static void
+put_command(GString *out, const CliCommand *command)
+{
+    const CliUsage *u = command->usage;
+    put_heading(out, command->name, u->args);
+    put_text(out, u->summary);
+    put_options(out, u->entries);
+    if (u->description != NULL) {
+        g_string_append(out, ".PP\n");
+        put_text(out, u->description);
+    }
+}
+
+static void
+put_head(GString *out, const CliUsage *program)
+{
+    g_string_append_printf(
+        out,
+        ".\\\" Generated by `nvlsim help --man` from the tables its --help prints\n"
+        ".\\\" (sim/cli): edit those, then run `make man`.\n"
+        ".TH NVLSIM 1 \"\" \"nvlsim %s\" \"User Commands\"\n"
+        ".ad l\n"
+        ".nh\n"
+        ".SH NAME\n"
+        "nvlsim \\- simulate NVLink/NVSwitch GPU systems, their collectives and the training "
+        "that runs on them\n"
+        ".SH SYNOPSIS\n"
+        ".B nvlsim\n.I COMMAND\n.RI [ OPTION ...]\\&\n.RI [ ARG ...]\n.br\n"
+        ".B nvlsim help\n.RI [ COMMAND ]\n.br\n"
+        ".B nvlsim\n.BR \\-\\-help \" | \" \\-\\-version\n"
+        ".SH DESCRIPTION\n",
+        PACKAGE_VERSION);
+    put_text(out, program->summary);
+    g_string_append(
+        out, ".PP\n"
+             "It is a discrete-event simulator of GPU systems from Pascal (P100, NVLink 1) to\n"
+             "Blackwell (B200, GB200 NVL72, NVLink 5): GPUs, NVLink links, NVSwitch crossbars,\n"
+             "PCIe, NICs and leaf/spine fabrics, described by the model files of the models\n"
+             "folder. A packet engine (packets, credits, crossbar arbitration) and a flow\n"
+             "engine (max\\-min fair fluid flows) move the bytes. Collectives run as NCCL\n"
+             "runs them, and training steps of transformer models under tensor, pipeline,\n"
+             "data and expert parallelism as Megatron\\-LM runs them.\n"
+             ".PP\n"
+             "Each command takes its own options, after its name;\n"
+             ".B nvlsim help\n"
+             ".I COMMAND\n"
+             "prints them as this page does.\n"
+             ".SH OPTIONS\n"
+             ".TP\n"
+             "\\fB\\-h\\fR, \\fB\\-\\-help\\fR\n"
+             "Show the help of nvlsim, or, after a command, of that command\n");
+    put_options(out, program->entries);
+}
+
+static void
+put_tail(GString *out)
+{
+    g_string_append(
+        out,
+        ".SS help\n"
+        "\\fBnvlsim help\\fR [\\fICOMMAND\\fR]\n"
+        ".PP\n"
+        "Shows help for nvlsim, or for a command as its \\fB\\-\\-help\\fR does.\n"
+        ".SH EXIT STATUS\n"
+        "0 success; 1 bad input (the contents of a file, data the command was given, a\n"
+        "failed \\fB\\-\\-max\\-mape\\fR gate); 2 usage error (an unknown command or option, a\n"
+        "malformed option value), after which a second line on standard error points at\n"
+        "the command's \\fB\\-\\-help\\fR.\n"
+        ".SH ENVIRONMENT\n"
+        ".TP\n.B NVLSIM_MODELS\n"
+        "The folder of model files to read instead of the shipped ones: the models\n"
+        "folder of the source tree nvlsim was built from, while that exists, else\n"
+        ".IR @pkgdatadir@/models .\n"
+        ".TP\n.B NVLSIM_PLOTS\n"
+        "The folder of gnuplot templates to use instead of the shipped ones (found as\n"
+        "the models are, in\n.IR @pkgdatadir@/plots ).\n"
+        ".TP\n.B OMPI_COMM_WORLD_SIZE\n"
+        "Set by Open MPI's mpirun: above 1, \\fBnvlsim sweep\\fR deals its points out to\n"
+        "the ranks (when nvlsim is built with MPI).\n"
+        ".SH FILES\n"
+        ".TP\n.I @pkgdatadir@/models\n"
+        "GPU, link, switch, NIC, system, runtime and language\\-model descriptions.\n"
+        ".TP\n.I @pkgdatadir@/scenarios\n"
+        "Worked training studies for \\fBnvlsim run\\fR.\n"
+        ".TP\n.I @pkgdatadir@/plots\n"
+        "The gnuplot templates of \\fB\\-\\-plot\\fR.\n"
+        ".TP\n.I @pkgdatadir@/data/measurements\n"
+        "The measurements \\fBnvlsim validate\\fR is judged on.\n"
+        ".SH COPYRIGHT\n");
+    for (const char *line = cli_version_notice; *line != '\0';) {
+        size_t len = strcspn(line, "\n");
+        put_line(out, line, len);
+        g_string_append(out, ".br\n");
+        line += len + (line[len] == '\n');
+    }
+    g_string_append(out, ".SH SEE ALSO\n"
+                         ".BR gnuplot (1),\n"
+                         ".BR mpirun (1);\n"
+                         "the user guide, docs/guide.md, and README.md in the source "
+                         "distribution.\n");
+}
+
+void
+cli_man_write(FILE *out, const CliUsage *program, const CliCommand *commands, size_t n)
+{
+    GString *page = g_string_new(NULL);
+    put_head(page, program);
+    g_string_append(page, ".SH COMMANDS\n");
+    for (size_t i = 0; i < n; i++)
+        put_command(page, &commands[i]);
+    put_tail(page);
+    fputs(page->str, out);
+    g_string_free(page, TRUE);
+}
