@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/core-data.h"
+#include "hw/hw-models.h"
 
 static const CliCommand commands[] = {
     {"bench-core", "measure the event engine with the hold model", cli_bench_core},
@@ -42,7 +44,8 @@ static GOptionContext *
 main_context(gboolean *show_version)
 {
     static GOptionEntry entries[] = {
-        {"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL},
+        {"version", 0, 0, G_OPTION_ARG_NONE, NULL,
+         "Print the version and the data folder in use, and exit", NULL},
         G_OPTION_ENTRY_NULL,
     };
     entries[0].arg_data = show_version;
@@ -65,12 +68,20 @@ main_context(gboolean *show_version)
     return context;
 }
 
+/* Runs command; with check, first checks the models search path, so that
+ * a folder of $NVLSIM_MODELS that is not there is one error, not one per
+ * model looked up (a sweep's points, validate's rows). */
 static int
-run_command(const CliCommand *command, int argc, char **argv)
+run_command(const CliCommand *command, int argc, char **argv, bool check)
 {
     g_autofree char *prgname = g_strdup_printf("nvlsim %s", command->name);
     g_set_prgname(prgname);
     argv[0] = prgname;
+    g_autoptr(GError) error = NULL;
+    if (check && !hw_models_check(hw_models_dir(), &error)) {
+        cli_print_error(command->name, error);
+        return CLI_EXIT_BAD_INPUT;
+    }
     return command->run(argc, argv);
 }
 
@@ -94,7 +105,7 @@ help(GOptionContext *context, int argc, char **argv)
     if (command == NULL)
         return unknown_command(argv[1]);
     char *help_argv[] = {NULL, "--help", NULL};
-    return run_command(command, 2, help_argv);
+    return run_command(command, 2, help_argv, false);
 }
 
 int
@@ -110,7 +121,8 @@ main(int argc, char **argv)
     if (!cli_parse_options(context, NULL, &argc, &argv))
         return CLI_EXIT_USAGE;
     if (show_version) {
-        printf("nvlsim %s\n", PACKAGE_VERSION);
+        printf("nvlsim %s\ndata: %s (%s)\n", PACKAGE_VERSION, sim_data_dir(),
+               sim_data_origin_name(sim_data_origin()));
         return CLI_EXIT_OK;
     }
     if (argc < 2) {
@@ -122,5 +134,5 @@ main(int argc, char **argv)
     const CliCommand *command = find_command(argv[1]);
     if (command == NULL)
         return unknown_command(argv[1]);
-    return run_command(command, argc - 1, argv + 1);
+    return run_command(command, argc - 1, argv + 1, true);
 }
