@@ -79,7 +79,7 @@ calibrate_context(CalibrateOptions *o)
         G_OPTION_ENTRY_NULL,
     };
     GOptionContext *context = g_option_context_new(
-        "latency|copy-overhead|compute-efficiency|gemm|memory|loopback FILE.csv");
+        "latency|copy-overhead|compute-efficiency|gemm|memory|loopback [FILE.csv]");
     g_option_context_set_summary(
         context, "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
                  "and kernel_setup) once across every system's rows, a system's fixed cost\n"
@@ -90,12 +90,15 @@ calibrate_context(CalibrateOptions *o)
                  "from nvlsim-bench gpu's CSV, or a loopback\n"
                  "model's costs ([loopback]) from nvlsim-bench loopback's CSV.");
     g_option_context_set_description(
-        context, "The fits shipped in models/:\n"
-                 "  nvlsim calibrate latency data/measurements/collectives.csv\n"
-                 "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
-                 "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
-                 "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
-                 "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
+        context, "Without FILE.csv, latency and copy-overhead read the shipped\n"
+                 "data/measurements/collectives.csv, compute-efficiency its training.csv\n"
+                 "(nvlsim --version prints the folder); gemm, memory and loopback need one.\n"
+                 "The fits shipped in models/:\n"
+                 "  nvlsim calibrate latency\n"
+                 "  nvlsim calibrate copy-overhead --system dgx1-p100 \\\n"
+                 "    --match 'modified p2pBandwidthLatencyTest'\n"
+                 "  nvlsim calibrate compute-efficiency --system dgx-a100\n"
+                 "    (also dgx2-v100, dgx-h100)\n"
                  "Fits waiting for measurements (tests/device/run.sh writes them):\n"
                  "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
                  "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
@@ -382,19 +385,31 @@ cli_calibrate(int argc, char **argv)
     g_autoptr(GOptionContext) context = calibrate_context(&o);
     int status = CLI_EXIT_USAGE;
     Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW};
+    char *path = NULL; /* FILE.csv, or the shipped file */
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
-    static const char *const what[] = {"latency", "copy-overhead", "compute-efficiency",
-                                       "gemm",    "memory",        "loopback"};
-    bool known = false;
-    for (size_t i = 0; argc == 3 && i < G_N_ELEMENTS(what); i++)
-        known = known || strcmp(argv[1], what[i]) == 0;
-    if (!known) {
-        fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead, "
-                        "compute-efficiency, gemm, memory or loopback, then FILE.csv (see nvlsim "
-                        "help calibrate)\n");
+    /* What to fit, and the shipped file read without FILE.csv (NULL: none). */
+    static const struct {
+        const char *name, *suite_file;
+    } what[] = {
+        {"latency", "collectives.csv"},
+        {"copy-overhead", "collectives.csv"},
+        {"compute-efficiency", "training.csv"},
+        {"gemm", NULL},
+        {"memory", NULL},
+        {"loopback", NULL},
+    };
+    size_t w = 0;
+    while (argc >= 2 && w < G_N_ELEMENTS(what) && strcmp(argv[1], what[w].name) != 0)
+        w++;
+    if (argc < 2 || argc > 3 || w == G_N_ELEMENTS(what) ||
+        (argc == 2 && what[w].suite_file == NULL)) {
+        fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead or "
+                        "compute-efficiency [FILE.csv], or gemm, memory or loopback FILE.csv "
+                        "(see nvlsim help calibrate)\n");
         goto out;
     }
+    path = argc == 3 ? g_strdup(argv[2]) : validate_suite_file(what[w].suite_file);
     uint64_t fit_ranks = 0;
     if (o.fit_ranks && (!sim_units_parse_count(o.fit_ranks, &fit_ranks, NULL) || fit_ranks < 2 ||
                         fit_ranks > 4096)) {
@@ -418,25 +433,26 @@ cli_calibrate(int argc, char **argv)
         goto out;
     }
     if (latency) {
-        status = validate_calibrate_runtime(argv[2], c.fidelity);
+        status = validate_calibrate_runtime(path, c.fidelity);
     } else if (strcmp(argv[1], "loopback") == 0) {
-        status = cli_calibrate_loopback(argv[2], o.system, (uint32_t)fit_ranks, c.fidelity);
+        status = cli_calibrate_loopback(path, o.system, (uint32_t)fit_ranks, c.fidelity);
     } else if (strcmp(argv[1], "gemm") == 0) {
-        status = calibrate_gemm(argv[2], o.system);
+        status = calibrate_gemm(path, o.system);
     } else if (strcmp(argv[1], "memory") == 0) {
-        status = calibrate_memory(argv[2], o.system);
+        status = calibrate_memory(path, o.system);
     } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
         validate_init(&v);
         v.command = "calibrate";
         v.fidelity = c.fidelity;
         v.only_system = o.system;
-        status = validate_train_calibrate(&v, argv[2]);
+        status = validate_train_calibrate(&v, path);
         validate_clear(&v);
     } else {
-        status = calibrate_run(&c, argv[1], argv[2]);
+        status = calibrate_run(&c, argv[1], path);
     }
 out:
+    g_free(path);
     g_free(o.system);
     g_free(o.match);
     g_free(o.fidelity);
