@@ -70,7 +70,7 @@ find_columns(const ReportCsv *csv, TrainColumns *col, GError **error)
         if (*out[i] < 0) {
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s: no column %s (training rows need the columns of "
-                        "shared/reference/training.csv)",
+                        "data/measurements/training.csv)",
                         csv->path, names[i]);
             return false;
         }
