@@ -378,19 +378,15 @@ calibrate_memory(const char *path, const char *system_id)
     return CLI_EXIT_OK;
 }
 
-int
-cli_calibrate(int argc, char **argv)
+/* The file to fit on for "calibrate WHAT [FILE.csv]": FILE.csv, or without
+ * it the shipped file of WHAT's kind (newly allocated); NULL, after a
+ * usage message, for an unknown WHAT or a missing file that has no
+ * default. */
+static char *
+calibrate_input(int argc, char **argv)
 {
-    CalibrateOptions o = {0};
-    g_autoptr(GOptionContext) context = calibrate_context(&o);
-    int status = CLI_EXIT_USAGE;
-    Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW};
-    char *path = NULL; /* FILE.csv, or the shipped file */
-    if (!cli_parse_options(context, "calibrate", &argc, &argv))
-        goto out;
-    /* What to fit, and the shipped file read without FILE.csv (NULL: none). */
     static const struct {
-        const char *name, *suite_file;
+        const char *name, *suite_file; /* suite_file NULL: FILE.csv needed */
     } what[] = {
         {"latency", "collectives.csv"},
         {"copy-overhead", "collectives.csv"},
@@ -407,9 +403,23 @@ cli_calibrate(int argc, char **argv)
         fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead or "
                         "compute-efficiency [FILE.csv], or gemm, memory or loopback FILE.csv "
                         "(see nvlsim help calibrate)\n");
-        goto out;
+        return NULL;
     }
-    path = argc == 3 ? g_strdup(argv[2]) : validate_suite_file(what[w].suite_file);
+    return argc == 3 ? g_strdup(argv[2]) : validate_suite_file(what[w].suite_file);
+}
+
+int
+cli_calibrate(int argc, char **argv)
+{
+    CalibrateOptions o = {0};
+    g_autoptr(GOptionContext) context = calibrate_context(&o);
+    int status = CLI_EXIT_USAGE;
+    Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW};
+    char *path = NULL; /* FILE.csv, or the shipped file */
+    if (!cli_parse_options(context, "calibrate", &argc, &argv))
+        goto out;
+    if ((path = calibrate_input(argc, argv)) == NULL)
+        goto out;
     uint64_t fit_ranks = 0;
     if (o.fit_ranks && (!sim_units_parse_count(o.fit_ranks, &fit_ranks, NULL) || fit_ranks < 2 ||
                         fit_ranks > 4096)) {
