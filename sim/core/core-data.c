@@ -88,7 +88,7 @@ find_data_dir(void)
 {
     g_autofree char *dir = program_dir();
     if (dir != NULL && is_build_tree(dir))
-        return (DataDir){g_strdup(NVLSIM_SOURCE_DIR), SIM_DATA_BUILD_TREE};
+        return (DataDir){g_canonicalize_filename(NVLSIM_SOURCE_DIR, NULL), SIM_DATA_BUILD_TREE};
     g_autofree char *way = bindir_to_pkgdatadir();
     if (dir != NULL && way != NULL) {
         g_autofree char *beside = g_build_filename(dir, way, NULL);
