@@ -79,7 +79,7 @@ static const GOptionEntry calibrate_entries[] = {
 };
 
 const CliUsage cli_calibrate_usage = {
-    .args = "latency|copy-overhead|compute-efficiency|gemm|memory|loopback FILE.csv",
+    .args = "latency|copy-overhead|compute-efficiency|gemm|memory|loopback [FILE.csv]",
     .summary = "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
                "and kernel_setup) once across every system's rows, a system's fixed cost\n"
                "of one peer copy ([host] copy_overhead) from a measurement file, or a\n"
@@ -88,12 +88,15 @@ const CliUsage cli_calibrate_usage = {
                "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
                "from nvlsim-bench gpu's CSV, or a loopback\n"
                "model's costs ([loopback]) from nvlsim-bench loopback's CSV.",
-    .description = "The fits shipped in models/:\n"
-                   "  nvlsim calibrate latency data/measurements/collectives.csv\n"
-                   "  nvlsim calibrate copy-overhead shared/reference/collectives.csv \\\n"
-                   "    --system dgx1-p100 --match 'modified p2pBandwidthLatencyTest'\n"
-                   "  nvlsim calibrate compute-efficiency shared/reference/training.csv \\\n"
-                   "    --system dgx-a100   (also dgx2-v100, dgx-h100)\n"
+    .description = "Without FILE.csv, latency and copy-overhead read the shipped\n"
+                   "data/measurements/collectives.csv, compute-efficiency its training.csv\n"
+                   "(nvlsim --version prints the folder); gemm, memory and loopback need one.\n"
+                   "The fits shipped in models/:\n"
+                   "  nvlsim calibrate latency\n"
+                   "  nvlsim calibrate copy-overhead --system dgx1-p100 \\\n"
+                   "    --match 'modified p2pBandwidthLatencyTest'\n"
+                   "  nvlsim calibrate compute-efficiency --system dgx-a100\n"
+                   "    (also dgx2-v100, dgx-h100)\n"
                    "Fits waiting for measurements (tests/device/run.sh writes them):\n"
                    "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
                    "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
@@ -372,6 +375,35 @@ calibrate_memory(const char *path, const char *system_id)
     return CLI_EXIT_OK;
 }
 
+/* The file to fit on for "calibrate WHAT [FILE.csv]": FILE.csv, or without
+ * it the shipped file of WHAT's kind (newly allocated); NULL, after a
+ * usage message, for an unknown WHAT or a missing file that has no
+ * default. */
+static char *
+calibrate_input(int argc, char **argv)
+{
+    static const struct {
+        const char *name, *suite_file; /* suite_file NULL: FILE.csv needed */
+    } what[] = {
+        {"latency", "collectives.csv"},
+        {"copy-overhead", "collectives.csv"},
+        {"compute-efficiency", "training.csv"},
+        {"gemm", NULL},
+        {"memory", NULL},
+        {"loopback", NULL},
+    };
+    size_t w = 0;
+    while (argc >= 2 && w < G_N_ELEMENTS(what) && strcmp(argv[1], what[w].name) != 0)
+        w++;
+    if (argc < 2 || argc > 3 || w == G_N_ELEMENTS(what) ||
+        (argc == 2 && what[w].suite_file == NULL)) {
+        fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead or "
+                        "compute-efficiency [FILE.csv], or gemm, memory or loopback FILE.csv\n");
+        return NULL;
+    }
+    return argc == 3 ? g_strdup(argv[2]) : validate_suite_file(what[w].suite_file);
+}
+
 int
 cli_calibrate(int argc, char **argv)
 {
@@ -379,18 +411,11 @@ cli_calibrate(int argc, char **argv)
     g_autoptr(GOptionContext) context = cli_usage_context(&cli_calibrate_usage, &o);
     int status = CLI_EXIT_USAGE;
     Calibration c = {.o = &o, .fidelity = NET_FIDELITY_FLOW};
+    char *path = NULL; /* FILE.csv, or the shipped file */
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
-    static const char *const what[] = {"latency", "copy-overhead", "compute-efficiency",
-                                       "gemm",    "memory",        "loopback"};
-    bool known = false;
-    for (size_t i = 0; argc == 3 && i < G_N_ELEMENTS(what); i++)
-        known = known || strcmp(argv[1], what[i]) == 0;
-    if (!known) {
-        fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead, "
-                        "compute-efficiency, gemm, memory or loopback, then FILE.csv\n");
+    if ((path = calibrate_input(argc, argv)) == NULL)
         goto out;
-    }
     uint64_t fit_ranks = 0;
     if (o.fit_ranks && (!sim_units_parse_count(o.fit_ranks, &fit_ranks, NULL) || fit_ranks < 2 ||
                         fit_ranks > 4096)) {
@@ -414,25 +439,26 @@ cli_calibrate(int argc, char **argv)
         goto out;
     }
     if (latency) {
-        status = validate_calibrate_runtime(argv[2], c.fidelity);
+        status = validate_calibrate_runtime(path, c.fidelity);
     } else if (strcmp(argv[1], "loopback") == 0) {
-        status = cli_calibrate_loopback(argv[2], o.system, (uint32_t)fit_ranks, c.fidelity);
+        status = cli_calibrate_loopback(path, o.system, (uint32_t)fit_ranks, c.fidelity);
     } else if (strcmp(argv[1], "gemm") == 0) {
-        status = calibrate_gemm(argv[2], o.system);
+        status = calibrate_gemm(path, o.system);
     } else if (strcmp(argv[1], "memory") == 0) {
-        status = calibrate_memory(argv[2], o.system);
+        status = calibrate_memory(path, o.system);
     } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
         validate_init(&v);
         v.command = "calibrate";
         v.fidelity = c.fidelity;
         v.only_system = o.system;
-        status = validate_train_calibrate(&v, argv[2]);
+        status = validate_train_calibrate(&v, path);
         validate_clear(&v);
     } else {
-        status = calibrate_run(&c, argv[1], argv[2]);
+        status = calibrate_run(&c, argv[1], path);
     }
 out:
+    g_free(path);
     g_free(o.system);
     g_free(o.match);
     g_free(o.fidelity);

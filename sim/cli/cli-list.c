@@ -1,6 +1,8 @@
-/* nvlsim list KIND: the models shipped under models/KIND/, one line each,
- * sorted by id, with the figures people compare (in GB/s, Gb/s, TFLOP/s;
- * transformer models by shape and billions of parameters).
+/* nvlsim list KIND: the models of one kind on the models search path (the
+ * user's folders, then the shipped models), one line each, sorted by id,
+ * with the figures people compare (in GB/s, Gb/s, TFLOP/s; transformer
+ * models by shape and billions of parameters) and the folder each file
+ * came from.
  *
  * Every file of the kind is loaded and checked as a run would load it, so
  * the listing doubles as a check of the model files: a broken file is an
@@ -128,40 +130,45 @@ static const struct {
     const char *kind; /* the argument, and the folder under models/ */
     const char *dir;
     const char *header;
+    int width; /* of a row before its "from" column */
     ListRowFunc row;
 } list_kinds[] = {
     /* Headers line up with the row formats above. */
     {"systems", "system",
-     "# system         GPUs  GPU             NVLink      NVSwitch         NICs", system_row},
+     "# system         GPUs  GPU             NVLink      NVSwitch         NICs", 82, system_row},
     {"gpus", "gpu",
-     "# gpu            name                    SMs  fp16 TF/s  HBM GB  HBM TB/s  NVLinks", gpu_row},
-    {"links", "link", "# link           kind     lanes  per direction", link_row},
-    {"switches", "switch", "# switch         kind     ports  port GB/s  lat. ns  port link",
+     "# gpu            name                    SMs  fp16 TF/s  HBM GB  HBM TB/s  NVLinks", 86,
+     gpu_row},
+    {"links", "link", "# link           kind     lanes  per direction", 54, link_row},
+    {"switches", "switch", "# switch         kind     ports  port GB/s  lat. ns  port link", 63,
      switch_row},
-    {"nics", "nic", "# nic            name                     Gb/s  PCIe        port link",
+    {"nics", "nic", "# nic            name                     Gb/s  PCIe        port link", 70,
      nic_row},
     {"models", "llm",
-     "# model          name                 layers  hidden  heads/kv   params B  experts",
+     "# model          name                 layers  hidden  heads/kv   params B  experts", 85,
      model_row},
 };
 
-/* Every row of one kind, or NULL and the first error. */
+/* Every row of one kind, each ending with the folder of the search path
+ * its file came from, or NULL and the first error. */
 static GPtrArray *
 list_rows(size_t k, const char *models_dir, GError **error)
 {
-    g_autofree char *folder = g_build_filename(models_dir, list_kinds[k].dir, NULL);
-    g_autoptr(GPtrArray) ids = hw_models_ids(folder, error);
+    g_autoptr(GPtrArray) ids = hw_models_ids(models_dir, list_kinds[k].dir, error);
     if (ids == NULL)
         return NULL;
     g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < ids->len; i++) {
         const char *id = g_ptr_array_index(ids, i);
-        g_autofree char *file = g_strconcat(id, ".ini", NULL);
-        g_autofree char *path = g_build_filename(folder, file, NULL);
-        char *row = list_kinds[k].row(path, id, models_dir, error);
+        g_autofree char *path = hw_models_file(models_dir, list_kinds[k].dir, NULL, id, error);
+        if (path == NULL)
+            return NULL;
+        g_autofree char *row = list_kinds[k].row(path, id, models_dir, error);
         if (row == NULL)
             return NULL;
-        g_ptr_array_add(rows, row);
+        g_autofree char *kind_dir = g_path_get_dirname(path);
+        g_autofree char *from = g_path_get_dirname(kind_dir);
+        g_ptr_array_add(rows, g_strdup_printf("%-*s  %s", list_kinds[k].width, row, from));
     }
     return g_steal_pointer(&rows);
 }
@@ -170,9 +177,11 @@ const CliUsage cli_list_usage = {
     .args = "KIND",
     .summary = "Lists the models of one kind, one line each, sorted by id.\n"
                "KIND is one of: systems, gpus, links, switches, nics, models.",
-    .description = "Models are read from $NVLSIM_MODELS, else the source tree's models/, else the\n"
-                   "installed copy. Every file is loaded and checked: a broken file is an error\n"
-                   "(exit status 1) naming the file.",
+    .description =
+        "Models are looked for in the folders of $NVLSIM_MODELS (separated by ':'), then in\n"
+        "the shipped models: the source tree's models/ for the build tree's nvlsim, else\n"
+        "the installed copy. Each row ends with the folder its file came from. Every file\n"
+        "is loaded and checked: a broken file is an error (exit status 1) naming the file.",
 };
 
 int
@@ -203,7 +212,7 @@ cli_list(int argc, char **argv)
         cli_print_error("list", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    puts(list_kinds[k].header);
+    printf("%-*s  from\n", list_kinds[k].width, list_kinds[k].header);
     for (guint i = 0; i < rows->len; i++)
         puts(g_ptr_array_index(rows, i));
     return CLI_EXIT_OK;

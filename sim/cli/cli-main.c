@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/core-data.h"
+#include "hw/hw-models.h"
 
 /* The commands, as nvlsim --help and the manual page list them. */
 static const CliCommand commands[] = {
@@ -47,7 +49,7 @@ typedef struct MainOptions {
 
 static const GOptionEntry main_entries[] = {
     {"version", 0, 0, G_OPTION_ARG_NONE, CLI_OPTION_AT(MainOptions, version),
-     "Print the version and exit", NULL},
+     "Print the version and the data folder in use, and exit", NULL},
     G_OPTION_ENTRY_NULL,
 };
 
@@ -94,12 +96,20 @@ usage_error(const char *command)
     return CLI_EXIT_USAGE;
 }
 
+/* Runs command; with check, first checks the models search path, so that
+ * a folder of $NVLSIM_MODELS that is not there is one error, not one per
+ * model looked up (a sweep's points, validate's rows). */
 static int
-run_command(const CliCommand *command, int argc, char **argv)
+run_command(const CliCommand *command, int argc, char **argv, bool check)
 {
     g_autofree char *prgname = g_strdup_printf("nvlsim %s", command->name);
     g_set_prgname(prgname);
     argv[0] = prgname;
+    g_autoptr(GError) error = NULL;
+    if (check && !hw_models_check(hw_models_dir(), &error)) {
+        cli_print_error(command->name, error);
+        return CLI_EXIT_BAD_INPUT;
+    }
     int status = command->run(argc, argv);
     return status == CLI_EXIT_USAGE ? usage_error(command->name) : status;
 }
@@ -132,7 +142,7 @@ help(GOptionContext *context, int argc, char **argv)
     if (command == NULL)
         return unknown_command(argv[1]);
     char *help_argv[] = {NULL, "--help", NULL};
-    return run_command(command, 2, help_argv);
+    return run_command(command, 2, help_argv, false);
 }
 
 int
@@ -148,7 +158,8 @@ main(int argc, char **argv)
     if (!cli_parse_options(context, NULL, &argc, &argv))
         return usage_error(NULL);
     if (o.version) {
-        printf("nvlsim %s\n%s", PACKAGE_VERSION, cli_version_notice);
+        printf("nvlsim %s\ndata: %s (%s)\n%s", PACKAGE_VERSION, sim_data_dir(),
+               sim_data_origin_name(sim_data_origin()), cli_version_notice);
         return CLI_EXIT_OK;
     }
     if (argc < 2) {
@@ -160,5 +171,5 @@ main(int argc, char **argv)
     const CliCommand *command = find_command(argv[1]);
     if (command == NULL)
         return unknown_command(argv[1]);
-    return run_command(command, argc - 1, argv + 1);
+    return run_command(command, argc - 1, argv + 1, true);
 }

@@ -70,7 +70,7 @@ find_columns(const ReportCsv *csv, TrainColumns *col, GError **error)
         if (*out[i] < 0) {
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s: no column %s (training rows need the columns of "
-                        "shared/reference/training.csv)",
+                        "data/measurements/training.csv)",
                         csv->path, names[i]);
             return false;
         }
@@ -116,8 +116,7 @@ models(Validation *v)
 {
     if (v->models != NULL)
         return v->models;
-    g_autofree char *dir = g_build_filename(hw_models_dir(), "llm", NULL);
-    g_autoptr(GPtrArray) ids = hw_models_ids(dir, NULL);
+    g_autoptr(GPtrArray) ids = hw_models_ids(hw_models_dir(), "llm", NULL);
     v->models = g_ptr_array_new_with_free_func(model_free);
     v->model_ids = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; ids != NULL && i < ids->len; i++) {

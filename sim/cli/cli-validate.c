@@ -5,8 +5,10 @@
  * same rows, and as the last line the MAPE over all rows. Rows it cannot
  * replay are counted with the reason, never silently dropped; malformed
  * rows are reported one by one (FILE:LINE: column: what) and make the exit
- * status 1, as does --max-mape exceeded. The row kinds live in
- * cli-validate-p2p.c and cli-validate-coll.c.
+ * status 1, as does --max-mape exceeded. Without a file it replays the
+ * shipped measurement suite (data/measurements/, found as the models are:
+ * core-data.h), one file after the other. The row kinds live in
+ * cli-validate-p2p.c, cli-validate-coll.c and cli-validate-train.c.
  */
 #include "cli/cli-validate.h"
 
@@ -19,6 +21,7 @@
 #include "cli/cli-validate-cross.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
+#include "core/core-data.h"
 #include "core/core-units.h"
 
 typedef struct ValidateOptions {
@@ -61,22 +64,30 @@ static const GOptionEntry validate_entries[] = {
 };
 
 const CliUsage cli_validate_usage = {
-    .args = "FILE.csv",
+    .args = "[FILE.csv]",
     .summary = "Replays measured rows on the simulator and reports the error "
                "per row and the MAPE\nper system and measure, beside NCCL's "
                "own model's.",
-    .description = "FILE.csv has the columns of shared/reference/collectives.csv (found by name).\n"
-                   "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
-                   "no system, no size or an unmodelled algorithm are counted as skipped.\n"
-                   "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
-                   "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
-                   "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
-                   "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
-                   "first that many of each node (blank: nodes filled in order). With\n"
-                   "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
-                   "printed one at a time (memory does not grow with the file; --cross keeps\n"
-                   "a small record per row for its refits).\n"
-                   "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.",
+    .description =
+        "Without FILE.csv: the shipped measurement suite, data/measurements/\n"
+        "collectives.csv then training.csv, found where the models are (nvlsim\n"
+        "--version prints the folder), each under a line naming it; --max-mape\n"
+        "gates each file, --cross takes collectives.csv alone, --csv and --plot\n"
+        "need a FILE.csv.\n"
+        "FILE.csv has the columns of data/measurements/collectives.csv (found by name),\n"
+        "or those of data/measurements/training.csv (training steps, recognised by\n"
+        "iteration_time_s).\n"
+        "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
+        "no system, no size or an unmodelled algorithm are counted as skipped.\n"
+        "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
+        "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
+        "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
+        "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
+        "first that many of each node (blank: nodes filled in order). With\n"
+        "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
+        "printed one at a time (memory does not grow with the file; --cross keeps\n"
+        "a small record per row for its refits).\n"
+        "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.",
     .entries = validate_entries,
 };
 
@@ -376,7 +387,8 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
             return CLI_EXIT_BAD_INPUT;
     }
     if (max_mape > 0 && mape > max_mape) {
-        fprintf(stderr, "nvlsim validate: MAPE %.2f%% exceeds --max-mape %g%%\n", mape, max_mape);
+        fprintf(stderr, "nvlsim validate: %s: MAPE %.2f%% exceeds --max-mape %g%%\n", path, mape,
+                max_mape);
         return CLI_EXIT_BAD_INPUT;
     }
     return v->n_bad ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
@@ -453,6 +465,52 @@ validate_clear(Validation *v)
     }
 }
 
+char *
+validate_suite_file(const char *name)
+{
+    g_autofree char *part = g_build_filename("data", "measurements", name, NULL);
+    return sim_data_path(part);
+}
+
+/* Replays the file at path with the options of o and settings (fidelity,
+ * sizes), each file on a validation of its own; returns the exit status. */
+static int
+validate_file(const ValidateOptions *o, const Validation *settings, const char *path,
+              double max_mape)
+{
+    Validation v;
+    validate_init(&v);
+    v.fidelity = settings->fidelity;
+    v.min_bytes = settings->min_bytes;
+    v.only_system = o->system;
+    v.quiet = o->quiet || o->cross != NULL;
+    if (o->cross != NULL)
+        v.samples = g_ptr_array_new_with_free_func(validate_sample_free);
+    int status = validate_run(&v, o, path, max_mape);
+    validate_clear(&v);
+    return status;
+}
+
+/* Without FILE: the shipped suite, each file under a line naming it (with
+ * --cross its collective rows alone, which the refit is about). The worst
+ * status of the files. */
+static int
+validate_suite(const ValidateOptions *o, const Validation *settings, double max_mape)
+{
+    static const char *const files[] = {"collectives.csv", "training.csv"};
+    int status = CLI_EXIT_OK;
+    for (size_t i = 0; i < (o->cross != NULL ? 1 : G_N_ELEMENTS(files)); i++) {
+        g_autofree char *path = validate_suite_file(files[i]);
+        printf("%s# nvlsim validate: %s (the shipped measurement suite)\n", i > 0 ? "\n" : "",
+               path);
+        fflush(stdout);
+        int file_status = validate_file(o, settings, path, max_mape);
+        if (file_status != CLI_EXIT_OK)
+            status = file_status;
+    }
+    return status;
+}
+
 int
 cli_validate(int argc, char **argv)
 {
@@ -460,25 +518,27 @@ cli_validate(int argc, char **argv)
     g_autoptr(GOptionContext) context = cli_usage_context(&cli_validate_usage, &o);
     int status = CLI_EXIT_USAGE;
     double max_mape = 0;
-    Validation v;
-    validate_init(&v);
+    Validation settings;
+    validate_init(&settings);
     if (!cli_parse_options(context, "validate", &argc, &argv))
         goto out;
-    if (argc != 2) {
-        fprintf(stderr, "nvlsim validate: expected one FILE.csv\n");
+    if (argc > 2) {
+        fprintf(stderr, "nvlsim validate: expected one FILE.csv, or none for the shipped suite\n");
         goto out;
     }
-    if (!parse_options(&o, &v, &max_mape))
+    if (!parse_options(&o, &settings, &max_mape))
         goto out;
+    if (argc == 1 && (o.csv != NULL || o.plot != NULL)) {
+        fprintf(stderr, "nvlsim validate: --csv and --plot write one file's rows: expected a "
+                        "FILE.csv with them\n");
+        goto out;
+    }
     if (o.plot != NULL && !cli_plot_csv("validate", o.plot, &o.csv))
         goto out;
-    v.only_system = o.system;
-    v.quiet = o.quiet || o.cross != NULL;
-    if (o.cross != NULL)
-        v.samples = g_ptr_array_new_with_free_func(validate_sample_free);
-    status = validate_run(&v, &o, argv[1], max_mape);
+    status = argc == 2 ? validate_file(&o, &settings, argv[1], max_mape)
+                       : validate_suite(&o, &settings, max_mape);
 out:
-    validate_clear(&v);
+    validate_clear(&settings);
     g_free(o.fidelity);
     g_free(o.max_mape);
     g_free(o.min_bytes);

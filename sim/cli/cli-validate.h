@@ -73,6 +73,11 @@ typedef struct ValidateRow {
     double model; /* NCCL's model's value in the same unit, NAN if none */
 } ValidateRow;
 
+/* The path of NAME ("collectives.csv", "training.csv") of the shipped
+ * measurement suite: data/measurements/ of the data folder (core-data.h).
+ * Newly allocated. */
+char *validate_suite_file(const char *name);
+
 /* A validation with nothing replayed yet, flow fidelity; and its end. */
 void validate_init(Validation *v);
 void validate_clear(Validation *v);

@@ -197,17 +197,24 @@ hw_link_load_by_name(const char *name, const char *models_dir, GError **error)
                     "'%s' is not a link model name: expected a file stem such as nvlink4", name);
         return NULL;
     }
-    g_autofree char *folder = g_build_filename(models_dir, "link", NULL);
-    g_autofree char *file = g_strconcat(name, ".ini", NULL);
-    g_autofree char *path = g_build_filename(folder, file, NULL);
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-        g_autofree char *known = hw_models_ids_joined(folder);
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_MISSING,
-                    "no link model '%s': %s does not exist; expected %s%s", name, path,
-                    known ? "one of: " : "a model file in ", known ? known : folder);
+    GError *local = NULL;
+    if (!hw_models_check(models_dir, &local)) {
+        g_propagate_prefixed_error(error, local, "no link model '%s': ", name);
         return NULL;
     }
-    return hw_link_load(path, error);
+    g_auto(GStrv) folders = hw_models_folders(models_dir);
+    g_autofree char *file = g_strconcat(name, ".ini", NULL);
+    for (char **f = folders; *f != NULL; f++) {
+        g_autofree char *path = g_build_filename(*f, "link", file, NULL);
+        if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+            return hw_link_load(path, error);
+    }
+    g_autofree char *missing = hw_models_missing(models_dir, "link", name);
+    g_autofree char *known = hw_models_ids_joined(models_dir, "link");
+    g_autofree char *folder = g_build_filename(folders[0], "link", NULL);
+    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_MISSING, "no link model '%s': %s; expected %s%s",
+                name, missing, known ? "one of: " : "a model file in ", known ? known : folder);
+    return NULL;
 }
 
 double

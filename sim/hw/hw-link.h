@@ -43,7 +43,8 @@ HwLink *hw_link_load(const char *path, GError **error);
  * its NUL); path names it in messages. */
 HwLink *hw_link_load_data(const char *data, gsize length, const char *path, GError **error);
 
-/* Loads models_dir/link/NAME.ini. NAME is a bare file stem ("nvlink4"); a
+/* Loads FOLDER/link/NAME.ini from the first folder of the search path
+ * models_dir that has it. NAME is a bare file stem ("nvlink4"); a
  * name with a slash or a leading dot, or one with no file, is an error
  * that names the path looked for. The caller adds its own context (the
  * file, group and key that named the link). */

@@ -268,6 +268,13 @@ load_part(const char *path, const char *group, const char *key, const char *mode
 static bool
 check_groups(GKeyFile *kf, const char *path, GError **error)
 {
+    /* A file without [system] is some other file (a GPU's, given as
+     * --system PATH): say that before naming its groups. */
+    if (!g_key_file_has_group(kf, "system")) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_MISSING,
+                    "%s: no [system] group: not a system file", path);
+        return false;
+    }
     g_auto(GStrv) present = g_key_file_get_groups(kf, NULL);
     for (char **group = present; *group; group++) {
         bool known = false;
@@ -790,7 +797,7 @@ HwSystem *
 hw_system_load_by_id(const char *id, const char *models_dir, GError **error)
 {
     g_return_val_if_fail(id != NULL && models_dir != NULL, NULL);
-    g_autofree char *path = hw_models_file(models_dir, "system", "system", id, error);
+    g_autofree char *path = hw_models_find(models_dir, "system", "system", id, error);
     if (path == NULL)
         return NULL;
     return hw_system_load(path, models_dir, error);

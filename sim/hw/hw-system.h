@@ -133,8 +133,11 @@ HwSystem *hw_system_load(const char *path, const char *models_dir, GError **erro
 HwSystem *hw_system_load_data(const char *data, gsize length, const char *path,
                               const char *models_dir, GError **error);
 
-/* Loads models_dir/system/ID.ini. id must be a plain file stem (no '/',
- * not hidden); an unknown id is an error that lists the known ones. */
+/* Loads system ID: FOLDER/system/ID.ini from the first folder of the
+ * search path models_dir that has it, or, when id is a path (holds a '/'
+ * or ends in .ini, hw_models_ref_is_path), that file. An unknown id is an
+ * error that lists the known ones; a path to nothing is "PATH: no such
+ * system file". */
 HwSystem *hw_system_load_by_id(const char *id, const char *models_dir, GError **error);
 
 /* Whether the system's fabric switch reduces in the network as NCCL's

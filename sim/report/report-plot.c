@@ -14,11 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/core-data.h"
 #include "core/core-output.h"
-
-#ifndef NVLSIM_PKG_PLOTS_DIR
-#error "NVLSIM_PKG_PLOTS_DIR must be defined by the build (Makefile.am)"
-#endif
 
 const char *
 report_plots_dir(void)
@@ -26,11 +23,8 @@ report_plots_dir(void)
     const char *env = g_getenv("NVLSIM_PLOTS");
     if (env != NULL && *env != '\0')
         return env;
-#ifdef NVLSIM_SRC_PLOTS_DIR
-    if (g_file_test(NVLSIM_SRC_PLOTS_DIR, G_FILE_TEST_IS_DIR))
-        return NVLSIM_SRC_PLOTS_DIR;
-#endif
-    return NVLSIM_PKG_PLOTS_DIR;
+    g_autofree char *shipped = sim_data_path("plots");
+    return g_intern_string(shipped);
 }
 
 /* The extension of path when it is .png or .svg (any case) after a name of

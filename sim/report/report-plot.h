@@ -5,8 +5,10 @@
 #include <glib.h>
 #include <stdbool.h>
 
-/* The templates folder: $NVLSIM_PLOTS if set, else the source tree's plots/
- * when it exists (an uninstalled build), else $(pkgdatadir)/plots. */
+/* The templates folder: $NVLSIM_PLOTS if set and not empty (a folder that
+ * replaces the shipped templates), else the data folder's plots/
+ * (sim_data_dir: the source tree's for the build tree's nvlsim, else the
+ * installed ones). The string is the program's: do not free it. */
 const char *report_plots_dir(void);
 
 /* Whether out_path names a plot nvlsim can write: a name ending in .png or

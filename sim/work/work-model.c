@@ -214,7 +214,7 @@ work_model_load_by_id(const char *id, const char *models_dir, GError **error)
 {
     g_return_val_if_fail(id != NULL, NULL);
     g_autofree char *path =
-        hw_models_file(models_dir ? models_dir : hw_models_dir(), "llm", NULL, id, error);
+        hw_models_find(models_dir ? models_dir : hw_models_dir(), "llm", NULL, id, error);
     if (path == NULL)
         return NULL;
     return work_model_load(path, error);

@@ -68,8 +68,10 @@ WorkModel *work_model_load(const char *path, GError **error);
  * its NUL); path names it in messages. */
 WorkModel *work_model_load_data(const char *data, gsize length, const char *path, GError **error);
 
-/* Loads models_dir/llm/ID.ini (models_dir NULL: hw_models_dir()). id must
- * be a plain file stem; an unknown id is an error listing the known ones. */
+/* Loads model ID: FOLDER/llm/ID.ini from the first folder of the search
+ * path models_dir that has it (NULL: hw_models_dir()), or, when id is a
+ * path (hw_models_ref_is_path), that file. An unknown id is an error
+ * listing the known ones. */
 WorkModel *work_model_load_by_id(const char *id, const char *models_dir, GError **error);
 
 void work_model_free(WorkModel *model);

@@ -15,9 +15,10 @@
 # and no file appeared or vanished under $T, the inputs or the models (no
 # partial output, no temporary left behind). ARGUMENTS are shell words
 # (eval'd) and may name $IN (the inputs/ folder), $GEN (inputs generated at
-# test time: 10-MB lines) and $T. MODELS is "-" for the shipped models, or
+# test time: 10-MB lines) and $T. MODELS is "-" for the shipped models,
 # "FILE=SOURCE" to run on a copy of models/ with FILE replaced by SOURCE
-# (relative to $IN, or $GEN/...), or by an empty folder when SOURCE is @dir.
+# (relative to $IN, or $GEN/...), or by an empty folder when SOURCE is @dir,
+# or "NVLSIM_MODELS=VALUE" to run with that search path (VALUE may name $T).
 #
 # Run by make check; by hand: top_srcdir=. top_builddir=BUILD sh tests/bad-input/run.sh
 set -u
@@ -110,11 +111,18 @@ while IFS='|' read -r want text spec args; do
     mkdir "$T" "$T/dir" "$T/out"
     echo "a regular file" >"$T/file"
     (
-        if [ "$spec" != - ]; then
+        case $spec in
+        -) ;;
+        NVLSIM_MODELS=*)
+            NVLSIM_MODELS=$(eval "echo \"${spec#NVLSIM_MODELS=}\"")
+            export NVLSIM_MODELS
+            ;;
+        *)
             models "$spec"
             NVLSIM_MODELS="$tmp/models"
             export NVLSIM_MODELS
-        fi
+            ;;
+        esac
         cd "$T" || exit 99
         eval "set -- $args"
         echo "$*" >"$tmp/std-args"

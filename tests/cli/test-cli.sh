@@ -234,21 +234,6 @@ else
     n_fail=$((n_fail + 1))
 fi
 
-# The measurement suite in the tree keeps the reference set's rows as they
-# are, with harness, launch_mode and cuda_graph after them (checked where
-# the reference set is beside the checkout).
-ref="$top_srcdir/../shared/reference/collectives.csv"
-if [ -f "$ref" ]; then
-    tr -d '\r' <"$ref" >"$tmp/ref.csv"
-    sed -E 's/,[^,]*,[^,]*,[^,]*\r?$//' "$top_srcdir/data/measurements/collectives.csv" >"$tmp/tree.csv"
-    if cmp -s "$tmp/ref.csv" "$tmp/tree.csv"; then
-        echo "ok: data/measurements/collectives.csv keeps the reference rows"
-    else
-        echo "FAIL: data/measurements/collectives.csv differs from $ref beyond its three columns"
-        n_fail=$((n_fail + 1))
-    fi
-fi
-
 # nvlsim calibrate latency and validate --cross on rows the model made
 # itself with a runtime of host_issue 3 us and kernel_setup 6 us: small
 # calls on 8 H100s and on 8 A100s, each with one process per GPU (the
@@ -376,6 +361,25 @@ MAPE:*) echo "ok: validate training rows ends with '$last'" ;;
     n_fail=$((n_fail + 1))
     ;;
 esac
+
+# Without FILE validate replays the shipped suite, collective rows then
+# training rows, each file under a line naming it (one system's rows here:
+# the whole suite takes a minute); calibrate compute-efficiency reads its
+# training rows; --csv needs one file.
+expect 0 out "data/measurements/training.csv (the shipped measurement suite)" -- \
+    validate -q --system dgx2-v100
+if grep -q "data/measurements/collectives.csv (the shipped measurement suite)" "$tmp/out" &&
+    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 2 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
+    echo "ok: validate without FILE: both files of the suite, 4 DGX-2 training rows"
+else
+    echo "FAIL: validate without FILE did not replay both files of the suite:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+expect 0 out "training_efficiency = " -- calibrate compute-efficiency --system dgx2-v100
+expect 2 err "--csv and --plot write one file's rows: expected a FILE.csv" -- \
+    validate --csv "$tmp/suite.csv"
+expect 2 err "expected one FILE.csv, or none for the shipped suite" -- validate a.csv b.csv
 
 # nvlsim run: the built-in study, then a scenario small enough to take
 # milliseconds (Llama 3 8B, one DGX H100, tp 8, 8 sequences).
@@ -629,7 +633,8 @@ expect 2 err "--fault: [faults] slow_rate: '0' is out of range" -- \
 expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \
     "$top_srcdir/tests/data/calibrate-copy-overhead.csv" --system dgx1-p100 \
     --match "modified p2pBandwidthLatencyTest"
-expect 2 err "expected latency, copy-overhead, compute-efficiency, gemm, memory or loopback" -- calibrate frobnicate x.csv
+expect 2 err "expected latency, copy-overhead or compute-efficiency [FILE.csv], or gemm, memory or loopback FILE.csv" -- calibrate frobnicate x.csv
+expect 2 err "or gemm, memory or loopback FILE.csv" -- calibrate gemm --system dgx-h100
 
 # nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
 expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "cli/cli-sweep.h"
+#include "core/core-data.h"
 #include "fuzz.h"
-#include "hw/hw-models.h"
 #include "work/work-scenario.h"
 
 static void
@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_setup();
     static char *path;
     if (path == NULL)
-        path = g_build_filename(hw_models_dir(), "..", "scenarios", "fuzz-sweep.ini", NULL);
+        path = sim_data_path("scenarios/fuzz-sweep.ini");
     GError *error = NULL;
     CliSweep *sweep = cli_sweep_load_data((const char *)data, size, path, &error);
     if ((sweep == NULL) != (error != NULL))

@@ -18,8 +18,7 @@ static GPtrArray *models, *model_ids;
 static void
 load_models(void)
 {
-    g_autofree char *dir = g_build_filename(hw_models_dir(), "llm", NULL);
-    g_autoptr(GPtrArray) ids = hw_models_ids(dir, NULL);
+    g_autoptr(GPtrArray) ids = hw_models_ids(hw_models_dir(), "llm", NULL);
     models = g_ptr_array_new_with_free_func((GDestroyNotify)work_model_free);
     model_ids = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; ids != NULL && i < ids->len; i++) {

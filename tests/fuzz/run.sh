@@ -42,8 +42,8 @@ mkdir -p "$build/obj" "$work/crashes"
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="-std=gnu11 -g -O1 $san -I$top_srcdir/sim -I. $FUZZ_CPPFLAGS \
--DNVLSIM_SRC_MODELS_DIR=\"$top_srcdir/models\" -DNVLSIM_PKG_MODELS_DIR=\"$top_srcdir/models\" \
--DNVLSIM_SRC_PLOTS_DIR=\"$top_srcdir/plots\" -DNVLSIM_PKG_PLOTS_DIR=\"$top_srcdir/plots\""
+-DNVLSIM_SOURCE_DIR=\"$top_srcdir\" -DNVLSIM_BUILD_DIR=\"$(pwd)\" \
+-DNVLSIM_PREFIX=\"$top_srcdir\" -DNVLSIM_BINDIR=\"$top_srcdir/bin\" -DNVLSIM_PKGDATADIR=\"$top_srcdir\""
 
 # The compiler must have libFuzzer (clang with compiler-rt).
 probe="$build/probe"

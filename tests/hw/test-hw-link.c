@@ -247,8 +247,7 @@ START_TEST(missing_models_folder_is_named)
     g_autoptr(HwLink) link = hw_link_load_by_name("nvlink4", "/nonexistent/nvlsim", &error);
     ck_assert(link == NULL);
     ck_assert_str_eq(error->message,
-                     "no link model 'nvlink4': /nonexistent/nvlsim/link/nvlink4.ini does not "
-                     "exist; expected a model file in /nonexistent/nvlsim/link");
+                     "no link model 'nvlink4': /nonexistent/nvlsim: no such folder of models");
 }
 END_TEST
 

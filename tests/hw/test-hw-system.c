@@ -139,13 +139,15 @@ START_TEST(switch_planes)
 }
 END_TEST
 
-START_TEST(ids_are_plain_names)
+/* An id is a plain file stem; a path (a '/' or .ini) names a file. */
+START_TEST(ids_and_paths)
 {
     g_autofree char *dir = hw_test_models_dir();
     static const struct {
         const char *id, *message_part;
     } cases[] = {
-        {"../system/dgx-h100", "'../system/dgx-h100' is not a plain model id"},
+        {"../system/dgx-h100", "../system/dgx-h100: no such system file"},
+        {"dgx-h100.ini", "dgx-h100.ini: no such system file"},
         {"", "'' is not a plain model id"},
         {"no-such-system", "no system model 'no-such-system'"},
     };
@@ -161,6 +163,11 @@ START_TEST(ids_are_plain_names)
     g_autoptr(HwSystem) none = hw_system_load_by_id("no-such-system", dir, &error);
     ck_assert_msg(strstr(error->message, "expected one of: aws-p5-h100, aws-p6-b200, ") != NULL,
                   "%s", error->message);
+    g_autofree char *path = hw_test_model_path("system", "dgx-h100.ini");
+    g_autoptr(HwSystem) by_path = hw_system_load_by_id(path, dir, &error);
+    ck_assert_msg(by_path != NULL, "%s: %s", path, error ? error->message : "");
+    ck_assert_str_eq(by_path->id, "dgx-h100");
+    ck_assert_uint_eq(by_path->n_gpus, 8);
 }
 END_TEST
 
@@ -331,7 +338,7 @@ hw_system_suite(void)
     tcase_add_test(tc, dgx1_v100_pair_map_is_exact);
     tcase_add_test(tc, dgx1_p100_is_a_single_link_cube_mesh);
     tcase_add_test(tc, switch_planes);
-    tcase_add_test(tc, ids_are_plain_names);
+    tcase_add_test(tc, ids_and_paths);
     tcase_add_loop_test(tc, bad_systems_fail_with_context, 0, G_N_ELEMENTS(bad));
     tcase_add_test(tc, nics_split_over_hosts);
     suite_add_tcase(s, tc);

@@ -420,7 +420,7 @@ static const struct {
     {"mixtral-8x7b", NULL},
     {"llama9-1t", "no model 'llama9-1t' ("},
     {"llama9-1t", "does not exist); expected one of: gpt3-1.3b, gpt3-13b, gpt3-175b"},
-    {"../gpu/h100-sxm5", "'../gpu/h100-sxm5' is not a plain model id"},
+    {"../gpu/h100-sxm5", "../gpu/h100-sxm5: no such file; expected a model id or the path"},
     {"", "'' is not a plain model id"},
 };
 
