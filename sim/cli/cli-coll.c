@@ -1,24 +1,28 @@
 /* nvlsim coll: a collective size sweep as nccl-tests prints it, simulated.
  *
- * Per size: count, type, redop, root, time, algbw and busbw (nccl-tests'
- * factors), and what ran: algorithm, protocol, channels, and NCCL's own
- * model time for the same choice. --gpus below the system's count places
- * ranks on the first GPUs of a node; above it adds nodes on the fabric.
- * --gpu-list names a node's GPUs as CUDA_VISIBLE_DEVICES does (rank i of
- * each node on the i-th listed; --gpus, if given, a multiple of them) and
- * prints the rings NCCL builds on them where its search runs (a node of
- * direct NVLink pairs). --gpus-per-node K takes the first K GPUs of each
- * node instead (K dividing --gpus): --gpus 4 --gpus-per-node 1 is four
- * nodes of one GPU.
+ * The command line is nccl-tests' (the collective named as its binaries
+ * are, all_reduce_perf, or with --collective; -b -e -f -i, -o the
+ * reduction, -d, -r, -n -w -c -z -a -t -g, values attached or apart)
+ * with nvlsim's options beside it; the table is nccl-tests' layout
+ * (cli-coll-table.c) with what ran after its columns: algorithm,
+ * protocol, channels, and NCCL's own model time for the same choice.
+ * --gpus below the system's count places ranks on the first GPUs of a
+ * node; above it adds nodes on the fabric. --gpu-list names a node's GPUs
+ * as CUDA_VISIBLE_DEVICES does (rank i of each node on the i-th listed;
+ * --gpus, if given, a multiple of them) and prints the rings NCCL builds
+ * on them where its search runs (a node of direct NVLink pairs).
+ * --gpus-per-node K takes the first K GPUs of each node instead (K
+ * dividing --gpus): --gpus 4 --gpus-per-node 1 is four nodes of one GPU.
  * --fault KEY=VALUE takes [faults] keys (topo-fault.h): the same sweep
  * with links down, slow or noisy, on every node. The time is what the
- * benchmark would report per call (coll-harness.h: nccl-tests' loop, one
- * process per GPU, unless --harness, --launch-mode or --cuda-graph say
- * otherwise).
+ * benchmark would report per call (coll-harness.h: nccl-tests' loop of -n
+ * calls, one process per GPU, unless -z, -g, --harness, --launch-mode or
+ * --cuda-graph say otherwise).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli-coll.h"
 #include "cli/cli-fabric.h"
 #include "cli/cli-plot.h"
 #include "cli/cli.h"
@@ -28,23 +32,16 @@
 #include "hw/hw-models.h"
 
 typedef struct CollOptions {
-    char *system, *op, *gpus, *min_bytes, *max_bytes, *factor, *algo, *proto, *fidelity, *csv,
-        *dtype, *root, *plot, *harness, *launch_mode, *gpu_list, *gpus_per_node;
+    char *system, *collective, *op, *gpus, *min_bytes, *max_bytes, *factor, *step_bytes, *algo,
+        *proto, *fidelity, *csv, *dtype, *root, *plot, *harness, *launch_mode, *gpu_list,
+        *gpus_per_node, *iters, *warmup, *check, *blocking, *average, *n_threads, *n_gpus;
 } CollOptions;
 
-typedef struct CollPlan {
-    CollOp op;
-    uint32_t n_gpus; /* 0: the system's GPUs per node */
-    uint64_t min_bytes, max_bytes, factor;
-    CollAlgo algo;
-    CollProto proto;
-    NetFidelity fidelity;
-    const char *dtype;
-    uint32_t elem_bytes;
-    uint32_t root;
-    CollHarness harness;
-    bool collnet; /* --collnet */
-} CollPlan;
+#define COLLECTIVES                                                                                \
+    "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or sendrecv"
+
+/* nccl-tests' reductions (-o); nvlsim's reduction costs the same for each. */
+static const char *const redops[] = {"sum", "prod", "min", "max", "avg"};
 
 /* CollOptions is freed as an array of strings: the other options beside it. */
 typedef struct CollArgs {
@@ -57,12 +54,14 @@ typedef struct CollArgs {
 #define ARG(field) CLI_OPTION_AT(CollArgs, field)
 
 static const GOptionEntry coll_entries[] = {
-    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "System model (default dgx-h100)", "NAME"},
-    {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op),
+    {"collective", 0, 0, G_OPTION_ARG_STRING, OPT(collective),
      "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, alltoall, "
-     "sendrecv",
-     "OP"},
-    {"gpus", 'g', 0, G_OPTION_ARG_STRING, OPT(gpus), "Ranks (default: one node's GPUs)", "N"},
+     "sendrecv; also the first argument, as nccl-tests' binaries name it (all_reduce_perf)",
+     "C"},
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "System model (default dgx-h100)",
+     "NAME"},
+    {"gpus", 0, 0, G_OPTION_ARG_STRING, OPT(gpus),
+     "Ranks in all (default: -t x -g, else one node's GPUs)", "N"},
     {"gpu-list", 0, 0, G_OPTION_ARG_STRING, OPT(gpu_list),
      "A node's GPUs, in rank order as CUDA_VISIBLE_DEVICES lists them (default: the first "
      "--gpus)",
@@ -71,10 +70,39 @@ static const GOptionEntry coll_entries[] = {
      "GPUs of each node the ranks take, its first K as NCCL places them (default: nodes "
      "filled in order)",
      "K"},
-    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes), "Smallest size (default 8)", "SIZE"},
-    {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes), "Largest size (default 128MiB)",
+    {"nthreads", 't', 0, G_OPTION_ARG_STRING, OPT(n_threads),
+     "nccl-tests' threads a process (default 1); with -g, ranks of a process", "N"},
+    {"ngpus", 'g', 0, G_OPTION_ARG_STRING, OPT(n_gpus),
+     "nccl-tests' GPUs a thread (default 1): 2 or more, one thread launches for that many "
+     "(--launch-mode threads); -t x -g ranks unless --gpus says more",
+     "N"},
+    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes), "Smallest size (default 8)",
      "SIZE"},
-    {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, OPT(factor), "Multiplier between sizes (default 2)",
+    {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes), "Largest size (default 128M)",
+     "SIZE"},
+    {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, OPT(factor),
+     "Multiplier between sizes (default 2; 1: steps of -i)", "N"},
+    {"stepbytes", 'i', 0, G_OPTION_ARG_STRING, OPT(step_bytes),
+     "Bytes between sizes where -f is 1 (default 1M; given alone, -f is 1)", "SIZE"},
+    {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op),
+     "Reduction: sum (default), prod, min, max, avg; printed, costs the same", "OP"},
+    {"datatype", 'd', 0, G_OPTION_ARG_STRING, OPT(dtype),
+     "float (default), double, half, bfloat16, int8, uint8, int32, uint32, int64, uint64",
+     "TYPE"},
+    {"root", 'r', 0, G_OPTION_ARG_STRING, OPT(root), "Root rank of broadcast/reduce (0)", "N"},
+    {"iters", 'n', 0, G_OPTION_ARG_STRING, OPT(iters),
+     "Timed calls, over which the first launch's cost is spread (default: the runtime "
+     "model's, 20)",
+     "N"},
+    {"warmup_iters", 'w', 0, G_OPTION_ARG_STRING, OPT(warmup),
+     "Untimed calls first (default 5); printed only: the simulated call is warm", "N"},
+    {"check", 'c', 0, G_OPTION_ARG_STRING, OPT(check),
+     "Check iterations (default 1); printed only: no data is moved, #wrong is N/A", "N"},
+    {"blocking", 'z', 0, G_OPTION_ARG_STRING, OPT(blocking),
+     "1: wait for every call (--harness blocking); 0 (default): back to back", "0|1"},
+    {"average", 'a', 0, G_OPTION_ARG_STRING, OPT(average),
+     "Ranks' times as rank 0, mean, min, max (0-3, default 1); printed only: the simulated "
+     "call has one time, its last rank's end",
      "N"},
     {"algo", 0, 0, G_OPTION_ARG_STRING, OPT(algo),
      "auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat (one GPU "
@@ -86,17 +114,15 @@ static const GOptionEntry coll_entries[] = {
      NULL},
     {"proto", 0, 0, G_OPTION_ARG_STRING, OPT(proto), "auto (default), LL, LL128, Simple", "P"},
     {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
-    {"datatype", 'd', 0, G_OPTION_ARG_STRING, OPT(dtype),
-     "float (default), double, half, bfloat16, int8, int32, int64", "TYPE"},
-    {"root", 'r', 0, G_OPTION_ARG_STRING, OPT(root), "Root rank of broadcast/reduce (0)", "N"},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Also write the rows as CSV", "FILE"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
      "FILE.png|FILE.svg"},
     {"harness", 0, 0, G_OPTION_ARG_STRING, OPT(harness),
-     "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)", "H"},
+     "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)",
+     "H"},
     {"launch-mode", 0, 0, G_OPTION_ARG_STRING, OPT(launch_mode),
-     "mpi (default: one process per GPU) or threads (one thread drives a node's GPUs, "
+     "mpi (default: one process per GPU) or threads (one thread drives a host's GPUs, "
      "nccl-tests -g)",
      "M"},
     {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, ARG(cuda_graph),
@@ -109,36 +135,194 @@ static const GOptionEntry coll_entries[] = {
 };
 
 const CliUsage cli_coll_usage = {
-    .summary = "Simulates an NCCL collective over a size sweep and prints "
-               "nccl-tests' table.",
-    .description = "busbw uses nccl-tests' factors: all_reduce 2(n-1)/n; all_gather,\n"
-                   "reduce_scatter, alltoall (n-1)/n; others 1. GB/s = 1e9 bytes/s. Sizes: a\n"
-                   "number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or with a unit.\n"
-                   "Faults (--fault, on every node): planes_down, links_down, slow_links,\n"
-                   "slow_rate, crc_links, crc_error_rate; see nvlsim run --help.",
+    .args = "[COLLECTIVE]",
+    .summary = "Simulates an NCCL collective over a size sweep and prints nccl-tests' table.\n"
+               "COLLECTIVE: all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
+               "reduce, alltoall or sendrecv, or nccl-tests' name for it:\n"
+               "nvlsim coll all_reduce_perf -b 8 -e 8G",
+    .description =
+        "The table is nccl-tests': out-of-place and in-place groups (the same simulated\n"
+        "call: nvlsim models no buffers), #wrong N/A, then what ran. Values attach as\n"
+        "nccl-tests' take them (-b1M). busbw uses nccl-tests' factors: all_reduce\n"
+        "2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; others 1. GB/s = 1e9\n"
+        "bytes/s. Sizes: a number of bytes, nccl-tests' 8K/128M/8G (powers of 1024), or\n"
+        "with a unit; rounded down to whole elements (of each rank for all_gather,\n"
+        "reduce_scatter and alltoall). -w, -c and -a change no simulated time.\n"
+        "Faults (--fault, on every node): planes_down, links_down, slow_links,\n"
+        "slow_rate, crc_links, crc_error_rate; see nvlsim run --help.",
     .entries = coll_entries,
 };
 
+/* A collective named as nvlsim or nccl-tests' binary names it
+ * (all_reduce_perf). */
 static bool
-plan_from_options(const CollOptions *o, bool cuda_graph, bool collnet, CollPlan *plan,
-                  GError **error)
+parse_collective(const char *text, CollOp *op)
 {
-    *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE,
-                       .min_bytes = 8,
-                       .max_bytes = 128 << 20,
-                       .factor = 2,
-                       .fidelity = NET_FIDELITY_FLOW,
-                       .dtype = "float",
-                       .elem_bytes = 4,
-                       .collnet = collnet};
-    uint64_t v;
-    if (!cli_parse_harness(o->harness, o->launch_mode, cuda_graph, &plan->harness, error))
+    g_autofree char *name = g_strdup(text);
+    if (g_str_has_suffix(name, "_perf"))
+        name[strlen(name) - strlen("_perf")] = '\0';
+    return coll_op_parse(name, op);
+}
+
+/* The collective of --collective and the first argument (NULL: not
+ * given); both given, the same. */
+static bool
+plan_collective(const char *option, const char *argument, CollOp *op, GError **error)
+{
+    CollOp named;
+    if (option && !parse_collective(option, op))
+        return cli_bad_option(error, "collective", option,
+                              COLLECTIVES " (or nccl-tests' all_reduce_perf ...)");
+    if (argument == NULL)
+        return true;
+    if (!parse_collective(argument, &named)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "'%s': expected a collective: " COLLECTIVES
+                    " (or nccl-tests' all_reduce_perf ...)",
+                    argument);
         return false;
-    if (o->op && !coll_op_parse(o->op, &plan->op))
-        return cli_bad_option(
-            error, "op", o->op,
-            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
-            "sendrecv");
+    }
+    if (option && named != *op) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--collective %s: the argument '%s' names another; expected one of the two",
+                    option, argument);
+        return false;
+    }
+    *op = named;
+    return true;
+}
+
+/* -o: nccl-tests' reduction. A collective there is the old nvlsim -o:
+ * the message says where it went. */
+static bool
+plan_redop(const char *text, const char **redop, GError **error)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(redops); i++)
+        if (g_ascii_strcasecmp(text, redops[i]) == 0) {
+            *redop = redops[i];
+            return true;
+        }
+    CollOp op;
+    if (parse_collective(text, &op)) {
+        g_autofree char *expect = g_strdup_printf(
+            "sum, prod, min, max or avg (-o is nccl-tests' reduction; name the collective "
+            "as the first argument or with --collective %s)",
+            coll_op_name(op));
+        return cli_bad_option(error, "op", text, expect);
+    }
+    return cli_bad_option(error, "op", text, "sum, prod, min, max or avg");
+}
+
+/* A whole-number option from lo to hi into *out (unchanged for NULL). */
+static bool
+plan_count(const char *option, const char *text, uint64_t lo, uint64_t hi, uint32_t *out,
+           GError **error)
+{
+    uint64_t v;
+    if (text == NULL)
+        return true;
+    if (!sim_units_parse_count(text, &v, NULL) || v < lo || v > hi) {
+        g_autofree char *expect = g_strdup_printf(
+            "a whole number from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, lo, hi);
+        return cli_bad_option(error, option, text, expect);
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* -b, -e, -f and -i: nccl-tests' sweep (-f 1 or -i alone: steps of -i). */
+static bool
+plan_sizes(const CollOptions *o, CollPlan *plan, GError **error)
+{
+    if ((o->min_bytes && !cli_parse_size("minbytes", o->min_bytes, &plan->min_bytes, error)) ||
+        (o->max_bytes && !cli_parse_size("maxbytes", o->max_bytes, &plan->max_bytes, error)) ||
+        (o->step_bytes && !cli_parse_size("stepbytes", o->step_bytes, &plan->step_bytes, error)))
+        return false;
+    if (o->factor && (!sim_units_parse_count(o->factor, &plan->factor, NULL) || plan->factor < 1))
+        return cli_bad_option(error, "stepfactor", o->factor,
+                              "a whole number of at least 1 (1: steps of --stepbytes)");
+    if (o->step_bytes && plan->step_bytes == 0)
+        return cli_bad_option(error, "stepbytes", o->step_bytes, "a positive size");
+    if (o->step_bytes && !o->factor)
+        plan->factor = 1;
+    if (plan->min_bytes == 0 || plan->min_bytes > plan->max_bytes) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--minbytes: %" G_GUINT64_FORMAT ": expected a positive size no larger than "
+                    "--maxbytes (%" G_GUINT64_FORMAT ")",
+                    plan->min_bytes, plan->max_bytes);
+        return false;
+    }
+    return true;
+}
+
+/* -z against --harness: the same harness or one of the two. */
+static bool
+plan_blocking(const CollOptions *o, CollHarness *h, GError **error)
+{
+    uint32_t blocking = 0;
+    if (o->blocking == NULL)
+        return true;
+    if (!plan_count("blocking", o->blocking, 0, 1, &blocking, error))
+        return false;
+    CollHarnessKind kind = blocking ? COLL_HARNESS_BLOCKING : COLL_HARNESS_NCCL_TESTS;
+    if (o->harness && h->kind != kind) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--blocking %s: --harness %s says otherwise; expected one of the two",
+                    o->blocking, o->harness);
+        return false;
+    }
+    h->kind = kind;
+    return true;
+}
+
+/* -t and -g: the ranks a process drives (all of them without --gpus) and,
+ * with -g 2 or more, a thread launching for several GPUs. */
+static bool
+plan_threads(const CollOptions *o, CollPlan *plan, GError **error)
+{
+    if (o->n_threads == NULL && o->n_gpus == NULL)
+        return true;
+    if (o->launch_mode) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--launch-mode %s: nccl-tests' -t and -g set the launch mode (-g 2 or more: "
+                    "a thread launches for that many GPUs); expected one or the other",
+                    o->launch_mode);
+        return false;
+    }
+    plan->n_threads = plan->n_gpus_per_thread = 1;
+    if (!plan_count("nthreads", o->n_threads, 1, 65536, &plan->n_threads, error) ||
+        !plan_count("ngpus", o->n_gpus, 1, 65536, &plan->n_gpus_per_thread, error))
+        return false;
+    uint64_t per_process = (uint64_t)plan->n_threads * plan->n_gpus_per_thread;
+    if (per_process > 65536) {
+        g_autofree char *text = g_strdup_printf("%u", plan->n_gpus_per_thread);
+        return cli_bad_option(error, "ngpus", text, "at most 65536 GPUs a process (-t x -g)");
+    }
+    if (plan->n_gpus_per_thread > 1) {
+        plan->harness.mode = COLL_LAUNCH_THREADS;
+        plan->harness.gpus_per_thread = plan->n_gpus_per_thread;
+    }
+    if (plan->n_gpus == 0)
+        plan->n_gpus = (uint32_t)per_process;
+    return true;
+}
+
+/* nccl-tests' loop settings: -n counts in the time, -w, -c and -a are
+ * printed only. */
+static bool
+plan_loop(const CollOptions *o, CollPlan *plan, GError **error)
+{
+    return plan_count("iters", o->iters, 1, 1000000, &plan->harness.n_iterations, error) &&
+           plan_count("warmup_iters", o->warmup, 0, 1000000, &plan->n_warmup, error) &&
+           plan_count("check", o->check, 0, 1000000, &plan->n_check, error) &&
+           plan_count("average", o->average, 0, 3, &plan->average, error) &&
+           plan_blocking(o, &plan->harness, error) && plan_threads(o, plan, error);
+}
+
+/* --algo, --proto, --fidelity, -d, -o and -r. */
+static bool
+plan_choices(const CollOptions *o, CollPlan *plan, GError **error)
+{
     if (o->algo && !coll_algo_parse(o->algo, &plan->algo))
         return cli_bad_option(error, "algo", o->algo,
                               "auto, ring, tree, nvls, nvls_tree, direct, pat, collnet_direct "
@@ -153,29 +337,41 @@ plan_from_options(const CollOptions *o, bool cuda_graph, bool collnet, CollPlan 
             "float, double, half, bfloat16, int8, uint8, int32, uint32, int64 or uint64");
     if (o->dtype)
         plan->dtype = o->dtype;
-    if (o->gpus) {
-        if (!sim_units_parse_count(o->gpus, &v, NULL) || v < 1 || v > 65536)
-            return cli_bad_option(error, "gpus", o->gpus, "a whole number from 1 to 65536");
-        plan->n_gpus = (uint32_t)v;
-    }
-    if (o->root) {
-        if (!sim_units_parse_count(o->root, &v, NULL) || v > 65535)
-            return cli_bad_option(error, "root", o->root, "a rank number");
-        plan->root = (uint32_t)v;
-    }
-    if ((o->min_bytes && !cli_parse_size("minbytes", o->min_bytes, &plan->min_bytes, error)) ||
-        (o->max_bytes && !cli_parse_size("maxbytes", o->max_bytes, &plan->max_bytes, error)))
+    if (o->op && !plan_redop(o->op, &plan->redop, error))
         return false;
-    if (o->factor && (!sim_units_parse_count(o->factor, &plan->factor, NULL) || plan->factor < 2))
-        return cli_bad_option(error, "stepfactor", o->factor, "a whole number of at least 2");
-    if (plan->min_bytes == 0 || plan->min_bytes > plan->max_bytes) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--minbytes: %" G_GUINT64_FORMAT ": expected a positive size no larger than "
-                    "--maxbytes (%" G_GUINT64_FORMAT ")",
-                    plan->min_bytes, plan->max_bytes);
+    return plan_count("root", o->root, 0, 65535, &plan->root, error);
+}
+
+static bool
+plan_from_options(const CollOptions *o, const char *argument, bool cuda_graph, bool collnet,
+                  CollPlan *plan, GError **error)
+{
+    *plan = (CollPlan){.op = COLL_OP_ALL_REDUCE,
+                       .min_bytes = 8,
+                       .max_bytes = 128 << 20,
+                       .factor = 2,
+                       .step_bytes = 1 << 20,
+                       .fidelity = NET_FIDELITY_FLOW,
+                       .dtype = "float",
+                       .elem_bytes = 4,
+                       .redop = redops[0],
+                       .collnet = collnet,
+                       .n_warmup = 5,
+                       .n_check = 1,
+                       .average = 1};
+    if (!plan_collective(o->collective, argument, &plan->op, error) ||
+        !cli_parse_harness(o->harness, o->launch_mode, cuda_graph, &plan->harness, error))
         return false;
-    }
-    return true;
+    if (o->gpus && !plan_count("gpus", o->gpus, 1, 65536, &plan->n_gpus, error))
+        return false;
+    return plan_choices(o, plan, error) && plan_sizes(o, plan, error) && plan_loop(o, plan, error);
+}
+
+/* Collectives whose nccl-tests count is a rank's part of the size. */
+static bool
+per_rank_count(CollOp op)
+{
+    return op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER || op == COLL_OP_ALLTOALL;
 }
 
 /* The bytes nccl-tests rounds sizes down to a whole number of: an
@@ -183,11 +379,7 @@ plan_from_options(const CollOptions *o, bool cuda_graph, bool collnet, CollPlan 
 static uint64_t
 unit_bytes(const CollPlan *plan, uint32_t n_ranks)
 {
-    uint64_t unit = plan->elem_bytes;
-    if (plan->op == COLL_OP_ALL_GATHER || plan->op == COLL_OP_REDUCE_SCATTER ||
-        plan->op == COLL_OP_ALLTOALL)
-        unit *= n_ranks;
-    return unit;
+    return per_rank_count(plan->op) ? (uint64_t)plan->elem_bytes * n_ranks : plan->elem_bytes;
 }
 
 /* A size rounded down to whole units (0: none fits). */
@@ -198,103 +390,80 @@ round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
     return bytes / unit * unit;
 }
 
-/* The GPUs of --gpu-list and, where NCCL's search ran, its ring graph:
- * channels, GB/s each, the farthest path, and each ring's GPUs. */
-static void
-print_rings(const CollComm *comm, const uint32_t *gpu_list, uint32_t n_listed)
+/* The size after s in plan's sweep; false past the largest. */
+static bool
+next_size(const CollPlan *plan, uint64_t *s)
 {
-    g_autofree char *list = hw_gpu_list_format(gpu_list, n_listed);
-    printf("# gpus: %s on each node (rank i on the i-th)\n", list);
-    const CollRings *rings = &comm->info.rings;
-    if (!rings->searched)
-        return;
-    static const char *const path_names[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
-                                             "P2C", "PXN", "PHB", "SYS", "NET"};
-    const CollRingsGraph *g = &rings->ring;
-    printf("# NCCL rings: %u channel%s x %.1f GB/s, path %s:", g->n_channels,
-           g->n_channels == 1 ? "" : "s", g->bw_intra,
-           path_names[MIN(g->path_intra, COLL_PATH_NET)]);
-    for (uint32_t c = 0; c < g->n_channels; c++) {
-        printf(c == 0 ? " " : " | ");
-        for (uint32_t i = 0; i < rings->n; i++)
-            printf(i == 0 ? "%u" : " %u", gpu_list[g->order[c][i]]);
+    if (plan->factor > 1) {
+        if (*s > plan->max_bytes / plan->factor)
+            return false;
+        *s *= plan->factor;
+        return true;
     }
-    printf("\n");
+    if (*s > plan->max_bytes - plan->step_bytes)
+        return false;
+    *s += plan->step_bytes;
+    return true;
 }
 
-static void
-print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
-             const TopoFaults *faults, const uint32_t *gpu_list, uint32_t n_listed)
+/* The row of call's result on comm: nccl-tests' count, redop and root,
+ * and both groups' times. */
+static CollRow
+make_row(const CollPlan *plan, const CollComm *comm, const CollCall *call, const CollResult *r)
 {
-    g_autofree char *nodes = cli_nodes_text(comm);
-    printf("# nvlsim coll: %s on %u GPUs of %s (%s), %s fidelity\n", coll_op_name(plan->op),
-           comm->n_ranks, system_id, nodes, net_fidelity_name(plan->fidelity));
-    const CollHarness *h = &plan->harness;
-    printf("# time: as %s reports a call, %s%s\n", coll_harness_kind_name(h->kind),
-           h->mode == COLL_LAUNCH_THREADS ? "one thread driving each node's GPUs"
-                                          : "one process per GPU",
-           h->cuda_graph ? ", launched as a CUDA graph" : "");
-    if (!topo_faults_empty(faults)) {
-        g_autofree char *text = topo_faults_describe(faults, comm->system);
-        printf("# faults: %s\n", text);
-    }
-    if (gpu_list != NULL)
-        print_rings(comm, gpu_list, n_listed);
-    printf("#\n#%12s %12s %8s %6s %6s %11s %8s %8s  %-9s %-6s %4s %11s\n", "size", "count", "type",
-           "redop", "root", "time", "algbw", "busbw", "algo", "proto", "nch", "nccl_model");
-    printf("#%12s %12s %8s %6s %6s %11s %8s %8s  %-9s %-6s %4s %11s\n", "(B)", "(elements)", "", "",
-           "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(us)");
+    bool rooted = plan->op == COLL_OP_BROADCAST || plan->op == COLL_OP_REDUCE;
+    /* nccl-tests names the reduction where one runs, and for sendrecv
+     * (whose test loops over -o too); "none" for the others. */
+    bool reduces = plan->op == COLL_OP_ALL_REDUCE || plan->op == COLL_OP_REDUCE ||
+                   plan->op == COLL_OP_REDUCE_SCATTER || plan->op == COLL_OP_SENDRECV;
+    CollRow row = {.n_bytes = call->n_bytes,
+                   .n_elements = call->n_bytes / plan->elem_bytes /
+                                 (per_rank_count(plan->op) ? comm->n_ranks : 1),
+                   .dtype = plan->dtype,
+                   .redop = reduces ? plan->redop : "none",
+                   .root = rooted ? (int)plan->root : -1,
+                   .result = r};
+    double us = (double)coll_reported_ps(comm, r, &plan->harness) / 1e6;
+    double algbw = (double)call->n_bytes / (us * 1e3);
+    row.out_of_place = (CollRowTime){us, algbw, algbw * coll_busbw_factor(plan->op, comm->n_ranks)};
+    /* The same physics in place: coll_run models links, reductions and
+     * the runtime, not buffers, and an in-place call (NCCL's sendbuff
+     * inside its recvbuff) runs the same steps over the same links; NCCL's
+     * kernels differ at most in a copy of the rank's own chunk within its
+     * GPU, which nvlsim does not model either way. */
+    row.in_place = row.out_of_place;
+    return row;
 }
 
 static bool
 run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
 {
-    bool rooted = plan->op == COLL_OP_BROADCAST || plan->op == COLL_OP_REDUCE;
-    const char *redop = plan->op == COLL_OP_ALL_REDUCE || plan->op == COLL_OP_REDUCE ||
-                                plan->op == COLL_OP_REDUCE_SCATTER
-                            ? "sum"
-                            : "none";
-    for (uint64_t s = plan->min_bytes; s <= plan->max_bytes;) {
+    double busbw_sum = 0;
+    uint32_t n_groups = 0;
+    uint64_t s = plan->min_bytes;
+    do {
         uint64_t bytes = round_size(plan, comm->n_ranks, s);
-        if (bytes > 0) {
-            CollCall call = {.op = plan->op,
-                             .n_bytes = bytes,
-                             .elem_bytes = plan->elem_bytes,
-                             .algo = plan->algo,
-                             .proto = plan->proto,
-                             .root = plan->root};
-            CollResult r;
-            if (!coll_run(comm, &call, plan->fidelity, &r, error)) {
-                g_prefix_error(error, "%" G_GUINT64_FORMAT " bytes: ", bytes);
-                return false;
-            }
-            double us = (double)coll_reported_ps(comm, &r, &plan->harness) / 1e6;
-            double algbw = (double)bytes / (us * 1e3);
-            double busbw = algbw * coll_busbw_factor(plan->op, comm->n_ranks);
-            uint64_t count = bytes / plan->elem_bytes;
-            /* No NCCL model where NCCL does not run (a loopback system). */
-            char model[24] = "-", model_csv[24] = "";
-            if (r.nccl_model_us >= 0) {
-                g_snprintf(model, sizeof model, "%.2f", r.nccl_model_us);
-                g_snprintf(model_csv, sizeof model_csv, "%.4f", r.nccl_model_us);
-            }
-            printf(" %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %8s %6s %6d %11.2f %8.2f "
-                   "%8.2f  %-9s %-6s %4u %11s\n",
-                   bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
-                   busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels, model);
-            fflush(stdout);
-            if (csv)
-                fprintf(csv,
-                        "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%s,%d,%.4f,%.4f,%.4f,%s,%s,"
-                        "%u,%s\n",
-                        bytes, count, plan->dtype, redop, rooted ? (int)plan->root : -1, us, algbw,
-                        busbw, coll_algo_name(r.algo), coll_proto_name(r.proto), r.n_channels,
-                        model_csv);
+        if (bytes == 0)
+            continue;
+        CollCall call = {.op = plan->op,
+                         .n_bytes = bytes,
+                         .elem_bytes = plan->elem_bytes,
+                         .algo = plan->algo,
+                         .proto = plan->proto,
+                         .root = plan->root};
+        CollResult r;
+        if (!coll_run(comm, &call, plan->fidelity, &r, error)) {
+            g_prefix_error(error, "%" G_GUINT64_FORMAT " bytes: ", bytes);
+            return false;
         }
-        if (s > plan->max_bytes / plan->factor)
-            break;
-        s *= plan->factor;
-    }
+        CollRow row = make_row(plan, comm, &call, &r);
+        cli_coll_print_row(&row);
+        if (csv)
+            cli_coll_csv_row(csv, &row);
+        busbw_sum += row.out_of_place.busbw_gb_per_s + row.in_place.busbw_gb_per_s;
+        n_groups += 2;
+    } while (next_size(plan, &s));
+    cli_coll_print_footer(busbw_sum, n_groups);
     return true;
 }
 
@@ -345,11 +514,30 @@ first_gpus(const char *text, const HwSystem *system, const CollPlan *plan, uint3
     return true;
 }
 
-/* A root among comm's ranks, and a sweep with at least one size that is
- * a whole number of the op's unit: else an error naming the option. */
+/* -t x -g GPUs a process: a whole number of processes, each on one host
+ * (nccl-tests' process drives GPUs of its own host). */
+static bool
+check_threads(const CollPlan *plan, const CollComm *comm, GError **error)
+{
+    uint32_t per_process = plan->n_threads * plan->n_gpus_per_thread;
+    uint32_t per_host = coll_comm_ranks_per_host(comm);
+    if (per_process == 0 || (comm->n_ranks % per_process == 0 && per_host % per_process == 0))
+        return true;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--nthreads %u x --ngpus %u: a process drives %u GPUs of one host; expected a "
+                "divisor of the %u ranks on a host of %s here",
+                plan->n_threads, plan->n_gpus_per_thread, per_process, per_host, comm->system->id);
+    return false;
+}
+
+/* A root among comm's ranks, a sweep with at least one size that is a
+ * whole number of the op's unit, and processes that fit comm's hosts:
+ * else an error naming the option. */
 static bool
 check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
 {
+    if (!check_threads(plan, comm, error))
+        return false;
     if (plan->root >= comm->n_ranks) {
         g_autofree char *text = g_strdup_printf("%u", plan->root);
         g_autofree char *expect = g_strdup_printf("a rank from 0 to %u", comm->n_ranks - 1);
@@ -430,10 +618,10 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
             cli_print_error("coll", error);
             return CLI_EXIT_BAD_INPUT;
         }
-        fprintf(csv, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
-                     "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us\n");
+        cli_coll_csv_header(csv);
     }
-    print_header(plan, comm, system_id, faults, listed, n_listed);
+    cli_coll_print_preamble(plan, comm);
+    cli_coll_print_header(plan, comm, system_id, faults, listed, n_listed);
     if (!run_sweep(plan, comm, csv, &error)) {
         if (csv)
             sim_output_abandon(csv, tmp);
@@ -460,17 +648,20 @@ cli_coll(int argc, char **argv)
 {
     CollArgs a = {0};
     CollOptions *o = &a.o;
+    g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GOptionContext) context = cli_usage_context(&cli_coll_usage, &a);
+    argv = cli_split_attached(coll_entries, &argc, argv, owned);
     g_autoptr(GError) error = NULL;
     CollPlan plan;
     int status = CLI_EXIT_USAGE;
     if (!cli_parse_options(context, "coll", &argc, &argv))
         goto out;
-    if (argc > 1) {
-        fprintf(stderr, "nvlsim coll: unexpected argument '%s'\n", argv[1]);
+    if (argc > 2) {
+        fprintf(stderr, "nvlsim coll: unexpected argument '%s' after the collective '%s'\n",
+                argv[2], argv[1]);
         goto out;
     }
-    if (!plan_from_options(o, a.cuda_graph, a.collnet, &plan, &error)) {
+    if (!plan_from_options(o, argc > 1 ? argv[1] : NULL, a.cuda_graph, a.collnet, &plan, &error)) {
         cli_print_error("coll", error);
         goto out;
     }

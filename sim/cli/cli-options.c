@@ -66,6 +66,52 @@ cli_parse_options(GOptionContext *context, const char *command, int *argc, char 
     return false;
 }
 
+/* The entry named by the option word arg ("-X..." or "--name[=...]"), or
+ * NULL. */
+static const GOptionEntry *
+find_entry(const GOptionEntry *entries, const char *arg)
+{
+    bool is_long = arg[1] == '-';
+    size_t len = is_long ? strcspn(arg + 2, "=") : 0;
+    for (const GOptionEntry *e = entries; e->long_name != NULL; e++) {
+        if (is_long ? strlen(e->long_name) == len && strncmp(arg + 2, e->long_name, len) == 0
+                    : e->short_name != 0 && e->short_name == arg[1])
+            return e;
+    }
+    return NULL;
+}
+
+char **
+cli_split_attached(const GOptionEntry *entries, int *argc, char **argv, GPtrArray *owned)
+{
+    GPtrArray *out = g_ptr_array_new();
+    bool literal = false;
+    for (int i = 0; i < *argc; i++) {
+        const char *arg = argv[i];
+        const GOptionEntry *e = NULL;
+        if (i > 0 && !literal && arg[0] == '-' && arg[1] != '\0') {
+            literal = strcmp(arg, "--") == 0;
+            e = literal ? NULL : find_entry(entries, arg);
+            if (e != NULL && e->arg == G_OPTION_ARG_NONE)
+                e = NULL;
+        }
+        bool attached = e != NULL && arg[1] != '-' && arg[2] != '\0';
+        g_ptr_array_add(out, g_strndup(arg, attached ? 2 : strlen(arg)));
+        if (attached)
+            g_ptr_array_add(out, g_strdup(arg + 2));
+        /* A value given apart ("-b 1M", "--csv -x.csv") is copied as it is. */
+        else if (e != NULL && strchr(arg, '=') == NULL && i + 1 < *argc)
+            g_ptr_array_add(out, g_strdup(argv[++i]));
+    }
+    *argc = (int)out->len;
+    for (guint i = 0; i < out->len; i++)
+        g_ptr_array_add(owned, out->pdata[i]);
+    g_ptr_array_add(out, NULL);
+    char **result = (char **)g_ptr_array_free(out, false);
+    g_ptr_array_add(owned, result);
+    return result;
+}
+
 bool
 cli_bad_option(GError **error, const char *option, const char *text, const char *expect)
 {

@@ -68,6 +68,14 @@ void cli_man_write(FILE *out, const CliUsage *program, const CliCommand *command
  * "nvlsim CMD: message" to stderr and returns false. Handles --help. */
 bool cli_parse_options(GOptionContext *context, const char *command, int *argc, char ***argv);
 
+/* GOption reads a short option's value only from the next argument;
+ * nccl-tests' getopt also takes it attached (-b1M, -dhalf). Returns
+ * argv[0 .. *argc) with each "-Xvalue" whose X is the short name of one
+ * of entries (G_OPTION_ENTRY_NULL-terminated) taking a value split into
+ * "-X" "value", up to "--" (updating *argc). The returned vector and its
+ * strings belong to owned (a g_free array), which must outlive them. */
+char **cli_split_attached(const GOptionEntry *entries, int *argc, char **argv, GPtrArray *owned);
+
 /* A size option: bytes as a plain number, nccl-tests' 8K / 128M / 8G
  * (powers of 1024), or with a unit (4MiB, 1GB). The error names --option. */
 bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError **error);

@@ -12,7 +12,9 @@ coll_harness_time(const HwRuntime *rt, const CollHarness *h, uint32_t ppn, uint6
         *out = (CollHarnessTime){.device_ps = kernel_ps, .time_ps = kernel_ps};
         return;
     }
-    uint64_t gpus = h->mode == COLL_LAUNCH_THREADS ? MAX(ppn, 1) : 1;
+    uint64_t per_thread = h->gpus_per_thread ? h->gpus_per_thread : MAX(ppn, 1);
+    uint64_t gpus = h->mode == COLL_LAUNCH_THREADS ? per_thread : 1;
+    uint64_t iterations = h->n_iterations ? h->n_iterations : rt->n_iterations;
     out->issue_ps = gpus * (h->cuda_graph ? rt->graph_issue_ps : rt->host_issue_ps);
     out->device_ps = kernel_ps + (h->cuda_graph ? rt->graph_kernel_gap_ps : rt->kernel_gap_ps);
     if (h->kind == COLL_HARNESS_BLOCKING) {
@@ -21,5 +23,5 @@ coll_harness_time(const HwRuntime *rt, const CollHarness *h, uint32_t ppn, uint6
     }
     uint64_t pace = MAX(out->issue_ps, out->device_ps);
     uint64_t once = MIN(out->issue_ps, out->device_ps) + rt->launch_latency_ps;
-    out->time_ps = pace + (once + rt->n_iterations / 2) / rt->n_iterations;
+    out->time_ps = pace + (once + iterations / 2) / iterations;
 }

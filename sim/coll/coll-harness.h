@@ -11,6 +11,10 @@
  *   T = max(H, D) + (min(H, D) + launch_latency) / iterations
  *   H = gpus per thread x issue,  D = kernel + gap
  *
+ * iterations is nccl-tests' -n (the runtime model's unless the harness
+ * names it); nccl-tests' warm-up calls (-w) and its one synchronising
+ * call before the loop are not timed, so they add no term.
+ *
  * With a CUDA graph (nccl-tests -G) the issue and gap are the graph's. A
  * blocking harness (a framework loop that waits for every call, such as
  * torch.distributed with a synchronize) pays them all every call:
@@ -40,10 +44,15 @@ typedef struct CollHarness {
     CollHarnessKind kind;
     CollLaunchMode mode;
     bool cuda_graph;
+    uint32_t n_iterations;    /* timed calls (nccl-tests -n); 0: the runtime model's */
+    uint32_t gpus_per_thread; /* threads mode: GPUs one thread drives (nccl-tests -g);
+                                 0: every GPU of its host */
 } CollHarness;
 
-/* nccl-tests' defaults: back-to-back calls, one process per GPU, no graph. */
-#define COLL_HARNESS_DEFAULT ((CollHarness){COLL_HARNESS_NCCL_TESTS, COLL_LAUNCH_MPI, false})
+/* nccl-tests' defaults: back-to-back calls, one process per GPU, no
+ * graph, the runtime model's iterations. */
+#define COLL_HARNESS_DEFAULT                                                                       \
+    ((CollHarness){.kind = COLL_HARNESS_NCCL_TESTS, .mode = COLL_LAUNCH_MPI, .cuda_graph = false})
 
 /* Names as the measurement schema spells them: "nccl-tests", "blocking";
  * "mpi", "threads". Parsing is case-insensitive; false if unknown. */
@@ -61,7 +70,8 @@ typedef struct CollHarnessTime {
 
 /* The reported time of a call whose kernel runs kernel_ps (its setup
  * included) on each GPU, when a thread drives ppn GPUs in threads mode
- * (a host's, coll_comm_ranks_per_host);
+ * (a host's, coll_comm_ranks_per_host; h->gpus_per_thread instead when
+ * it is set);
  * rt NULL (virtual ranks that are not NCCL's): the kernel alone. */
 void coll_harness_time(const HwRuntime *rt, const CollHarness *h, uint32_t ppn, uint64_t kernel_ps,
                        CollHarnessTime *out);

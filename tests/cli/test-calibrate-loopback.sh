@@ -27,7 +27,7 @@ csv=$tmp/loopback.csv
 echo "system,nvlsim_system,gpu,generation,nvlink_gen,num_gpus,nodes,collective,algorithm,protocol,dtype,bytes,time_us,algbw_gbps,busbw_gbps,in_place,nccl_version,source_url,source_note" >"$csv"
 for k in 2 4 8; do
     for op in all_reduce all_gather; do
-        NVLSIM_MODELS=$tmp/models "$nvlsim" coll --system loopback-h200 --gpus $k --op $op \
+        NVLSIM_MODELS=$tmp/models "$nvlsim" coll --system loopback-h200 --gpus $k --collective $op \
             -b 64K -e 256M -f 4 --csv "$tmp/coll.csv" >/dev/null || fail "nvlsim coll $k $op"
         tail -n +2 "$tmp/coll.csv" | awk -F, -v k=$k -v op=$op '{
             printf "simulated,loopback-h200,NVIDIA H200,,,%d,1,%s,Ring,Simple,float,%s,%s,,,1,,test,made by nvlsim coll\n", k, op, $1, $6 }' >>"$csv"

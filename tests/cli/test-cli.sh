@@ -542,11 +542,11 @@ done
 # bad options are usage errors, a system that cannot host the GPUs too.
 expect 0 out "(elements)" -- coll --system dgx-h100 -b 8 -e 1M -f 32
 expect 0 out "nvls      Simple" -- coll --system dgx-h100 -b 256M -e 256M
-expect 0 out "ring      Simple" -- coll --system dgx-a100 --op all_gather -b 64M -e 64M
-expect 0 out "direct" -- coll --system dgx-h100 --op alltoall -b 1M -e 1M
+expect 0 out "ring      Simple" -- coll --system dgx-a100 --collective all_gather -b 64M -e 64M
+expect 0 out "direct" -- coll alltoall_perf --system dgx-h100 -b 1M -e 1M
 expect 0 out "16 GPUs of dgx-h100 (2 nodes)" -- coll --system dgx-h100 --gpus 16 -b 1M -e 1M
-expect 0 out "busbw" -- coll --system dgx1-v100 --op broadcast -b 1K -e 1K --fidelity packet
-expect 2 err "--op: 'allscatter': expected" -- coll --op allscatter
+expect 0 out "busbw" -- coll broadcast --system dgx1-v100 -b 1K -e 1K --fidelity packet
+expect 2 err "--collective: 'allscatter': expected" -- coll --collective allscatter
 expect 2 err "--proto: 'LL64': expected auto, LL, LL128 or Simple" -- coll --proto LL64
 expect 2 err "--maxbytes: '8X' has an unknown unit 'X'" -- coll -e 8X
 expect 2 err "12 GPUs do not fit dgx-h100" -- coll --gpus 12
@@ -580,12 +580,12 @@ expect 2 err "--gpus 6 is not a whole number of nodes of the 4 GPUs --gpu-list n
 # 8 nodes (tests/coll's coll-pat suite works the times out).
 expect 0 out "4 GPUs of dgx-h100 (4 nodes)" -- coll --gpus 4 --gpus-per-node 1 -b 1M -e 1M
 expect 0 out "# gpus: 0,1 on each node" -- coll --gpus 8 --gpus-per-node 2 -b 1M -e 1M
-expect 0 out "pat       Simple" -- coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M -e 1M
+expect 0 out "pat       Simple" -- coll all_gather --gpus 8 --gpus-per-node 1 -b 1M -e 1M
 expect 0 out "PAT: the data of the rank 2^k away comes over dim k" -- \
     explain coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M
 expect 0 out "     0       8" -- p2p --nodes 2 --gpus-per-node 1 --matrices-only --bytes 1M
 expect 0 out "(elements)" -- coll -b 8 -e 64 --csv "$tmp/coll.csv"
-if head -n 1 "$tmp/coll.csv" | grep -q '^size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us$' &&
+if head -n 1 "$tmp/coll.csv" | grep -q '^size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us,in_place_time_us,in_place_algbw_GB_per_s,in_place_busbw_GB_per_s$' &&
     [ "$(wc -l <"$tmp/coll.csv")" -eq 5 ]; then
     echo "ok: coll --csv has units in its column names, one row per size"
 else
@@ -593,6 +593,110 @@ else
     cat "$tmp/coll.csv"
     n_fail=$((n_fail + 1))
 fi
+
+# nccl-tests parity (issue 19): its command line and its table. A parser
+# written for nccl-tests reads the rows: $12 is the in-place busbw, the
+# CSV's for the same size, and the footer's average is the mean busbw of
+# both groups of every row (src/common.cu), to the rounding of the rows.
+"$nvlsim" coll all_reduce_perf -b 8 -e 8M -f 4 --csv "$tmp/parity.csv" >"$tmp/parity.out"
+if awk 'NR == FNR { if (FNR > 1) { split($0, f, ","); busbw[f[1]] = sprintf("%.2f", f[15]); n_csv++ }; next }
+    /Avg bus bandwidth/ { avg = $NF }
+    /^#/ { next }
+    {
+        n++
+        if ($12 != busbw[$1]) { printf "size %s: $12 is %s, the CSV says %s; ", $1, $12, busbw[$1]; bad = 1 }
+        sum += $8 + $12
+    }
+    END {
+        d = avg - sum / (2 * n)
+        if (n == 0 || n != n_csv) { printf "%d rows, %d in the CSV; ", n, n_csv; bad = 1 }
+        if (d > 0.005 || d < -0.005) { printf "average %s, the rows give %.4f; ", avg, sum / (2 * n); bad = 1 }
+        if (!bad) printf "%d rows, $12 = the CSV in-place busbw, average %s = the mean of the rows", n, avg
+        exit bad
+    }' "$tmp/parity.csv" "$tmp/parity.out" >"$tmp/verdict"; then
+    echo "ok: coll reads as nccl-tests: $(cat "$tmp/verdict")"
+else
+    echo "FAIL: coll as nccl-tests: $(cat "$tmp/verdict")"
+    n_fail=$((n_fail + 1))
+fi
+for line in \
+    "# nThread 1 nGpus 1 minBytes 8 maxBytes 8388608 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0" \
+    "#  Rank  7 Group  0 Pid      - on      node0 device  7 [sim] NVIDIA H100 SXM5" \
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong  algo" \
+    "           8             2     float     sum      -1    16.00    0.00    0.00    N/A    16.00" \
+    "# Out of bounds values : 0 OK"; do
+    if grep -qF -- "$line" "$tmp/parity.out"; then
+        echo "ok: coll prints '$line'"
+    else
+        echo "FAIL: coll lacks '$line':"
+        head -n 20 "$tmp/parity.out"
+        n_fail=$((n_fail + 1))
+    fi
+done
+if head -n 1 "$tmp/parity.csv" | grep -q ',nccl_model_time_us,in_place_time_us,in_place_algbw_GB_per_s,in_place_busbw_GB_per_s$'; then
+    echo "ok: coll --csv adds the in-place group after its columns"
+else
+    echo "FAIL: coll --csv header: $(head -n 1 "$tmp/parity.csv")"
+    n_fail=$((n_fail + 1))
+fi
+# -o is the reduction, -d the type (count = size / its bytes; a rank's
+# part for all_gather as nccl-tests counts it); the collective is named as
+# nccl-tests' binaries are, or plainly; values attach as getopt's do.
+expect 0 out "     1048576        262144     float     max      -1" -- coll -o max -b 1M -e 1M
+expect 2 err "--op: 'bogus': expected sum, prod, min, max or avg" -- coll -o bogus
+expect 2 err "name the collective as the first argument or with --collective all_gather" -- \
+    coll -o all_gather
+expect 0 out "     1048576        524288      half     sum" -- coll -d half -b 1M -e 1M
+expect 0 out "     1048576         32768     float    none      -1" -- coll all_gather_perf -b 1M -e 1M
+expect 0 out "# nvlsim coll: reduce_scatter on 8 GPUs" -- coll reduce_scatter -b 1M -e 1M
+expect 0 out "# nvlsim coll: all_reduce on 8 GPUs" -- coll all_reduce -b 1M -e 1M
+expect 0 out "# nvlsim coll: broadcast on 8 GPUs" -- coll --collective broadcast_perf -b 1M -e 1M
+expect 0 out "minBytes 1048576 maxBytes 2097152 step: 2(factor)" -- coll -b1M -e2M
+expect 0 out "     2097152        524288     float     min" -- coll -b1M -e2M -omin
+expect 0 out "     3145728        786432" -- coll -b 1M -e 3M -i 1M
+expect 0 out "step: 1048576(bytes)" -- coll -b 1M -e 3M -f 1 -i1M
+expect 2 err "--collective broadcast: the argument 'all_gather' names another" -- \
+    coll all_gather --collective broadcast
+expect 2 err "'foo_perf': expected a collective: all_reduce" -- coll foo_perf
+# What changes a simulated time and what does not: -z 1 is --harness
+# blocking, -g 8 one thread driving 8 GPUs (--launch-mode threads), -n the
+# calls the first launch is spread over; -w, -c and -a are printed only.
+coll_time() { # coll_time ARGS: the simulated time of 64 KiB all_reduce
+    "$nvlsim" coll -b 64K -e 64K --csv "$tmp/t.csv" "$@" >"$tmp/t.out" 2>&1 &&
+        awk -F, 'NR == 2 {print $6}' "$tmp/t.csv"
+}
+same_time() { # same_time WHAT ARGS1 -- ARGS2
+    what=$1
+    shift
+    a="" b="" left=1
+    for x in "$@"; do
+        if [ "$x" = -- ]; then left=0; elif [ $left -eq 1 ]; then a="$a $x"; else b="$b $x"; fi
+    done
+    # shellcheck disable=SC2086
+    ta=$(coll_time $a) tb=$(coll_time $b)
+    if [ -n "$ta" ] && [ "$ta" = "$tb" ]; then
+        echo "ok: $what: $ta us both"
+    else
+        echo "FAIL: $what: '$ta' us with$a, '$tb' us with$b"
+        n_fail=$((n_fail + 1))
+    fi
+}
+same_time "-z 1 is --harness blocking" -z 1 -- --harness blocking
+same_time "-g 8 is --launch-mode threads" -g 8 -- --launch-mode threads
+same_time "-w, -c and -a change no time" -w 0 -c 0 -a 3 -- -w 50 -c 5 -a 1
+same_time "-n 20 is the runtime model's" -n 20 --
+if [ "$(coll_time -n 1)" != "$(coll_time -n 20)" ]; then
+    echo "ok: -n counts in the time"
+else
+    echo "FAIL: -n 1 and -n 20 give the same time"
+    n_fail=$((n_fail + 1))
+fi
+expect 0 out "# nThread 2 nGpus 4 minBytes" -- coll -t 2 -g 4 -b 1M -e 1M
+expect 0 out "# Blocking Enabled: wait for completion and barrier after each collective" -- \
+    coll -z1 -b 1M -e 1M
+expect 2 err "--nthreads 1 x --ngpus 16: a process drives 16 GPUs of one host" -- coll -g 16
+expect 2 err "--launch-mode mpi: nccl-tests' -t and -g set the launch mode" -- \
+    coll -g 2 --launch-mode mpi
 
 # Faults and stragglers: run prints what it injected; a straggler 5 ms late
 # each step on one DGX H100 with tp 8 makes the step 5 ms longer, to the
@@ -681,8 +785,8 @@ fi
 # nvlsim explain: its numbers are those of coll and run for the same input.
 expect 0 out "<- the fastest: NCCL's choice" -- explain coll --system dgx-h100 --bytes 64M
 sim_us=$(awk '/^  time / {print $2}' "$tmp/out")
-"$nvlsim" coll --system dgx-h100 -b 64M -e 64M >"$tmp/coll64"
-coll_us=$(awk '!/^#/ {print $6}' "$tmp/coll64")
+"$nvlsim" coll --system dgx-h100 -b 64M -e 64M --csv "$tmp/coll64.csv" >/dev/null
+coll_us=$(awk -F, 'NR == 2 {printf "%.2f", $6}' "$tmp/coll64.csv")
 if [ -n "$sim_us" ] && [ "$sim_us" = "$coll_us" ]; then
     echo "ok: explain coll's simulated time is coll's ($sim_us us)"
 else
@@ -705,7 +809,15 @@ explain_coll() {
         n_fail=$((n_fail + 1))
         return
     fi
-    coll_us=$("$nvlsim" coll -b "$bytes" -e "$bytes" "$@" | awk '!/^#/ {print $6}')
+    # coll names the collective --collective where explain takes --op;
+    # its table keeps nccl-tests' precision, its CSV explain's.
+    for a in "$@"; do
+        shift
+        [ "$a" = --op ] && a=--collective
+        set -- "$@" "$a"
+    done
+    "$nvlsim" coll -b "$bytes" -e "$bytes" "$@" --csv "$tmp/ex.csv" >/dev/null
+    coll_us=$(awk -F, 'NR == 2 {printf "%.2f", $6}' "$tmp/ex.csv")
     if ! awk -v want="$want_algo" -v tol="$tol" -v coll="$coll_us" '
         /^  reported / { est = $2 }
         /^    = .* = [0-9.]+ us$/ { est = $(NF - 1) }

@@ -30,7 +30,7 @@ END_TEST
 START_TEST(nccl_tests_host_bound)
 {
     /* One thread drives 8 GPUs: H = 32 us > D = 13 us; T = H + (D + L) / 20. */
-    CollHarness h = {COLL_HARNESS_NCCL_TESTS, COLL_LAUNCH_THREADS, false};
+    CollHarness h = {.kind = COLL_HARNESS_NCCL_TESTS, .mode = COLL_LAUNCH_THREADS};
     CollHarnessTime t;
     coll_harness_time(&rt, &h, 8, 12000000, &t);
     ck_assert_uint_eq(t.issue_ps, 32000000);
@@ -42,16 +42,37 @@ START_TEST(cuda_graph_and_blocking)
 {
     CollHarnessTime t;
     /* A graph: H = 8 x 1 us, D = 12 + 0.5 us. */
-    CollHarness g = {COLL_HARNESS_NCCL_TESTS, COLL_LAUNCH_THREADS, true};
+    CollHarness g = {
+        .kind = COLL_HARNESS_NCCL_TESTS, .mode = COLL_LAUNCH_THREADS, .cuda_graph = true};
     coll_harness_time(&rt, &g, 8, 12000000, &t);
     ck_assert_uint_eq(t.time_ps, 12500000 + (8000000 + 3000000) / 20);
     /* Waiting for every call pays issue, launch and kernel each time. */
-    CollHarness b = {COLL_HARNESS_BLOCKING, COLL_LAUNCH_MPI, false};
+    CollHarness b = {.kind = COLL_HARNESS_BLOCKING, .mode = COLL_LAUNCH_MPI};
     coll_harness_time(&rt, &b, 8, 12000000, &t);
     ck_assert_uint_eq(t.time_ps, 4000000 + 3000000 + 12000000);
     /* Not NCCL's kernels (a loopback system): the kernel alone. */
     coll_harness_time(NULL, &b, 8, 12000000, &t);
     ck_assert_uint_eq(t.time_ps, 12000000);
+}
+END_TEST
+
+START_TEST(iterations_and_gpus_per_thread)
+{
+    /* nccl-tests -n 5: the once-only terms over 5 calls, not the runtime's 20. */
+    CollHarness n = {.kind = COLL_HARNESS_NCCL_TESTS, .mode = COLL_LAUNCH_MPI, .n_iterations = 5};
+    CollHarnessTime t;
+    coll_harness_time(&rt, &n, 8, 12000000, &t);
+    ck_assert_uint_eq(t.time_ps, 13000000 + (4000000 + 3000000) / 5);
+    /* nccl-tests -t 2 -g 4 on a host of 8: H = 4 x 4 us = 16 us > D = 13 us. */
+    CollHarness g = {
+        .kind = COLL_HARNESS_NCCL_TESTS, .mode = COLL_LAUNCH_THREADS, .gpus_per_thread = 4};
+    coll_harness_time(&rt, &g, 8, 12000000, &t);
+    ck_assert_uint_eq(t.issue_ps, 16000000);
+    ck_assert_uint_eq(t.time_ps, 16000000 + (13000000 + 3000000) / 20);
+    /* One process per GPU ignores the GPUs per thread. */
+    g.mode = COLL_LAUNCH_MPI;
+    coll_harness_time(&rt, &g, 8, 12000000, &t);
+    ck_assert_uint_eq(t.issue_ps, 4000000);
 }
 END_TEST
 
@@ -77,6 +98,7 @@ coll_harness_suite(void)
     tcase_add_test(tc, nccl_tests_device_bound);
     tcase_add_test(tc, nccl_tests_host_bound);
     tcase_add_test(tc, cuda_graph_and_blocking);
+    tcase_add_test(tc, iterations_and_gpus_per_thread);
     tcase_add_test(tc, names);
     suite_add_tcase(s, tc);
     return s;
