@@ -65,11 +65,14 @@ expect() {
 
 expect 0 out "nvlsim 0." -- --version
 expect 0 out "License Apache-2.0: <https://www.apache.org/licenses/LICENSE-2.0>." -- --version
+# GNU's form: the version line or lines (nvlsim's second says which data
+# folder it reads), then copyright, licence and warranty.
 if "$nvlsim" --version >"$tmp/out" && head -n 1 "$tmp/out" | grep -qx 'nvlsim [0-9][0-9.]*' &&
-    [ "$(sed -n 2p "$tmp/out")" = "Copyright (C) 2026 the nvlsim authors." ] &&
+    sed -n 2p "$tmp/out" | grep -q '^data: /' &&
+    [ "$(sed -n 3p "$tmp/out")" = "Copyright (C) 2026 the nvlsim authors." ] &&
     [ "$(tail -n 1 "$tmp/out")" = "There is NO WARRANTY, to the extent permitted by law." ] &&
-    [ "$(wc -l <"$tmp/out")" -eq 5 ]; then
-    echo "ok: nvlsim --version in GNU's form (name and version, copyright, licence, warranty)"
+    [ "$(wc -l <"$tmp/out")" -eq 6 ]; then
+    echo "ok: nvlsim --version in GNU's form (name and version, data folder, copyright, licence, warranty)"
 else
     echo "FAIL: nvlsim --version is not in GNU's form:"
     cat "$tmp/out"

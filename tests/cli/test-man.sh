@@ -47,7 +47,7 @@ while read -r command; do
     # (awk -v would read the heading's backslashes as escapes.)
     heading="$heading" awk '$0 == ENVIRON["heading"] {on = 1; next} /^\.S[SH] / {on = 0} on' \
         "$tmp/man" >"$tmp/section"
-    "$nvlsim" help "$command" | sed -n 's/^  \(-., \)\{0,1\}--\([a-z0-9-]*\).*/\2/p' |
+    "$nvlsim" help "$command" | sed -n 's/^  \(-., \)\{0,1\}--\([a-z0-9_-]*\).*/\2/p' |
         grep -v '^help$' >"$tmp/options"
     missing=
     while read -r option; do
