@@ -60,7 +60,7 @@ const CliUsage cli_run_usage = {
                "Without SCENARIO.ini it runs a built-in study (GPT-3 class model on DGX A100).",
     .description =
         "Scenario groups and keys:\n"
-        "  [scenario]  name, system, nodes, model, fidelity (flow|packet), trace\n"
+        "  [scenario]  name, system, nodes, model, fidelity (flow|packet|analytic), trace\n"
         "  [layout]    tp, pp, dp | gpus, vp, ep, sp, zero, recompute (none|selective|full),\n"
         "              schedule (gpipe|1f1b|interleaved), flash_attention, dp_overlap,\n"
         "              bucket_params; gpus makes dp gpus / (tp x pp), and a --set of\n"
@@ -160,7 +160,7 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
     printf("# nvlsim run: %s\n", s->name);
     printf("# system %s x %u node%s (%u GPUs of %s); fidelity %s\n", f->system->id,
            f->graph->n_nodes, f->graph->n_nodes == 1 ? "" : "s", topo_graph_n_gpus(f->graph),
-           f->system->gpu->name, net_fidelity_name(s->fidelity));
+           f->system->gpu->name, work_scenario_fidelity_name(s));
     if (s->trace_path == NULL) {
         printf("# model %s; layout tp %u pp %u dp %u vp %u ep %u, sp %s, zero %d, recompute %s, "
                "%s; batch %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
@@ -222,7 +222,7 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
                 schedule_names[l->schedule], l->global_batch, l->micro_batch, l->seq_len);
     else
         fprintf(out, ",,,,,,,,,,,,");
-    fprintf(out, "%s,%.9f,", net_fidelity_name(s->fidelity), r->step_s);
+    fprintf(out, "%s,%.9f,", work_scenario_fidelity_name(s), r->step_s);
     if (gen)
         fprintf(out, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu, r->mfu,
                 (double)r->memory.total_bytes / (1 << 30),

@@ -271,7 +271,8 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
     GString *ini = g_string_new(NULL);
     g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
-    g_string_append_printf(ini, "fidelity = %s\n", net_fidelity_name(v->fidelity));
+    g_string_append_printf(ini, "fidelity = %s\n",
+                           v->analytic ? "analytic" : net_fidelity_name(v->fidelity));
     g_string_append_printf(ini,
                            "[layout]\ntp = %" G_GUINT64_FORMAT "\npp = %" G_GUINT64_FORMAT
                            "\ndp = %" G_GUINT64_FORMAT "\nvp = %" G_GUINT64_FORMAT

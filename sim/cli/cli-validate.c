@@ -44,7 +44,9 @@ typedef struct ValidateGroup {
 #define OPT(field) CLI_OPTION_AT(ValidateOptions, field)
 
 static const GOptionEntry validate_entries[] = {
-    {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
+    {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity),
+     "packet, flow (default) or analytic (training rows' calls alone; collective rows at flow)",
+     "F"},
     {"max-mape", 0, 0, G_OPTION_ARG_STRING, OPT(max_mape),
      "Exit 1 when the MAPE over all rows exceeds PCT percent", "PCT"},
     {"min-bytes", 0, 0, G_OPTION_ARG_STRING, OPT(min_bytes),
@@ -397,8 +399,9 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
 static bool
 parse_options(const ValidateOptions *o, Validation *v, double *max_mape)
 {
-    if (o->fidelity && !net_fidelity_parse(o->fidelity, &v->fidelity)) {
-        fprintf(stderr, "nvlsim validate: --fidelity: '%s': expected packet or flow\n",
+    v->analytic = o->fidelity != NULL && strcmp(o->fidelity, "analytic") == 0;
+    if (o->fidelity && !v->analytic && !net_fidelity_parse(o->fidelity, &v->fidelity)) {
+        fprintf(stderr, "nvlsim validate: --fidelity: '%s': expected packet, flow or analytic\n",
                 o->fidelity);
         return false;
     }
@@ -481,6 +484,7 @@ validate_file(const ValidateOptions *o, const Validation *settings, const char *
     Validation v;
     validate_init(&v);
     v.fidelity = settings->fidelity;
+    v.analytic = settings->analytic;
     v.min_bytes = settings->min_bytes;
     v.only_system = o->system;
     v.quiet = o->quiet || o->cross != NULL;

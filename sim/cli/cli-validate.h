@@ -19,6 +19,7 @@
 typedef struct Validation {
     const char *command; /* "validate" or "calibrate", for messages */
     NetFidelity fidelity;
+    bool analytic;           /* training rows at the analytic tier (fidelity flow) */
     const char *only_system; /* NULL: every system */
     uint64_t min_bytes;      /* rows below it are skipped */
     bool quiet;

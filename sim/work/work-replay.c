@@ -50,6 +50,7 @@ typedef struct Replay {
     const TopoGraph *graph;
     const TopoRouter *router;
     NetFidelity fidelity;
+    bool analytic; /* no shared network: calls take their time alone */
     SimEngine *engine;
     NetModel *net;
     SimHandlerId h_compute, h_flow, h_mirror, h_call_end;
@@ -224,9 +225,12 @@ shape_by_key(Replay *r, uint32_t call)
     const uint32_t *gpus;
     uint32_t pair[2];
     uint32_t n = call_gpus(r, call, &gpus, pair);
-    GArray *flows = pattern(r, call, 0, 1.0);
-    shape->flows_ps = flows_alone_ps(r, flows);
-    g_array_unref(flows);
+    /* Analytic, a collective's flows are never issued: no need to time them. */
+    if (t->kind != WORK_TASK_COLL || !r->analytic) {
+        GArray *flows = pattern(r, call, 0, 1.0);
+        shape->flows_ps = flows_alone_ps(r, flows);
+        g_array_unref(flows);
+    }
     if (t->kind != WORK_TASK_COLL) {
         shape->total_ps = shape->flows_ps + r->launch_ps;
     } else if (n < 2) {
@@ -257,7 +261,8 @@ shape_by_key(Replay *r, uint32_t call)
         shape->total_ps = res.time_ps;
         /* The flows stand for the call's traffic; alone they must not
          * outlast it (NVLS and trees move less than a ring would). */
-        for (int tries = 0; tries < 3 && shape->flows_ps > shape->total_ps && shape->total_ps > 0;
+        for (int tries = 0; tries < 3 && !r->analytic && shape->flows_ps > shape->total_ps &&
+                            shape->total_ps > 0;
              tries++) {
             shape->flow_scale *= 0.95 * (double)shape->total_ps / (double)shape->flows_ps;
             GArray *scaled = pattern(r, call, 0, shape->flow_scale);
@@ -428,6 +433,11 @@ start_call(Replay *r, uint32_t call)
     cs->shape = shape_of(r, call);
     for (uint32_t k = 0; k < c->n_tasks; k++)
         r->start[g_array_index(r->m->call_tasks, uint32_t, c->task0 + k)] = now;
+    if (r->analytic) {
+        SimEvent *ev = sim_engine_schedule(r->engine, now + cs->shape->total_ps, 0, r->h_call_end);
+        ev->target = call;
+        return;
+    }
     GArray *flows = pattern(r, call, 0, cs->shape->flow_scale);
     cs->flows_left = flows->len;
     r->n_flows += flows->len;
@@ -668,7 +678,7 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
                     const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                     WorkReplayResult *result, GError **error)
 {
-    return work_replay_stragglers(stream, system, graph, router, fidelity, link_bin_ps, NULL,
+    return work_replay_stragglers(stream, system, graph, router, fidelity, false, link_bin_ps, NULL,
                                   result, error);
 }
 
@@ -682,7 +692,7 @@ replay_start(Replay *r)
     r->instance_shapes = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     for (uint32_t k = 0; k < r->n_instances; k++)
         g_ptr_array_add(r->instance_shapes, g_array_new(FALSE, FALSE, sizeof(InstanceShape)));
-    if (r->n_copies > 1) {
+    if (r->n_copies > 1 && !r->analytic) {
         mark_used(r);
         r->copy_memo = g_new0(guint8, (size_t)r->n_instances * r->n_copies);
     }
@@ -744,8 +754,9 @@ replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
 
 bool
 work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
-                       const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
-                       const WorkStragglers *stragglers, WorkReplayResult *result, GError **error)
+                       const TopoRouter *router, NetFidelity fidelity, bool analytic,
+                       uint64_t link_bin_ps, const WorkStragglers *stragglers,
+                       WorkReplayResult *result, GError **error)
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
     memset(result, 0, sizeof *result);
@@ -759,7 +770,8 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
                 .system = system,
                 .graph = graph,
                 .router = router,
-                .fidelity = fidelity,
+                .fidelity = analytic ? NET_FIDELITY_FLOW : fidelity,
+                .analytic = analytic,
                 .per_node = graph->gpus->len};
     /* A transfer's kernel, queued behind the work before it: its setup and
      * the stream's gap (the host issued it ahead). */

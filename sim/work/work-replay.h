@@ -105,8 +105,17 @@ bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const
                          WorkReplayResult *result, GError **error);
 
 /* The same with stragglers (NULL: none). Errors also: a straggler beyond
- * the job's GPUs, or without compute tasks of its own. */
+ * the job's GPUs, or without compute tasks of its own.
+ *
+ * analytic: the step's tasks in the same order and by the same rules, but
+ * with no traffic on a shared network: each call takes its time alone
+ * (the collectives layer at flow fidelity, or a transfer's flow and
+ * launch, simulated once per shape as always), so that the cost is that
+ * of the task graph, not of its flows. What it leaves out is contention
+ * between calls that overlap on links, and the replicas' traffic: the
+ * flow replay's step over the analytic one is that (nvlsim explain run
+ * prints it). */
 bool work_replay_stragglers(const WorkStream *stream, const HwSystem *system,
                             const TopoGraph *graph, const TopoRouter *router, NetFidelity fidelity,
-                            uint64_t link_bin_ps, const WorkStragglers *stragglers,
+                            bool analytic, uint64_t link_bin_ps, const WorkStragglers *stragglers,
                             WorkReplayResult *result, GError **error);

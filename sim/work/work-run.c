@@ -39,8 +39,8 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
                     graph->n_nodes, system->id, topo_graph_n_gpus(graph));
         return false;
     }
-    if (!work_replay_stragglers(stream, system, graph, router, s->fidelity, s->link_bin_ps,
-                                &s->stragglers, &result->replay, error)) {
+    if (!work_replay_stragglers(stream, system, graph, router, s->fidelity, s->analytic,
+                                s->link_bin_ps, &s->stragglers, &result->replay, error)) {
         if (s->trace_path != NULL)
             g_prefix_error(error, "%s: [scenario] trace: %s: ", s->path, s->trace_path);
         else

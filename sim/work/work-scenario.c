@@ -59,7 +59,8 @@ static const HwKey scenario_keys[] = {
     K("system", HW_KEY_STRING, system, true, "a models/system id"),
     K("nodes", HW_KEY_COUNT, nodes, false, "nodes of the system (0: what the layout needs)"),
     K("model", HW_KEY_STRING, model, false, "a models/llm id"),
-    K("fidelity", HW_KEY_STRING, fidelity, false, "flow or packet"),
+    K("fidelity", HW_KEY_STRING, fidelity, false,
+      "flow, packet or analytic (each call's time alone at flow fidelity, no shared network)"),
     K("trace", HW_KEY_STRING, trace, false, "a trace CSV to replay"),
     K("compute_efficiency", HW_KEY_PROBABILITY, compute_efficiency, false,
       "share of the kernel model's rate sustained (0: the GPU's training_efficiency)"),
@@ -402,9 +403,10 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     if (!hw_keys_check_range(path, "scenario", "nodes", f->nodes, 0, 100000, error))
         return false;
     s->nodes = (uint32_t)f->nodes;
-    if (f->fidelity != NULL && !net_fidelity_parse(f->fidelity, &s->fidelity))
-        return hw_keys_fail(error, path, "scenario", "fidelity", "'%s' is not one of: flow, packet",
-                            f->fidelity);
+    s->analytic = f->fidelity != NULL && strcmp(f->fidelity, "analytic") == 0;
+    if (f->fidelity != NULL && !s->analytic && !net_fidelity_parse(f->fidelity, &s->fidelity))
+        return hw_keys_fail(error, path, "scenario", "fidelity",
+                            "'%s' is not one of: flow, packet, analytic", f->fidelity);
     if (s->trace_path != NULL)
         return true;
     if (f->model == NULL)
@@ -554,6 +556,7 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
     WorkScenario *s = g_new0(WorkScenario, 1);
     s->path = g_strdup(name);
     s->fidelity = NET_FIDELITY_FLOW;
+    s->analytic = false;
     s->faults = topo_faults_new();
     ok = ok && topo_faults_load(s->faults, kf, name, error);
     if (ok && f.trace == NULL && !g_key_file_has_group(kf, "batch")) {
@@ -568,6 +571,12 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
         return NULL;
     }
     return s;
+}
+
+const char *
+work_scenario_fidelity_name(const WorkScenario *s)
+{
+    return s->analytic ? "analytic" : net_fidelity_name(s->fidelity);
 }
 
 void

@@ -7,7 +7,7 @@
  *
  *   [scenario]  name (text), system (a models/system id), nodes (0: as
  *               many as the layout needs), model (a models/llm id),
- *               fidelity (flow | packet), trace (a trace CSV to replay
+ *               fidelity (flow | packet | analytic), trace (a trace CSV to replay
  *               instead of generating the step; report-trace.h),
  *               compute_efficiency (0: the GPU's fitted training_efficiency)
  *   [layout]    tp, pp, dp (or gpus = tp pp dp; a --set of either
@@ -50,7 +50,8 @@ typedef struct WorkScenario {
     uint32_t nodes; /* 0: what the layout needs */
     char *model_id;
     char *trace_path; /* NULL: generate */
-    NetFidelity fidelity;
+    NetFidelity fidelity; /* of the network; flow when analytic */
+    bool analytic;        /* fidelity = analytic: see work_replay_stragglers */
     WorkLayout layout;
     WorkModel *model;
     WorkGenOptions gen;
@@ -60,6 +61,9 @@ typedef struct WorkScenario {
      * time (work_replay_sampled), the bins' first width in ps; 0: none. */
     uint64_t link_bin_ps;
 } WorkScenario;
+
+/* "flow", "packet" or "analytic". */
+const char *work_scenario_fidelity_name(const WorkScenario *s);
 
 /* The built-in study nvlsim run does with no argument. */
 extern const char work_scenario_default[];

@@ -539,7 +539,22 @@ for f in "$top_srcdir"/scenarios/*.ini; do
             "expected $(cat "$tmp/study-dp")"
         n_fail=$((n_fail + 1))
     fi
+    # The analytic tier (each call alone, no shared network) within 3% of
+    # the flow replay, and never above it: contention only adds (1 s more).
+    if "$nvlsim" run -q "$f" --set fidelity=analytic >"$tmp/study-analytic" 2>&1 &&
+        awk -v flow="$(cat "$tmp/study-dp")" '{exit !($1 <= flow && $1 >= flow / 1.03)}' \
+            "$tmp/study-analytic"; then
+        echo "ok: run -q $(basename "$f") at the analytic tier: $(cat "$tmp/study-analytic") s," \
+            "flow $(cat "$tmp/study-dp") s"
+    else
+        echo "FAIL: run -q $(basename "$f") --set fidelity=analytic: $(cat "$tmp/study-analytic")," \
+            "expected within 3% below the flow replay's $(cat "$tmp/study-dp")"
+        n_fail=$((n_fail + 1))
+    fi
 done
+expect 0 out "flow / analytic = 1.0" -- explain run "$top_srcdir/scenarios/mixtral-8x7b-ep8.ini"
+expect 1 err "'fast' is not one of: flow, packet, analytic" -- \
+    run -q "$top_srcdir/scenarios/mixtral-8x7b-ep8.ini" --set fidelity=fast
 
 # nvlsim coll: nccl-tests' table with what ran; sizes in nccl-tests' form;
 # bad options are usage errors, a system that cannot host the GPUs too.
@@ -873,7 +888,7 @@ expect 2 err "--algo: 'frob': expected" -- explain coll --algo frob
 expect 2 err "NCCL cannot run all_gather with algorithm tree" -- explain coll --op all_gather --algo tree
 printf '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntp = 2\npp = 2\ndp = 2\n[batch]\nglobal_batch = 8\n' >"$tmp/explain.ini"
 expect 0 out "## The pipeline bubble" -- explain run "$tmp/explain.ini"
-explained=$(awk '/^  step time / {print $3}' "$tmp/out" | tr -d ';')
+explained=$(awk '/^  step time / {print $3; exit}' "$tmp/out" | tr -d ';')
 ran=$("$nvlsim" run "$tmp/explain.ini" | awk '/^step time/ {print $3}')
 if [ -n "$ran" ] && [ "$explained" = "$ran" ]; then
     echo "ok: explain run's step time is run's ($ran s)"
