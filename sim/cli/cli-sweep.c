@@ -447,6 +447,8 @@ typedef struct SweepOptions {
     char *out;
     char *jobs;
     char *plot;
+    char *refine;
+    char *rank_by;
 } SweepOptions;
 
 #define OPT(field) CLI_OPTION_AT(SweepOptions, field)
@@ -456,6 +458,14 @@ static const GOptionEntry sweep_entries[] = {
      "The output folder (created; a rerun resumes it)", "DIR"},
     {"jobs", 'j', 0, G_OPTION_ARG_STRING, OPT(jobs),
      "Points simulated at once (default: one per core)", "N"},
+    {"refine", 0, 0, G_OPTION_ARG_STRING, OPT(refine),
+     "Every point at the analytic tier (fidelity = analytic), then the best K again at the "
+     "base's fidelity, both step times in DIR/refined.csv",
+     "K"},
+    {"rank-by", 0, 0, G_OPTION_ARG_STRING, OPT(rank_by),
+     "The result column --refine ranks by (default tokens_per_s; smallest first for a time "
+     "or memory column, _s but not _per_s, or _gib; else largest)",
+     "COLUMN"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
      "and layout.pp when swept, else the first two)",
@@ -497,14 +507,35 @@ const CliUsage cli_sweep_usage = {
     .entries = sweep_entries,
 };
 
+/* How many of the best points --refine confirms, and by what. */
+typedef struct SweepRefine {
+    uint32_t k; /* 0: no refinement */
+    const char *rank_by;
+} SweepRefine;
+
 static int
-sweep(const char *path, const char *dir, int jobs)
+sweep(const char *path, const char *dir, int jobs, const SweepRefine *refine)
 {
+    if (cli_sweep_mpi_launched() && refine->k > 0) {
+        fprintf(stderr, "nvlsim sweep: --refine runs on one machine: expected no mpirun\n");
+        return CLI_EXIT_USAGE;
+    }
     if (cli_sweep_mpi_launched())
         return cli_sweep_mpi(path, dir, jobs);
+    if (refine->k > 0) {
+        g_auto(GStrv) columns = g_strsplit(result_header, ",", -1);
+        if (!g_strv_contains((const char *const *)columns, refine->rank_by)) {
+            fprintf(stderr, "nvlsim sweep: --rank-by: '%s': expected a result column: %s\n",
+                    refine->rank_by, result_header);
+            return CLI_EXIT_USAGE;
+        }
+    }
     GError *error = NULL;
     g_autoptr(CliSweep) sweep = cli_sweep_load(path, &error);
-    g_autoptr(CliSweepOut) out = sweep != NULL ? cli_sweep_out_open(dir, sweep, &error) : NULL;
+    g_autofree char *event_base = NULL;
+    bool analytic = sweep != NULL && (refine->k == 0 ||
+                                      cli_sweep_set_analytic(sweep, &event_base, &error));
+    g_autoptr(CliSweepOut) out = analytic ? cli_sweep_out_open(dir, sweep, &error) : NULL;
     SweepRun run = {.sweep = sweep, .out = out};
     g_mutex_init(&run.lock);
     g_cond_init(&run.finished);
@@ -526,6 +557,20 @@ sweep(const char *path, const char *dir, int jobs)
            cli_sweep_out_results_path(out), sweep->n_points, n_ok, sweep->n_points - n_ok,
            run.n_missing, wall_s, wall_s > 0 ? run.n_missing / wall_s : 0.0, jobs,
            jobs == 1 ? "" : "s", cli_sweep_out_n_found(out));
+    if (refine->k == 0)
+        return CLI_EXIT_OK;
+    t0 = g_get_monotonic_time();
+    uint32_t n_refined = 0;
+    if (!cli_sweep_refine(sweep, event_base, dir, cli_sweep_out_results_path(out), refine->k,
+                          refine->rank_by, jobs, &n_refined, &error)) {
+        cli_print_error("sweep", error);
+        g_error_free(error);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    g_autofree char *refined = g_build_filename(dir, "refined.csv", NULL);
+    printf("%s: the best %u points by %s simulated again at the base's fidelity in %.2f s\n",
+           refined, n_refined, refine->rank_by,
+           (double)(g_get_monotonic_time() - t0) / 1e6);
     return CLI_EXIT_OK;
 }
 
@@ -600,6 +645,7 @@ cli_sweep(int argc, char **argv)
     g_autoptr(GOptionContext) context = cli_usage_context(&cli_sweep_usage, &o);
     int status = CLI_EXIT_USAGE;
     int jobs = 1;
+    guint64 refine_k = 0;
     if (!cli_parse_options(context, "sweep", &argc, &argv) || !parse_jobs(o.jobs, &jobs)) {
         status = CLI_EXIT_USAGE;
     } else if (argc != 2) {
@@ -610,13 +656,25 @@ cli_sweep(int argc, char **argv)
         status = CLI_EXIT_USAGE;
     } else if (o.plot != NULL && !plot_possible(argv[1], o.plot)) {
         status = CLI_EXIT_BAD_INPUT;
+    } else if (o.refine != NULL &&
+               (!g_ascii_string_to_unsigned(o.refine, 10, 1, CLI_SWEEP_MAX_POINTS, &refine_k,
+                                            NULL))) {
+        fprintf(stderr, "nvlsim sweep: --refine: '%s': expected a number of points from 1\n",
+                o.refine);
+    } else if (o.rank_by != NULL && o.refine == NULL) {
+        fprintf(stderr, "nvlsim sweep: --rank-by ranks the points --refine confirms: expected "
+                        "--refine K with it\n");
     } else {
-        status = sweep(argv[1], o.out, jobs);
+        SweepRefine refine = {.k = (uint32_t)refine_k,
+                              .rank_by = o.rank_by != NULL ? o.rank_by : "tokens_per_s"};
+        status = sweep(argv[1], o.out, jobs, &refine);
         if (status == CLI_EXIT_OK && o.plot != NULL)
             status = plot_sweep(argv[1], o.out, o.plot);
     }
     g_free(o.out);
     g_free(o.jobs);
     g_free(o.plot);
+    g_free(o.refine);
+    g_free(o.rank_by);
     return status;
 }

@@ -50,6 +50,21 @@ const char *cli_sweep_point_value(const CliSweep *sweep, uint32_t index, uint32_
 char *cli_sweep_header(const CliSweep *sweep);
 char *cli_sweep_point_row(const CliSweep *sweep, uint32_t index);
 
+/* --refine (cli-sweep-refine.c): makes sweep's base scenario run at the
+ * analytic tier ([scenario] fidelity = analytic), handing back its own
+ * text in *event_base (the caller frees it); false and an error when an
+ * axis sets scenario.fidelity. */
+bool cli_sweep_set_analytic(CliSweep *sweep, char **event_base, GError **error);
+/* Runs the best k ok points of results (by the column rank_by: smallest
+ * first for a time or memory column, "_s" but not "_per_s", or "_gib";
+ * else largest) on
+ * event_base, on jobs threads, and writes DIR/refined.csv: rank, the rank
+ * value, the analytic step time, the event tier's over it, then the point's
+ * row at the event tier; *n_refined points. */
+bool cli_sweep_refine(const CliSweep *sweep, const char *event_base, const char *dir,
+                      const char *results, uint32_t k, const char *rank_by, int jobs,
+                      uint32_t *n_refined, GError **error);
+
 /* Past one machine (cli-sweep-mpi.c): whether this process was started by
  * mpirun with more than one rank (and nvlsim is built with MPI); and the
  * sweep run over the ranks, rank 0 writing the folder. Returns the exit

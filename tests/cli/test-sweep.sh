@@ -107,6 +107,36 @@ else
     fail "--jobs 1 and --jobs 2 differ:"
     diff "$tmp/j1/results.csv" "$tmp/j2/results.csv"
 fi
+# --refine 3: every point at the analytic tier, then the best three by
+# tokens/s again at the base's fidelity (flow): refined.csv ranks them
+# (tokens/s not increasing), each flow row is the plain sweep's row for
+# that point, and flow over analytic is 1 to 1.03 (contention only adds).
+expect 0 "the best 3 points by tokens_per_s" -- \
+    "$tmp/sweep.ini" --out "$tmp/refined" --jobs 2 --refine 3
+if [ "$(wc -l <"$tmp/refined/refined.csv")" -eq 4 ] &&
+    awk -F, 'NR > 1 && ($4 < 1 || $4 > 1.03 || (NR > 2 && $2 > last)) {bad = 1} {last = $2}
+        END {exit bad}' "$tmp/refined/refined.csv"; then
+    ok "--refine 3 ranks 3 points, flow over analytic within 1..1.03"
+else
+    fail "refined.csv is not 3 ranked points within 3%:"
+    cat "$tmp/refined/refined.csv"
+fi
+cut -d, -f5- "$tmp/refined/refined.csv" | tail -n +2 | while IFS= read -r row; do
+    point=${row%%,*}
+    if grep -qxF -- "$row" "$tmp/j1/results.csv"; then
+        ok "refined point $point is the flow sweep's row"
+    else
+        fail "refined point $point differs from the flow sweep's row: $row"
+    fi
+done
+expect 0 "the best 1 points by step_time_s" -- \
+    "$tmp/sweep.ini" --out "$tmp/refined" --refine 1 --rank-by step_time_s
+expect 2 "--rank-by: 'bogus': expected a result column" -- \
+    "$tmp/sweep.ini" --out "$tmp/x" --refine 1 --rank-by bogus
+expect 2 "--rank-by ranks the points --refine confirms" -- \
+    "$tmp/sweep.ini" --out "$tmp/x" --rank-by mfu
+expect 2 "--refine: '0': expected a number of points from 1" -- \
+    "$tmp/sweep.ini" --out "$tmp/x" --refine 0
 # --plot: a heat map of the results (a resumed, finished sweep simulates
 # nothing and draws); without gnuplot the script is still written.
 expect 0 "0 simulated now" -- "$tmp/sweep.ini" --out "$tmp/j1" --plot "$tmp/heat.png"
