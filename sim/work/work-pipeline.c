@@ -16,14 +16,16 @@ uneven(const WorkLayout *l)
     return l->first_stage_layers > 0 || l->last_stage_layers > 0;
 }
 
-/* The layers the split gives each stage, the embedding and loss counted
- * when they are (Megatron's num_layers_per_pipeline_rank). */
+/* The layers the even split shares out: the model's, and the embedding
+ * and the loss where they count as layers. */
 static uint64_t
 counted_layers(const WorkLayout *l, const WorkModel *m)
 {
     return m->n_layers + l->account_for_embedding + l->account_for_loss;
 }
 
+/* Megatron's num_layers_per_pipeline_rank: a stage's layers before the
+ * counted embedding and loss come off its end chunks. */
 static uint64_t
 rank_layers(const WorkLayout *l, const WorkModel *m, uint32_t stage)
 {
