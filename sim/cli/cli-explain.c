@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "work/work-compute.h"
 #include "work/work-memory.h"
+#include "work/work-pipeline.h"
 
 #define OPT(field) CLI_OPTION_AT(ExplainOptions, field)
 
@@ -186,6 +187,12 @@ explain_run(const ExplainOptions *o, const char *path)
         printf("  (p - 1) / (m%s + p - 1) = %u / (%" G_GUINT64_FORMAT "%s + %u) = %.1f%% of the "
                "step with equal stages and free communication\n",
                inter ? " v" : "", l->pp - 1, mb, vp_text, l->pp - 1, 100.0 * ideal);
+        if (!work_pipeline_even(l, m)) {
+            g_autofree char *stages = work_pipeline_describe(l, m);
+            printf("  uneven stages (transformer layers each: %s): the slowest sets the pace of "
+                   "the steady state, the others' passes add to the bubble\n",
+                   stages);
+        }
     } else {
         printf("  none: one stage\n");
     }
@@ -197,10 +204,10 @@ explain_run(const ExplainOptions *o, const char *path)
     gib("weights", result.memory.weights_bytes);
     gib("gradients", result.memory.gradients_bytes);
     gib("optimizer states", result.memory.optimizer_bytes);
-    printf("  %-34s %10.3f GiB = %" G_GUINT64_FORMAT " in flight x %" G_GUINT64_FORMAT
-           " blocks x %.4g bytes (Korthikanti et al. 2022, Table 2)\n",
+    printf("  %-34s %10.3f GiB = %" G_GUINT64_FORMAT " blocks of %" G_GUINT64_FORMAT
+           " chunks in flight x %.4g bytes (Korthikanti et al. 2022, Table 2)\n",
            "activations", (double)result.memory.activations_bytes / (1 << 30),
-           result.memory.n_chunks_in_flight, result.memory.n_layers / l->vp,
+           result.memory.n_layers_in_flight, result.memory.n_chunks_in_flight,
            (double)work_memory_layer_activation_bytes(l, m));
     gib("embedding and output layers",
         result.memory.embedding_activations_bytes + result.memory.output_activations_bytes);

@@ -13,6 +13,7 @@
 #include "core/core-time.h"
 #include "hw/hw-keys.h"
 #include "hw/hw-models.h"
+#include "work/work-pipeline.h"
 #include "work/work-run.h"
 #include "report/report-chrome.h"
 #include "report/report-trace.h"
@@ -64,7 +65,14 @@ const CliUsage cli_run_usage = {
         "  [layout]    tp, pp, dp | gpus, vp, ep, sp, zero, recompute (none|selective|full),\n"
         "              schedule (gpipe|1f1b|interleaved), flash_attention, dp_overlap,\n"
         "              bucket_params; gpus makes dp gpus / (tp x pp), and a --set of\n"
-        "              gpus replaces the scenario's dp (of dp, its gpus)\n"
+        "              gpus replaces the scenario's dp (of dp, its gpus);\n"
+        "              first_stage_layers, last_stage_layers: layers of the first and of\n"
+        "              the last pipeline stage, the rest split evenly over the others\n"
+        "              (as Megatron-LM: at least one a stage; with vp > 1 each stage's\n"
+        "              a multiple of vp); account_for_embedding, account_for_loss\n"
+        "              (yes|no): the split counts the embedding as a layer of the first\n"
+        "              stage, the loss as one of the last (not with the two before);\n"
+        "              with none of the four, pp x vp must divide the layers\n"
         "  [batch]     global_batch, micro_batch, seq_len\n"
         "  [precision] math (bf16|fp16|fp8), param_bytes, grad_bytes, optimizer_bytes,\n"
         "              activation_bytes, dropout\n"
@@ -75,6 +83,10 @@ const CliUsage cli_run_usage = {
         "Megatron-LM's argument names, for --set (with _ or -):\n"
         "  tensor_model_parallel_size (tp), pipeline_model_parallel_size (pp),\n"
         "  virtual_pipeline_model_parallel_size (vp), expert_model_parallel_size (ep),\n"
+        "  decoder_first_pipeline_num_layers (first_stage_layers),\n"
+        "  decoder_last_pipeline_num_layers (last_stage_layers),\n"
+        "  account_for_embedding_in_pipeline_split (account_for_embedding),\n"
+        "  account_for_loss_in_pipeline_split (account_for_loss),\n"
         "  context_parallel_size (1 only: context parallelism is not modelled),\n"
         "  sequence_parallel (sp), recompute_granularity (recompute),\n"
         "  use_distributed_optimizer (zero 1; false: zero 0), micro_batch_size\n"
@@ -168,6 +180,10 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
                s->model->name, l->tp, l->pp, l->dp, l->vp, l->ep, l->sp ? "yes" : "no", l->zero,
                recompute_names[l->recompute], schedule_names[l->schedule], l->global_batch,
                l->seq_len, l->micro_batch, work_layout_microbatches(l));
+        if (!work_pipeline_even(l, s->model)) {
+            g_autofree char *stages = work_pipeline_describe(l, s->model);
+            printf("# pipeline stages (transformer layers each): %s\n", stages);
+        }
     } else {
         printf("# trace %s: %u GPUs\n", s->trace_path, r->n_gpus);
     }

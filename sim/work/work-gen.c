@@ -8,6 +8,7 @@
 #include "core/core-time.h"
 
 #include "work/work-memory.h"
+#include "work/work-pipeline.h"
 
 /* One piece of a block's pass: a run of kernels, or a collective between
  * two runs. */
@@ -27,7 +28,6 @@ typedef struct Gen {
     const WorkGenOptions *o;
     WorkStream *s;
     uint32_t m;                         /* microbatches */
-    uint32_t chunk_layers;              /* blocks per model chunk */
     uint32_t n_chunks;                  /* virtual stages: pp vp */
     GArray *fwd, *bwd, *rec;            /* Item, one block */
     GArray *embed_fwd, *embed_bwd;      /* Item */
@@ -382,7 +382,8 @@ forward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk)
     else
         emit_items(g, r, g->embed_fwd, label);
     uint32_t prev_first = WORK_NONE;
-    for (uint32_t b = 0; b < g->chunk_layers; b++) {
+    uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
+    for (uint64_t b = 0; b < blocks; b++) {
         gather_block(g, r, prev_first);
         r->first_of_block = WORK_NONE;
         emit_items(g, r, g->fwd, label);
@@ -417,7 +418,8 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
                        false, false);
     }
     uint32_t prev_first = WORK_NONE;
-    for (uint32_t b = 0; b < g->chunk_layers; b++) {
+    uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
+    for (uint64_t b = 0; b < blocks; b++) {
         gather_block(g, r, prev_first);
         r->first_of_block = WORK_NONE;
         emit_items(g, r, g->rec, label);
@@ -444,53 +446,6 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
     } else {
         transfer(g, r, WORK_TASK_SEND, (vs - 1) % g->l->pp, label);
     }
-}
-
-/* The schedule of stage p: (forward?, microbatch, chunk) in order. */
-typedef struct Slot {
-    bool fwd;
-    uint32_t mb, chunk;
-} Slot;
-
-static Slot
-interleaved_slot(const Gen *g, bool fwd, uint32_t k)
-{
-    uint32_t pp = g->l->pp, vp = g->l->vp;
-    uint32_t chunk = (k / pp) % vp;
-    return (Slot){fwd, (k / (pp * vp)) * pp + k % pp, fwd ? chunk : vp - 1 - chunk};
-}
-
-static GArray *
-schedule(const Gen *g, uint32_t p)
-{
-    GArray *slots = g_array_new(FALSE, FALSE, sizeof(Slot));
-    uint32_t m = g->m, pp = g->l->pp;
-    if (g->l->schedule == WORK_SCHEDULE_GPIPE) {
-        for (uint32_t i = 0; i < m; i++)
-            g_array_append_val(slots, ((Slot){true, i, 0}));
-        for (uint32_t i = m; i-- > 0;)
-            g_array_append_val(slots, ((Slot){false, i, 0}));
-        return slots;
-    }
-    uint32_t total = m * g->l->vp;
-    uint32_t warmup = g->l->schedule == WORK_SCHEDULE_INTERLEAVED
-                          ? (pp - p - 1) * 2 + (g->l->vp - 1) * pp
-                          : pp - p - 1;
-    warmup = MIN(warmup, total);
-    for (uint32_t k = 0; k < warmup; k++) {
-        Slot f = interleaved_slot(g, true, k);
-        g_array_append_val(slots, f);
-    }
-    for (uint32_t i = 0; i < total - warmup; i++) {
-        Slot f = interleaved_slot(g, true, warmup + i), b = interleaved_slot(g, false, i);
-        g_array_append_val(slots, f);
-        g_array_append_val(slots, b);
-    }
-    for (uint32_t k = total - warmup; k < total; k++) {
-        Slot b = interleaved_slot(g, false, k);
-        g_array_append_val(slots, b);
-    }
-    return slots;
 }
 
 static void
@@ -541,35 +496,35 @@ finish_step(Gen *g, Rank *r)
 static void
 emit_rank(Gen *g, Rank *r)
 {
-    GArray *slots = schedule(g, r->p);
+    GArray *slots = work_pipeline_schedule(g->l, r->p);
     /* The slot of each chunk's last backward: its gradients are final. */
     uint32_t last_bwd[g->l->vp];
     for (guint i = 0; i < slots->len; i++) {
-        const Slot *s = &g_array_index(slots, Slot, i);
-        if (!s->fwd)
+        const WorkSlot *s = &g_array_index(slots, WorkSlot, i);
+        if (!s->forward)
             last_bwd[s->chunk] = i;
     }
     bool overlap = g->o->dp_overlap;
     for (guint i = 0; i < slots->len; i++) {
-        const Slot *s = &g_array_index(slots, Slot, i);
-        if (s->fwd)
-            forward(g, r, s->mb, s->chunk);
+        const WorkSlot *s = &g_array_index(slots, WorkSlot, i);
+        if (s->forward)
+            forward(g, r, s->microbatch, s->chunk);
         else
-            backward(g, r, s->mb, s->chunk, overlap && last_bwd[s->chunk] == i);
+            backward(g, r, s->microbatch, s->chunk, overlap && last_bwd[s->chunk] == i);
     }
     if (!overlap) {
         /* Every gradient at once, after the last backward. */
         uint64_t dense = 0, expert = 0;
         WorkMemory mem;
         work_memory_stage(g->l, g->model, r->p, &mem);
-        expert = g->block_expert * g->chunk_layers * g->l->vp;
+        expert = g->block_expert * mem.n_layers;
         dense = mem.n_params - expert;
         if (zero3(g)) {
-            for (uint32_t b = 0; b < g->chunk_layers * g->l->vp; b++) {
+            for (uint64_t b = 0; b < mem.n_layers; b++) {
                 r->bucket = g->block_dense;
                 bucket_add(g, r, 0, false, true);
             }
-            dense -= g->block_dense * g->chunk_layers * g->l->vp;
+            dense -= g->block_dense * mem.n_layers;
         }
         while (dense > 0) {
             uint64_t part = MIN(dense, g->bucket_params);
@@ -603,7 +558,6 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
                                                    : 1.0;
     g.m = (uint32_t)work_layout_microbatches(layout);
     g.n_chunks = layout->pp * layout->vp;
-    g.chunk_layers = (uint32_t)(model->n_layers / g.n_chunks);
     g.act_bytes =
         layout->micro_batch * layout->seq_len * model->hidden_size * layout->activation_bytes;
     g.fwd = pass_items(&g, work_compute_block, WORK_PASS_FORWARD, true);

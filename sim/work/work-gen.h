@@ -9,16 +9,17 @@
  * replicas follow each other.
  *
  * A rank's step, for the microbatches and model chunks in the schedule's
- * order (GPipe: every forward, then the backwards last first; 1F1B:
- * pp - p - 1 warm-up forwards, then one forward one backward, then the
- * rest; interleaved: Megatron's order over vp chunks, with
- * 2 (pp - p - 1) + (vp - 1) pp warm-up forwards):
+ * order (work_pipeline_schedule; GPipe: every forward, then the
+ * backwards last first; 1F1B: pp - p - 1 warm-up forwards, then one
+ * forward one backward, then the rest; interleaved: Megatron's order over
+ * vp chunks, with 2 (pp - p - 1) + (vp - 1) pp warm-up forwards):
  *   - a chunk's forward receives its input from the previous stage (SEND
  *     and RECV of b s h / tp activations: Megatron's scatter-gather, then an
  *     all-gather in the tensor group without sequence parallelism), runs
- *     its blocks, and sends its output on; its backward does the same with
- *     gradients in the other direction, after replaying the forward
- *     kernels that recompute keeps (work-compute);
+ *     its blocks (the chunk's own count, even or uneven: work-pipeline.h;
+ *     the transfers' bytes do not depend on it), and sends its output on; its backward does the
+ * same with gradients in the other direction, after replaying the forward kernels that recompute
+ * keeps (work-compute);
  *   - a block's kernels are cut into compute tasks at its tensor-parallel
  *     collectives: forward, an all-reduce of b s h after the attention
  *     projection and after the FFN (sequence parallel: an all-gather before

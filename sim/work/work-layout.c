@@ -1,8 +1,10 @@
 /* Checks of a parallel layout against a model: every count positive, and
- * every split even, as Megatron-LM demands before it builds a model (its
- * training/arguments.py and core TransformerConfig checks). A layout that
- * fails names the key to change, the values and the model; one that passes
- * can be split into equal ranks, so later stages never round.
+ * every split one Megatron-LM can make before it builds a model (its
+ * training/arguments.py and core TransformerConfig checks): even over the
+ * tensor-parallel ranks, and over the pipeline stages evenly or as its
+ * uneven rules allow (work-pipeline.h). A layout that fails names the key
+ * to change, the values and the model; one that passes splits without a
+ * remainder, so later stages never round.
  * Sources: Narayanan et al., SC21 (the interleaved schedule's conditions);
  * NVIDIA/Megatron-LM commit f7dfb99 (2025: tp larger than the key/value
  * heads by sub-sharding them).
@@ -10,6 +12,7 @@
 #include "work/work-layout.h"
 
 #include "hw/hw-keys.h"
+#include "work/work-pipeline.h"
 
 static bool
 check_positive(const char *key, uint64_t value, GError **error)
@@ -94,34 +97,23 @@ check_tp(const WorkLayout *l, const WorkModel *m, GError **error)
     return true;
 }
 
-/* Megatron: layers divisible by pp, and with the interleaved schedule the
- * stage's layers by vp; interleaving needs pp > 1 (> 2 unless p2p overlap
- * is on; we take the looser rule). */
+/* Megatron: vp > 1 is the interleaved schedule, which needs pp > 1 (> 2
+ * unless p2p overlap is on; we take the looser rule); then the layers split
+ * over the stages and their chunks as work-pipeline.h says. */
 static bool
 check_pipeline(const WorkLayout *l, const WorkModel *m, GError **error)
 {
-    if (m->n_layers % l->pp != 0)
-        return hw_keys_failf(error, "pp: %u does not divide the %" G_GUINT64_FORMAT " layers of %s",
-                             l->pp, m->n_layers, m->name);
     bool interleaved = l->schedule == WORK_SCHEDULE_INTERLEAVED;
     if (l->vp > 1 && !interleaved)
         return hw_keys_failf(error, "vp: %u needs the interleaved schedule; expected vp 1 with %s",
                              l->vp, l->schedule == WORK_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
-    if (!interleaved)
-        return true;
-    if (l->vp < 2)
+    if (interleaved && l->vp < 2)
         return hw_keys_failf(error,
                              "schedule: interleaved needs vp > 1 (with vp 1 it is plain 1F1B)");
-    if (l->pp < 2)
+    if (interleaved && l->pp < 2)
         return hw_keys_failf(error, "vp: %u needs pp > 1 (there are no stages to interleave)",
                              l->vp);
-    uint64_t stage_layers = m->n_layers / l->pp;
-    if (stage_layers % l->vp != 0)
-        return hw_keys_failf(error,
-                             "vp: %u does not divide the %" G_GUINT64_FORMAT
-                             " layers of each of the %u pipeline stages of %s",
-                             l->vp, stage_layers, l->pp, m->name);
-    return true;
+    return work_pipeline_check(l, m, error);
 }
 
 /* The batch splits into dp replicas of micro_batch-sized microbatches.

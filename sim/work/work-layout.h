@@ -44,6 +44,16 @@ typedef struct WorkLayout {
     WorkZero zero;
     WorkRecompute recompute;
     WorkSchedule schedule;
+    /* Uneven pipeline stages, Megatron-LM's --decoder-first-pipeline-num-
+     * layers and --decoder-last-pipeline-num-layers: the transformer layers
+     * of the first and of the last stage, the others splitting the rest
+     * evenly; 0: not given. */
+    uint32_t first_stage_layers, last_stage_layers;
+    /* Megatron-LM's account_for_embedding_in_pipeline_split and
+     * account_for_loss_in_pipeline_split: the split counts the embedding as
+     * a layer of the first stage's first chunk, the loss as one of the last
+     * stage's last chunk, which hold one transformer layer fewer each. */
+    bool account_for_embedding, account_for_loss;
     uint64_t global_batch;     /* sequences per step */
     uint64_t micro_batch;      /* sequences per microbatch */
     uint64_t seq_len;          /* tokens per sequence */
@@ -79,8 +89,8 @@ work_layout_microbatches(const WorkLayout *layout)
 #define WORK_LAYOUT_MAX_MICRO_TOKENS (UINT64_C(1) << 24)
 #define WORK_LAYOUT_MAX_MICROBATCHES (UINT64_C(1) << 16)
 
-/* Checks that layout splits model evenly, as Megatron-LM requires (its
- * argument and TransformerConfig checks). NULL error and true on success;
+/* Checks that layout splits model as Megatron-LM can (its argument and
+ * TransformerConfig checks). NULL error and true on success;
  * otherwise an HW_KEY_ERROR_INVALID error whose message starts with the key
  * and names the values and the model ("tp: 3 does not divide the 64 heads
  * of Llama 3 70B"), and false. The rules, in the order checked:
@@ -95,10 +105,11 @@ work_layout_microbatches(const WorkLayout *layout)
  *               heads; either way every rank holds 1/tp of the weights);
  *   sp          seq_len divisible by tp (each rank holds s / tp tokens); sp
  *               with tp = 1 is allowed and changes nothing;
- *   pp, vp      pp divides layers; vp > 1 only with the interleaved schedule,
- *               which needs vp > 1, pp > 1, (layers / pp) divisible by vp
- *               and microbatches a multiple of pp (Megatron's default group
- *               of pp microbatches per virtual stage);
+ *   pp, vp      vp > 1 only with the interleaved schedule, which needs
+ *               vp > 1, pp > 1 and microbatches a multiple of pp (Megatron's
+ *               default group of pp microbatches per virtual stage); the
+ *               layers split over the stages and their vp chunks by
+ *               Megatron's rules (work_pipeline_check, work-pipeline.h);
  *   batch       global_batch a multiple of dp x micro_batch;
  *   ep          1 for a dense model; else divides experts and dp (expert
  *               ranks lie inside the data-parallel group).

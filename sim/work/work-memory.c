@@ -1,6 +1,7 @@
 /* Per-GPU memory of a training layout, in bytes, as closed forms of the
  * model's shape: Megatron-LM's placement of parameters (tensor-parallel
- * shards, pipeline stages, ZeRO shards over the data-parallel group) and
+ * shards, pipeline stages of their own layer counts, work-pipeline.h, ZeRO
+ * shards over the data-parallel group) and
  * Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
  * Transformer Models", Table 2 and Sections 4.2.3 and 4.3) for activations,
  * times what each pipeline schedule keeps in flight (Megatron-LM's
@@ -12,6 +13,7 @@
 #include "work/work-memory.h"
 
 #include "work/work-compute.h"
+#include "work/work-pipeline.h"
 
 static uint64_t
 mul(uint64_t a, uint64_t b)
@@ -97,7 +99,7 @@ work_memory_block_params(const WorkLayout *layout, const WorkModel *model, uint6
 static StageParams
 stage_params(const WorkLayout *l, const WorkModel *m, uint32_t stage)
 {
-    uint64_t n_layers = m->n_layers / l->pp;
+    uint64_t n_layers = work_pipeline_stage_layers(l, m, stage);
     StageParams block = block_params(l, m);
     StageParams p = {.dense = n_layers * block.dense, .expert = n_layers * block.expert};
     uint64_t embedding = work_compute_vocab_padded(m, l->tp) / l->tp * m->hidden_size;
@@ -214,9 +216,8 @@ fill_activations(const WorkLayout *l, const WorkModel *m, uint32_t stage, WorkMe
     uint64_t tokens = mul(s, b), outside_tokens = l->sp ? mul(s / t, b) : tokens;
     out->n_chunks_in_flight = work_memory_chunks_in_flight(l, stage);
     out->n_microbatches_in_flight = ceil_div(out->n_chunks_in_flight, l->vp);
-    uint64_t chunk_layers = m->n_layers / ((uint64_t)l->pp * l->vp);
-    out->activations_bytes =
-        mul(mul(out->n_chunks_in_flight, chunk_layers), work_memory_layer_activation_bytes(l, m));
+    out->n_layers_in_flight = work_pipeline_layers_in_flight(l, m, stage);
+    out->activations_bytes = mul(out->n_layers_in_flight, work_memory_layer_activation_bytes(l, m));
     out->embedding_activations_bytes = 0;
     out->output_activations_bytes = 0;
     if (stage == 0)
@@ -237,7 +238,8 @@ work_memory_stage(const WorkLayout *layout, const WorkModel *model, uint32_t sta
 {
     g_return_if_fail(layout != NULL && model != NULL && memory != NULL);
     g_return_if_fail(stage < layout->pp);
-    *memory = (WorkMemory){.stage = stage, .n_layers = model->n_layers / layout->pp};
+    *memory =
+        (WorkMemory){.stage = stage, .n_layers = work_pipeline_stage_layers(layout, model, stage)};
     StageParams params = stage_params(layout, model, stage);
     fill_states(layout, &params, memory);
     fill_activations(layout, model, stage, memory);

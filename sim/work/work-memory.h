@@ -14,10 +14,11 @@
 
 typedef struct WorkMemory {
     uint32_t stage;                       /* the pipeline stage, 0 to pp - 1 */
-    uint64_t n_layers;                    /* transformer blocks on the stage: layers / pp */
+    uint64_t n_layers;                    /* transformer blocks on the stage (work-pipeline.h) */
     uint64_t n_params;                    /* parameters one GPU of the stage holds before ZeRO */
     uint64_t n_chunks_in_flight;          /* (microbatch, model chunk) pairs stored at the peak */
     uint64_t n_microbatches_in_flight;    /* n_chunks_in_flight / vp, rounded up */
+    uint64_t n_layers_in_flight;          /* blocks of those chunks, at the peak */
     uint64_t weights_bytes;               /* working copy, param_bytes each; / dp with ZeRO-3 */
     uint64_t gradients_bytes;             /* grad_bytes each; / dp with ZeRO-2 and 3 */
     uint64_t optimizer_bytes;             /* optimizer_bytes each; / dp with ZeRO-1, 2, 3 */
@@ -39,8 +40,8 @@ typedef struct WorkMemory {
 uint64_t work_memory_layer_activation_bytes(const WorkLayout *layout, const WorkModel *model);
 
 /* (microbatch, model chunk) pairs whose forward pass stage has run and
- * whose backward pass it has not, at the peak; a chunk is layers / (pp vp)
- * blocks. With m microbatches per pipeline (Megatron-LM's schedules.py,
+ * whose backward pass it has not, at the peak (a chunk's blocks:
+ * work_pipeline_chunk_layers). With m microbatches per pipeline (Megatron-LM's schedules.py,
  * get_pp_rank_microbatches):
  *   GPipe        m (every forward before any backward);
  *   1F1B         min(pp - stage, m);

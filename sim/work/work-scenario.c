@@ -39,7 +39,8 @@ typedef struct ScenarioFile {
     double compute_efficiency;
     uint64_t nodes;
     uint64_t tp, pp, dp, gpus, vp, ep, zero, bucket_params;
-    bool sp, flash_attention, dp_overlap, dropout;
+    uint64_t first_stage_layers, last_stage_layers;
+    bool sp, flash_attention, dp_overlap, dropout, account_for_embedding, account_for_loss;
     char *recompute, *schedule;
     uint64_t global_batch, micro_batch, seq_len;
     char *math;
@@ -72,6 +73,14 @@ static const HwKey layout_keys[] = {
     K("dp", HW_KEY_COUNT, dp, false, "data-parallel replicas"),
     K("gpus", HW_KEY_COUNT, gpus, false, "tp x pp x dp, instead of dp"),
     K("vp", HW_KEY_COUNT, vp, false, "virtual stages per pipeline rank"),
+    K("first_stage_layers", HW_KEY_COUNT, first_stage_layers, false,
+      "transformer layers of the first pipeline stage (default: an even split)"),
+    K("last_stage_layers", HW_KEY_COUNT, last_stage_layers, false,
+      "transformer layers of the last pipeline stage (default: an even split)"),
+    K("account_for_embedding", HW_KEY_BOOL, account_for_embedding, false,
+      "count the embedding as a layer of the first stage"),
+    K("account_for_loss", HW_KEY_BOOL, account_for_loss, false,
+      "count the loss as a layer of the last stage"),
     K("ep", HW_KEY_COUNT, ep, false, "expert-parallel ranks"),
     K("sp", HW_KEY_BOOL, sp, false, "sequence parallelism"),
     K("zero", HW_KEY_COUNT, zero, false, "ZeRO stage 0 to 3"),
@@ -181,6 +190,10 @@ static const Alias megatron_names[] = {
     {"tensor_model_parallel_size", "layout", "tp"},
     {"pipeline_model_parallel_size", "layout", "pp"},
     {"virtual_pipeline_model_parallel_size", "layout", "vp"},
+    {"decoder_first_pipeline_num_layers", "layout", "first_stage_layers"},
+    {"decoder_last_pipeline_num_layers", "layout", "last_stage_layers"},
+    {"account_for_embedding_in_pipeline_split", "layout", "account_for_embedding"},
+    {"account_for_loss_in_pipeline_split", "layout", "account_for_loss"},
     {"expert_model_parallel_size", "layout", "ep"},
     {"context_parallel_size", NULL, NULL},
     {"sequence_parallel", "layout", "sp"},
@@ -390,6 +403,27 @@ check_stragglers(const WorkScenario *s, const char *path, GError **error)
     return true;
 }
 
+/* [layout] first_stage_layers and last_stage_layers: absent (0 in the
+ * layout: an even split), or at least 1, as Megatron-LM demands; whether
+ * they split the model is work_layout_check's to say. */
+static bool
+check_stage_layers(const ScenarioFile *f, const char *path, GKeyFile *kf, GError **error)
+{
+    const char *keys[] = {"first_stage_layers", "last_stage_layers"};
+    const uint64_t values[] = {f->first_stage_layers, f->last_stage_layers};
+    for (unsigned i = 0; i < G_N_ELEMENTS(keys); i++) {
+        if (!g_key_file_has_key(kf, "layout", keys[i], NULL))
+            continue;
+        if (values[i] == 0)
+            return hw_keys_fail(error, path, "layout", keys[i],
+                                "0; expected at least 1 (every stage holds a layer; without the "
+                                "key the layers split evenly)");
+        if (!hw_keys_check_range(path, "layout", keys[i], values[i], 1, 1u << 20, error))
+            return false;
+    }
+    return true;
+}
+
 /* The file's values into a scenario, with the defaults of work-scenario.h. */
 static bool
 resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *models_dir,
@@ -451,6 +485,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
                 path, "precision", byte_keys[i], byte_values[i], i == 2 ? 0 : 1,
                 i == 2 ? WORK_LAYOUT_MAX_OPTIMIZER_BYTES : WORK_LAYOUT_MAX_VALUE_BYTES, error))
             return false;
+    if (!check_stage_layers(f, path, kf, error))
+        return false;
     uint64_t dp = f->dp;
     if (g_key_file_has_key(kf, "layout", "gpus", NULL)) {
         if (g_key_file_has_key(kf, "layout", "dp", NULL))
@@ -479,6 +515,10 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         .zero = (WorkZero)f->zero,
         .recompute = (WorkRecompute)recompute,
         .schedule = (WorkSchedule)schedule,
+        .first_stage_layers = (uint32_t)f->first_stage_layers,
+        .last_stage_layers = (uint32_t)f->last_stage_layers,
+        .account_for_embedding = f->account_for_embedding,
+        .account_for_loss = f->account_for_loss,
         .global_batch = f->global_batch,
         .micro_batch = f->micro_batch,
         .seq_len = f->seq_len != 0 ? f->seq_len : s->model->seq_len,

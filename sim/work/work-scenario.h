@@ -15,7 +15,10 @@
  *               zero (0 to 3), recompute (none | selective | full),
  *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
  *               interleaved when vp > 1), flash_attention (yes),
- *               dp_overlap (yes), bucket_params (0: Megatron's default)
+ *               dp_overlap (yes), bucket_params (0: Megatron's default),
+ *               first_stage_layers, last_stage_layers (an even split),
+ *               account_for_embedding, account_for_loss (no): how the
+ *               layers split over the stages (work-pipeline.h)
  *   [batch]     global_batch, micro_batch (1), seq_len (the model's)
  *   [precision] math (bf16 | fp16 | fp8: the linear layers), param_bytes
  *               (2), grad_bytes (4), optimizer_bytes (12),

@@ -9,11 +9,14 @@
  * reduce-scatter and all-gather with ZeRO 1 and 2, per-block gathers with
  * ZeRO 3); symmetric and fully detailed steps replay alike; the
  * schedules do the same work, GPipe and 1F1B in the same time within
- * their transfers and the interleaved one in less. */
+ * their transfers and the interleaved one in less; uneven stages do the
+ * same work as even ones, and a 1F1B step over them is its closed form,
+ * the slowest stage setting the steady state, to the picosecond. */
 #include <string.h>
 
 #include "work/work-gen.h"
 #include "work/work-memory.h"
+#include "work/work-pipeline.h"
 #include "work-suites.h"
 
 static WorkLayout
@@ -579,6 +582,207 @@ START_TEST(schedules_same_work_bubbles_as_expected)
 }
 END_TEST
 
+/* ---- Uneven stages. ---- */
+
+typedef void (*OpsFn)(GArray *, WorkPass, const WorkModel *, const WorkLayout *,
+                      const WorkComputeConfig *);
+
+/* The time of one pass of fn's kernels on gpu, as the generator sums them
+ * at efficiency 1. */
+static uint64_t
+pass_ps(OpsFn fn, WorkPass pass, const WorkModel *m, const WorkLayout *l,
+        const WorkComputeConfig *config, const HwGpu *gpu)
+{
+    GArray *ops = work_compute_ops_new();
+    fn(ops, pass, m, l, config);
+    uint64_t ps = work_compute_ops_ps(ops, gpu);
+    g_array_unref(ops);
+    return ps;
+}
+
+/* The optimizer step of stage (no ZeRO: over all its parameters). */
+static uint64_t
+optimizer_ps(const WorkModel *m, const WorkLayout *l, uint32_t stage, const HwGpu *gpu)
+{
+    WorkMemory mem;
+    work_memory_stage(l, m, stage, &mem);
+    GArray *ops = work_compute_ops_new();
+    work_compute_optimizer(ops, l, mem.n_params, mem.n_params);
+    uint64_t ps = work_compute_ops_ps(ops, gpu);
+    g_array_unref(ops);
+    return ps;
+}
+
+/* One transfer of bytes from GPU a to b alone, as the replayer runs it. */
+static uint64_t
+transfer_alone_ps(const WorkTestFabric *f, uint32_t a, uint32_t b, uint64_t bytes)
+{
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    WorkTask t = {.kind = WORK_TASK_SEND,
+                  .category = WORK_CAT_PP,
+                  .rank = a,
+                  .group = WORK_NONE,
+                  .peer = b,
+                  .bytes = bytes};
+    work_stream_add(s, &t, NULL, 0, NULL);
+    t = (WorkTask){.kind = WORK_TASK_RECV,
+                   .category = WORK_CAT_PP,
+                   .rank = b,
+                   .group = WORK_NONE,
+                   .peer = a,
+                   .bytes = bytes};
+    work_stream_add(s, &t, NULL, 0, NULL);
+    WorkReplayResult res;
+    work_test_replay(f, s, "one transfer", &res);
+    uint64_t ps = res.step_ps;
+    work_replay_result_clear(&res);
+    return ps;
+}
+
+/* The wide model's 8 layers split unevenly, tp 1 and dp 1 (no tensor- or
+ * data-parallel collectives; untied embeddings, so no embedding
+ * all-reduce either), m = 4 microbatches of 1F1B at efficiency 1. Stage
+ * p's forward F_p and backward B_p are its blocks' passes, n_p f and n_p b,
+ * plus the embedding's on the first stage and the output layer's on the
+ * last; O_p is its optimizer step and T one transfer of b s h e between
+ * neighbours alone. When the last stage is the slowest (F_0 + B_0 + 2 T <=
+ * F_1 + B_1), it runs without a gap once its first input has come
+ * (F_0 + T after the start, more stages adding their forwards and T each)
+ * and sets the steady state: the step is the other stages' passes, the
+ * transfers and m (F_k + B_k) of the slowest stage k, then the optimizer
+ * that ends last; with pp 2:
+ *   F_0 + T + m (F_1 + B_1) + max(T + B_0 + O_0, O_1),
+ * and with pp 3 (stages of 1, 2, 5 layers):
+ *   F_0 + F_1 + 2 T + m (F_2 + B_2) + max(2 T + B_1 + B_0 + O_0, T + B_1 + O_1, O_2).
+ * When the first stage is the slowest (F_0 >= F_1 + B_1 + 2 T), it never
+ * waits: m (F_0 + B_0) + O_0, unless the last stage ends later, its last
+ * backward starting T after stage 0's last forward, 2 B_0 before stage 0's
+ * end. The even split (4, 4) is the textbook (m + pp - 1)(F + B) and is
+ * not tested here. */
+static const struct {
+    uint32_t pp, first, last;
+} uneven_cases[] = {{2, 2, 6}, {3, 1, 5}, {2, 7, 1}};
+
+START_TEST(uneven_1f1b_step_is_the_closed_form)
+{
+    uint32_t pp = uneven_cases[_i].pp, m = 4;
+    g_autoptr(WorkModel) model = wide_model();
+    model->tied_embeddings = false;
+    WorkLayout l = layout_of(1, pp, 1, m);
+    l.seq_len = model->seq_len;
+    l.first_stage_layers = uneven_cases[_i].first;
+    l.last_stage_layers = uneven_cases[_i].last;
+    g_autofree char *what = g_strdup_printf("uneven case %d (pp %u: %u, ..., %u)", _i, pp,
+                                            l.first_stage_layers, l.last_stage_layers);
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    WorkGenOptions o;
+    work_gen_options_init(&o, model);
+    o.symmetric = false;
+    o.compute_efficiency = 1.0;
+    g_autoptr(WorkStream) s = gen(model, &l, &o, what);
+    const HwGpu *gpu = f.system->gpu;
+    const WorkComputeConfig *cc = &o.compute;
+    uint64_t fb = pass_ps(work_compute_block, WORK_PASS_FORWARD, model, &l, cc, gpu);
+    uint64_t bb = pass_ps(work_compute_block, WORK_PASS_BACKWARD, model, &l, cc, gpu);
+    uint64_t F[3], B[3], O[3];
+    for (uint32_t p = 0; p < pp; p++) {
+        uint64_t n = work_pipeline_stage_layers(&l, model, p);
+        F[p] = n * fb;
+        B[p] = n * bb;
+        O[p] = optimizer_ps(model, &l, p, gpu);
+    }
+    F[0] += pass_ps(work_compute_embedding, WORK_PASS_FORWARD, model, &l, cc, gpu);
+    B[0] += pass_ps(work_compute_embedding, WORK_PASS_BACKWARD, model, &l, cc, gpu);
+    F[pp - 1] += pass_ps(work_compute_head, WORK_PASS_FORWARD, model, &l, cc, gpu);
+    B[pp - 1] += pass_ps(work_compute_head, WORK_PASS_BACKWARD, model, &l, cc, gpu);
+    uint64_t act = l.micro_batch * l.seq_len * model->hidden_size * l.activation_bytes;
+    uint64_t T = transfer_alone_ps(&f, 0, 1, act);
+    for (uint32_t p = 0; p + 1 < pp; p++) {
+        ck_assert_uint_eq(transfer_alone_ps(&f, p, p + 1, act), T);
+        ck_assert_uint_eq(transfer_alone_ps(&f, p + 1, p, act), T);
+    }
+    uint64_t expect;
+    if (pp == 2 && l.first_stage_layers < l.last_stage_layers) {
+        ck_assert_uint_le(F[0] + B[0] + 2 * T, F[1] + B[1]);
+        expect = F[0] + T + m * (F[1] + B[1]) + MAX(T + B[0] + O[0], O[1]);
+    } else if (pp == 3) {
+        ck_assert_uint_le(F[1] + B[1] + 2 * T, F[2] + B[2]);
+        expect = F[0] + F[1] + 2 * T + m * (F[2] + B[2]) +
+                 MAX(MAX(2 * T + B[1] + B[0] + O[0], T + B[1] + O[1]), O[2]);
+    } else {
+        ck_assert_uint_ge(F[0], F[1] + B[1] + 2 * T);
+        uint64_t end0 = m * (F[0] + B[0]);
+        expect = MAX(end0 + O[0], end0 - 2 * B[0] + T + F[1] + B[1] + O[1]);
+    }
+    WorkReplayResult res;
+    work_test_replay(&f, s, what, &res);
+    ck_assert_msg(res.step_ps == expect,
+                  "%s: step %" G_GUINT64_FORMAT " ps, closed form %" G_GUINT64_FORMAT
+                  " ps (T %" G_GUINT64_FORMAT ")",
+                  what, res.step_ps, expect, T);
+    /* Every rank computes its own m (F_p + B_p) and its optimizer step. */
+    uint64_t compute = 0;
+    for (uint32_t p = 0; p < pp; p++)
+        compute += m * (F[p] + B[p]) + O[p];
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], compute / pp);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* However the 6 layers of a tiny model split (pp 1; 1 + 5; 1, 1, 4; pp 4
+ * vp 2 with the embedding and loss counted, whose first and last chunks
+ * hold no block), the ranks together run the same compute: each rank
+ * its own blocks, m times forward and backward, and the embedding and the
+ * output layer once a microbatch. */
+static const struct {
+    uint32_t pp, vp, first, last;
+    bool accounted;
+} same_work[] = {{2, 1, 1, 5, false}, {3, 1, 0, 4, false}, {4, 2, 0, 0, true}};
+
+static uint64_t
+stream_flops(const WorkStream *s, uint32_t rank)
+{
+    uint64_t flops = 0;
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->kind == WORK_TASK_COMPUTE && (rank == ANY_RANK || t->rank == rank) &&
+            strcmp(work_stream_label(s, t), "optimizer") != 0)
+            flops += t->flops;
+    }
+    return flops;
+}
+
+START_TEST(uneven_splits_do_the_same_work)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    m->n_layers = 6;
+    WorkLayout one = layout_of(1, 1, 1, 4);
+    g_autoptr(WorkStream) whole = gen(m, &one, NULL, "pp 1");
+    GArray *ops = work_compute_ops_new();
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    work_compute_block(ops, WORK_PASS_FORWARD, m, &one, &o.compute);
+    work_compute_block(ops, WORK_PASS_BACKWARD, m, &one, &o.compute);
+    uint64_t block = work_compute_ops_flops(ops);
+    g_array_unref(ops);
+    WorkLayout l = layout_of(1, same_work[_i].pp, 1, 4);
+    l.vp = same_work[_i].vp;
+    l.schedule = l.vp > 1 ? WORK_SCHEDULE_INTERLEAVED : WORK_SCHEDULE_1F1B;
+    l.first_stage_layers = same_work[_i].first;
+    l.last_stage_layers = same_work[_i].last;
+    l.account_for_embedding = l.account_for_loss = same_work[_i].accounted;
+    g_autofree char *what = g_strdup_printf("same work case %d", _i);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, what);
+    ck_assert_msg(stream_flops(s, ANY_RANK) == stream_flops(whole, ANY_RANK), "%s: flops", what);
+    /* A middle stage computes its blocks alone. */
+    for (uint32_t p = 1; p + 1 < l.pp; p++)
+        ck_assert_msg(stream_flops(s, p) == 4 * work_pipeline_stage_layers(&l, m, p) * block,
+                      "%s: stage %u", what, p);
+}
+END_TEST
+
 /* The same stream twice: the same tasks, field by field. */
 START_TEST(generation_is_deterministic)
 {
@@ -625,6 +829,8 @@ work_gen_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, symmetric_equals_full, 0, G_N_ELEMENTS(sym_cases));
     tcase_add_test(tc, schedules_same_work_bubbles_as_expected);
+    tcase_add_loop_test(tc, uneven_1f1b_step_is_the_closed_form, 0, G_N_ELEMENTS(uneven_cases));
+    tcase_add_loop_test(tc, uneven_splits_do_the_same_work, 0, G_N_ELEMENTS(same_work));
     tcase_add_test(tc, generation_is_deterministic);
     suite_add_tcase(s, tc);
     return s;

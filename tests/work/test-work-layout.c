@@ -104,7 +104,9 @@ static const Case bad[] = {
      "sp: the 8190-token sequence does not split over tp 8 (sequence parallelism gives each "
      "rank seq_len / tp tokens)"},
     {"llama3-70b", 8, 3, 8, 1, 1, 512, 1, 8192, F1B, false,
-     "pp: 3 does not divide the 80 layers of Llama 3 70B"},
+     "pp: 3 does not divide the 80 layers of Llama 3 70B; expected first_stage_layers and "
+     "last_stage_layers (such as 27 and 26, leaving 27 to the middle stage), or "
+     "account_for_embedding (80 + 1 = 3 x 27)"},
     {"llama3-70b", 8, 4, 8, 2, 1, 512, 1, 8192, F1B, false,
      "vp: 2 needs the interleaved schedule; expected vp 1 with 1F1B"},
     {"llama3-70b", 8, 4, 8, 2, 1, 512, 1, 8192, GPIPE, false,

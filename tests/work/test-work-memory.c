@@ -1,7 +1,8 @@
 /* WorkMemory: weights, gradients and optimizer states by ZeRO stage worked
  * by hand on a tiny model; Korthikanti et al. 2022's per-layer activations
  * (Table 2) and first-stage totals (Figure 1) for GPT-3 175B, exactly;
- * what each pipeline schedule keeps in flight; GQA, SwiGLU and experts;
+ * what each pipeline schedule keeps in flight; uneven stages, each with
+ * its own layers, the busiest deciding the fit; GQA, SwiGLU and experts;
  * a layout that does not fit is a result. */
 #include <string.h>
 
@@ -90,6 +91,77 @@ START_TEST(tiny_activations_by_hand)
     ck_assert_uint_eq(last.output_activations_bytes, 32768 + 256000);
     ck_assert_uint_eq(first.total_bytes, 18 * 91200 + 4 * 344064 + 2 * 9216);
     ck_assert_uint_eq(last.total_bytes, 18 * 83136 + 2 * 344064 + 32768 + 256000);
+}
+END_TEST
+
+/* Uneven stages, the tiny model's 4 layers on pp 3 as 1, 2, 1
+ * (first_stage_layers 1, last_stage_layers 1), tp 2, dp 4, 1F1B with m = 4
+ * and no ZeRO: 18 bytes a parameter, 344,064 bytes a block and microbatch
+ * (tiny_activations_by_hand). Stage 0: 1 block (25,120), the embedding
+ * 32,768 and positions 8,192, 66,080 parameters; min(3, 4) = 3 microbatches
+ * of 1 block and their token ids and dropout masks, 3 x 9,216. Stage 2: 1
+ * block, the final norm 128 and the embedding's copy 32,768, 58,016; one
+ * microbatch of 1 block and the output layer's 32,768 + 256,000. Stage 1:
+ * 2 blocks, 50,240; 2 microbatches of 2 blocks: the busiest, which decides
+ * whether the layout fits. */
+START_TEST(uneven_stages_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout(2, 3, 4, 16, 128);
+    l.first_stage_layers = 1;
+    l.last_stage_layers = 1;
+    assert_valid(&l, m);
+    WorkMemory first, middle, last;
+    work_memory_stage(&l, m, 0, &first);
+    work_memory_stage(&l, m, 1, &middle);
+    work_memory_stage(&l, m, 2, &last);
+    ck_assert_uint_eq(first.n_layers, 1);
+    ck_assert_uint_eq(first.n_params, 66080);
+    ck_assert_uint_eq(first.n_layers_in_flight, 3);
+    ck_assert_uint_eq(first.activations_bytes, 3 * 344064);
+    ck_assert_uint_eq(first.embedding_activations_bytes, 3 * 9216);
+    ck_assert_uint_eq(first.total_bytes, 18 * 66080 + 3 * 344064 + 3 * 9216);
+    ck_assert_uint_eq(last.n_layers, 1);
+    ck_assert_uint_eq(last.n_params, 58016);
+    ck_assert_uint_eq(last.activations_bytes, 344064);
+    ck_assert_uint_eq(last.output_activations_bytes, 32768 + 256000);
+    ck_assert_uint_eq(last.total_bytes, 18 * 58016 + 344064 + 32768 + 256000);
+    ck_assert_uint_eq(middle.n_layers, 2);
+    ck_assert_uint_eq(middle.n_params, 50240);
+    uint64_t busiest = 18 * 50240 + 2 * 2 * 344064;
+    ck_assert_uint_eq(middle.total_bytes, busiest);
+    WorkMemory peak;
+    ck_assert(work_memory_fits(&l, m, busiest, &peak));
+    ck_assert_uint_eq(peak.stage, 1);
+    ck_assert(!work_memory_fits(&l, m, busiest - 1, &peak));
+    ck_assert_uint_eq(peak.total_bytes, busiest);
+}
+END_TEST
+
+/* The loss counted as a layer, 7 layers on pp 2 vp 2 (m = 4): the last
+ * stage holds chunks of 2 and 1 layers, 3 in all, and keeps 6 blocks of
+ * activations at its peak (test-work-pipeline walks its schedule by hand);
+ * the first holds 4 and keeps 5 chunks of 2. */
+START_TEST(accounted_loss_stage_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    m->n_layers = 7;
+    WorkLayout l = layout(1, 2, 1, 4, 128);
+    l.vp = 2;
+    l.schedule = WORK_SCHEDULE_INTERLEAVED;
+    l.account_for_loss = true;
+    assert_valid(&l, m);
+    uint64_t block = work_memory_layer_activation_bytes(&l, m);
+    WorkMemory first, last;
+    work_memory_stage(&l, m, 0, &first);
+    work_memory_stage(&l, m, 1, &last);
+    ck_assert_uint_eq(first.n_layers, 4);
+    ck_assert_uint_eq(first.n_layers_in_flight, 10);
+    ck_assert_uint_eq(first.activations_bytes, 10 * block);
+    ck_assert_uint_eq(last.n_layers, 3);
+    ck_assert_uint_eq(last.n_chunks_in_flight, 3);
+    ck_assert_uint_eq(last.n_layers_in_flight, 6);
+    ck_assert_uint_eq(last.activations_bytes, 6 * block);
 }
 END_TEST
 
@@ -407,6 +479,8 @@ work_memory_suite(void)
     tcase_add_loop_test(activations, chunks_in_flight_by_schedule, 0, G_N_ELEMENTS(in_flight));
     tcase_add_test(activations, gpipe_holds_m_over_pp_times_1f1b);
     tcase_add_test(activations, gqa_and_swiglu_by_hand);
+    tcase_add_test(activations, uneven_stages_by_hand);
+    tcase_add_test(activations, accounted_loss_stage_by_hand);
     suite_add_tcase(s, activations);
     TCase *fit = tcase_create("fit");
     tcase_add_test(fit, layout_too_big_is_a_result);

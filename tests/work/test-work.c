@@ -10,6 +10,7 @@ main(void)
     srunner_add_suite(runner, work_compute_suite());
     srunner_add_suite(runner, work_layout_suite());
     srunner_add_suite(runner, work_memory_suite());
+    srunner_add_suite(runner, work_pipeline_suite());
     srunner_add_suite(runner, work_gen_suite());
     srunner_add_suite(runner, work_replay_suite());
     srunner_add_suite(runner, work_fault_suite());

@@ -10,6 +10,7 @@ Suite *work_model_suite(void);
 Suite *work_compute_suite(void);
 Suite *work_layout_suite(void);
 Suite *work_memory_suite(void);
+Suite *work_pipeline_suite(void);
 Suite *work_gen_suite(void);
 Suite *work_replay_suite(void);
 Suite *work_fault_suite(void);
