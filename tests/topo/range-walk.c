@@ -85,8 +85,8 @@ walk_number(const HwKeyTable *t, const HwKey *key, RangeWalkLoad load)
                           text, accepted ? "accepted" : message);
         } else if (!documented_holds(r, x)) {
             ck_assert_msg(!accepted && strstr(message, out_of_range) != NULL,
-                          "[%s] %s = '%s' (%.17g, outside): %s, expected '%s'", t->group,
-                          key->name, text, x, accepted ? "accepted" : message, out_of_range);
+                          "[%s] %s = '%s' (%.17g, outside): %s, expected '%s'", t->group, key->name,
+                          text, x, accepted ? "accepted" : message, out_of_range);
         } else if (x == (r->min + r->max) / 2) {
             ck_assert_msg(accepted, "[%s] %s = '%s' (the middle of the range): %s", t->group,
                           key->name, text, message);
@@ -95,8 +95,8 @@ walk_number(const HwKeyTable *t, const HwKey *key, RangeWalkLoad load)
             ck_assert_msg(accepted || (strstr(message, out_of_range) == NULL &&
                                        strstr(message, own_rule) != NULL &&
                                        strstr(message, " leaves ") != NULL),
-                          "[%s] %s = '%s' (%.17g, inside): refused: %s", t->group, key->name,
-                          text, x, message);
+                          "[%s] %s = '%s' (%.17g, inside): refused: %s", t->group, key->name, text,
+                          x, message);
         }
     }
     return texts->len;

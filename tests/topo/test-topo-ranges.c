@@ -20,11 +20,11 @@
 static const struct {
     const char *group, *kind, *file;
 } bases[] = {
-    {"gpu", "gpu", "h100-sxm5.ini"},        {"link", "link", "nvlink4.ini"},
-    {"switch", "switch", "nvswitch3.ini"},  {"nic", "nic", "cx7-ndr.ini"},
-    {"system", "system", "dgx-h100.ini"},   {"nvlink", "system", "dgx-h100.ini"},
-    {"host", "system", "dgx-h100.ini"},     {"network", "system", "dgx-h100.ini"},
-    {"nccl", "system", "dgx-h100.ini"},     {"loopback", "system", "loopback-h200.ini"},
+    {"gpu", "gpu", "h100-sxm5.ini"},       {"link", "link", "nvlink4.ini"},
+    {"switch", "switch", "nvswitch3.ini"}, {"nic", "nic", "cx7-ndr.ini"},
+    {"system", "system", "dgx-h100.ini"},  {"nvlink", "system", "dgx-h100.ini"},
+    {"host", "system", "dgx-h100.ini"},    {"network", "system", "dgx-h100.ini"},
+    {"nccl", "system", "dgx-h100.ini"},    {"loopback", "system", "loopback-h200.ini"},
     {"runtime", "runtime", "nccl.ini"},
 };
 

@@ -21,10 +21,10 @@ static bool
 load_scenario(const HwKeyTable *t, const HwKey *key, const char *value, GError **error)
 {
     g_autofree char *set = g_strdup_printf("%s.%s=%s", t->group, key->name, value);
-    const char *companion = strcmp(t->group, "stragglers") == 0       ? "stragglers.ranks=1"
+    const char *companion = strcmp(t->group, "stragglers") == 0        ? "stragglers.ranks=1"
                             : strcmp(key->name, "slow_rate") == 0      ? "faults.slow_links=0:1"
                             : strcmp(key->name, "crc_error_rate") == 0 ? "faults.crc_links=0:1"
-                                                                      : NULL;
+                                                                       : NULL;
     char *sets[] = {set, (char *)companion, NULL};
     g_autofree char *models = work_test_models_dir();
     g_autoptr(WorkScenario) s = work_scenario_load_data(BASE, "s.ini", sets, models, error);
