@@ -2,7 +2,8 @@
  * user's folders, then the shipped models), one line each, sorted by id,
  * with the figures people compare (in GB/s, Gb/s, TFLOP/s; transformer
  * models by shape and billions of parameters) and the folder each file
- * came from.
+ * came from. nvlsim list keys: every key of every file kind, from the key
+ * tables the loaders read, with its kind and the range they enforce.
  *
  * Every file of the kind is loaded and checked as a run would load it, so
  * the listing doubles as a check of the model files: a broken file is an
@@ -15,6 +16,7 @@
 #include "hw/hw-models.h"
 #include "hw/hw-system.h"
 #include "work/work-model.h"
+#include "work/work-scenario.h"
 
 /* Formats the row of the model in file path (its id given), or NULL and an
  * error. */
@@ -173,15 +175,78 @@ list_rows(size_t k, const char *models_dir, GError **error)
     return g_steal_pointer(&rows);
 }
 
+/* The word for a key's kind in the listing. */
+static const char *
+kind_word(HwKeyKind kind)
+{
+    switch (kind) {
+    case HW_KEY_TIME_PS:
+        return "time";
+    case HW_KEY_SIZE_BYTES:
+        return "size";
+    case HW_KEY_BYTES_PER_S:
+        return "bandwidth";
+    case HW_KEY_FLOPS_PER_S:
+        return "FLOP rate";
+    case HW_KEY_HZ:
+        return "frequency";
+    case HW_KEY_COUNT:
+        return "count";
+    case HW_KEY_STRING:
+        return "text";
+    case HW_KEY_BOOL:
+        return "yes/no";
+    case HW_KEY_PROBABILITY:
+        return "probability";
+    case HW_KEY_FRACTION:
+        return "share";
+    }
+    g_assert_not_reached();
+    return "?";
+}
+
+static void
+put_table(const HwKeyTable *t)
+{
+    printf("[%s] in %s\n", t->group, t->file);
+    for (size_t i = 0; i < t->n_keys; i++) {
+        const HwKey *key = &t->keys[i];
+        g_autofree char *range = hw_key_range_text(key->kind);
+        printf("  %-22s %-11s %s%s%s%s\n", key->name, kind_word(key->kind),
+               key->required ? "required; " : "", range != NULL ? range : "",
+               range != NULL ? "; " : "", key->help);
+    }
+}
+
+/* Every key table the loaders read: hardware models, transformer models,
+ * scenarios. */
+static int
+list_keys(void)
+{
+    printf("# [group] in FILE, then each key: name, kind, the range of its kind (refused "
+           "outside it when the file is read; a loader may narrow it), meaning\n");
+    for (const HwKeyTable *const *t = hw_model_key_tables; *t != NULL; t++)
+        put_table(*t);
+    put_table(&work_model_key_table);
+    for (const HwKeyTable *const *t = work_scenario_key_tables; *t != NULL; t++)
+        put_table(*t);
+    return CLI_EXIT_OK;
+}
+
 const CliUsage cli_list_usage = {
     .args = "KIND",
     .summary = "Lists the models of one kind, one line each, sorted by id.\n"
-               "KIND is one of: systems, gpus, links, switches, nics, models.",
+               "KIND is one of: systems, gpus, links, switches, nics, models; or keys: every\n"
+               "key of every file kind with its kind and the range it must lie in.",
     .description =
         "Models are looked for in the folders of $NVLSIM_MODELS (separated by ':'), then in\n"
         "the shipped models: the source tree's models/ for the build tree's nvlsim, else\n"
         "the installed copy. Each row ends with the folder its file came from. Every file\n"
-        "is loaded and checked: a broken file is an error (exit status 1) naming the file.",
+        "is loaded and checked: a broken file is an error (exit status 1) naming the file.\n"
+        "A probability is of a failure, from 0 to below 1 (at 1 nothing gets through); a\n"
+        "share is of a rate kept, above 0 (at 0 nothing finishes) and at most 1. A share\n"
+        "or an error rate that would leave a link under 100MB/s, or a GPU's peak under\n"
+        "1GFLOP/s, is refused too.",
 };
 
 int
@@ -192,17 +257,20 @@ cli_list(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (argc != 2) {
         fprintf(stderr,
-                "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics, models\n",
+                "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics, models, "
+                "keys\n",
                 argc < 2 ? "no kind given" : "more than one kind given");
         return CLI_EXIT_USAGE;
     }
+    if (strcmp(argv[1], "keys") == 0)
+        return list_keys();
     size_t k = 0;
     while (k < G_N_ELEMENTS(list_kinds) && strcmp(list_kinds[k].kind, argv[1]) != 0)
         k++;
     if (k == G_N_ELEMENTS(list_kinds)) {
         fprintf(stderr,
                 "nvlsim list: unknown kind '%s'; expected one of: systems, gpus, links, switches, "
-                "nics, models\n",
+                "nics, models, keys\n",
                 argv[1]);
         return CLI_EXIT_USAGE;
     }

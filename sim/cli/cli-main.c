@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "core/core-data.h"
+#include "core/core-output.h"
 #include "hw/hw-models.h"
 
 /* The commands, as nvlsim --help and the manual page list them. */
@@ -153,6 +154,8 @@ main(int argc, char **argv)
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
     g_set_prgname("nvlsim");
+    /* An interrupt removes the outputs not yet finished (core-output.h). */
+    sim_output_catch_signals();
     MainOptions o = {0};
     g_autoptr(GOptionContext) context = main_context(&o);
     if (!cli_parse_options(context, NULL, &argc, &argv))

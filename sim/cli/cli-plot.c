@@ -1,6 +1,7 @@
 /* --plot FILE: checks the name before a command runs, picks the CSV's name
- * when --csv is not given, and reports gnuplot's absence or failure as one
- * line on stderr. The rendering itself is report_plot's.
+ * when --csv is not given, and reports gnuplot's absence, failure or
+ * timeout as one line on stderr naming the plot and the CSV it keeps. The
+ * rendering itself is report_plot's.
  */
 #include "cli/cli-plot.h"
 
@@ -47,7 +48,9 @@ cli_plot(const char *command, const char *template_name, const char *csv_path,
     g_autoptr(GError) error = NULL;
     g_autofree char *note = NULL;
     if (!report_plot(template_name, csv_path, plot_path, vars, &note, &error)) {
-        cli_print_error(command, error);
+        /* One line: which plot, why, and that the data is not lost. */
+        fprintf(stderr, "nvlsim %s: plot %s: %s; the CSV %s is kept\n", command, plot_path,
+                error->message, csv_path);
         return false;
     }
     if (note != NULL)

@@ -18,6 +18,8 @@ bool cli_plot_csv(const char *command, const char *plot_path, char **csv);
 /* Renders csv_path into plot_path with template_name and vars (name, value
  * pairs, NULL-terminated; see report_plot). When gnuplot is missing, prints
  * a note on how to render the written script and returns true; on failure
- * prints the error and returns false (the command exits 1). */
+ * (gnuplot's timeout included) prints one line, "nvlsim COMMAND: plot
+ * PLOT: why; the CSV CSV is kept", and returns false (the command exits
+ * 1). */
 bool cli_plot(const char *command, const char *template_name, const char *csv_path,
               const char *plot_path, const char *const *vars);

@@ -44,12 +44,7 @@ fail_errno(GError **error, int saved, const char *path, const char *what)
 static bool
 atomic_write(const char *path, const char *text, GError **error)
 {
-    char *tmp = NULL;
-    FILE *f = sim_output_open(path, &tmp, error);
-    if (f == NULL)
-        return false;
-    fputs(text, f);
-    return sim_output_commit(f, tmp, path, error);
+    return sim_output_write_all(path, text, strlen(text), error);
 }
 
 /* What sweep.ini holds: enough to tell whether a folder holds this sweep

@@ -4,6 +4,12 @@
  * the umask), then flushed to disk and renamed into place; on failure the
  * temporary is removed. Errors (G_FILE_ERROR) read "PATH: cannot write:
  * reason" and name the destination, never the temporary.
+ *
+ * Once sim_output_catch_signals has run, SIGINT, SIGTERM and SIGHUP
+ * remove every temporary still open (in any thread) and stop the children
+ * registered with sim_output_child_add, then end the process by the same
+ * signal (exit status 128 + N): an output already renamed into place stays
+ * whole, one not yet finished never appears.
  */
 #pragma once
 
@@ -35,3 +41,23 @@ void sim_output_abandon(FILE *f, char *tmp_path);
 
 /* Renames tmp_path (not taken) to path, or removes it and sets error. */
 bool sim_output_rename(const char *tmp_path, const char *path, GError **error);
+
+/* Removes a temporary of sim_output_temp (tmp_path not taken) and forgets
+ * it: a signal no longer concerns it. */
+void sim_output_temp_remove(const char *tmp_path);
+
+/* Writes length bytes of data to path whole or not at all (open, write,
+ * commit); false and an error naming path otherwise. */
+bool sim_output_write_all(const char *path, const char *data, size_t length, GError **error);
+
+/* Installs the handler of SIGINT, SIGTERM and SIGHUP described above, for
+ * each of them not ignored when it is called (so nohup and a shell's
+ * background jobs keep theirs). Call once, from main(), before threads
+ * start. */
+void sim_output_catch_signals(void);
+
+/* Registers a child process that leads its own process group (pid ==
+ * pgid), which the handler stops with SIGTERM to the group; at most 8 at a
+ * time (past them a child is not stopped). Remove it once reaped. */
+void sim_output_child_add(int pid);
+void sim_output_child_remove(int pid);

@@ -270,7 +270,11 @@ coarse_shift(const SimQueueBucket *of, uint64_t min_ps)
     unsigned __int128 span = (unsigned __int128)smallest[rank] * n_samples * COARSE_ENTRIES;
     uint64_t n_spanned = (uint64_t)rank * n + 1;
     unsigned __int128 width = span / n_spanned;
-    return bits_for(width > UINT64_MAX ? UINT64_MAX : (uint64_t)width);
+    /* At most 2^63 ps a bucket: a shift of 64 would be undefined (x86
+     * shifts by 0 then, and a far entry indexes past the rung), and two
+     * buckets of 2^63 ps already cover the whole clock. */
+    unsigned shift = bits_for(width > UINT64_MAX ? UINT64_MAX : (uint64_t)width);
+    return shift < 63 ? shift : 63;
 }
 
 /* Builds the coarse rung from the overflow list: as many buckets as needed

@@ -351,6 +351,7 @@ main(int argc, char **argv)
 {
     BenchArgs args = {0};
     g_autoptr(GError) error = NULL;
+    sim_output_catch_signals();
     if (!bench_parse_args(argc, argv, &args, &error)) {
         fprintf(stderr, "nvlsim-bench: %s\n", error->message);
         bench_args_clear(&args);

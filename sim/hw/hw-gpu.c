@@ -29,15 +29,17 @@ static const HwKey gpu_keys[] = {
     {"pcie_generation", HW_KEY_COUNT, FIELD(pcie_generation), true, "3 to 6"},
     {"sm_version", HW_KEY_COUNT, FIELD(sm_version), true,
      "the CUDA compute capability times 10, such as 90 for SM 9.0 (30 to 200)"},
-    {"training_efficiency", HW_KEY_PROBABILITY, FIELD(training_efficiency), false,
-     "fitted share of the kernel model's rate a training step sustains, above 0 (default 1)"},
-    {"gemm_ceiling_fp16", HW_KEY_PROBABILITY, FIELD(gemm_ceiling_fp16), false,
+    {"training_efficiency", HW_KEY_FRACTION, FIELD(training_efficiency), false,
+     "fitted share of the kernel model's rate a training step sustains (default 1)"},
+    {"gemm_ceiling_fp16", HW_KEY_FRACTION, FIELD(gemm_ceiling_fp16), false,
      "fitted share of the fp16/bf16 peak the largest GEMMs reach (default: by generation)"},
-    {"gemm_ceiling_fp8", HW_KEY_PROBABILITY, FIELD(gemm_ceiling_fp8), false,
+    {"gemm_ceiling_fp8", HW_KEY_FRACTION, FIELD(gemm_ceiling_fp8), false,
      "fitted share of the fp8 peak the largest GEMMs reach (default: by generation)"},
-    {"hbm_efficiency", HW_KEY_PROBABILITY, FIELD(hbm_efficiency), false,
-     "fitted share of hbm_bandwidth a streaming kernel sustains, above 0 (default 1)"},
+    {"hbm_efficiency", HW_KEY_FRACTION, FIELD(hbm_efficiency), false,
+     "fitted share of hbm_bandwidth a streaming kernel sustains (default 1)"},
 };
+
+const HwKeyTable hw_gpu_key_table = {"models/gpu/ID.ini", "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys)};
 
 void
 hw_gpu_free(HwGpu *gpu)
@@ -73,6 +75,39 @@ check(const HwGpu *gpu, const char *path, GError **error)
            check_range(path, "l2_size", gpu->l2_bytes, 1, UINT64_MAX, error);
 }
 
+/* A fitted share may not take a rate below what a model may have (the
+ * bottom of the rate's range): near 0 a kernel would outlast the
+ * simulated clock, or stream at 0 bytes per second. */
+static bool
+check_share(const char *path, const char *key, double share, const char *base, uint64_t rate,
+            uint64_t min, const char *unit, GError **error)
+{
+    double kept = (double)rate * share;
+    if (share <= 0 || kept >= (double)min)
+        return true;
+    g_autofree char *value = hw_keys_number_text(share);
+    return hw_keys_fail(error, path, "gpu", key,
+                        "%s leaves %.3g %s of %s's %.3g: expected a share that leaves at least "
+                        "%.3g %s",
+                        value, kept, unit, base, (double)rate, (double)min, unit);
+}
+
+static bool
+check_shares(const HwGpu *gpu, const char *path, GError **error)
+{
+    bool fp8 = gpu->fp8_flops_per_s > 0;
+    return check_share(path, "training_efficiency", gpu->training_efficiency, "peak_fp16",
+                       gpu->fp16_flops_per_s, HW_KEYS_MIN_FLOPS_PER_S, "FLOP/s", error) &&
+           check_share(path, "gemm_ceiling_fp16", gpu->gemm_ceiling_fp16, "peak_fp16",
+                       gpu->fp16_flops_per_s, HW_KEYS_MIN_FLOPS_PER_S, "FLOP/s", error) &&
+           check_share(path, "gemm_ceiling_fp8", gpu->gemm_ceiling_fp8,
+                       fp8 ? "peak_fp8" : "peak_fp16",
+                       fp8 ? gpu->fp8_flops_per_s : gpu->fp16_flops_per_s,
+                       HW_KEYS_MIN_FLOPS_PER_S, "FLOP/s", error) &&
+           check_share(path, "hbm_efficiency", gpu->hbm_efficiency, "hbm_bandwidth",
+                       gpu->hbm_bytes_per_s, HW_KEYS_MIN_BYTES_PER_S, "B/s", error);
+}
+
 static HwGpu *
 gpu_load(const char *path, const char *data, gsize length, GError **error)
 {
@@ -83,16 +118,8 @@ gpu_load(const char *path, const char *data, gsize length, GError **error)
     gpu->training_efficiency = 1.0;
     gpu->hbm_efficiency = 1.0;
     if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
-        !check(gpu, path, error))
+        !check(gpu, path, error) || !check_shares(gpu, path, error))
         return NULL;
-    const char *zero = !(gpu->training_efficiency > 0) ? "training_efficiency"
-                       : !(gpu->hbm_efficiency > 0)    ? "hbm_efficiency"
-                                                       : NULL;
-    if (zero != NULL) {
-        g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                    "%s: [gpu] %s: 0 is out of range: expected above 0 to 1", path, zero);
-        return NULL;
-    }
     return g_steal_pointer(&gpu);
 }
 

@@ -5,6 +5,9 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
+
+
 typedef struct HwGpu {
     char *name; /* "H100 SXM5" */
     uint64_t n_sms;
@@ -47,3 +50,6 @@ void hw_gpu_free(HwGpu *gpu);
  * second: hbm_bytes_per_s x hbm_efficiency. */
 uint64_t hw_gpu_stream_bytes_per_s(const HwGpu *gpu);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwGpu, hw_gpu_free)
+
+/* A GPU model's key table (for listings and tests). */
+extern const HwKeyTable hw_gpu_key_table;

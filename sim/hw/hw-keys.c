@@ -32,58 +32,144 @@ hw_keys_parse_bool(const char *text, bool *out, GError **error)
     return false;
 }
 
-/* A plain decimal number from 0 to 1 (above 0 for a fraction); binary
- * floating point is fine here because a probability or a share is never
- * summed into a time or a byte count. */
-static bool
-parse_unit_interval(const char *text, bool fraction, double *out, GError **error)
-{
-    g_autofree char *word = g_strstrip(g_strdup(text));
-    char *end = NULL;
-    double p = g_ascii_strtod(word, &end);
-    const char *what = fraction ? "a share above 0 and at most 1, such as 0.5"
-                                : "a probability from 0 to 1, such as 0 or 1e-12";
-    if (*word == '\0' || end == word || *end != '\0' || !isfinite(p)) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "'%s' is not a number: expected %s",
-                    text, what);
-        return false;
-    }
-    if (!(p >= 0.0 && p <= 1.0) || (fraction && p == 0.0)) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "'%s' is out of range: expected %s",
-                    text, what);
-        return false;
-    }
-    *out = p;
-    return true;
-}
+/* ---- Ranges. ---- */
+
+/* A unit's suffix and its size in the kind's base unit. */
+typedef struct Unit {
+    const char *suffix;
+    double scale;
+} Unit;
+
+static const Unit time_units[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+static const Unit size_units[] = {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
+static const Unit rate_units[] = {
+    {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
+static const Unit flops_units[] = {{"FLOP/s", 1},     {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12},
+                                   {"PFLOP/s", 1e15}};
+static const Unit hz_units[] = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
 
 /* What a model file may say of a quantity: wider than any real part, and
  * narrow enough that the step's sums of such times and transfers stay far
  * from the simulated clock's end (2^64 ps, 213 days), so that an absurd
- * value is an error here rather than an overflow in the event loop. */
+ * value is an error here rather than an overflow in the event loop. A
+ * probability of failure stops short of 1 (such a link never delivers), a
+ * share kept starts above 0 (such a rate never finishes). */
 static const struct {
     HwKeyKind kind;
-    uint64_t min, max;
-    const char *range;
-} limits[] = {
-    {HW_KEY_TIME_PS, 0, SIM_PS_PER_S, "0ps to 1s"},
-    {HW_KEY_SIZE_BYTES, 0, UINT64_C(1000000000000000), "0B to 1000TB"},
-    {HW_KEY_BYTES_PER_S, UINT64_C(100000000), UINT64_C(1000000000000000), "100MB/s to 1000TB/s"},
-    {HW_KEY_FLOPS_PER_S, UINT64_C(1000000000), UINT64_C(1000000000000000000),
-     "1GFLOP/s to 1000PFLOP/s"},
-    {HW_KEY_HZ, UINT64_C(1000000), UINT64_C(100000000000), "1MHz to 100GHz"},
+    HwKeyRange range;
+    const Unit *units; /* NULL: a plain number, said with noun and example */
+    size_t n_units;
+    const char *noun, *example;
+} ranges[] = {
+    {HW_KEY_TIME_PS, {0, 1e12, false, false}, time_units, G_N_ELEMENTS(time_units), NULL, NULL},
+    {HW_KEY_SIZE_BYTES, {0, 1e15, false, false}, size_units, G_N_ELEMENTS(size_units), NULL,
+     NULL},
+    {HW_KEY_BYTES_PER_S, {(double)HW_KEYS_MIN_BYTES_PER_S, 1e15, false, false}, rate_units,
+     G_N_ELEMENTS(rate_units), NULL, NULL},
+    {HW_KEY_FLOPS_PER_S, {(double)HW_KEYS_MIN_FLOPS_PER_S, 1e18, false, false}, flops_units, G_N_ELEMENTS(flops_units), NULL,
+     NULL},
+    {HW_KEY_HZ, {1e6, 1e11, false, false}, hz_units, G_N_ELEMENTS(hz_units), NULL, NULL},
+    {HW_KEY_PROBABILITY, {0, 1, false, true}, NULL, 0, "a probability", "1e-12"},
+    {HW_KEY_FRACTION, {0, 1, true, false}, NULL, 0, "a share", "0.5"},
 };
 
+static int
+range_index(HwKeyKind kind)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(ranges); i++)
+        if (ranges[i].kind == kind)
+            return (int)i;
+    return -1;
+}
+
+const HwKeyRange *
+hw_key_range(HwKeyKind kind)
+{
+    int i = range_index(kind);
+    return i < 0 ? NULL : &ranges[i].range;
+}
+
+bool
+hw_key_range_holds(HwKeyKind kind, double value)
+{
+    const HwKeyRange *r = hw_key_range(kind);
+    g_return_val_if_fail(r != NULL, false);
+    bool above = r->min_open ? value > r->min : value >= r->min;
+    bool below = r->max_open ? value < r->max : value <= r->max;
+    return above && below;
+}
+
+/* value (a whole number of the base unit) in the largest unit that writes
+ * it as a whole number. */
+static char *
+with_unit(double value, const Unit *units, size_t n_units)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < n_units; i++)
+        if (value >= units[i].scale && fmod(value, units[i].scale) == 0)
+            best = i;
+    return g_strdup_printf("%.0f%s", value / units[best].scale, units[best].suffix);
+}
+
+char *
+hw_key_range_text(HwKeyKind kind)
+{
+    int i = range_index(kind);
+    if (i < 0)
+        return NULL;
+    const HwKeyRange *r = &ranges[i].range;
+    if (ranges[i].units != NULL) {
+        g_autofree char *lo = with_unit(r->min, ranges[i].units, ranges[i].n_units);
+        g_autofree char *hi = with_unit(r->max, ranges[i].units, ranges[i].n_units);
+        return g_strdup_printf("%s to %s", lo, hi);
+    }
+    return g_strdup_printf("%s %s %g and %s %g, such as %s", ranges[i].noun,
+                           r->min_open ? "above" : "at least", r->min,
+                           r->max_open ? "below" : "at most", r->max, ranges[i].example);
+}
+
+static bool
+fail_range(const HwKey *key, const char *text, GError **error)
+{
+    g_autofree char *range = hw_key_range_text(key->kind);
+    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "'%s' is out of range: expected %s",
+                text, range);
+    return false;
+}
+
+/* A plain decimal number in the kind's range; binary floating point is
+ * fine here because a probability or a share is never summed into a time
+ * or a byte count. A value that rounds to a bound in double is that bound
+ * (0.99999999999999999 is 1; 1e-400 is 0). */
+static bool
+parse_unit_interval(const HwKey *key, const char *text, double *out, GError **error)
+{
+    g_autofree char *word = g_strstrip(g_strdup(text));
+    char *end = NULL;
+    double p = g_ascii_strtod(word, &end);
+    if (*word == '\0' || end == word || *end != '\0' || !isfinite(p)) {
+        g_autofree char *range = hw_key_range_text(key->kind);
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, "'%s' is not a number: expected %s",
+                    text, range);
+        return false;
+    }
+    if (!hw_key_range_holds(key->kind, p))
+        return fail_range(key, text, error);
+    *out = p;
+    return true;
+}
+
+/* A quantity in its kind's (closed) range, compared as integers: the
+ * bounds are whole numbers a double holds exactly, a value above 2^53
+ * may not be. */
 static bool
 check_limits(const HwKey *key, const char *text, uint64_t value, GError **error)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(limits); i++)
-        if (limits[i].kind == key->kind && (value < limits[i].min || value > limits[i].max)) {
-            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                        "'%s' is out of range: expected %s", text, limits[i].range);
-            return false;
-        }
-    return true;
+    const HwKeyRange *r = hw_key_range(key->kind);
+    g_assert(!r->min_open && !r->max_open);
+    if (value >= (uint64_t)r->min && value <= (uint64_t)r->max)
+        return true;
+    return fail_range(key, text, error);
 }
 
 static bool
@@ -118,8 +204,7 @@ parse_value(const HwKey *key, const char *text, void *out, GError **error)
         return hw_keys_parse_bool(text, (bool *)((char *)out + key->offset), error);
     case HW_KEY_PROBABILITY:
     case HW_KEY_FRACTION:
-        return parse_unit_interval(text, key->kind == HW_KEY_FRACTION,
-                                   (double *)((char *)out + key->offset), error);
+        return parse_unit_interval(key, text, (double *)((char *)out + key->offset), error);
     }
     g_assert_not_reached();
 }
@@ -414,6 +499,20 @@ hw_keys_failf(GError **error, const char *format, ...)
     va_end(args);
     g_set_error_literal(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID, message);
     return false;
+}
+
+char *
+hw_keys_number_text(double value)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    for (int digits = 1; digits < 17; digits++) {
+        char format[8];
+        g_snprintf(format, sizeof format, "%%.%dg", digits);
+        g_ascii_formatd(buf, sizeof buf, format, value);
+        if (g_ascii_strtod(buf, NULL) == value)
+            return g_strdup(buf);
+    }
+    return g_strdup(g_ascii_dtostr(buf, sizeof buf, value));
 }
 
 bool

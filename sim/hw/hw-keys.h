@@ -22,17 +22,59 @@ typedef enum HwKeyKind {
     HW_KEY_COUNT,       /* uint64_t, a whole number without unit */
     HW_KEY_STRING,      /* char *, owned by the struct */
     HW_KEY_BOOL,        /* bool, "yes"/"no" ("true"/"false", "1"/"0" too) */
-    HW_KEY_PROBABILITY, /* double in [0, 1], "1e-12" */
-    HW_KEY_FRACTION,    /* double in (0, 1], a share kept, "0.5" */
+    HW_KEY_PROBABILITY, /* double in [0, 1), a chance of failure, "1e-12" (1 never delivers) */
+    HW_KEY_FRACTION,    /* double in (0, 1], a share kept, "0.5" (0 never finishes) */
 } HwKeyKind;
 
 typedef struct HwKey {
     const char *name;
-    HwKeyKind kind;
-    size_t offset; /* of the field in the struct being filled */
-    bool required; /* if not, an absent key leaves the field as it was */
-    const char *help;
+    HwKeyKind kind; /* which fixes the unit and, for a number, its range */
+    size_t offset;  /* of the field in the struct being filled */
+    bool required;  /* if not, an absent key leaves the field as it was */
+    const char *help; /* what the key means; the range is the kind's (hw_key_range) */
 } HwKey;
+
+/* The values a key of a kind may take, in its base unit (ps, bytes,
+ * bytes/s, FLOP/s, Hz, or none for a plain number): from min to max, a
+ * bound left out when it is open. The loader refuses every other value, and
+ * messages and listings say the range from these same fields
+ * (hw_key_range_text), so that the two cannot drift apart. A loader may
+ * narrow a unit kind's range for one key with a check of its own. */
+typedef struct HwKeyRange {
+    double min, max;
+    bool min_open, max_open;
+} HwKeyRange;
+
+/* The range of kind, or NULL for a kind without one (counts, whose
+ * checks are their loaders', strings, yes/no). */
+const HwKeyRange *hw_key_range(HwKeyKind kind);
+
+/* Whether value lies in the range of kind (NaN never does). */
+bool hw_key_range_holds(HwKeyKind kind, double value);
+
+/* The range of kind in words (newly allocated; NULL without a range): for
+ * a plain number "a probability at least 0 and below 1, such as 1e-12";
+ * for a unit kind its bounds in the largest unit that writes each as a
+ * whole number, "0ps to 1s". Out-of-range errors read "'VALUE' is out of
+ * range: expected TEXT". */
+char *hw_key_range_text(HwKeyKind kind);
+
+/* The least bandwidth a link model may have (bytes per second): the bottom
+ * of HW_KEY_BYTES_PER_S's range, and what a slowed or noisy link must
+ * still deliver, so that no transfer outlasts the simulated clock. */
+#define HW_KEYS_MIN_BYTES_PER_S UINT64_C(100000000)
+/* The same for a compute rate (FLOP/s): the bottom of HW_KEY_FLOPS_PER_S's
+ * range, and what a peak at a fitted share must still reach. */
+#define HW_KEYS_MIN_FLOPS_PER_S UINT64_C(1000000000)
+
+/* One group's key table, for listings and property tests: the file kind
+ * that holds it (such as "models/gpu/ID.ini"), the group, its keys. */
+typedef struct HwKeyTable {
+    const char *file;
+    const char *group;
+    const HwKey *keys;
+    size_t n_keys;
+} HwKeyTable;
 
 #define HW_KEY_ERROR (hw_key_error_quark())
 GQuark hw_key_error_quark(void);
@@ -105,6 +147,10 @@ bool hw_keys_fail(GError **error, const char *path, const char *group, const cha
 /* The same without the "PATH: [group] key: " prefix, for checks whose
  * message names what was wrong its own way. */
 bool hw_keys_failf(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* The shortest decimal text that reads back as value ("0.9999999999999999",
+ * not "1" as %g would have it), newly allocated. */
+char *hw_keys_number_text(double value);
 
 /* Reads the digits at *p (advancing it past them) into *out, saturating at
  * UINT32_MAX, far above any count of GPUs or links; false when *p is not a

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "core/core-time.h"
 #include "hw/hw-keys.h"
 #include "hw/hw-models.h"
 
@@ -54,8 +55,10 @@ static const HwKey link_keys[] = {
     {"replay_latency", HW_KEY_TIME_PS, FIELD(replay_latency_ps), true,
      "what a failed CRC costs before the resend, such as 400ns"},
     {"packet_error_rate", HW_KEY_PROBABILITY, FIELD(packet_error_rate), false,
-     "the probability that a packet fails its CRC, from 0 to 1 (0 if omitted)"},
+     "the probability that a packet fails its CRC (0 if omitted)"},
 };
+
+const HwKeyTable hw_link_key_table = {"models/link/ID.ini", "link", link_keys, G_N_ELEMENTS(link_keys)};
 
 /* Indexed by HwLinkKind; the generations each kind accepts (0 to 0: the
  * kind has none). */
@@ -139,6 +142,37 @@ check_buffers(const HwLink *link, const char *path, GError **error)
     return true;
 }
 
+double
+hw_link_delivered_bytes_per_s(const HwLink *link, double rate_factor, double error_rate)
+{
+    g_return_val_if_fail(rate_factor > 0 && rate_factor <= 1, 0.0);
+    g_return_val_if_fail(error_rate >= 0 && error_rate < 1, 0.0);
+    double rate = (double)link->bytes_per_s * rate_factor;
+    if (error_rate == 0)
+        return rate;
+    double packet =
+        (double)(MIN(link->sm_payload_bytes, link->ce_payload_bytes) + link->header_bytes);
+    double replay = (double)link->replay_latency_ps * rate / (double)SIM_PS_PER_S;
+    return rate * (1 - error_rate) / (1 + error_rate * replay / packet);
+}
+
+/* CRC failures may not leave the link less than a link model may have:
+ * near 1 its transfers would outlast the simulated clock. */
+static bool
+check_errors(const HwLink *link, const char *path, GError **error)
+{
+    double left = hw_link_delivered_bytes_per_s(link, 1.0, link->packet_error_rate);
+    if (left >= (double)HW_KEYS_MIN_BYTES_PER_S)
+        return true;
+    g_autofree char *p = hw_keys_number_text(link->packet_error_rate);
+    return hw_keys_fail(error, path, "link", "packet_error_rate",
+                        "%s leaves %.3g GB/s of the link's %.3g GB/s (a failed packet is sent "
+                        "again after replay_latency): expected a probability that leaves at "
+                        "least %g GB/s",
+                        p, left / 1e9, (double)link->bytes_per_s / 1e9,
+                        (double)HW_KEYS_MIN_BYTES_PER_S / 1e9);
+}
+
 static bool
 check(const HwLink *link, const char *path, GError **error)
 {
@@ -153,7 +187,8 @@ check(const HwLink *link, const char *path, GError **error)
                                error) &&
            hw_keys_check_range(path, g, "header", link->header_bytes, 0, UINT32_MAX, error) &&
            hw_keys_check_range(path, g, "credit", link->credit_bytes, 1, UINT32_MAX, error) &&
-           check_rates(link, path, error) && check_buffers(link, path, error);
+           check_rates(link, path, error) && check_buffers(link, path, error) &&
+           check_errors(link, path, error);
 }
 
 static HwLink *

@@ -8,6 +8,9 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
+
+
 typedef enum HwLinkKind {
     HW_LINK_NVLINK,  /* GPU-GPU or GPU-NVSwitch */
     HW_LINK_C2C,     /* NVLink-C2C, Grace to GPU */
@@ -59,6 +62,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwLink, hw_link_free)
  * errors not. payload_bytes must be positive. */
 double hw_link_payload_bytes_per_s(const HwLink *link, uint64_t payload_bytes);
 
+/* What one direction of the link delivers at rate_factor of its bandwidth
+ * (in (0, 1]) when each packet fails its CRC with probability error_rate
+ * (in [0, 1)), in bytes per second before header overhead: bytes_per_s x
+ * rate_factor x (1 - p) / (1 + p x replay / packet), where a failure costs
+ * a resend and replay_latency (replay: the bytes that time could carry)
+ * and packet is the smaller payload plus header. Equal to bytes_per_s x
+ * rate_factor without errors. */
+double hw_link_delivered_bytes_per_s(const HwLink *link, double rate_factor, double error_rate);
+
 /* The word a model file uses for kind: "nvlink", "c2c", "pcie", "cpu",
  * "network", "memory". */
 const char *hw_link_kind_name(HwLinkKind kind);
+
+/* A link model's key table (for listings and tests). */
+extern const HwKeyTable hw_link_key_table;

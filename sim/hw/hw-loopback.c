@@ -26,6 +26,8 @@ static const HwKey loopback_keys[] = {
      "receive slots per rank, the steps in flight (default 8, the kernel's)"},
 };
 
+const HwKeyTable hw_loopback_key_table = {"models/system/ID.ini", "loopback", loopback_keys, G_N_ELEMENTS(loopback_keys)};
+
 void
 hw_loopback_free(HwLoopback *loopback)
 {

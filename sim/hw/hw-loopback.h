@@ -20,7 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
 #include "hw/hw-link.h"
+
 
 typedef struct HwLoopback {
     uint64_t cta_bytes_per_s;
@@ -45,3 +47,6 @@ void hw_loopback_set_costs(HwLoopback *loopback, uint64_t cta_bytes_per_s,
                            uint64_t step_overhead_ps, uint64_t launch_ps);
 void hw_loopback_free(HwLoopback *loopback);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwLoopback, hw_loopback_free)
+
+/* The [loopback] group of a system file's key table (for listings and tests). */
+extern const HwKeyTable hw_loopback_key_table;

@@ -22,6 +22,8 @@ static const HwKey nic_keys[] = {
      "adapter processing for one message, send side plus receive side, such as 600ns"},
 };
 
+const HwKeyTable hw_nic_key_table = {"models/nic/ID.ini", "nic", nic_keys, G_N_ELEMENTS(nic_keys)};
+
 void
 hw_nic_free(HwNic *nic)
 {

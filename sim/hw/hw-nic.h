@@ -6,7 +6,9 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
 #include "hw/hw-link.h"
+
 
 typedef struct HwNic {
     char *name;            /* "ConnectX-7 NDR" */
@@ -27,3 +29,6 @@ HwNic *hw_nic_load_data(const char *data, gsize length, const char *path, const 
 
 void hw_nic_free(HwNic *nic);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwNic, hw_nic_free)
+
+/* A NIC model's key table (for listings and tests). */
+extern const HwKeyTable hw_nic_key_table;

@@ -28,6 +28,8 @@ static const HwKey runtime_keys[] = {
      "calls a harness times back to back (nccl-tests' -n), such as 20"},
 };
 
+const HwKeyTable hw_runtime_key_table = {"models/runtime/ID.ini", "runtime", runtime_keys, G_N_ELEMENTS(runtime_keys)};
+
 void
 hw_runtime_free(HwRuntime *runtime)
 {

@@ -22,6 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
+
+
 typedef struct HwRuntime {
     char *name;
     uint64_t host_issue_ps;
@@ -43,3 +46,6 @@ HwRuntime *hw_runtime_load_data(const char *data, gsize length, const char *path
 
 void hw_runtime_free(HwRuntime *runtime);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwRuntime, hw_runtime_free)
+
+/* A runtime model's key table (for listings and tests). */
+extern const HwKeyTable hw_runtime_key_table;

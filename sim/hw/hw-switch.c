@@ -41,6 +41,8 @@ static const HwKey switch_keys[] = {
      "the SHARP reduction rate per port, such as 50GB/s; only with sharp"},
 };
 
+const HwKeyTable hw_switch_key_table = {"models/switch/ID.ini", "switch", switch_keys, G_N_ELEMENTS(switch_keys)};
+
 /* Indexed by HwSwitchKind: its word, the generations it accepts and the
  * kind of link its ports must be. */
 static const struct {

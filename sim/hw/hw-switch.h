@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
 #include "hw/hw-link.h"
+
 
 typedef enum HwSwitchKind {
     HW_SWITCH_NVSWITCH,
@@ -47,3 +49,6 @@ HwSwitch *hw_switch_load_data(const char *data, gsize length, const char *path,
 
 void hw_switch_free(HwSwitch *sw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSwitch, hw_switch_free)
+
+/* A switch model's key table (for listings and tests). */
+extern const HwKeyTable hw_switch_key_table;

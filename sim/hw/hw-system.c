@@ -150,6 +150,20 @@ static const SystemGroup system_groups[] = {
     {"loopback", NULL, 0, false}, /* its own table: hw-loopback.c */
 };
 
+#define SYSTEM_TABLE(group, keys) {"models/system/ID.ini", group, keys, G_N_ELEMENTS(keys)}
+
+static const HwKeyTable system_tables[] = {
+    SYSTEM_TABLE("system", system_keys), SYSTEM_TABLE("nvlink", nvlink_keys),
+    SYSTEM_TABLE("host", host_keys),     SYSTEM_TABLE("network", network_keys),
+    SYSTEM_TABLE("nccl", nccl_keys),
+};
+
+const HwKeyTable *const hw_model_key_tables[] = {
+    &hw_gpu_key_table,    &hw_link_key_table,     &hw_switch_key_table, &hw_nic_key_table,
+    &system_tables[0],    &system_tables[1],      &system_tables[2],    &system_tables[3],
+    &system_tables[4],    &hw_loopback_key_table, &hw_runtime_key_table, NULL,
+};
+
 /* Bounds of every count; a group's counts are checked only where the file
  * has the group. */
 static const struct {

@@ -149,3 +149,8 @@ uint32_t hw_system_pair_links(const HwSystem *system, uint32_t a, uint32_t b);
 
 void hw_system_free(HwSystem *system);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSystem, hw_system_free)
+
+/* The key tables of every hardware model file: gpu, link, switch, nic,
+ * the system file's groups (its [loopback] included), runtime;
+ * NULL-terminated. */
+extern const HwKeyTable *const hw_model_key_tables[];

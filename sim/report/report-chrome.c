@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core-output.h"
+
 #define PS_PER_US UINT64_C(1000000)
 #define PPM UINT32_C(1000000)
 
@@ -515,11 +517,10 @@ report_chrome_write(const WorkStream *stream, const WorkReplayResult *result,
     }
     put_links(&c, n_pids);
     put_metadata(&c);
-    /* GLib writes a temporary file beside path and renames it into place. */
-    bool ok = g_file_set_contents(path, c.out->str, (gssize)c.out->len, error);
-    if (!ok)
-        g_prefix_error(error, "%s: ", path);
-    else if (stats != NULL)
+    /* Written to a temporary beside path and renamed into place (an
+     * interrupt removes it). */
+    bool ok = sim_output_write_all(path, c.out->str, c.out->len, error);
+    if (ok && stats != NULL)
         *stats = c.stats;
     g_string_free(c.out, TRUE);
     g_array_unref(c.tracks);

@@ -1,7 +1,8 @@
 /* Plots with gnuplot. nvlsim writes its CSV, then a short script that sets
  * a template's variables and loads the template, then runs gnuplot on that
  * script as a program (g_spawn with an argv: no shell, so no quoting of file
- * names for one). The templates (plots/NAME.gp) read columns by name, so a CSV
+ * names for one), in a process group of its own that is stopped past a
+ * timeout. The templates (plots/NAME.gp) read columns by name, so a CSV
  * that gains or reorders columns still plots. gnuplot is optional: without
  * it the script is still written, to be rendered wherever gnuplot is.
  */
@@ -9,6 +10,8 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -136,7 +139,7 @@ write_script(const char *script, const char *template_path, const char *csv_path
     g_string_append(text, "load ");
     append_quoted(text, template_path);
     g_string_append_c(text, '\n');
-    if (g_file_set_contents(script, text->str, (gssize)text->len, error))
+    if (sim_output_write_all(script, text->str, text->len, error))
         return true;
     g_prefix_error(error, "plot script: ");
     return false;
@@ -156,18 +159,119 @@ last_line(const char *text)
     return g_strdup("");
 }
 
-/* Runs gnuplot on script with outfile set to tmp_path (argv, no shell). */
+/* How long gnuplot may take: $NVLSIM_GNUPLOT_TIMEOUT seconds (0: no
+ * limit), else REPORT_PLOT_TIMEOUT_S. */
+static bool
+gnuplot_timeout_s(double *out, GError **error)
+{
+    const char *env = g_getenv("NVLSIM_GNUPLOT_TIMEOUT");
+    *out = REPORT_PLOT_TIMEOUT_S;
+    if (env == NULL || *env == '\0')
+        return true;
+    char *end = NULL;
+    double t = g_ascii_strtod(env, &end);
+    if (end == env || *end != '\0' || !(t >= 0 && t <= 86400)) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "NVLSIM_GNUPLOT_TIMEOUT: '%s' is not a number of seconds from 0 (no limit) to "
+                    "86400, such as 60",
+                    env);
+        return false;
+    }
+    *out = t;
+    return true;
+}
+
+/* In the child, before exec: a process group of its own, so that a
+ * timeout or an interrupt stops gnuplot and whatever it started. */
+static void
+own_group(gpointer data)
+{
+    (void)data;
+    setpgid(0, 0);
+}
+
+/* Reads what is ready on fd (stderr of the child) into text, keeping the
+ * last 64 KiB; false at the end of the stream. */
+static bool
+read_some(int fd, GString *text)
+{
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN;
+    g_string_append_len(text, buf, n);
+    if (text->len > 65536)
+        g_string_erase(text, 0, (gssize)(text->len - 65536));
+    return n > 0;
+}
+
+/* Waits for pid while reading its stderr from fd, at most limit_s seconds
+ * (0: no limit). True with *wait_status when it ended in time. */
+static bool
+wait_child(GPid pid, int fd, double limit_s, GString *err_text, int *wait_status)
+{
+    gint64 deadline = g_get_monotonic_time() + (gint64)(limit_s * G_USEC_PER_SEC);
+    bool reading = true;
+    for (;;) {
+        pid_t done = waitpid(pid, wait_status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR)) {
+            /* What it wrote last, without waiting on a grandchild that
+             * holds the pipe open. */
+            struct pollfd p = {fd, POLLIN, 0};
+            while (reading && poll(&p, 1, 0) > 0 && read_some(fd, err_text))
+                ;
+            return done == pid;
+        }
+        gint64 left_us = limit_s > 0 ? deadline - g_get_monotonic_time() : G_USEC_PER_SEC;
+        if (left_us <= 0)
+            return false;
+        int wait_ms = (int)MIN(left_us / 1000 + 1, 50);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (reading && poll(&p, 1, wait_ms) > 0)
+            reading = read_some(fd, err_text);
+        else if (!reading)
+            g_usleep((gulong)wait_ms * 1000);
+    }
+}
+
+/* Runs gnuplot on script with outfile set to tmp_path (argv, no shell),
+ * stopped (its whole process group) past the timeout. */
 static bool
 run_gnuplot(const char *gnuplot, const char *script, const char *tmp_path, GError **error)
 {
+    double limit_s;
+    if (!gnuplot_timeout_s(&limit_s, error))
+        return false;
     g_autoptr(GString) set_out = g_string_new("outfile = ");
     append_quoted(set_out, tmp_path);
     char *argv[] = {(char *)gnuplot, "-e", set_out->str, (char *)script, NULL};
-    g_autofree char *err_text = NULL;
-    int wait_status = 0;
-    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err_text,
-                      &wait_status, error)) {
+    GPid pid;
+    int err_fd = -1;
+    if (!g_spawn_async_with_pipes(NULL, argv, NULL,
+                                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, own_group,
+                                  NULL, &pid, NULL, NULL, &err_fd, error)) {
         g_prefix_error(error, "%s: ", gnuplot);
+        return false;
+    }
+    /* Here too: whichever of the two runs first, the group exists before
+     * it is signalled. */
+    setpgid(pid, pid);
+    sim_output_child_add(pid);
+    g_autoptr(GString) err_text = g_string_new(NULL);
+    int wait_status = 0;
+    bool in_time = wait_child(pid, err_fd, limit_s, err_text, &wait_status);
+    if (!in_time) {
+        kill(-pid, SIGKILL);
+        while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    sim_output_child_remove(pid);
+    close(err_fd);
+    if (!in_time) {
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                    "gnuplot %s gave no plot within %g s and was stopped "
+                    "(NVLSIM_GNUPLOT_TIMEOUT sets the limit in seconds)",
+                    script, limit_s);
         return false;
     }
     GStatBuf st;
@@ -178,13 +282,14 @@ run_gnuplot(const char *gnuplot, const char *script, const char *tmp_path, GErro
                     "gnuplot %s wrote no image (is the CSV empty?)", script);
         return false;
     }
-    g_autofree char *why = last_line(err_text);
+    g_autofree char *why = last_line(err_text->str);
     if (WIFEXITED(wait_status))
-        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s failed (status %d): %s",
-                    script, WEXITSTATUS(wait_status), why);
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s failed (status %d)%s%s",
+                    script, WEXITSTATUS(wait_status), *why ? ": " : "", why);
     else
-        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s was killed: %s", script,
-                    why);
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                    "gnuplot %s was killed by signal %d%s%s", script, WTERMSIG(wait_status),
+                    *why ? ": " : "", why);
     return false;
 }
 
@@ -199,7 +304,7 @@ render(const char *gnuplot, const char *script, const char *out_path, GError **e
         return false;
     close(fd);
     if (!run_gnuplot(gnuplot, script, tmp, error)) {
-        g_unlink(tmp);
+        sim_output_temp_remove(tmp);
         return false;
     }
     return sim_output_rename(tmp, out_path, error);

@@ -5,6 +5,10 @@
 #include <glib.h>
 #include <stdbool.h>
 
+/* Seconds gnuplot may take to render a plot before it is stopped, unless
+ * $NVLSIM_GNUPLOT_TIMEOUT gives another limit (seconds, 0 for none). */
+#define REPORT_PLOT_TIMEOUT_S 60
+
 /* The templates folder: $NVLSIM_PLOTS if set and not empty (a folder that
  * replaces the shipped templates), else the data folder's plots/
  * (sim_data_dir: the source tree's for the build tree's nvlsim, else the
@@ -30,6 +34,8 @@ char *report_plot_script_path(const char *out_path);
  * When gnuplot is not on PATH it writes the script only, returns true and
  * sets *note (newly allocated) to a line saying how to render it;
  * otherwise *note is NULL. False and an error (the template missing, the
- * script unwritable, gnuplot failing with its last message) otherwise. */
+ * script unwritable, gnuplot failing with its last message, gnuplot taking
+ * longer than REPORT_PLOT_TIMEOUT_S or $NVLSIM_GNUPLOT_TIMEOUT seconds:
+ * then it is killed, with all it started) otherwise. */
 bool report_plot(const char *template_name, const char *csv_path, const char *out_path,
                  const char *const *extra_vars, char **note, GError **error);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core-output.h"
 #include "report/report-csv.h"
 
 typedef enum Column {
@@ -156,13 +157,10 @@ report_trace_write(const WorkStream *stream, const char *path, GError **error)
     g_string_append_c(out, '\n');
     for (uint32_t i = 0; i < stream->tasks->len; i++)
         put_row(out, stream, i, number);
-    /* GLib writes a temporary file beside path and renames it into place;
-     * the cost is the whole trace held in memory as text until then. */
-    if (!g_file_set_contents(path, out->str, (gssize)out->len, error)) {
-        g_prefix_error(error, "%s: ", path);
-        return false;
-    }
-    return true;
+    /* Written to a temporary beside path and renamed into place (an
+     * interrupt removes it); the cost is the whole trace held in memory as
+     * text until then. */
+    return sim_output_write_all(path, out->str, out->len, error);
 }
 
 /* ---- Reading. ---- */

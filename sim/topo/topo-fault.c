@@ -26,12 +26,15 @@ const HwKey topo_fault_keys[TOPO_N_FAULT_KEYS] = {
     {"slow_links", HW_KEY_STRING, F(slow_links), false,
      "bundles that keep slow_rate of their rate, such as 3:1 or 0-1"},
     {"slow_rate", HW_KEY_FRACTION, F(slow_rate), false,
-     "the share of the rate slow_links keep, above 0 and at most 1, such as 0.5"},
+     "the share of the rate slow_links keep, such as 0.5"},
     {"crc_links", HW_KEY_STRING, F(crc_links), false,
      "bundles whose packets fail their CRC at crc_error_rate, such as 3:1 or 0-1"},
     {"crc_error_rate", HW_KEY_PROBABILITY, F(crc_error_rate), false,
-     "the probability that a packet of crc_links fails its CRC, below 1, such as 1e-4"},
+     "the probability that a packet of crc_links fails its CRC, such as 1e-4"},
 };
+
+const HwKeyTable topo_fault_key_table = {"scenario (or --fault KEY=VALUE)", "faults",
+                                         topo_fault_keys, TOPO_N_FAULT_KEYS};
 
 static const char *const kind_keys[] = {"planes_down", "links_down", "slow_links", "crc_links"};
 
@@ -155,11 +158,6 @@ take_rates(TopoFaults *faults, const FaultsFile *f, const char *path, GError **e
         return hw_keys_fail(error, path, "faults", "slow_rate",
                             "missing; slow_links needs the share of the rate they keep, such as "
                             "0.5");
-    if (f->crc_error_rate >= 1)
-        return hw_keys_fail(error, path, "faults", "crc_error_rate",
-                            "'%g' is out of range: expected a probability below 1 (a link whose "
-                            "every packet fails delivers nothing)",
-                            f->crc_error_rate);
     if (f->crc_error_rate >= 0)
         faults->crc_error_rate = f->crc_error_rate;
     else if (has_kind(faults, TOPO_FAULT_CRC))
@@ -329,6 +327,35 @@ partial_losses(const TopoFaults *faults, const TopoFault *f)
     return lost;
 }
 
+/* What a slow or noisy bundle's links still deliver may not fall below
+ * what a link model may have: transfers at a billionth of a link's rate
+ * would outlast the simulated clock. The key named is slow_rate when the
+ * share alone leaves too little, else crc_error_rate. */
+static bool
+check_delivered(const TopoFaults *faults, const TopoFault *f, const char *item,
+                const HwSystem *sys, GError **error)
+{
+    const HwLink *spec = sys->nvlink;
+    TopoBundleFault bf;
+    topo_faults_bundle(faults, f->gpu, f->plane, f->peer, 1, &bf);
+    double p = bf.packet_error_rate >= 0 ? bf.packet_error_rate : spec->packet_error_rate;
+    double left = hw_link_delivered_bytes_per_s(spec, bf.rate_factor, p);
+    if (left >= (double)HW_KEYS_MIN_BYTES_PER_S)
+        return true;
+    bool slow =
+        hw_link_delivered_bytes_per_s(spec, bf.rate_factor, spec->packet_error_rate) <
+        (double)HW_KEYS_MIN_BYTES_PER_S;
+    g_autofree char *value = hw_keys_number_text(slow ? bf.rate_factor : p);
+    return hw_keys_failf(error,
+                         "[faults] %s: %s leaves each link of '%s' %.3g GB/s of %s's %.3g GB/s%s: "
+                         "expected %s that leaves at least %g GB/s",
+                         slow ? "slow_rate" : "crc_error_rate", value, item, left / 1e9,
+                         spec->name, (double)spec->bytes_per_s / 1e9,
+                         slow ? "" : " (a failed packet is sent again after replay_latency)",
+                         slow ? "a share" : "a probability",
+                         (double)HW_KEYS_MIN_BYTES_PER_S / 1e9);
+}
+
 bool
 topo_faults_check(const TopoFaults *faults, const HwSystem *sys, GError **error)
 {
@@ -342,6 +369,9 @@ topo_faults_check(const TopoFaults *faults, const HwSystem *sys, GError **error)
         }
         uint32_t n = check_bundle(f, item, sys, error);
         if (n == 0)
+            return false;
+        if ((f->kind == TOPO_FAULT_SLOW || f->kind == TOPO_FAULT_CRC) && sys->nvlink != NULL &&
+            !check_delivered(faults, f, item, sys, error))
             return false;
         uint32_t lost = f->kind == TOPO_FAULT_LINKS_DOWN ? partial_losses(faults, f) : 0;
         if (lost > n)

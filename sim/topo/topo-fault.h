@@ -58,6 +58,8 @@ typedef struct TopoFaults {
 /* The [faults] key table, for listings and for key checks (--set). */
 #define TOPO_N_FAULT_KEYS 6
 extern const HwKey topo_fault_keys[TOPO_N_FAULT_KEYS];
+/* The same as a table, for listings and tests. */
+extern const HwKeyTable topo_fault_key_table;
 
 TopoFaults *topo_faults_new(void);
 void topo_faults_free(TopoFaults *faults);

@@ -56,6 +56,9 @@ static const HwKey model_keys[] = {
      "whether the output head reuses the input embedding (default yes)"},
 };
 
+const HwKeyTable work_model_key_table = {"models/llm/ID.ini", GROUP, model_keys,
+                                         G_N_ELEMENTS(model_keys)};
+
 static const char *const ffn_kind_names[] = {"gelu", "swiglu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const position_names[] = {"learned", "rope"};

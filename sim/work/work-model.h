@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hw/hw-keys.h"
+
 /* The feed-forward block: GELU has two weight matrices (up, down), SwiGLU
  * three (gate, up, down). */
 typedef enum WorkFfnKind {
@@ -110,3 +112,6 @@ uint64_t work_model_flops_per_token(const WorkModel *model, uint64_t seq_len, bo
  * kernel executes fewer (FlashAttention skips only whole blocks above the
  * diagonal, work-compute.h), so MFU stays at most 100%. */
 double work_model_causal_flops_per_token(const WorkModel *model, uint64_t seq_len);
+
+/* A transformer model file's key table (for listings and tests). */
+extern const HwKeyTable work_model_key_table;

@@ -63,8 +63,8 @@ static const HwKey scenario_keys[] = {
     K("fidelity", HW_KEY_STRING, fidelity, false,
       "flow, packet or analytic (each call's time alone at flow fidelity, no shared network)"),
     K("trace", HW_KEY_STRING, trace, false, "a trace CSV to replay"),
-    K("compute_efficiency", HW_KEY_PROBABILITY, compute_efficiency, false,
-      "share of the kernel model's rate sustained (0: the GPU's training_efficiency)"),
+    K("compute_efficiency", HW_KEY_FRACTION, compute_efficiency, false,
+      "share of the kernel model's rate sustained (default: the GPU's training_efficiency)"),
 };
 
 static const HwKey layout_keys[] = {
@@ -109,7 +109,7 @@ static const HwKey precision_keys[] = {
 static const HwKey straggler_keys[] = {
     K("ranks", HW_KEY_STRING, straggler_ranks, true, "GPUs of the job that straggle, such as 3"),
     K("compute_rate", HW_KEY_FRACTION, straggler_rate, false,
-      "share of its compute rate a straggler keeps, above 0 and at most 1 (default 1)"),
+      "share of its compute rate a straggler keeps (default 1)"),
     K("step_delay", HW_KEY_TIME_PS, straggler_delay_ps, false,
       "time a straggler starts each step late, such as 5ms (default 0)"),
 };
@@ -129,6 +129,19 @@ static const Group groups[] = {
     {"precision", precision_keys, G_N_ELEMENTS(precision_keys), false, false},
     {"faults", topo_fault_keys, TOPO_N_FAULT_KEYS, false, true},
     {"stragglers", straggler_keys, G_N_ELEMENTS(straggler_keys), false, false},
+};
+
+#define SCENARIO_TABLE(name, keys) {"scenario", name, keys, G_N_ELEMENTS(keys)}
+
+static const HwKeyTable scenario_tables[] = {
+    SCENARIO_TABLE("scenario", scenario_keys),   SCENARIO_TABLE("layout", layout_keys),
+    SCENARIO_TABLE("batch", batch_keys),         SCENARIO_TABLE("precision", precision_keys),
+    SCENARIO_TABLE("stragglers", straggler_keys),
+};
+
+const HwKeyTable *const work_scenario_key_tables[] = {
+    &scenario_tables[0], &scenario_tables[1],    &scenario_tables[2],
+    &scenario_tables[3], &topo_fault_key_table,  &scenario_tables[4], NULL,
 };
 
 static void

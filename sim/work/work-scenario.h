@@ -87,3 +87,7 @@ void work_scenario_free(WorkScenario *scenario);
  * scenario key, as --set takes it. */
 bool work_scenario_key_known(const char *key);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkScenario, work_scenario_free)
+
+/* The key tables of a scenario's groups ([scenario], [layout], [batch],
+ * [precision], [faults], [stragglers]), NULL-terminated. */
+extern const HwKeyTable *const work_scenario_key_tables[];

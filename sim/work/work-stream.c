@@ -649,7 +649,8 @@ work_stream_check_durations(const WorkStream *stream, const uint64_t *duration_p
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "rank %u computes for more than %" G_GUINT64_FORMAT
                         " days in one step: beyond what the simulated clock (2^64 ps, 213 days) "
-                        "can hold",
+                        "can hold; expected a larger [scenario] compute_efficiency, "
+                        "[stragglers] compute_rate or GPU training_efficiency, or a smaller step",
                         t->rank, max_ps / (86400 * SIM_PS_PER_S));
             return false;
         }

@@ -114,6 +114,9 @@ expect 0 out "gpt3-175b        GPT-3 175B               96   12288  96/96       
 expect 0 out "list" -- --help
 expect 0 out "KIND is one of" -- help list
 expect 2 err "unknown kind 'nonsense'; expected one of: systems, gpus" -- list nonsense
+expect 0 out "  crc_error_rate         probability a probability at least 0 and below 1" -- list keys
+expect 0 out "  training_efficiency    share       a share above 0 and at most 1" -- list keys
+expect 0 out "[faults] in scenario (or --fault KEY=VALUE)" -- list keys
 expect 2 err "no kind given" -- list
 expect 2 err "more than one kind given" -- list gpus nics
 for kind in systems gpus links switches nics models; do

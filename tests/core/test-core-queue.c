@@ -1,6 +1,7 @@
 /* SimQueue: the ladder queue against a reference (linear scan for the
  * minimum) under random monotone pushes and pops, its structure checked as
- * it goes; and the push that lands before a freshly built window. */
+ * it goes; the push that lands before a freshly built window; and entries
+ * so far apart that a bucket would span the whole clock. */
 #include "core/core-queue.h"
 #include "core/core-rng.h"
 #include "core-suites.h"
@@ -91,6 +92,42 @@ START_TEST(push_before_window)
 }
 END_TEST
 
+/* A few entries a day of simulated time apart (a link slowed a
+ * hundred-billion-fold, a step of hours): the coarse rung's bucket width
+ * comes out at 2^64 ps or more, which must stay a valid shift. */
+static const uint64_t far_ps[][3] = {
+    {UINT64_C(88392001596991764), 8625164, 8625164 + 1},
+    {UINT64_MAX - 1, 2, UINT64_C(1) << 62},
+    {UINT64_MAX / 2, UINT64_MAX, 3},
+};
+
+START_TEST(far_apart)
+{
+    SimQueue q;
+    sim_queue_init(&q);
+    sim_queue_push(&q, 1, sim_queue_order(0, 0), 0);
+    ck_assert_uint_eq(sim_queue_top(&q)->slot, 0);
+    sim_queue_pop(&q);
+    /* Pushed out of order, after the first window was spent: the queue
+     * rebuilds its coarse rung from them and gives them back sorted. */
+    for (uint32_t i = 0; i < G_N_ELEMENTS(far_ps[_i]); i++)
+        sim_queue_push(&q, far_ps[_i][i], sim_queue_order(0, i + 1), i + 1);
+    uint64_t last = 0;
+    uint32_t n_popped = 0;
+    while (q.n_entries > 0) {
+        const SimQueueEntry *top = sim_queue_top(&q);
+        ck_assert_msg(top->time_ps >= last, "case %d: %" PRIu64 " ps after %" PRIu64 " ps", _i,
+                      top->time_ps, last);
+        ck_assert_msg(sim_queue_is_valid(&q), "case %d: structure broken", _i);
+        last = top->time_ps;
+        sim_queue_pop(&q);
+        n_popped++;
+    }
+    ck_assert_uint_eq(n_popped, G_N_ELEMENTS(far_ps[_i]));
+    sim_queue_clear(&q);
+}
+END_TEST
+
 Suite *
 core_queue_suite(void)
 {
@@ -98,6 +135,7 @@ core_queue_suite(void)
     TCase *tc = tcase_create("queue");
     tcase_add_loop_test(tc, matches_reference, 0, sizeof spreads_ps / sizeof spreads_ps[0]);
     tcase_add_test(tc, push_before_window);
+    tcase_add_loop_test(tc, far_apart, 0, G_N_ELEMENTS(far_ps));
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -140,7 +140,11 @@ static const struct {
     {"replay buffer below a packet", "replay_buffer = 16KiB", "replay_buffer = 100B",
      ": [link] replay_buffer: 100 B cannot hold one packet (272 B)"},
     {"probability above 1", "packet_error_rate = 0", "packet_error_rate = 1.5",
-     ": [link] packet_error_rate: '1.5' is out of range: expected a probability from 0 to 1"},
+     ": [link] packet_error_rate: '1.5' is out of range: expected a probability at least 0 and "
+     "below 1"},
+    {"certain error", "packet_error_rate = 0", "packet_error_rate = 1",
+     ": [link] packet_error_rate: '1' is out of range: expected a probability at least 0 and "
+     "below 1"},
     {"negative probability", "packet_error_rate = 0", "packet_error_rate = -1e-9",
      ": [link] packet_error_rate: '-1e-9' is out of range"},
     {"probability in words", "packet_error_rate = 0", "packet_error_rate = rare",
@@ -177,7 +181,6 @@ static const struct {
     {"no link-level replay", "replay_buffer = 16KiB", "replay_buffer = 0B", 0.0, 0},
     {"error rate omitted", "packet_error_rate = 0\n", "", 0.0, 16384},
     {"small error rate", "packet_error_rate = 0", "packet_error_rate = 1e-12", 1e-12, 16384},
-    {"certain error", "packet_error_rate = 0", "packet_error_rate = 1", 1.0, 16384},
     {"blanks around", "packet_error_rate = 0", "packet_error_rate =  0.25  ", 0.25, 16384},
 };
 

@@ -396,7 +396,8 @@ static const struct {
     {"rate negative", "dgx-h100", "slow_links = 3:1\nslow_rate = -0.5",
      "test.ini: [faults] slow_rate: '-0.5' is out of range"},
     {"error rate 1", "dgx-h100", "crc_links = 3:1\ncrc_error_rate = 1",
-     "test.ini: [faults] crc_error_rate: '1' is out of range: expected a probability below 1"},
+     "test.ini: [faults] crc_error_rate: '1' is out of range: expected a probability at least 0 "
+     "and below 1"},
     {"error rate missing", "dgx-h100", "crc_links = 3:1",
      "test.ini: [faults] crc_error_rate: missing; crc_links needs"},
 };

@@ -73,6 +73,7 @@ main(void)
     SRunner *runner = srunner_create(topo_build_suite());
     srunner_add_suite(runner, topo_route_suite());
     srunner_add_suite(runner, topo_fault_suite());
+    srunner_add_suite(runner, topo_ranges_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);
