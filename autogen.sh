@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Generates ./configure. With --deps, first installs what building and
 # testing nvlsim needs on Debian/Ubuntu (as root, with apt-get), skipping
 # packages that are already installed.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Writes a file of 1,008 multi-node collective rows in the schema of
 # data/measurements/collectives.csv, for timing nvlsim validate on large
 # runs (make bench): DGX H100, p5 and DGX A100 on 2 to 32 nodes (16 to 256

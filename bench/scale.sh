@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The scale figures of make bench: each command's wall seconds and peak
 # resident memory (KB, where /usr/bin/time is installed), one line each.
 # Minutes in all; the figures vary with the machine, the simulated results

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Renders a guide: copies SRC to OUT, and in every block fenced by ```run
 # runs each line that starts with "$ " (with the built nvlsim first on the
 # PATH, from the top of the source tree) and writes the command and what it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Where a training step's time goes, as stacked bars: one bar per row (one
 # nvlsim run --csv, or the many rows of a sweep), stacked from compute,
 # exposed TP, PP, DP and EP communication, and idle time (bubble, waits).

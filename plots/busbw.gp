@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bus bandwidth against message size, log-log, one line per series: the
 # curves nccl-tests' results are drawn as. Reads nvlsim coll --csv (or rows
 # of several runs with a column naming each, e.g. system, to compare

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by nvlsim's plot templates (loaded by each, never run alone): checks
 # the two variables every template needs, reads CSV with a header row (columns
 # are found by name), and picks the terminal from the output's extension.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Step time per system (or per any label): one bar per row, with its value,
 # from nvlsim run --csv rows of the same job on several systems.
 #   gnuplot -e "datafile='systems.csv'; outfile='compare.png'" compare.gp

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A sweep as a heat map: one cell per pair of values of two axis columns
 # (e.g. tp x pp), coloured by a measure (step time) and labelled with it.
 # Axis values are shown in the order they first appear in the file; a pair

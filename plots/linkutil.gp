@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Per-link utilization over time, one line per link, from a long-format CSV:
 # one row per (time, link) sample.
 #   gnuplot -e "datafile='links.csv'; outfile='links.png'" linkutil.gp

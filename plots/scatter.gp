@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Simulated against measured, log-log, one colour per series, with the line
 # y = x and a band of +/- band around it (default 5%): nvlsim validate --csv.
 # The title gives the rows and their mean absolute percentage error (MAPE).

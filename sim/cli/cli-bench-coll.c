@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim bench-coll: the collective layer's speed on the issue's yard
  * sticks: an all_reduce sweep 8 B .. 8 GiB (factor 2) on 8 x H100 at flow
  * fidelity, timed whole, and its 1 GiB point at packet fidelity (wall time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim bench-net: the network engines' speed on the issue's two yard
  * sticks. Packet engine: an 8-GPU NVSwitch all-to-all moving 1 GiB in all
  * (packets and events per wall second). Flow engine: an all-to-all of 1 MiB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim bench-core: the engine's per-event cost, measured with the hold
  * model for several queue sizes.
  *

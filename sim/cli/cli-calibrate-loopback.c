@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim calibrate loopback: fits a loopback model's three costs
  * ([loopback] cta_bandwidth, step_overhead, launch; flag_latency is held)
  * from nvlsim-bench loopback rows of one rank count. The kernel's closed

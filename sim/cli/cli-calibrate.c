@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim calibrate: fits a system's fixed costs from measurements.
  *
  *   copy-overhead: one cudaMemcpyPeer ([host] copy_overhead), from the

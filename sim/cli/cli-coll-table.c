@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim coll's text: nccl-tests' output, simulated.
  *
  * The layout is nccl-tests' (src/common.cu): the settings line, the

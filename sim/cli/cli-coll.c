@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim coll: a collective size sweep as nccl-tests prints it, simulated.
  *
  * The command line is nccl-tests' (the collective named as its binaries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim coll's plan of a sweep (cli-coll.c parses it from the command
  * line) and the text nccl-tests prints for it (cli-coll-table.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim compare: one scenario on several systems, side by side (by
  * default one of each generation: Pascal, Volta, Ampere, Hopper,
  * Blackwell), and an all-reduce size sweep on one node of each.

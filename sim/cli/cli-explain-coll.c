@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim explain coll: the reasoning behind a collective call's time.
  *
  * What NCCL's cost model predicts for every algorithm and protocol it could

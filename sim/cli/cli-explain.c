@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim explain: the reasoning behind a number, for teaching.
  *
  *   explain coll (cli-explain-coll.c): NCCL's pick, the call's time split

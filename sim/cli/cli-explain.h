@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim explain's options, shared by its two halves: explain coll
  * (cli-explain-coll.c) and explain run (cli-explain.c). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the commands that simulate a system: load the system model by
  * id, build its graph for some number of nodes, prepare routing; and write
  * output files whole or not at all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A simulated system ready to run traffic on, and the check of output paths. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim list KIND: the models of one kind on the models search path (the
  * user's folders, then the shipped models), one line each, sorted by id,
  * with the figures people compare (in GB/s, Gb/s, TFLOP/s; transformer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim: the command-line front end.
  *
  * main() finds the subcommand and hands it the rest of the command line;

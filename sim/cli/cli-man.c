@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim(1), the manual page, written in roff from what --help prints:
  * main's options, the table of commands and each command's CliUsage (its
  * summary, option entries and description), so that the page cannot drift

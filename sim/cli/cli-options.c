@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers every subcommand shares: option parsing and error lines.
  *
  * Errors are one line on stderr, "nvlsim CMD: what was wrong", so scripts

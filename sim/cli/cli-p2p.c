@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim p2p: the view of CUDA's p2pBandwidthLatencyTest, simulated.
  *
  * For every GPU pair: unidirectional and bidirectional copy bandwidth and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --plot FILE: checks the name before a command runs, picks the CSV's name
  * when --csv is not given, and reports gnuplot's absence, failure or
  * timeout as one line on stderr naming the plot and the CSV it keeps. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --plot FILE on the commands that write a CSV (coll, run, validate): the
  * CSV rendered by a template of plots/ (report-plot.h). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading measurement rows: column lookup and field parsing with errors
  * that name the file, line and column. */
 #include "cli/cli-rows.h"

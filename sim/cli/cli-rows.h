@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Measurement rows in the schema of shared/reference/collectives.csv: the
  * columns the commands read, and the fields they parse. Shared by validate
  * and calibrate. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim run: one training step of a scenario (work-scenario.h), simulated
  * on its system; prints step time, throughput, memory and where the time
  * goes, and optionally writes them as CSV, the step as a trace and its timeline

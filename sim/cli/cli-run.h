@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running a scenario, shared by nvlsim run and nvlsim validate. */
 #pragma once
 

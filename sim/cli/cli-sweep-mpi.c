@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim sweep past one machine: under mpirun (built with Open MPI), the
  * points a folder lacks are dealt round-robin to the ranks; each rank
  * simulates its share on its own thread pool, and rank 0, which alone

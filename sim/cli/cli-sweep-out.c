@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim sweep's output folder (cli-sweep.h): sweep.ini names the sweep a
  * folder holds, .lock keeps a second sweep out, points/ journals each
  * finished point as its own one-row file, and results.csv gathers the rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim sweep --refine K: every point at the analytic tier (each call its
  * time alone, no shared network: work-replay.h), then the best K again at
  * the base scenario's own fidelity, the two step times side by side in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim sweep: a base scenario and axes over its keys (a sweep file; see
  * cli-sweep.h and the command's --help), every point of their cross
  * product simulated as nvlsim run would, on a pool of threads, one CSV row

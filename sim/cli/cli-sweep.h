@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim sweep's parts (internal to sim/cli): the sweep a file describes,
  * and the output folder that journals its points so that a killed sweep
  * resumes where it stopped. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate's collective rows: each is simulated as its benchmark ran it
  * (the row's GPU count, size, data type, and algorithm/protocol when the
  * source states them, NCCL's choice otherwise; its harness, launch mode

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime's fitted constants, and judging them on rows they were not
  * fitted on.
  *

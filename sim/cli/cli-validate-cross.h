@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fitting the runtime's unsourced constants across systems, and
  * leave-one-group-out validation of them (cli-validate-cross.c). */
 #pragma once

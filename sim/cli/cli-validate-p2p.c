@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate's p2p_* rows (p2pBandwidthLatencyTest and its variants): copy
  * bandwidth one way, both ways, staged through the host, relayed through an
  * intermediate GPU where the algorithm column says so, and the time of one

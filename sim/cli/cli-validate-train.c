@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate's training rows: the schema of shared/reference/training.csv
  * (recognised by its iteration_time_s column). Each row becomes a
  * scenario (work-scenario.h) whose step is simulated and compared with the

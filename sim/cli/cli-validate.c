@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim validate: replays measured rows (the schema of
  * shared/reference/collectives.csv, columns found by name) on the simulator
  * and reports each row's error, the mean absolute percentage error (MAPE)

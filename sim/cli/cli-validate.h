@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim validate's parts (internal to sim/cli): the accounting every row
  * kind shares, and one replayer per kind of row. */
 #pragma once

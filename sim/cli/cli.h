@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The nvlsim front end: subcommands, their exit statuses, shared helpers.
  *
  * Only this layer prints to the terminal or picks an exit status. Exit

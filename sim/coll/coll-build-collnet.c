@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CollNet schedules (NCCL's in-network reduction on SHARP switches), as
  * programs for the executor; all_reduce, Simple.
  *

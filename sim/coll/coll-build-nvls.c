@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVLS and NVLS-tree schedules, as programs for the executor (see
  * coll-build.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PAT, NCCL's Parallel Aggregated Trees (all_gather and reduce_scatter,
  * one rank per node), as programs for the executor.
  *

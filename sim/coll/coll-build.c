@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Schedules as NCCL runs them, as programs for the executor.
  *
  * Ring (all_reduce, all_gather, reduce_scatter, broadcast, reduce): per

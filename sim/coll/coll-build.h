@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Schedules: the programs NCCL's algorithms run, laid out on an executor
  * (coll-exec) for a communicator and a call plan. */
 #pragma once

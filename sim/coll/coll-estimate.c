@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A call's time in closed form, mechanism by mechanism (coll-estimate.h):
  * the steps, bytes and rates each algorithm's schedule has as
  * coll-build.c lays it out, with the costs coll-run.c and coll-exec.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A collective call's time as a closed form, mechanism by mechanism, from
  * the choices and costs the simulation runs it with (coll-run.c,
  * coll-build.c, coll-exec.c), for explaining a simulated time:

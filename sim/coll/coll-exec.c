@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collective executor (see coll-exec.h): connections with credits,
  * programs run in order, messages through net.h. All state lives in arrays
  * indexed by connection, program and operation; events carry those indices.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collective executor: programs of operations over connections, run
  * through net.h.
  *

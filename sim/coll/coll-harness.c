@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a benchmark reports for a collective call (coll-harness.h; the
  * names are coll-names.c's). */
 #include "coll/coll-harness.h"

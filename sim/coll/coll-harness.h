@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How a benchmark times collective calls, and what it reports for a call
  * whose kernel runs a given time on the GPU.
  *

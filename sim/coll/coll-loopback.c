@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loopback kernel's closed form (see coll-loopback.h): each rank's
  * n_bytes / K in loops of min(slot, what is left), each loop a chain of
  * steps hops. Times in ps, rounded as the network engines round each

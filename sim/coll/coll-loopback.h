@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The closed form of nvlsim-bench's loopback kernel (virtual ranks on one
  * GPU, hw-loopback.h), which the simulation of a loopback system equals to
  * the picosecond (tests/coll/test-coll-loopback.c): every step forwards one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The words of sim/coll: collective, algorithm and protocol names as
  * nccl-tests and NCCL print them, the harness and launch-mode names of
  * the measurement schema, their parsers, and nccl-tests' bus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's topology search on one node of direct NVLink pairs (DGX-1),
  * followed line by line from NCCL 2.30 (NVIDIA/nccl 5067397c): a topology
  * of the communicator's GPUs only (topo.cc:1800, :836-842); paths NVL, NVB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's rings and trees on one node of direct NVLink pairs (DGX-1): the
  * topology NCCL builds of the communicator's GPUs, the paths between them
  * and its channel search, emulated step by step (see coll-rings.c). Used

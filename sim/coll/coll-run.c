@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One collective call: check it, let NCCL's model choose (unless forced),
  * plan channels and chunks as NCCL would, lay the schedule out and run it.
  * The call's kernel starts its first step after the runtime model's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running one collective call on a communicator: NCCL's choices (from
  * coll-tune), the schedule NCCL would run (rings, trees, NVLS, direct
  * peers; built here), and its execution through net.h (coll-exec).

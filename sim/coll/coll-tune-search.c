@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's view of a system and its channel search, emulated (NCCL 2.30,
  * nccl_model.md §2): coll_tune_info parses an HwSystem as NCCL's topology
  * code would (per-link NVLink constants, PCIe and NIC parse rules), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the tuner (coll-tune.c, coll-tune-search.c): NCCL's own
  * indices, which order its tables and its choice. Not for other modules;
  * they use coll-tune.h.

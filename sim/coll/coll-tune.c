@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's cost model, NCCL 2.30 (shared/reference/nccl_model.md §1-§7):
  * the tuner's constant tables, the communicator as NCCL's topology code
  * would parse it from an HwSystem, the time model (tuning.cc), the choice

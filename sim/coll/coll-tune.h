@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's own cost model (src/graph/tuning.cc, src/enqueue.cc and the
  * channel search of src/graph/search.cc, NCCL 2.30; see
  * shared/reference/nccl_model.md): what NCCL would pick for a call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collectives as NCCL runs them: the vocabulary shared by the tuner (NCCL's
  * own cost model, which picks algorithm, protocol and channels) and the
  * executor (which turns a call into the transfers and reductions NCCL would

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The data folder (models/, scenarios/, plots/, data/measurements/): the
  * source tree's only for a program the build tree built, so that an
  * installed nvlsim never reads a checkout that happens to be there; else

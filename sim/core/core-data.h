@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where nvlsim's data lies: the folder that holds models/, scenarios/,
  * plots/ and data/measurements/ (the source tree for a build run in place,
  * $(pkgdatadir) once installed). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Assertions for the hot loop: compiled in by ./configure --enable-debug
  * (SIM_DEBUG), out otherwise, so release runs pay nothing for them. */
 #pragma once

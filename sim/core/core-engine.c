@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The discrete-event loop: pooled events, a ladder queue keyed (time_ps,
  * phase, seq), a handler table, and run-until-drained/limit/stop.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The discrete-event engine: a clock, a queue of pending events, a handler
  * table and the loop that runs them.
  *

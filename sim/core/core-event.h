@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The event: a fixed-size record the engine queues and hands to a handler.
  *
  * The engine gives meaning only to time_ps and handler; target and arg are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hold model on SimEngine: one handler, one RNG stream, constant queue
  * size.
  *

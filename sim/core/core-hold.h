@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hold model: the classic priority-queue benchmark (Jones, CACM 1986).
  *
  * n_pending events wait in the queue; each one, when it runs, schedules one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Atomic output files (see core-output.h): mkstemp's unique name with an
  * ordinary file's mode, fsync before the rename so that a crash leaves the
  * old file or the new one, never part of it; "-" and what is not a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Output files that appear whole or not at all: everything is written to a
  * temporary file beside the destination, created as a plain fopen would
  * (0666 less the umask, applied by open itself, so no thread reads or sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Event-slot pool: chunk allocation and the free list.
  *
  * Chunks hold 1024 slots (64 KiB); the chunk table doubles when full. Slots

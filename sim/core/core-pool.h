@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Event slots: fixed-size SimEvent records from chunks, with a free list.
  *
  * Scheduling takes a slot and dispatch returns it, so a steady-state run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ladder queue: an overflow list, a coarse rung, a fine rung.
  *
  * push appends to the overflow list (past the window), to a coarse bucket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pending-event queue: a two-rung ladder of time buckets with an
  * overflow list, ordered by the key (time_ps, phase, seq).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Seeded random-number streams: xoshiro256** state filled by SplitMix64.
  *
  * Stream independence comes from hashing (seed, stream_id) into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Seeded random-number streams, one per component.
  *
  * A stream is named by (seed, stream_id): the numbers component 7 draws are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading and checking text files (see core-text.h): a stream of checked
  * lines over a block buffer that holds at most a line and a block; a whole
  * file read is that stream's lines put together.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text files checked line by line before any parser sees them, so that a
  * malformed file is named with the line at fault: a folder where a file is
  * expected, bytes that are not text (NUL, invalid UTF-8), lines too long

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Serialization delay: bytes at a bandwidth, as integer picoseconds.
  *
  * Exact integer arithmetic: delay_ps = ceil(n_bytes * 1e12 / bytes_per_s),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Simulated time and the one serialization-delay function.
  *
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing quantities with units into integer base units.
  *
  * A number is read as an exact decimal (up to 18 significant digits and a

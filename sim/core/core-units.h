@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Quantities with units, parsed once at the edge into integers.
  *
  * Text such as "250ns", "4MiB", "450GB/s", "400Gbit/s", "989TFLOP/s" becomes

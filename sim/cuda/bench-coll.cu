@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench coll, device side: one process drives every GPU through
  * ncclCommInitAll, as nccl-tests does with -g N. Timing follows
  * nccl-tests: n_warmup iterations, then n_iters back to back, each one NCCL

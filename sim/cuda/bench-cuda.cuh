@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench: helpers shared by the .cu files (error reporting and the
  * input pattern on the device). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench, device side: what the .cu files export to the host C code.
  * Plain C types only (no GLib, no CUDA header), so bench-main.c builds with
  * the C compiler and the .cu files with nvcc. Every call that can fail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench gpu, device side: what one GPU of this machine does, as
  * nvlsim's GPU models describe it. On device 0:
  *   copy    cudaMemcpy device to device, 1 GiB; bytes = read + write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench, host side: command line, size sweep, timing reductions,
  * CSV rows and reference results, with no CUDA in sight so that all of it
  * is unit-tested without a GPU (tests/cuda/test-bench-host.c).

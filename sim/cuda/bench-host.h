@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench, host side: what the real-GPU backend does without a GPU.
  * Its command line (nccl-tests' options), the sweep of message sizes, the
  * timing reductions (median, algbw, busbw as nccl-tests defines them), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench loopback, device side: a ring all-reduce or all-gather over
  * K virtual ranks whose buffers live on one GPU, moving data the way NCCL's
  * ring Simple protocol does. One kernel launch, K persistent blocks (block r is rank r).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench: measures real GPUs in the terms nvlsim simulates them.
  *   nvlsim-bench coll --op OP [-b MIN] [-e MAX] [-f F] [--gpus N] [--check] [--csv FILE]
  *   nvlsim-bench gpu [--csv FILE]

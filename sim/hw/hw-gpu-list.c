@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lists of a node's GPUs ("0,3,4,7", as CUDA_VISIBLE_DEVICES names the
  * devices a job sees): parsed against a system's GPUs per node, checked
  * for GPUs it lacks and GPUs named twice, and formatted back. No units.

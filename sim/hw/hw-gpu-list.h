@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A list of a node's GPUs as a user names them ("0,3,4,7", the form of
  * CUDA_VISIBLE_DEVICES): which GPUs of each node a communicator uses, rank
  * i of a node on the i-th listed. Description only.

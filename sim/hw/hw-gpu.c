@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU models from models/gpu/NAME.ini: the key table, the loader and the
  * checks a model must pass (positive counts and rates, generations in
  * range). Values and their sources live in the files, not here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A GPU model: the figures of one GPU product, loaded from
  * models/gpu/NAME.ini (group [gpu]). Description only: no behaviour. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The key-table loader: GKeyFile group -> struct fields, units parsed once.
  *
  * Every error names the file, the group and the key, then what was wrong

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Key tables: how a group of a model file (GKeyFile) maps onto a C struct.
  *
  * One table per group lists each key's name, its kind (which fixes its

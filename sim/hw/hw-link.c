@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Link models from models/link/NAME.ini: one kind of point-to-point wire
  * (an NVLink generation, NVLink-C2C, PCIe x16, a CPU socket link, an
  * InfiniBand or Ethernet port), per link and per direction.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A link model: one kind of point-to-point wire (an NVLink generation,
  * NVLink-C2C, a PCIe generation at x16, an InfiniBand or Ethernet port
  * rate), loaded from models/link/NAME.ini (group [link]). Figures are per

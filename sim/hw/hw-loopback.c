@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loopback model's [loopback] group: the fixed plan of nvlsim-bench's
  * ring kernel (slots) and the four costs that time it (one CTA's streaming
  * rate, a flag's visibility, a step's software cost, an iteration's launch).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loopback model: K virtual ranks on one GPU, one CTA each, joined
  * through that GPU's own memory system, as nvlsim-bench loopback runs its
  * ring kernel. A system file with a [loopback] group (and no [nvlink],

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The models search path: the user's folders ($NVLSIM_MODELS) before the
  * shipped models of the data folder (core-data.h), each laid out as
  * models/ is, the first that has a file winning; and the model ids in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the model files (models/{gpu,link,switch,nic,runtime,system,llm}/)
  * are found, and how a model id, or a file path in its place, names one. */
 #pragma once

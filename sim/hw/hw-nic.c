@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NIC models from models/nic/NAME.ini: a network adapter (ConnectX-4 ...
  * ConnectX-8, a cloud adapter such as AWS EFA) with the link model of its
  * port (models/link/LINK.ini) loaded alongside.

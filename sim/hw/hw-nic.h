@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A NIC model: a network adapter (ConnectX-4 ... ConnectX-8, AWS EFA),
  * loaded from models/nic/NAME.ini (group [nic]). Description only.
  */

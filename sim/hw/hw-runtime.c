@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runtime models from models/runtime/ID.ini: the host's and the GPU's
  * fixed costs of a collective call (hw-runtime.h). Times are bounded to
  * what a launch can cost (up to 1 ms); a harness times 1 to 10^6 calls.

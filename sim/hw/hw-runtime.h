@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime model: what the host and the GPU spend on a collective call
  * around its data movement, loaded from models/runtime/ID.ini (group
  * [runtime]). Every system names one ([host] runtime, default nccl).

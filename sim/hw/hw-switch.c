@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Switch models from models/switch/NAME.ini: an NVSwitch generation or an
  * InfiniBand/Ethernet fabric switch, with the link model of its ports
  * (models/link/LINK.ini) loaded alongside.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A switch model: an NVSwitch generation or an InfiniBand/Ethernet fabric
  * switch, loaded from models/switch/NAME.ini (group [switch]). Description
  * only: no behaviour.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* System models from models/system/NAME.ini: how GPUs, NVLinks, NVSwitch
  * chips, hosts and NICs are wired into one NVLink domain (a node), and how
  * nodes join a fabric. Description only. The file names its parts by id

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A system model: how parts are wired into one NVLink domain (a DGX/HGX
  * box, or a GB200 NVL72 rack), and how such domains ("nodes") join a
  * scale-out fabric. Loaded from models/system/NAME.ini; the parts it names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Link-level credits: the sender's count per link direction and the returns
  * on their way back (a time-ordered ring plus an unordered bag for the few
  * that come out of order; see net-credit.h). Credits are counted in units

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Link-level credit flow control for the packet engine: for every link
  * direction, the credits its sender holds for the receiver's buffer and the
  * returns on their way back. Internal to sim/net.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow engine's max-min solver: progressive filling over the links
  * the flows cross (see net-flow.c), one component at a time. Max-min
  * shares of flows that share no link, directly or through other flows,

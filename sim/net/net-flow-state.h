@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow engine's state, shared by its behaviour (net-flow.c: sends,
  * queues, drains) and its max-min solver (net-flow-rates.c). Internal to
  * sim/net. Times in ps, rates in bytes/s, per-hop weights in wire bytes per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow engine: every transfer is one fluid flow per path of its route,
  * and the links' capacity is shared max-min fairly among the flows crossing
  * them (progressive filling: the most contended link fixes the rate of its

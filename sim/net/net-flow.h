@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow engine's constructor, called by net_new. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Peer copies on a fresh network each (see net-probe): a matrix is many
  * independent experiments, as in the CUDA sample. */
 #include "net/net-p2p.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Peer-to-peer copies as CUDA's p2pBandwidthLatencyTest makes them: one
  * GPU copies n bytes to another (unidirectional), both copy to each other
  * at once (bidirectional), or, with peer access disabled, the copy is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet engine's world, from the graph (the description its
  * behaviour in net-packet.c runs on): every link direction's rate,
  * latencies, credits and CRC draws, the layout of the virtual output

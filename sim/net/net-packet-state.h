@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet engine's state, shared by its behaviour (net-packet.c: the
  * links' queues, hops, credits and sends) and its building from the graph
  * (net-packet-build.c). Internal to sim/net: parallel arrays by link

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet engine: NVLink/NVSwitch traffic packet by packet. A transfer is
  * cut into packets (payload at most the issuer's packet size on the
  * narrowest link of its paths; each link adds its own header); a link

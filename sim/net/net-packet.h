@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet engine: packets, per-hop serialization and latency, credits,
  * input-queued crossbars. Its constructor is called by net_new; the link
  * inspection below is for tests and reports.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fixed-size records in one growable array, with a free list of indices
  * threaded through each record's first field (a uint32_t the record must
  * start with). Taking and giving back are O(1) and allocate only when the

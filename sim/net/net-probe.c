@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Probes: a fresh engine per probe, so probes are independent and
  * reproducible. */
 #include "net/net-probe.h"

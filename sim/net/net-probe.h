@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Probes: run a set of concurrent transfers on a fresh engine and network
  * and report when each landed. The building block of p2p matrices, size
  * sweeps and the engines' agreement tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The network interface: picking an engine and the small helpers both
  * engines share. */
 #include "net/net.h"

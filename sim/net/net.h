@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one seam between traffic and the network: "move n_bytes from
  * endpoint src to endpoint dst, and schedule my handler when the last byte
  * has landed". Two engines implement it: the packet engine (packets,

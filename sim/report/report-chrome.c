@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timelines as Chrome trace-event JSON (the format is in report-chrome.h).
  * A task is one complete slice on a track of its GPU; tasks of a category
  * that overlap go to more tracks (greedy interval partitioning: the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timelines: a replayed step (work-replay.h) as Chrome trace-event JSON,
  * which Perfetto (ui.perfetto.dev) and chrome://tracing open.
  *

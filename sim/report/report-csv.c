@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CSV tables through libcsv's push parser: fields are collected into the
  * current row, rows into the table; quoting rules are libcsv's (RFC 4180,
  * strict mode so a stray quote is an error). Lines come checked as text

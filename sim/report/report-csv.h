@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading CSV tables (libcsv): a header row naming the columns, then rows
  * of text fields. Used for measurement files (the schema of
  * shared/reference/collectives.csv) and, later, traces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plots with gnuplot. nvlsim writes its CSV, then a short script that sets
  * a template's variables and loads the template, then runs gnuplot on that
  * script as a program (g_spawn with an argv: no shell, so no quoting of file

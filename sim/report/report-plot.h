@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plots: a CSV rendered by a gnuplot template of plots/ (busbw, breakdown,
  * compare, heatmap, scatter, linkutil), gnuplot run as a program. */
 #pragma once

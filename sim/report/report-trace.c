@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Traces (the format is in work-trace.h). The writer prints a stream's
  * tasks in stream order, numbering each rank's tasks and naming groups by
  * category and index. The reader takes the rows from report-csv, checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Traces: an operation stream (work-stream.h) as a CSV file, so that a step
  * captured from a real job can be replayed, and a generated one inspected
  * or edited.

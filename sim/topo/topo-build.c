@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building a system's graph. Node 0 is laid out from the model (GPUs,
  * NVSwitch chips, NVLink pairs, planes and trunks, hosts with CPUs and PCIe
  * switches, NICs), replicated n_nodes times, and joined by a two-tier

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building the graph of a system model: n_nodes copies of its NVLink
  * domain (GPUs, NVSwitch planes and trunks or direct GPU pairs, hosts with
  * CPUs and PCIe switches, NICs) and the scale-out fabric joining them

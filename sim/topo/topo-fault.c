@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fabric faults (see topo-fault.h): the [faults] key table, its lists of
  * planes and bundles parsed once into TopoFault records, the checks
  * against a system, and the question the graph builder asks of each

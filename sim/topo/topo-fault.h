@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Faults of a system's NVLink fabric, for what-if studies. Description
  * only: read from a [faults] group (a scenario file, or nvlsim coll and
  * p2p --fault KEY=VALUE), checked against the system, and applied by

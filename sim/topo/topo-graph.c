@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The topology graph: arrays of vertices and link bundles, built once and
  * read-only afterwards. Per-node replication and the id layout are the
  * builder's business; this file only stores and looks up.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The system as a graph: vertices (GPUs, CPUs, NVSwitch chips, PCIe
  * switches, NICs, fabric leaf and spine tiers) joined by links.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Routing. Inside a node: every shortest path (in hops) between two
  * endpoints that crosses only switches and CPUs, found by a breadth-first
  * search from each endpoint of node 0 when the router is made; all nodes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Routes: the paths a transfer between two endpoints (GPU or CPU vertices)
  * takes, and how its bytes split over them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where a replayed step's time went (work-replay.h): each detailed rank's
  * [0, step] split by what it was doing, in the order of precedence the
  * header gives, and the mean over ranks. */

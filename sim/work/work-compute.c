@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-layer compute model: the kernels of a transformer block, the
  * embedding, the output head and the optimizer step on one GPU (Megatron-LM
  * with its fused kernels: QKV and gate/up GEMMs, bias-GELU,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-layer compute model: the kernels one GPU runs for one microbatch
  * (b sequences of s tokens) of a transformer under Megatron-style tensor
  * parallelism (and sequence parallelism), with their FLOPs and HBM bytes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generator (see work-gen.h): a block's kernels cut at its
  * collectives into items, then every detailed rank's schedule laid out
  * as tasks. */

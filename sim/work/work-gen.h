@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generator: one training step of a model under a layout, as the
  * operation stream (work-stream.h) every GPU runs, the way Megatron-LM
  * runs it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks of a parallel layout against a model: every count positive, and
  * every split one Megatron-LM can make before it builds a model (its
  * training/arguments.py and core TransformerConfig checks): even over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A parallel layout and batch for training a model: how its layers, heads
  * and batch are split over GPUs (Megatron's tensor, pipeline, data and
  * expert parallelism, sequence parallelism, ZeRO, recomputation) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-GPU memory of a training layout, in bytes, as closed forms of the
  * model's shape: Megatron-LM's placement of parameters (tensor-parallel
  * shards, pipeline stages of their own layer counts, work-pipeline.h, ZeRO

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-GPU memory of a training layout: the bytes one GPU of a pipeline
  * stage holds at its peak, part by part (weights, gradients, optimizer
  * states, activations), and whether that fits in the GPU's HBM. Closed

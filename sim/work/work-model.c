@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Transformer model shapes from models/llm/NAME.ini: the key table, the
  * loader and its checks, and the closed-form parameter and FLOP counts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A transformer model shape: the figures of one decoder-only language model,
  * loaded from models/llm/NAME.ini (group [model]); and the two counts every
  * training estimate starts from, its parameters and its training FLOPs per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pipeline stages (see work-pipeline.h): Megatron-LM's split of the layers
  * over stages and model chunks, its checks with the values that would
  * pass, and the order of a stage's passes. Counts only; the generator

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pipeline stages: how a layout splits a model's transformer layers over
  * its pp stages and their vp model chunks, as Megatron-LM does
  * (megatron/core/transformer/transformer_block.py, get_num_layers_to_build,

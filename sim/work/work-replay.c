@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replayer (see work-replay.h). State lives in arrays indexed by task,
  * call and rank; events carry those indices. */
 #include "work/work-replay.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replayer: runs an operation stream (work-stream.h) on one simulated
  * system, every GPU's compute and every call's traffic on one engine and
  * one network, so that calls of different groups that share links slow

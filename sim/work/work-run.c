@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One scenario simulated (see work-run.h). */
 #include "work/work-run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One scenario simulated: the step generated (or a trace read), replayed
  * on the system, and the figures a planner asks for: step time, tokens per
  * second, TFLOP/s per GPU and MFU, memory per GPU, and where the time

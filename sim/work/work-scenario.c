@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenarios (see work-scenario.h): key tables per group, overrides, and
  * the checks that turn a file into a layout. */
 #include "work/work-scenario.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenarios: one training study in a file (GKeyFile), the system, node
  * count, model, layout, batch, precision and fidelity of a step to
  * simulate. `nvlsim run` reads one; `--set group.key=value` overrides any

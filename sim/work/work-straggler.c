@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stragglers (see work-straggler.h): which count, how to say them, and
  * their compute tasks slowed by the rate and their step delayed. Times in
  * ps; a slowed task's time is rounded to the nearest ps.

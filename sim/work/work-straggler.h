@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stragglers: GPUs of a training job that compute slower than the others
  * or start each step late, described by a scenario's [stragglers] group
  * (work-scenario.h) and applied by the replayer (work-replay.h) to the

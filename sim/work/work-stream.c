@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Operation streams (see work-stream.h): building, matching calls, and the
  * dry run that proves a stream can finish. */
 #include "work/work-stream.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Operation streams: what each GPU of a training job does in one step, as
  * tasks with dependencies. A generator (work-gen) writes them from a model
  * and a layout; a trace (work-trace) reads them from a CSV file; the

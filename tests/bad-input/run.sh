@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Bad input: malformed files of every format nvlsim reads (hardware and LLM
 # models, scenarios, sweeps, traces, measurement CSVs), each case a line of
 # the table `cases` beside this script:

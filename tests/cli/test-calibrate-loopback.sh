@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # nvlsim calibrate loopback gives back the costs a loopback model was
 # simulated with: rows made by nvlsim coll on a copy of loopback-h200 with
 # other costs (2, 4 and 8 ranks, all_reduce and all_gather, 64 KiB to

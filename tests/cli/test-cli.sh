@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The nvlsim command line: help and version, exit statuses (0 ok, 1 bad
 # input or a failed --max-mape gate, 2 usage), one-line errors naming what
 # was wrong, output files written whole or not at all, p2p and validate on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The user guide cannot drift from the code: docs/guide.md is what
 # docs/render.sh makes of docs/guide.md.in with the nvlsim just built
 # (every command's output as it prints it now). After a change that moves a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # nvlsim as users install it: make install DESTDIR=... stages the program
 # and its data, the staged prefix is moved to another folder, and from a
 # folder outside the build tree the moved nvlsim must find its own data

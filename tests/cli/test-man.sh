@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The manual page cannot drift from --help: docs/nvlsim.1.in is what
 # `nvlsim help --man` prints now (make man regenerates it); it has a
 # section for every command nvlsim --help lists, and every option each

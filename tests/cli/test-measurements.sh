@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The measurement suite in the tree (data/measurements/) keeps the rows of
 # the reference set it comes from (../shared/reference/ beside the
 # checkout, the origin): training.csv byte for byte, collectives.csv with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Plots: with gnuplot present, every template of plots/ renders its fixture
 # CSV (tests/data/plots/) to PNG and to SVG, each a real image of some size,
 # and --plot on coll, run and validate renders end to end, leaving the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Interrupts and children. SIGINT or SIGTERM while nvlsim writes an output
 # (coll --csv, a sweep's journal) removes its temporary (.NAME.XXXXXX),
 # leaves what was there before intact (a previous x.csv, the points a sweep

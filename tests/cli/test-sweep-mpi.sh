@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # nvlsim sweep over MPI ranks: two ranks (mpirun -np 2 --oversubscribe)
 # write the same results.csv as one process, byte for byte, and resume a
 # folder a single process started. Skipped (77) when nvlsim is built

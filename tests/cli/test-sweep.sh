@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # nvlsim sweep: one CSV row per point of a small sweep (Llama 3 8B on one
 # DGX node: milliseconds a point), invalid points as rows with their
 # reason, the same bytes with --jobs 1 and --jobs 2; resuming after SIGKILL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Check suites of sim/coll, one per module, run by test-coll; and the
  * helpers they share (defined in test-coll.c). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ideal two-level fabric of the sim/coll suites (coll-two-level.h). */
 #include "coll-two-level.h"
 

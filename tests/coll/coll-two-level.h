@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An ideal two-level fabric the sim/coll suites check multi-node
  * schedules on against closed forms: two nodes of one GPU, its NVLS
  * switch and its NIC, the NICs on one SHARPv3 leaf; every link alike (25

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ideal crossbar of the sim/coll suites (coll-xbar.h). */
 #include "coll-xbar.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ideal crossbar the sim/coll suites run schedules on: n GPUs around
  * one NVLS-capable switch, one 25 GB/s link each (16 B headers, 128 B SM
  * payloads, 100 ns), the switch 200 ns port to port, buffers that never

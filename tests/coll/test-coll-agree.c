@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Packet and flow fidelity agree within 2% on bandwidth-bound sizes for
  * every algorithm and operation: ring (all_reduce, all_gather,
  * reduce_scatter, broadcast, reduce) at 4, 16 and 64 MiB, tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CollNet (SHARP) on two and four DGX H100 nodes (QM9700 fabric, SHARPv3):
  * NCCL's enable rules (only with CollNet on, a SHARPv2+ fabric, two nodes
  * or more); its model against the numbers worked out from tuning.cc by

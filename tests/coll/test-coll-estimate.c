@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coll-estimate: the closed form's steps, costs and bounds as the
  * simulation lays them out and charges them, and the estimate beside the
  * simulated kernel where the form is close (bandwidth-bound sizes, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Schedules on an ideal crossbar against closed forms: n GPUs around one
  * switch, one link each, no launch or step overhead, no CTA limit, free
  * reductions. Ring all_reduce moves 2(n-1)/n S per GPU in 2(n-1) steps of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collectives on faulted systems: NCCL's tuner sees the NVLinks a node's
  * ranks have left (a link down is counted at init; a slow or noisy one is
  * not); with one DGX H100 plane of 5 links down, 13 of a GPU's 18 links

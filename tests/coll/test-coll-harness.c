@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coll-harness: what a benchmark reports for a call, each branch of its
  * closed form to the picosecond, and its names. */
 #include "coll-suites.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A call's latency terms, each exactly where the executor and coll_run
  * put it, to the picosecond: an 8-byte all_reduce of two ranks (two ring
  * steps of 4 bytes) on two GPUs joined by one link, and on GPU 0 of two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loopback model (virtual ranks on one GPU, nvlsim-bench's ring kernel)
  * against its closed forms, with the costs of the shipped model file, so
  * that the forms hold whatever calibration puts there. Each step is one

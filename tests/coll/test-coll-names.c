@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coll names: every name parses back to its value; the spellings of
  * nccl-tests, NCCL and NCCL_ALGO/NCCL_PROTO parse; unknown words do not;
  * nccl-tests' bus bandwidth factors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVLS-tree on two DGX H100 nodes (16 ranks, 8 NVLS heads a node), its
  * bytes by hand: every rank sends its copy of the whole buffer S to its
  * node's switches and gets all of S back by multicast; head h of each node

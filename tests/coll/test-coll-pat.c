@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PAT (coll-build-pat.c) against counts and closed forms worked by hand,
  * NCCL's choice of it, and --gpus-per-node's placement.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's rings on subsets of a DGX-1 (coll-rings.c) against rings worked
  * out by hand from the link maps (models/system/dgx1-{v100,p100}.ini
  * pairs) with NCCL's rules (NVIDIA/nccl 5067397c, src/graph/search.cc and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coll-tune: NCCL's cost model. The worked example of nccl_model.md §8
  * from the tables; the channel search on the shipped systems against
  * NCCL's logs where there are some; what NCCL disables; the choice on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SimEngine: dispatch order (FIFO at equal times, phases, agreement with a
  * reference sort), time monotonicity, pool reuse, run limits and stops,
  * determinism, and the past-scheduling guard. */

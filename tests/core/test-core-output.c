@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Atomic output files: written to a temporary beside the path, renamed
  * into place with an ordinary file's mode; a folder or a missing folder is
  * an error naming the path, and nothing is left behind; a signal removes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SimQueue: the ladder queue against a reference (linear scan for the
  * minimum) under random monotone pushes and pops, its structure checked as
  * it goes; the push that lands before a freshly built window; and entries

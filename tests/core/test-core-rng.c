@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SimRng: the xoshiro256** reference sequence, stream independence,
  * bounded and exponential draws. */
 #include <math.h>

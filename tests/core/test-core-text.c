@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim_text_check, sim_text_read, the line stream and sim_text_excerpt: the
  * line at fault is named (the stream's as the whole text's), a folder is
  * not read as a file, excerpts are safe to print. */

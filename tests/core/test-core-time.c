@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim_serialization_ps: exact, rounded up, 128-bit safe, saturating. */
 #include "core/core-time.h"
 #include "core-suites.h"

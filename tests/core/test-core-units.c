@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The unit parser: a table of accepted texts with their exact integer
  * values, and a table of rejected texts with the error code and a piece of
  * the message each must carry. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvlsim-bench's host side, without a GPU: the command line (valid and
  * invalid), nccl-tests' size sweeps and bus bandwidth factors, the CSV rows
  * (header of collectives.csv, quoting, the committed fixture byte for

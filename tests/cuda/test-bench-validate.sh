@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # nvlsim-bench's rows are nvlsim validate's input: the fixture written by
 # bench_csv_write (tests/cuda/test-bench-host.c checks it byte for byte)
 # replays with exit status 0 and the MAPE over all rows as its last line.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Device check for nvlsim-bench (needs a machine with GPUs, CUDA and NCCL).
 #   usage: tests/device/run.sh OUTDIR
 # Builds from a copy of this tree with --with-cuda, then runs the coll,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A plain main for the fuzz targets, so that make check runs each target's
  * LLVMFuzzerTestOneInput over its committed inputs with the normal
  * compiler and no libFuzzer: the seed corpus and every input that once

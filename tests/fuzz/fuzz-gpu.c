@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a GPU model file (hw_gpu_load_data). */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a link model file (hw_link_load_data), and the payload rate
  * of a loaded link. */
 #include <stdlib.h>

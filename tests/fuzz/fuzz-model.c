@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a transformer model file (work_model_load_data), and the
  * parameter and FLOP counts of a loaded model (which the loader's bounds
  * keep within uint64_t). */

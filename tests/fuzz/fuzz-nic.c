@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a NIC model file (hw_nic_load_data); the port link it names
  * is loaded from the shipped models. */
 #include <stdlib.h>

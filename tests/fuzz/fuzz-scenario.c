@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a scenario file (work_scenario_load_data) with overrides.
  * The input is the file's text, then optionally a line "--" and one
  * --set override (group.key=value) per line; models and systems come from

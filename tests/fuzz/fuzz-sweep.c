@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a sweep file (cli_sweep_load_data), read as if it were in
  * the shipped scenarios/ folder (where a relative base is found); then the
  * header, the first and last points' overrides, and the first point's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a switch model file (hw_switch_load_data); the port link
  * it names is loaded from the shipped models. */
 #include <stdlib.h>

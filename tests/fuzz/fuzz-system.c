@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a system file (hw_system_load_data); the parts it names are
  * loaded from the shipped models. A loaded system's pairs must be in range
  * and agree with hw_system_pair_links. */

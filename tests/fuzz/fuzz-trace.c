@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a trace CSV (report_trace_read_data). A trace that reads
  * must write, and read back with the same tasks (report-trace.h). */
 #include <glib/gstdio.h>

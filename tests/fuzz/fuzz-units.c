@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: the unit parser (core-units), every kind of quantity. Each
  * parser must either store a value and set no error, or set an error and
  * leave its output as it was. */

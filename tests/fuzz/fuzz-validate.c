@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a measurement CSV read whole (report_csv_read_data), and
  * streamed as nvlsim validate reads it, every row read and checked as
  * validate would before simulating it (validate_rows, read only): collective and

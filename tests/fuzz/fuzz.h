@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fuzz targets' shared declarations: libFuzzer's entry point, which
  * each tests/fuzz/fuzz-NAME.c defines, and the setup every target runs
  * first. A target builds with libFuzzer (make fuzz) or with the plain main

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make fuzz: builds each fuzz target (tests/fuzz/fuzz-NAME.c) with clang's
 # libFuzzer, AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer
 # against the sim/ sources, then fuzzes each for FUZZ_SECONDS seconds, one

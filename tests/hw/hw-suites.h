@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Check suites of sim/hw, one per module, run by test-hw; and the
  * helpers they share (defined in test-hw.c). */
 #pragma once

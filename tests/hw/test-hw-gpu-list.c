@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lists of a node's GPUs ("0,3,4,7"): parsed in the listed order against
  * a system's GPUs per node, formatted back; every malformed list an error
  * that quotes the list and names what is wrong in it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HwGpu: every shipped GPU model loads and carries its datasheet figures
  * exactly; malformed model files fail with file, group and key named. */
 #include <glib/gstdio.h>

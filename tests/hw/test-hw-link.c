@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HwLink: every shipped link model loads with its figures exact; the payload
  * rate matches its closed form; malformed files fail naming file, group and
  * key; model names resolve under a models folder. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hw_models_dir: the folders of $NVLSIM_MODELS, then the shipped models,
  * which for this program (the build tree's) are the source tree's; a file
  * comes from the first folder that has it, ids from all of them once; a

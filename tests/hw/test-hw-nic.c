@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HwNic: every shipped NIC model loads with its port link; malformed files
  * and NICs naming a link model that is missing or not a network link fail
  * naming file, group and key. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HwSwitch: every shipped switch model loads with its port link; malformed
  * files, and switches naming a link model that is missing, broken or of the
  * wrong kind, fail naming file, group and key. */

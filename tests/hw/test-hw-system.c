@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim/hw system models: every shipped system loads with the wiring of
  * hardware.md §4 (the DGX-1V pair map exactly, link sums per GPU, switch
  * planes, hosts); malformed system files fail with the file, group and key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs every sim/hw suite; exits non-zero when a test fails. Also holds the
  * helpers the suites share: paths of the shipped models, temporary model
  * folders, and text patching for malformed-file tables. */

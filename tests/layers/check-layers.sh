@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Checks the layering rule of ARCHITECTURE.md: a file in sim/LAYER/ includes
 # project headers only from its own layer or a lower one.
 #   usage: check-layers.sh ROOT   (ROOT holds sim/)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The layering check passes on the real tree and catches an upward include
 # in a fixture tree (sim/core including sim/net).
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The main commands under valgrind (make memcheck; CI runs it): the
 # built-in study (nvlsim run), a collective sweep (coll), validate on a
 # copy of the reference rows, a small sweep of 4 points, and calibrate

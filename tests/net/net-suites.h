@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Check suites of sim/net, one per module, run by test-net. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hand-made worlds of the sim/net suites (see net-world.h). */
 #include "net-world.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hand-made worlds the sim/net suites run traffic in: a few GPUs,
  * switches and CPUs joined by test links, an engine and a network of either
  * fidelity, and the checks every run must pass. */

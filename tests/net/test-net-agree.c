@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet and flow engines must agree: the same traffic through both,
  * bandwidth-bound, within 2% of each other and of the closed form. Cases:
  * one transfer on one link, two flows sharing a link, an all-to-all through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow engine against closed forms, to the picosecond: one transfer,
  * two flows sharing a link, N-to-1 incast, a permutation (a ring) through a
  * crossbar, spraying over planes of unequal width, a late flow taking its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet engine against closed forms, to the picosecond: one packet,
  * a long transfer at line rate, transfers sharing a source link or a switch
  * output, N-to-1 incast, a permutation through a crossbar, spraying over

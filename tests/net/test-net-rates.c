@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow engine's incremental max-min against a solve of every flow, on
  * random traffic: transfers of random sizes between random GPUs, starting
  * at random times, some paced, some in send queues, some SM-issued, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a send may ask besides its bytes, and a link's credits, against
  * closed forms at both fidelities: a paced send (its sender produces the
  * bytes at a rate) takes that rate however idle the link; beside an

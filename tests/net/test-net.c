@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs every sim/net suite; exits non-zero when a test fails. */
 #include <stdlib.h>
 

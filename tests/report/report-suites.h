@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report layer's Check suites, run by test-report.c. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report suites' JSON reader: recursive descent over the text, which
  * must be valid UTF-8; values own their children. Surrogate escapes are
  * rejected (the writers never need them). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A strict JSON reader for the report suites: objects, arrays, strings
  * with escapes, numbers, true, false and null, as RFC 8259 has them;
  * duplicate keys, trailing text and invalid UTF-8 are errors. Enough to

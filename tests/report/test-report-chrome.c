@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timelines: Chrome traces of generated steps, replayed, parsed back by a
  * strict JSON reader (objects, arrays, strings with escapes, numbers, true,
  * false, null; duplicate keys and trailing text are errors) and checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report-csv's stream: rows come one at a time with the line they start
  * on, a malformed row is an error at its line after the rows before it
  * were read, and reading a stream to its end gives the whole read's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Traces of generated steps: a step work_gen_stream writes (tensor,
  * pipeline and data parallelism, sequence parallelism, ZeRO, replicas,
  * interleaving, recompute) written with report_trace_write and read back

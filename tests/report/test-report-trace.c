@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Traces: a hand-built stream (two detailed ranks, compute with deps, a
  * tensor-parallel all-reduce, a pipeline send/recv, a data-parallel group
  * with a replica member, two replicas four GPUs apart) written and read

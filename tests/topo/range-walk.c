@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The range property of a key table (range-walk.h): the values tried at
  * and around each documented bound, and what each must give. Membership
  * is computed here from the documented fields (min, max, open flags), not

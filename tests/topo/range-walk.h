@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The range property of a key table, shared by the runners that can load
  * its files (test-topo: the hardware models and [faults]; test-work: the
  * scenario groups). For every key of a kind with a range (hw_key_range),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim/topo graphs of the shipped systems: vertices of each kind and link
  * bundles counted from the system files; bundles come in reverse pairs;
  * node replication keeps the id layout (node k = node 0 + k × the per-node

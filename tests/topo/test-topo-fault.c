@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim/topo faults: [faults] lists parsed, checked against a system and
  * applied as the graph is built; bad faults fail with file, group, key and
  * what was expected. Closed forms, to the picosecond, of traffic over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ranges of every key table of the hardware models and of [faults]: each
  * key of a kind with a range is set, in a shipped model file that loads
  * (or in --fault items checked against DGX H100), to values at, inside

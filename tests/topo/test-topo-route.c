@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim/topo routing: a hand-built path's latency in closed form, to the
  * picosecond; GPUs that do not forward; the shipped systems routed as
  * hardware.md §4 wires them (the DGX-1V NV1/NV2 map and its host paths, and

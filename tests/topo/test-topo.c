@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs every sim/topo suite; exits non-zero when a test fails. Also holds
  * the helpers the suites share: loading the shipped systems and reading
  * the vertices and link kinds along a path. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Check suites of sim/topo, one per module, run by test-topo; and the
  * helpers they share (defined in test-topo.c). */
 #pragma once

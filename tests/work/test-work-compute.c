@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The compute model: a block's forward GEMM FLOPs are Megatron's per-token
  * formula (work-model) times the tokens over tp, backward twice that, full
  * recomputation one forward more; GQA, SwiGLU and MoE shapes; hand-counted

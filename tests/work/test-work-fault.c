@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stragglers and faults in the work layer. A straggler that starts each
  * step D late stretches a synchronous step (pure data or tensor
  * parallelism on one DGX H100, every rank simulated) by exactly D; one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generator against Megatron's counts, on the tiny model (h 64,
  * 4 layers, s 128) for an H100: four tensor-parallel collectives a block
  * a pass of b s h activations (all-reduces; with sequence parallelism

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* WorkLayout: published layouts pass the checks; each broken rule fails
  * with the key named first and the values and the model in the message. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* WorkMemory: weights, gradients and optimizer states by ZeRO stage worked
  * by hand on a tiny model; Korthikanti et al. 2022's per-layer activations
  * (Table 2) and first-stage totals (Figure 1) for GPT-3 175B, exactly;

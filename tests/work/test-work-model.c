@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* WorkModel: every shipped model loads with its published shape; the
  * parameter count meets the published totals; the FLOP count is SC21's
  * formula and reproduces the iteration times of training.csv's SC21 rows;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* work-pipeline: the layers of each stage and chunk by hand for Megatron's
  * even, uneven (first and last stage layer counts) and accounted
  * (embedding and loss counted as layers) splits, Llama 3.1 405B's 126

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ranges of the scenario's key tables ([scenario], [layout], [batch],
  * [precision], [faults], [stragglers]): each key of a kind with a range is
  * set with --set on a small valid scenario (Llama 3 8B on a DGX H100) to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replayer on hand-built streams over a DGX H100, against closed forms
  * exact to the picosecond: compute in a rank's stream order sums; a GPipe
  * pipeline of equal stages takes (m + p - 1)(F + B) plus 2 (p - 1)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Check suites of sim/work, one per module, run by test-work. */
 #pragma once
 

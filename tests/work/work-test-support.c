@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers the Check suites of sim/work and sim/report share (declared in
  * work-test-support.h). */
 #include <stdlib.h>

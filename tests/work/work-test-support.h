@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers the Check suites of sim/work and sim/report share: paths of the
  * shipped models, a loader, a tiny model for hand calculations, a built
  * system and a replay that fails the test on error. */

@@ -1,2 +1,3 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fixture for the layering check: a net-layer header (includes nothing). */
 #pragma once
