@@ -156,6 +156,50 @@ if [ "$have_gnuplot" = yes ]; then
     fi
 fi
 
+# --links-plot: the summed CSV beside the plot, one column a series (the
+# link classes, then the --links-top busiest links, 8 by default) and one
+# row a time bin (the bins of --links' long format, which it leaves alone).
+# n_series FILE PREFIX: how many header fields of FILE start with PREFIX.
+n_series() {
+    head -n 1 "$1" | tr ',' '\n' | grep -c "^$2"
+}
+if [ "$have_gnuplot" = yes ]; then
+    mkdir "$tmp/links" "$tmp/links3"
+    if run_nvlsim 0 "" run -q "$tmp/tiny.ini" --links "$tmp/links/long.csv" \
+        --links-plot "$tmp/links/l.png" &&
+        is_image "$tmp/links/l.png" && folder_is "$tmp/links" l.csv l.gp l.png long.csv &&
+        head -n 1 "$tmp/links/l.csv" | grep -q '^time_s,class nvlink gpu-nvswitch,' &&
+        [ "$(n_series "$tmp/links/l.csv" 'link ')" -eq 8 ] &&
+        [ "$(n_series "$tmp/links/l.csv" 'class ')" -ge 1 ] &&
+        [ "$(head -n 1 "$tmp/links/long.csv")" = time_s,link,utilization ] &&
+        [ "$(($(wc -l <"$tmp/links/l.csv") - 1))" -eq \
+            "$(tail -n +2 "$tmp/links/long.csv" | cut -d, -f1 | sort -u | wc -l)" ]; then
+        ok "run --links-plot l.png: l.png, l.csv with time_s, classes and 8 links, a row per bin"
+    else
+        fail "run --links-plot: $(ls -A "$tmp/links" | tr '\n' ' ') $(head -n 1 "$tmp/links/l.csv") $(cat "$tmp/err")"
+    fi
+    if run_nvlsim 0 "" run -q "$tmp/tiny.ini" --links-plot "$tmp/links3/l.svg" --links-top 3 &&
+        is_image "$tmp/links3/l.svg" && folder_is "$tmp/links3" l.csv l.gp l.svg &&
+        [ "$(n_series "$tmp/links3/l.csv" 'link ')" -eq 3 ] &&
+        [ "$(grep -c 'busiest link' "$tmp/links3/l.svg")" -ge 1 ]; then
+        ok "run --links-plot --links-top 3: 3 link series"
+    else
+        fail "run --links-plot --links-top 3: $(head -n 1 "$tmp/links3/l.csv") $(cat "$tmp/err")"
+    fi
+fi
+mkdir "$tmp/links-bad"
+for args in "--links-top 3" "--links-plot $tmp/links-bad/l.png --links-top 65" \
+    "--links-plot $tmp/links-bad/l.png --links-top x" \
+    "--links-plot $tmp/links-bad/l.png --links $tmp/links-bad/l.csv"; do
+    # shellcheck disable=SC2086 # the words of args are the options
+    if run_nvlsim 2 "" run -q "$tmp/tiny.ini" $args && folder_is "$tmp/links-bad" &&
+        [ "$(wc -l <"$tmp/err")" -eq 2 ]; then
+        ok "run $args: exit 2, one line and the Try line, nothing written"
+    else
+        fail "run $args: $(ls -A "$tmp/links-bad" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+done
+
 # Without gnuplot: exit 0, the CSV and the script, and a one-line note.
 mkdir "$tmp/no"
 for cmd in coll run validate; do
