@@ -44,7 +44,7 @@ static const GOptionEntry run_entries[] = {
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot where the time goes as stacked bars with gnuplot (the CSV goes beside it "
      "without --csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"write-trace", 0, 0, G_OPTION_ARG_FILENAME, OPT(trace_out),
      "Write the simulated step as a trace CSV (replayable with scenario.trace)", "FILE"},
     {"trace", 0, 0, G_OPTION_ARG_FILENAME, OPT(timeline),
@@ -55,7 +55,7 @@ static const GOptionEntry run_entries[] = {
      "Plot link utilization over time with gnuplot: the mean of each link class (nvlink "
      "gpu-nvswitch, pcie, network nic-leaf ...) and the --links-top busiest links; their CSV, "
      "one column a series and one row a time bin, goes beside it (FILE.csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"links-top", 0, 0, G_OPTION_ARG_STRING, OPT(links_top),
      "The busiest links --links-plot draws beside the classes (default 8, at most 64; 0: "
      "classes only)",

@@ -459,7 +459,7 @@ static const GOptionEntry sweep_entries[] = {
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
      "and layout.pp when swept, else the first two)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     G_OPTION_ENTRY_NULL,
 };
 

@@ -53,7 +53,7 @@ static const GOptionEntry validate_entries[] = {
      "FILE"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot simulated against measured with gnuplot (the CSV goes beside it without --csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "Replay only rows of this system", "NAME"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
     {"cross", 0, 0, G_OPTION_ARG_STRING, OPT(cross),

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Plots: with gnuplot present, every template of plots/ renders its fixture
-# CSV (tests/data/plots/) to PNG and to SVG, each a real image of some size,
-# and --plot on coll, run and validate renders end to end, leaving the
-# image, its CSV and a script that renders it again. Without gnuplot (a PATH
-# that lacks it) --plot still exits 0, writes the CSV and the script and
-# says in one line how to render them. A bad --plot name is a usage error; a
-# missing or failing template is an error naming it; neither leaves a
-# partial image.
+# CSV (tests/data/plots/) to PNG, SVG and (with pdfcairo) PDF, each a real
+# image of some size, and --plot on coll, run and validate renders end to
+# end, leaving the image, its CSV and a script that renders it again; run
+# --links-plot writes its summed CSV (link classes, --links-top links).
+# Without gnuplot (a PATH that lacks it) --plot still exits 0, writes the
+# CSV and the script and says in one line how to render them. A bad --plot
+# name is a usage error; a missing or failing template, or a PDF without
+# pdfcairo, is an error naming it; neither leaves a partial image.
 set -u
 LC_ALL=C
 export LC_ALL
@@ -23,13 +24,14 @@ fail() {
     n_fail=$((n_fail + 1))
 }
 
-# is_image FILE: FILE is a PNG (its magic bytes) or an SVG (it opens with
-# <?xml or <svg), as its name says, of more than 2 KB.
+# is_image FILE: FILE is a PNG (its magic bytes), an SVG (it opens with
+# <?xml or <svg) or a PDF (%PDF-), as its name says, of more than 2 KB.
 is_image() {
     [ -f "$1" ] && [ "$(wc -c <"$1")" -gt 2048 ] || return 1
     case $1 in
     *.png) [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e47 ] ;;
     *.svg) head -n 1 "$1" | grep -q -e '^<?xml' -e '^<svg' ;;
+    *.pdf) [ "$(head -c 5 "$1")" = "%PDF-" ] ;;
     *) return 1 ;;
     esac
 }
@@ -44,6 +46,14 @@ folder_is() {
 
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
+# PDF is gnuplot's cairo terminal's: checked where this gnuplot has it.
+have_pdf=no
+if [ "$have_gnuplot" = yes ] && gnuplot -e 'set terminal' 2>&1 | grep -q '^ *pdfcairo '; then
+    have_pdf=yes
+fi
+formats="png svg"
+[ "$have_pdf" = yes ] && formats="png svg pdf"
+[ "$have_pdf" = no ] && echo "skip: gnuplot lacks pdfcairo: no PDF rendered"
 mkdir "$tmp/nognuplot"
 cat >"$tmp/tiny.ini" <<'EOF'
 [scenario]
@@ -70,7 +80,7 @@ if [ "$have_gnuplot" = yes ]; then
     n=0
     echo "$templates" | while IFS=: read -r template fixture vars; do
         n=$((n + 1))
-        for ext in png svg; do
+        for ext in $formats; do
             out="$tmp/templates/$n-$template.$ext"
             if gnuplot -e "datafile='$data/$fixture.csv'; outfile='$out'; $vars" \
                 "$plots/$template.gp" >"$tmp/gp.err" 2>&1 && is_image "$out"; then
@@ -225,15 +235,39 @@ if [ "$have_gnuplot" = yes ]; then
     fi
 fi
 
-# A name that is not .png or .svg: usage error before any work, no file.
+# PDF: rendered where gnuplot has pdfcairo; a gnuplot without it (one that
+# says it lacks it) is an error of one line naming the terminal, exit 1,
+# and no image.
+if [ "$have_pdf" = yes ]; then
+    mkdir "$tmp/pdf" "$tmp/nopdf" "$tmp/fakegp"
+    if run_nvlsim 0 "" coll -b 1K -e 1M --plot "$tmp/pdf/x.pdf" && is_image "$tmp/pdf/x.pdf" &&
+        folder_is "$tmp/pdf" x.csv x.gp x.pdf; then
+        ok "coll --plot x.pdf: a PDF, x.csv, x.gp"
+    else
+        fail "coll --plot x.pdf: $(ls -A "$tmp/pdf" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+    real_gnuplot=$(command -v gnuplot)
+    printf '#!/bin/sh\nexec "%s" -e "nvlsim_terminals=%s" "$@"\n' "$real_gnuplot" "'png svg'" \
+        >"$tmp/fakegp/gnuplot"
+    chmod +x "$tmp/fakegp/gnuplot"
+    if run_nvlsim 1 "$tmp/fakegp:$PATH" coll -b 1K -e 1M --plot "$tmp/nopdf/x.pdf" &&
+        [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "x.gp failed (status 1): PDF needs gnuplot's pdfcairo terminal" "$tmp/err" &&
+        folder_is "$tmp/nopdf" x.csv x.gp; then
+        ok "coll --plot x.pdf without pdfcairo: exit 1, one line naming pdfcairo, no image"
+    else
+        fail "coll --plot x.pdf without pdfcairo: $(ls -A "$tmp/nopdf" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+fi
+
+# A name that is not .png, .svg or .pdf: usage error before any work, no file.
 mkdir "$tmp/bad"
-if run_nvlsim 2 "" coll --plot "$tmp/bad/x.pdf" && folder_is "$tmp/bad" &&
-    grep -q -- "--plot: $tmp/bad/x.pdf: expected a plot file name ending in .png or .svg" "$tmp/err" &&
+if run_nvlsim 2 "" coll --plot "$tmp/bad/x.jpg" && folder_is "$tmp/bad" &&
+    grep -q -- "--plot: $tmp/bad/x.jpg: expected a plot file name ending in .png, .svg or .pdf" "$tmp/err" &&
     [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
     [ "$(tail -n 1 "$tmp/err")" = "Try 'nvlsim coll --help' for more information." ]; then
-    ok "coll --plot x.pdf: exit 2, one line and GNU's Try line, nothing written"
+    ok "coll --plot x.jpg: exit 2, one line and GNU's Try line, nothing written"
 else
-    fail "coll --plot x.pdf: $(cat "$tmp/err")"
+    fail "coll --plot x.jpg: $(cat "$tmp/err")"
 fi
 if run_nvlsim 2 "" run "$tmp/tiny.ini" --plot "$tmp/bad/y" && folder_is "$tmp/bad"; then
     ok "run --plot without an extension: exit 2, nothing written"
