@@ -457,8 +457,9 @@ static const GOptionEntry sweep_entries[] = {
     {"jobs", 'j', 0, G_OPTION_ARG_STRING, OPT(jobs),
      "Points simulated at once (default: one per core)", "N"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
-     "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
-     "and layout.pp when swept, else the first two)",
+     "Draw results.csv as heat maps of step time over two axes with gnuplot (layout.tp "
+     "and layout.pp when swept, else the first two), one panel per combination of the "
+     "other axes' values",
      "FILE.png|FILE.svg|FILE.pdf"},
     G_OPTION_ENTRY_NULL,
 };
@@ -529,9 +530,38 @@ sweep(const char *path, const char *dir, int jobs)
     return CLI_EXIT_OK;
 }
 
-/* The heat map of results.csv: step time over layout.tp x layout.pp when
- * both are axes, else over the first two axes (a pair of values shows its
- * last point where other axes vary too). */
+/* The heat map's axes: layout.tp across and layout.pp up when both are
+ * axes; else the first two axes that take more than one value, the first
+ * axes filling in when fewer do. */
+static void
+heatmap_axes(const CliSweep *sweep, int *x, int *y)
+{
+    *x = *y = -1;
+    for (guint a = 0; a < sweep->axes->len; a++) {
+        const CliSweepAxis *axis = sweep->axes->pdata[a];
+        if (strcmp(axis->key, "layout.tp") == 0)
+            *x = (int)a;
+        if (strcmp(axis->key, "layout.pp") == 0)
+            *y = (int)a;
+    }
+    if (*x >= 0 && *y >= 0)
+        return;
+    *x = *y = -1;
+    for (int pass = 0; pass < 2; pass++)
+        for (guint a = 0; a < sweep->axes->len && *y < 0; a++) {
+            const CliSweepAxis *axis = sweep->axes->pdata[a];
+            if ((pass == 0) != (axis->n_values > 1) || (int)a == *x)
+                continue;
+            if (*x < 0)
+                *x = (int)a;
+            else
+                *y = (int)a;
+        }
+}
+
+/* The heat map of results.csv (axes by heatmap_axes), in small multiples:
+ * one panel per combination of the other axes' values (those that take
+ * more than one), so that a cell is one point. */
 static int
 plot_sweep(const char *path, const char *dir, const char *plot_path)
 {
@@ -542,21 +572,20 @@ plot_sweep(const char *path, const char *dir, const char *plot_path)
         g_error_free(error);
         return CLI_EXIT_BAD_INPUT;
     }
-    const char *x = NULL, *y = NULL;
+    int x, y;
+    heatmap_axes(sweep, &x, &y);
+    g_autoptr(GString) facets = g_string_new(NULL);
     for (guint a = 0; a < sweep->axes->len; a++) {
         const CliSweepAxis *axis = sweep->axes->pdata[a];
-        if (strcmp(axis->key, "layout.tp") == 0)
-            x = axis->key;
-        if (strcmp(axis->key, "layout.pp") == 0)
-            y = axis->key;
-    }
-    if (x == NULL || y == NULL) {
-        x = ((const CliSweepAxis *)sweep->axes->pdata[0])->key;
-        y = ((const CliSweepAxis *)sweep->axes->pdata[1])->key;
+        if ((int)a != x && (int)a != y && axis->n_values > 1)
+            g_string_append_printf(facets, "%s%s", facets->len ? " " : "", axis->key);
     }
     g_autofree char *csv = g_build_filename(dir, "results.csv", NULL);
     g_autofree char *title = g_strdup_printf("nvlsim sweep: %s", path);
-    const char *const vars[] = {"plottitle", title, "xcol", x, "ycol", y, NULL};
+    const char *x_key = ((const CliSweepAxis *)sweep->axes->pdata[x])->key;
+    const char *y_key = ((const CliSweepAxis *)sweep->axes->pdata[y])->key;
+    const char *const vars[] = {"plottitle", title,    "xcol",      x_key, "ycol",
+                                y_key,       "facets", facets->str, NULL};
     return cli_plot("sweep", "heatmap", csv, plot_path, vars) ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
 }
 

@@ -73,6 +73,7 @@ breakdown:sweep:
 breakdown:compare:label='system'
 compare:compare:
 heatmap:sweep:
+heatmap:sweep:facets='dp'
 scatter:validate:
 linkutil:linkutil:"
 if [ "$have_gnuplot" = yes ]; then
@@ -209,6 +210,40 @@ for args in "--links-top 3" "--links-plot $tmp/links-bad/l.png --links-top 65" \
         fail "run $args: $(ls -A "$tmp/links-bad" | tr '\n' ' ') $(cat "$tmp/err")"
     fi
 done
+
+# sweep --plot past two axes: tp across, micro_batch up, and a panel per
+# value of the third axis (small multiples), each panel titled with it; the
+# script names the facet. The SVG of the same script shows the panels'
+# titles, one per value of global_batch in results.csv.
+cat >"$tmp/sweep3.ini" <<'EOF'
+[sweep]
+base = tiny.ini
+[axes]
+layout.tp = 2, 4
+batch.micro_batch = 1, 2
+batch.global_batch = 8, 16
+EOF
+if [ "$have_gnuplot" = yes ]; then
+    mkdir "$tmp/sweep3"
+    if run_nvlsim 0 "" sweep "$tmp/sweep3.ini" --out "$tmp/sweep3/out" --plot "$tmp/sweep3/h.png" &&
+        is_image "$tmp/sweep3/h.png" &&
+        grep -q "facets = 'batch.global_batch'" "$tmp/sweep3/h.gp" &&
+        grep -q "xcol = 'layout.tp'" "$tmp/sweep3/h.gp" &&
+        gnuplot -e "outfile='$tmp/sweep3/h.svg'" "$tmp/sweep3/h.gp" && is_image "$tmp/sweep3/h.svg"; then
+        values=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "batch.global_batch") c = i}
+            NR > 1 {print $c}' "$tmp/sweep3/out/results.csv" | sort -u | tr '\n' ' ')
+        panels=$(grep -o 'batch.global_batch = [0-9]*' "$tmp/sweep3/h.svg" |
+            sed 's/.* = //' | sort -u | tr '\n' ' ')
+        n_titles=$(grep -c 'batch.global_batch = ' "$tmp/sweep3/h.svg")
+        if [ "$values" = "16 8 " ] && [ "$panels" = "$values" ] && [ "$n_titles" -eq 2 ]; then
+            ok "sweep --plot, 3 axes: a panel per value of batch.global_batch ($panels)"
+        else
+            fail "sweep --plot, 3 axes: values '$values', panels '$panels', $n_titles titles"
+        fi
+    else
+        fail "sweep --plot, 3 axes: $(ls -A "$tmp/sweep3" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+fi
 
 # Without gnuplot: exit 0, the CSV and the script, and a one-line note.
 mkdir "$tmp/no"
