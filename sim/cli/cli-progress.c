@@ -12,6 +12,8 @@
 
 /* The text is remade at most this often. */
 #define REDRAW_US (G_USEC_PER_SEC / 4)
+/* Done before a second has passed, this many give a rate worth showing. */
+#define SETTLED_COUNT 8
 
 struct CliProgress {
     char *unit;
@@ -65,19 +67,22 @@ cli_progress_format_duration(char *buf, size_t size, double s)
         g_snprintf(buf, size, "%lus", t);
 }
 
-/* The line: done of the total, then (once a quarter second has passed,
- * so that the first rows' rate is not taken for the rate) the rate and
- * the time left. */
+/* The line: done of the total, then the rate and the time left once they
+ * mean something: a second has passed, or SETTLED_COUNT are done (and a
+ * quarter second). The first two points of a sweep taken for its rate
+ * made an ETA 3x short. */
 static void
 make_text(CliProgress *p, uint64_t n_done, uint64_t n_run, double eta_s, gint64 now_us)
 {
-    double elapsed_s = (double)(now_us - p->t0_us) / G_USEC_PER_SEC;
+    gint64 elapsed_us = now_us - p->t0_us;
+    double elapsed_s = (double)elapsed_us / G_USEC_PER_SEC;
     GString *t = g_string_new(NULL);
     g_string_printf(t, "%" G_GUINT64_FORMAT, n_done);
     if (p->n_total > 0)
         g_string_append_printf(t, "/%" G_GUINT64_FORMAT, p->n_total);
     g_string_append_printf(t, " %s", p->unit);
-    if (now_us - p->t0_us >= REDRAW_US && n_run > 0) {
+    if (n_run > 0 && elapsed_us >= REDRAW_US &&
+        (elapsed_us >= G_USEC_PER_SEC || n_run >= SETTLED_COUNT)) {
         double rate = (double)n_run / elapsed_s;
         g_string_append_printf(t, ", %.*f %s/s", rate < 10 ? 2 : 1, rate, p->unit);
         if (p->n_total > 0 && n_done < p->n_total && eta_s < 0)
