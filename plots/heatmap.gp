@@ -6,7 +6,7 @@
 # appear in the file; a cell that appears twice in a panel shows its last
 # row. An empty measure (an invalid point) leaves the cell blank, labelled
 # invalid. Colours: viridis (dark is low), readable with any colour vision
-# and in grey.
+# and in grey; on a log scale when the measure spans more than 10x.
 #   gnuplot -e "datafile='sweep.csv'; outfile='heatmap.png'" heatmap.gp
 # Variables (all optional but datafile and outfile):
 #   xcol    column across     (default 'tp'; a sweep may call it 'layout.tp')
@@ -59,8 +59,12 @@ stats datafile using (column(zcol)) nooutput
 z_min = exists("STATS_min") ? STATS_min : 0
 z_max = exists("STATS_max") ? STATS_max : 1
 if (z_max <= z_min) { z_max = z_min + (z_min != 0 ? abs(z_min) * 0.01 : 1) }
+# A measure over more than a factor of 10 is coloured on a log scale, so
+# that the small values (the fast layouts) are told apart too.
+log_cb = z_min > 0 && z_max / z_min > 10
+shade(z) = log_cb ? log(z / z_min) / log(z_max / z_min) : (z - z_min) / (z_max - z_min)
 # Labels white on the dark half of viridis, black on the light half.
-ink(z) = (z - z_min) / (z_max - z_min) < 0.55 ? 0xffffff : 0x000000
+ink(z) = shade(z) < 0.55 ? 0xffffff : 0x000000
 
 # Panels of 70 x 50 pixels a cell at least; room in pixels for the title,
 # each panel's title, tics and labels, and a column for the colour box.
@@ -88,6 +92,7 @@ set cblabel (zcol eq 'step_time_s' ? 'step time (s)' : zcol) noenhanced
 set xrange [0.5:n_x + 0.5]
 set yrange [0.5:n_y + 0.5]
 set cbrange [z_min:z_max]
+if (log_cb) { set logscale cb }
 set xtics () scale 0
 set ytics () scale 0
 do for [i = 1:n_x] { set xtics add (word(x_list, i) i) }
