@@ -3,8 +3,11 @@
 # the two variables every template needs, reads CSV with a header row (columns
 # are found by name), and picks the terminal from the output's extension.
 #   datafile  the CSV to read
-#   outfile   the image to write: NAME.png (pngcairo, or png without cairo)
-#             or NAME.svg
+#   outfile   the image to write: NAME.png (pngcairo, or png without cairo),
+#             NAME.svg, or NAME.pdf (pdfcairo: a gnuplot without cairo stops
+#             with one line naming the terminal it lacks)
+#   nvlsim_terminals  the terminals to choose from (default GPVAL_TERMINALS;
+#             set it to check what a gnuplot without cairo does)
 #   plottitle optional title above the plot
 # A template calls nvlsim_terminal(width, height) with eval, then plots.
 
@@ -21,14 +24,26 @@ set key autotitle columnhead
 set datafile missing NaN
 
 nvlsim_ext = strlen(outfile) > 4 ? outfile[strlen(outfile)-3:] : ''
-if (nvlsim_ext ne '.png' && nvlsim_ext ne '.PNG' && nvlsim_ext ne '.svg' && nvlsim_ext ne '.SVG') {
-    print sprintf("%s: expected a file name ending in .png or .svg", outfile)
+if (nvlsim_ext ne '.png' && nvlsim_ext ne '.PNG' && nvlsim_ext ne '.svg' && nvlsim_ext ne '.SVG' && \
+    nvlsim_ext ne '.pdf' && nvlsim_ext ne '.PDF') {
+    print sprintf("%s: expected a file name ending in .png, .svg or .pdf", outfile)
     exit status 2
 }
+if (!exists("nvlsim_terminals")) nvlsim_terminals = GPVAL_TERMINALS
+nvlsim_has(t) = strstrt(' '.nvlsim_terminals.' ', ' '.t.' ') > 0
 nvlsim_svg = nvlsim_ext eq '.svg' || nvlsim_ext eq '.SVG'
-nvlsim_png = strstrt(GPVAL_TERMINALS, ' pngcairo ') ? 'pngcairo' : 'png'
+nvlsim_pdf = nvlsim_ext eq '.pdf' || nvlsim_ext eq '.PDF'
+if (nvlsim_pdf && !nvlsim_has('pdfcairo')) {
+    print "PDF needs gnuplot's pdfcairo terminal, which this gnuplot lacks (built without " . \
+          "cairo): write .png or .svg, or use a gnuplot with cairo"
+    exit status 1
+}
+nvlsim_png = nvlsim_has('pngcairo') ? 'pngcairo' : 'png'
+# A PDF page in inches, at 100 of the templates' pixels an inch.
 nvlsim_terminal(w, h) = nvlsim_svg ? \
     sprintf("set terminal svg size %d,%d dynamic enhanced font 'Sans,12' background rgb 'white'", w, h) : \
+    nvlsim_pdf ? \
+    sprintf("set terminal pdfcairo size %.2fin,%.2fin enhanced font 'Sans,10'", w / 100.0, h / 100.0) : \
     nvlsim_png eq 'pngcairo' ? \
     sprintf("set terminal pngcairo size %d,%d enhanced font 'Sans,10' background rgb 'white'", w, h) : \
     sprintf("set terminal png size %d,%d enhanced", w, h)

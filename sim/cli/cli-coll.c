@@ -118,7 +118,7 @@ static const GOptionEntry coll_entries[] = {
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, OPT(csv), "Also write the rows as CSV", "FILE"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"harness", 0, 0, G_OPTION_ARG_STRING, OPT(harness),
      "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)",
      "H"},

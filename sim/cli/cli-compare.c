@@ -51,11 +51,11 @@ static const GOptionEntry compare_entries[] = {
     {"no-coll", 0, 0, G_OPTION_ARG_NONE, OPT(no_coll), "Skip the all-reduce sweep", NULL},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot the step time per system with gnuplot (the CSV goes beside it without --csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"coll-plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(coll_plot),
      "Plot the all-reduce bus bandwidth per size and system (the CSV beside it without "
      "--coll-csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     G_OPTION_ENTRY_NULL,
 };
 

@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-/* Checks --plot's FILE before any work: true when it names a .png or .svg;
- * otherwise prints "nvlsim COMMAND: --plot: ..." on stderr and returns false
- * (a usage error). */
+/* Checks --plot's FILE before any work: true when it names a .png, .svg
+ * or .pdf; otherwise prints "nvlsim COMMAND: --plot: ..." on stderr and
+ * returns false (a usage error). */
 bool cli_plot_check(const char *command, const char *plot_path);
 
 /* Checks --plot as cli_plot_check does, then the CSV it reads: the one

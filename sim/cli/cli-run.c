@@ -17,6 +17,7 @@
 #include "work/work-pipeline.h"
 #include "work/work-run.h"
 #include "report/report-chrome.h"
+#include "report/report-links.h"
 #include "report/report-trace.h"
 
 typedef struct RunOptions {
@@ -25,9 +26,14 @@ typedef struct RunOptions {
     char *plot;
     char *trace_out;
     char *timeline;
-    char *links, *links_plot;
+    char *links, *links_plot, *links_top;
+    char *links_plot_csv; /* the summed CSV --links-plot draws, beside it */
+    uint32_t n_links_top;
     gboolean quiet;
 } RunOptions;
+
+/* --links-top's default, and the most links one plot names. */
+enum { RUN_LINKS_TOP = 8, RUN_LINKS_TOP_MAX = 64 };
 
 #define OPT(field) CLI_OPTION_AT(RunOptions, field)
 
@@ -40,7 +46,7 @@ static const GOptionEntry run_entries[] = {
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot where the time goes as stacked bars with gnuplot (the CSV goes beside it "
      "without --csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"write-trace", 0, 0, G_OPTION_ARG_FILENAME, OPT(trace_out),
      "Write the simulated step as a trace CSV (replayable with scenario.trace)", "FILE"},
     {"trace", 0, 0, G_OPTION_ARG_FILENAME, OPT(timeline),
@@ -48,9 +54,14 @@ static const GOptionEntry run_entries[] = {
     {"links", 0, 0, G_OPTION_ARG_FILENAME, OPT(links),
      "Write every used link's utilization over the step (time_s,link,utilization)", "FILE.csv"},
     {"links-plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(links_plot),
-     "Plot the links' utilization over time with gnuplot (the CSV goes beside it without "
-     "--links)",
-     "FILE.png|FILE.svg"},
+     "Plot link utilization over time with gnuplot: the mean of each link class (nvlink "
+     "gpu-nvswitch, pcie, network nic-leaf ...) and the --links-top busiest links; their CSV, "
+     "one column a series and one row a time bin, goes beside it (FILE.csv)",
+     "FILE.png|FILE.svg|FILE.pdf"},
+    {"links-top", 0, 0, G_OPTION_ARG_STRING, OPT(links_top),
+     "The busiest links --links-plot draws beside the classes (default 8, at most 64; 0: "
+     "classes only)",
+     "N"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the step time only", NULL},
     G_OPTION_ENTRY_NULL,
 };
@@ -304,6 +315,17 @@ write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError
     return out != NULL && sim_output_commit(out, tmp, path, error);
 }
 
+/* --links-plot's data: the link classes and the n_top busiest links, one
+ * column each (report-links.h). */
+static bool
+write_links_plot(const char *path, const CliFabric *f, const WorkRunResult *r, uint32_t n_top,
+                 GError **error)
+{
+    g_autoptr(ReportLinkSummary) summary =
+        report_link_summary_new(f->graph, r->replay.link_load, r->replay.step_ps, n_top);
+    return report_link_summary_write(summary, path, error);
+}
+
 static int
 run(const RunOptions *o, const char *path)
 {
@@ -316,8 +338,8 @@ run(const RunOptions *o, const char *path)
     int status = CLI_EXIT_OK;
     /* Every output checked before the run, so that one that cannot be
      * written neither wastes the run nor leaves the others behind. */
-    const char *const outputs[] = {o->csv,   o->trace_out, o->timeline,
-                                   o->links, o->plot,      o->links_plot};
+    const char *const outputs[] = {o->csv,  o->trace_out,  o->timeline,      o->links,
+                                   o->plot, o->links_plot, o->links_plot_csv};
     for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(outputs); i++)
         if (outputs[i] != NULL && !cli_output_check(outputs[i], &error)) {
             cli_print_error("run", error);
@@ -326,13 +348,15 @@ run(const RunOptions *o, const char *path)
         }
     /* A timeline shows every link's utilization: count it, from 1 us bins
      * (widened as the step needs, WORK_REPLAY_LINK_BINS at most). */
-    if (s != NULL && (o->timeline != NULL || o->links != NULL))
+    if (s != NULL && (o->timeline != NULL || o->links != NULL || o->links_plot != NULL))
         s->link_bin_ps = SIM_PS_PER_US;
     if (s == NULL || !cli_run_scenario(s, &fabric, &result, &stream, &error) ||
         (o->csv != NULL && !write_csv(o->csv, s, fabric, &result, &error)) ||
         (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error)) ||
         (o->timeline != NULL && !write_timeline(o->timeline, s, fabric, stream, &result, &error)) ||
-        (o->links != NULL && !write_links(o->links, fabric, &result, &error))) {
+        (o->links != NULL && !write_links(o->links, fabric, &result, &error)) ||
+        (o->links_plot != NULL &&
+         !write_links_plot(o->links_plot_csv, fabric, &result, o->n_links_top, &error))) {
         cli_print_error("run", error);
         g_error_free(error);
         status = CLI_EXIT_BAD_INPUT;
@@ -350,11 +374,44 @@ run(const RunOptions *o, const char *path)
     if (status == CLI_EXIT_OK && o->links_plot != NULL) {
         g_autofree char *title = g_strdup_printf("link utilization: %s", s->name);
         const char *const vars[] = {"plottitle", title, NULL};
-        if (!cli_plot("run", "linkutil", o->links, o->links_plot, vars))
+        if (!cli_plot("run", "linkutil", o->links_plot_csv, o->links_plot, vars))
             status = CLI_EXIT_BAD_INPUT;
     }
     work_run_result_clear(&result);
     return status;
+}
+
+/* --links-plot and --links-top: the plot's name, its CSV beside it (which
+ * --links must not name: that is the long format), and N. */
+static bool
+parse_links_plot(RunOptions *o)
+{
+    guint64 n = RUN_LINKS_TOP;
+    g_autoptr(GError) error = NULL;
+    if (o->links_top != NULL && o->links_plot == NULL) {
+        fprintf(stderr, "nvlsim run: --links-top: expected --links-plot FILE with it\n");
+        return false;
+    }
+    if (o->links_top != NULL &&
+        !g_ascii_string_to_unsigned(o->links_top, 10, 0, RUN_LINKS_TOP_MAX, &n, &error)) {
+        fprintf(stderr, "nvlsim run: --links-top: %s\n", error->message);
+        return false;
+    }
+    o->n_links_top = (uint32_t)n;
+    if (o->links_plot == NULL)
+        return true;
+    if (!cli_plot_csv("run", o->links_plot, &o->links_plot_csv))
+        return false;
+    g_autofree char *plot_csv = g_canonicalize_filename(o->links_plot_csv, NULL);
+    g_autofree char *links = o->links != NULL ? g_canonicalize_filename(o->links, NULL) : NULL;
+    if (links != NULL && strcmp(links, plot_csv) == 0) {
+        fprintf(stderr,
+                "nvlsim run: --links %s: --links-plot %s writes its summed CSV there; expected "
+                "another name for the long format\n",
+                o->links, o->links_plot);
+        return false;
+    }
+    return true;
 }
 
 int
@@ -369,8 +426,7 @@ cli_run(int argc, char **argv)
         fprintf(stderr, "nvlsim run: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
-    } else if ((o.plot != NULL && !cli_plot_csv("run", o.plot, &o.csv)) ||
-               (o.links_plot != NULL && !cli_plot_csv("run", o.links_plot, &o.links))) {
+    } else if ((o.plot != NULL && !cli_plot_csv("run", o.plot, &o.csv)) || !parse_links_plot(&o)) {
         status = CLI_EXIT_USAGE;
     } else {
         status = run(&o, argc == 2 ? argv[1] : NULL);
@@ -382,5 +438,7 @@ cli_run(int argc, char **argv)
     g_free(o.timeline);
     g_free(o.links);
     g_free(o.links_plot);
+    g_free(o.links_top);
+    g_free(o.links_plot_csv);
     return status;
 }

@@ -12,11 +12,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli-fabric.h"
 #include "cli/cli-run.h"
 #include "cli/cli-plot.h"
+#include "cli/cli-progress.h"
 #include "cli/cli-sweep.h"
 #include "cli/cli.h"
 #include "core/core-text.h"
@@ -369,44 +369,41 @@ run_point(gpointer data, gpointer user_data)
     g_clear_error(&error);
 }
 
-static void
-format_duration(char *buf, size_t size, double s)
+/* The order points are run in: visit k runs point k * stride mod n, the
+ * stride the nearest to n / phi (the golden ratio) that is coprime with n,
+ * so that every point is visited once and the first k visited spread
+ * evenly over the grid, its slowest axis included. Points differ in cost
+ * along the grid (in bench/sweep-gpt3-layouts.ini, tp 1's are a third of
+ * the mean and GB200 NVL72's, the last system, three times it): run in
+ * point order, the first finished are no sample of the rest, and an ETA
+ * from their rate was about 3x short. Results do not depend on the order
+ * (each row is its point's alone, results.csv is in point order). */
+static uint32_t
+visit_stride(uint32_t n)
 {
-    unsigned long t = (unsigned long)(s + 0.5);
-    if (t >= 3600)
-        g_snprintf(buf, size, "%luh%02lum", t / 3600, t / 60 % 60);
-    else if (t >= 60)
-        g_snprintf(buf, size, "%lum%02lus", t / 60, t % 60);
-    else
-        g_snprintf(buf, size, "%lus", t);
-}
-
-/* One line on stderr, redrawn in place: points done of all, the rate of
- * this run and the time it still needs. */
-static void
-draw_progress(const SweepRun *run, uint32_t n_done, double elapsed_s)
-{
-    enum { WIDTH = 30 };
-    uint32_t n_total = run->sweep->n_points;
-    uint32_t n_all = cli_sweep_out_n_found(run->out) + n_done;
-    int filled = (int)((uint64_t)WIDTH * n_all / n_total);
-    double rate = elapsed_s > 0 ? n_done / elapsed_s : 0;
-    char eta[32] = "?";
-    if (n_done == run->n_missing)
-        format_duration(eta, sizeof eta, 0);
-    else if (rate > 0)
-        format_duration(eta, sizeof eta, (run->n_missing - n_done) / rate);
-    fprintf(stderr, "\r%u/%u points [%.*s%*s] %.2f points/s, ETA %s   ", n_all, n_total, filled,
-            "##############################", WIDTH - filled, "", rate, eta);
-    fflush(stderr);
+    if (n <= 2)
+        return 1;
+    uint32_t stride = (uint32_t)((double)n * 0.6180339887498949 + 0.5);
+    for (;; stride++) {
+        uint32_t a = n, b = stride;
+        while (b != 0) {
+            uint32_t t = a % b;
+            a = b;
+            b = t;
+        }
+        if (a == 1)
+            return stride;
+    }
 }
 
 /* Runs the points the folder lacks on jobs threads; waits for them,
- * drawing progress when stderr is a terminal. */
+ * drawing progress when stderr is a terminal: the ETA is what is left at
+ * the rate so far, which the visiting order makes a fair sample of. */
 static bool
 run_points(SweepRun *run, int jobs, GError **error)
 {
-    for (uint32_t i = 0; i < run->sweep->n_points; i++)
+    uint32_t n = run->sweep->n_points;
+    for (uint32_t i = 0; i < n; i++)
         run->n_missing += !cli_sweep_out_has(run->out, i);
     if (run->n_missing == 0)
         return true;
@@ -417,24 +414,25 @@ run_points(SweepRun *run, int jobs, GError **error)
     sim_units_error_quark();
     g_file_error_quark();
     g_key_file_error_quark();
-    bool tty = isatty(STDERR_FILENO);
-    gint64 t0 = g_get_monotonic_time();
     GThreadPool *pool = g_thread_pool_new(run_point, run, jobs, FALSE, error);
     if (pool == NULL)
         return false;
-    for (uint32_t i = 0; i < run->sweep->n_points; i++)
+    g_autoptr(CliProgress) progress = cli_progress_new("points", n);
+    uint32_t stride = visit_stride(n);
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)(k * stride % n);
         if (!cli_sweep_out_has(run->out, i))
             g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
+    }
+    uint32_t n_found = cli_sweep_out_n_found(run->out);
     g_mutex_lock(&run->lock);
     while (run->n_done < run->n_missing) {
+        cli_progress_update(progress, n_found + run->n_done, run->n_done, -1);
         g_cond_wait_until(&run->finished, &run->lock,
                           g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4);
-        if (tty)
-            draw_progress(run, run->n_done, (double)(g_get_monotonic_time() - t0) / 1e6);
     }
     g_mutex_unlock(&run->lock);
-    if (tty)
-        fputc('\n', stderr);
+    cli_progress_free(g_steal_pointer(&progress));
     g_thread_pool_free(pool, FALSE, TRUE);
     if (run->error != NULL) {
         g_propagate_error(error, run->error);
@@ -468,9 +466,10 @@ static const GOptionEntry sweep_entries[] = {
      "or memory column, _s but not _per_s, or _gib; else largest)",
      "COLUMN"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
-     "Draw results.csv as a heat map of step time over two axes with gnuplot (layout.tp "
-     "and layout.pp when swept, else the first two)",
-     "FILE.png|FILE.svg"},
+     "Draw results.csv as heat maps of step time over two axes with gnuplot (layout.tp "
+     "and layout.pp when swept, else the first two), one panel per combination of the "
+     "other axes' values",
+     "FILE.png|FILE.svg|FILE.pdf"},
     G_OPTION_ENTRY_NULL,
 };
 
@@ -497,6 +496,12 @@ const CliUsage cli_sweep_usage = {
         "pp_s, dp_s, ep_s, idle_s (exposed communication, idle), gpus and nodes; one row\n"
         "per point in point order, the same bytes whatever --jobs. A point that does not\n"
         "load or run is a row with its reason, not an error.\n"
+        "\n"
+        "Progress: when stderr is a terminal, one line there says points done of all,\n"
+        "points a second and the time left at that rate, erased at the end. Points run\n"
+        "in a scattered order (a golden-ratio stride through the grid), so that those\n"
+        "done are a fair sample of the grid's costs and the time left tracks the real\n"
+        "one; results.csv is in point order whatever the order they ran in.\n"
         "\n"
         "Resuming: each finished point is journaled in DIR/points/ (a file appears whole\n"
         "or not at all), so a sweep killed at any moment, rerun with the same --out,\n"
@@ -575,9 +580,38 @@ sweep(const char *path, const char *dir, int jobs, const SweepRefine *refine)
     return CLI_EXIT_OK;
 }
 
-/* The heat map of results.csv: step time over layout.tp x layout.pp when
- * both are axes, else over the first two axes (a pair of values shows its
- * last point where other axes vary too). */
+/* The heat map's axes: layout.tp across and layout.pp up when both are
+ * axes; else the first two axes that take more than one value, the first
+ * axes filling in when fewer do. */
+static void
+heatmap_axes(const CliSweep *sweep, int *x, int *y)
+{
+    *x = *y = -1;
+    for (guint a = 0; a < sweep->axes->len; a++) {
+        const CliSweepAxis *axis = sweep->axes->pdata[a];
+        if (strcmp(axis->key, "layout.tp") == 0)
+            *x = (int)a;
+        if (strcmp(axis->key, "layout.pp") == 0)
+            *y = (int)a;
+    }
+    if (*x >= 0 && *y >= 0)
+        return;
+    *x = *y = -1;
+    for (int pass = 0; pass < 2; pass++)
+        for (guint a = 0; a < sweep->axes->len && *y < 0; a++) {
+            const CliSweepAxis *axis = sweep->axes->pdata[a];
+            if ((pass == 0) != (axis->n_values > 1) || (int)a == *x)
+                continue;
+            if (*x < 0)
+                *x = (int)a;
+            else
+                *y = (int)a;
+        }
+}
+
+/* The heat map of results.csv (axes by heatmap_axes), in small multiples:
+ * one panel per combination of the other axes' values (those that take
+ * more than one), so that a cell is one point. */
 static int
 plot_sweep(const char *path, const char *dir, const char *plot_path)
 {
@@ -588,21 +622,20 @@ plot_sweep(const char *path, const char *dir, const char *plot_path)
         g_error_free(error);
         return CLI_EXIT_BAD_INPUT;
     }
-    const char *x = NULL, *y = NULL;
+    int x, y;
+    heatmap_axes(sweep, &x, &y);
+    g_autoptr(GString) facets = g_string_new(NULL);
     for (guint a = 0; a < sweep->axes->len; a++) {
         const CliSweepAxis *axis = sweep->axes->pdata[a];
-        if (strcmp(axis->key, "layout.tp") == 0)
-            x = axis->key;
-        if (strcmp(axis->key, "layout.pp") == 0)
-            y = axis->key;
-    }
-    if (x == NULL || y == NULL) {
-        x = ((const CliSweepAxis *)sweep->axes->pdata[0])->key;
-        y = ((const CliSweepAxis *)sweep->axes->pdata[1])->key;
+        if ((int)a != x && (int)a != y && axis->n_values > 1)
+            g_string_append_printf(facets, "%s%s", facets->len ? " " : "", axis->key);
     }
     g_autofree char *csv = g_build_filename(dir, "results.csv", NULL);
     g_autofree char *title = g_strdup_printf("nvlsim sweep: %s", path);
-    const char *const vars[] = {"plottitle", title, "xcol", x, "ycol", y, NULL};
+    const char *x_key = ((const CliSweepAxis *)sweep->axes->pdata[x])->key;
+    const char *y_key = ((const CliSweepAxis *)sweep->axes->pdata[y])->key;
+    const char *const vars[] = {"plottitle", title,    "xcol",      x_key, "ycol",
+                                y_key,       "facets", facets->str, NULL};
     return cli_plot("sweep", "heatmap", csv, plot_path, vars) ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
 }
 

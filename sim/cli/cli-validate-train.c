@@ -366,6 +366,7 @@ validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error)
     while (report_csv_stream_next(rows, error)) {
         v->n_rows++;
         train_row(v, csv, &col, 0);
+        validate_row_done(v);
     }
     return error == NULL || *error == NULL;
 }

@@ -13,10 +13,12 @@
  */
 #include "cli/cli-validate.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli-plot.h"
 #include "cli/cli-validate-cross.h"
@@ -56,7 +58,7 @@ static const GOptionEntry validate_entries[] = {
      "FILE"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot simulated against measured with gnuplot (the CSV goes beside it without --csv)",
-     "FILE.png|FILE.svg"},
+     "FILE.png|FILE.svg|FILE.pdf"},
     {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "Replay only rows of this system", "NAME"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
     {"cross", 0, 0, G_OPTION_ARG_STRING, OPT(cross),
@@ -89,10 +91,21 @@ const CliUsage cli_validate_usage = {
         "first that many of each node (blank: nodes filled in order). With\n"
         "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
         "printed one at a time (memory does not grow with the file; --cross keeps\n"
-        "a small record per row for its refits).\n"
+        "a small record per row for its refits), each written whole as it is\n"
+        "replayed, down a pipe too (stdout is line-buffered).\n"
+        "Progress: when stderr is a terminal, one line there says rows done of the\n"
+        "file's data lines (counted first, in one read of a regular file; a pipe\n"
+        "shows rows done and the rate, no total), rows a second and the time left\n"
+        "at that rate; it is erased at the end. Nothing when stderr is not one.\n"
         "Exit status: 0 done, 1 malformed rows or MAPE above --max-mape, 2 usage.",
     .entries = validate_entries,
 };
+
+void
+validate_row_done(Validation *v)
+{
+    cli_progress_update(v->progress, v->n_rows, v->n_rows, -1);
+}
 
 void
 validate_skip(Validation *v, const char *reason)
@@ -109,6 +122,7 @@ validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, c
     va_start(args, format);
     g_autofree char *message = g_strdup_vprintf(format, args);
     va_end(args);
+    cli_progress_before_output(v->progress, v->err);
     if (v->err != NULL)
         fprintf(v->err, "nvlsim %s: %s:%u: %s%s%s%s\n", v->command, csv->path,
                 g_array_index(csv->lines, uint32_t, r), column ? "column " : "",
@@ -119,6 +133,7 @@ validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, c
 void
 validate_bad_error(Validation *v, const GError *error)
 {
+    cli_progress_before_output(v->progress, v->err);
     if (v->err != NULL)
         cli_print_error(v->command, error);
     v->n_bad++;
@@ -208,6 +223,8 @@ validate_record(Validation *v, const ValidateRow *row)
                       row->n_bytes >= (1 << 20) ? "collectives >= 1 MiB" : "collectives < 1 MiB"),
             pct, model_pct);
     group_add(group_for(v, "", NULL), pct, model_pct);
+    if (!v->quiet)
+        cli_progress_before_output(v->progress, stdout);
     if (!v->quiet && v->training) {
         printf("%5u %-15s %-31s %5u %-34s %9.3f %9.3f %-1s %+7.1f%%  %s\n", row->line, row->system,
                row->measure, row->n_gpus, row->detail, row->measured, row->simulated, row->unit,
@@ -324,8 +341,52 @@ validate_rows(Validation *v, ReportCsvStream *rows, GError **error)
         v->n_rows++;
         validate_trim_caches(v);
         replay_row(v, csv, &col, 0);
+        validate_row_done(v);
     }
     return error == NULL || *error == NULL;
+}
+
+/* The data lines of the CSV at path (its lines less the header), in one
+ * pass of block reads and no parsing, when it is a regular file; 0 when
+ * it is not (a pipe cannot be read twice: the progress line then shows no
+ * total). A quoted line break counts as a line, so the total can exceed
+ * the rows by as many: the line is erased at the end, whatever it says. */
+static uint64_t
+count_data_lines(const char *path)
+{
+    GStatBuf st;
+    if (g_stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    FILE *f = g_fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    char buf[1 << 16];
+    size_t n;
+    uint64_t n_lines = 0;
+    char last = '\n';
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (const char *p = buf; (p = memchr(p, '\n', (size_t)(buf + n - p))) != NULL; p++)
+            n_lines++;
+        last = buf[n - 1];
+    }
+    fclose(f);
+    n_lines += last != '\n';
+    return n_lines > 1 ? n_lines - 1 : 0;
+}
+
+/* Replays the rows of path, a progress line over them on a terminal. */
+static bool
+validate_stream(Validation *v, ReportCsvStream *rows, const char *path, GError **error)
+{
+    g_autoptr(CliProgress) progress = cli_progress_new("rows", 0);
+    if (cli_progress_active(progress)) {
+        cli_progress_free(g_steal_pointer(&progress));
+        progress = cli_progress_new("rows", count_data_lines(path));
+    }
+    v->progress = progress;
+    bool ok = validate_rows(v, rows, error);
+    v->progress = NULL;
+    return ok;
 }
 
 static int
@@ -346,7 +407,7 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         fprintf(v->out, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,error_pct,"
                         "nccl_model,nccl_model_error_pct\n");
     }
-    bool read = validate_rows(v, rows, &error);
+    bool read = validate_stream(v, rows, path, &error);
     /* No rows would pass any --max-mape gate with a MAPE of 0. */
     if (read && v->n_rows == 0)
         g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -527,6 +588,9 @@ cli_validate(int argc, char **argv)
     validate_init(&settings);
     if (!cli_parse_options(context, "validate", &argc, &argv))
         goto out;
+    /* A row is written whole as it is replayed, even down a pipe: a reader
+     * sees it at once, and a SIGTERM loses none that was printed. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 2) {
         fprintf(stderr, "nvlsim validate: expected one FILE.csv, or none for the shipped suite\n");
         goto out;

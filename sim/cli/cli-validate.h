@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli/cli-fabric.h"
+#include "cli/cli-progress.h"
 #include "cli/cli-rows.h"
 #include "coll/coll-harness.h"
 #include "net/net.h"
@@ -24,20 +25,21 @@ typedef struct Validation {
     const char *only_system; /* NULL: every system */
     uint64_t min_bytes;      /* rows below it are skipped */
     bool quiet;
-    bool read_only;       /* read and check every row, simulate none */
-    FILE *err;            /* where malformed rows are reported: stderr; NULL: counted only */
-    GHashTable *fabrics;  /* "system|nodes" -> CliFabric */
-    GHashTable *comms;    /* "system|gpus" -> CollComm (on a fabric of fabrics) */
-    GHashTable *memo;     /* a row's simulation key -> double* (simulated, model) */
-    uint32_t n_rows;      /* rows read */
-    GPtrArray *groups;    /* ValidateGroup */
-    GHashTable *skipped;  /* reason -> count */
-    uint32_t n_bad;       /* malformed rows reported */
-    FILE *out;            /* per-row CSV, or NULL */
-    bool training;        /* the rows are training steps (cli-validate-train.c) */
-    GPtrArray *models;    /* WorkModel *: the shipped models, for training rows */
-    GPtrArray *model_ids; /* char *, beside models */
-    GPtrArray *samples;   /* ValidateSample *: collective rows kept for refits; NULL: none */
+    bool read_only;        /* read and check every row, simulate none */
+    FILE *err;             /* where malformed rows are reported: stderr; NULL: counted only */
+    GHashTable *fabrics;   /* "system|nodes" -> CliFabric */
+    GHashTable *comms;     /* "system|gpus" -> CollComm (on a fabric of fabrics) */
+    GHashTable *memo;      /* a row's simulation key -> double* (simulated, model) */
+    uint32_t n_rows;       /* rows read */
+    GPtrArray *groups;     /* ValidateGroup */
+    GHashTable *skipped;   /* reason -> count */
+    uint32_t n_bad;        /* malformed rows reported */
+    FILE *out;             /* per-row CSV, or NULL */
+    bool training;         /* the rows are training steps (cli-validate-train.c) */
+    GPtrArray *models;     /* WorkModel *: the shipped models, for training rows */
+    GPtrArray *model_ids;  /* char *, beside models */
+    GPtrArray *samples;    /* ValidateSample *: collective rows kept for refits; NULL: none */
+    CliProgress *progress; /* the progress line over the rows, or NULL (borrowed) */
 } Validation;
 
 /* A collective row as simulated, kept so that the runtime's fitted
@@ -101,6 +103,9 @@ void validate_trim_caches(Validation *v);
  * printing them unless quiet; false and error when a column is missing or
  * the file is malformed past its rows so far (those are replayed). */
 bool validate_rows(Validation *v, ReportCsvStream *rows, GError **error);
+
+/* A row was read and replayed: counts it on the progress line. */
+void validate_row_done(Validation *v);
 
 void validate_skip(Validation *v, const char *reason);
 void validate_record(Validation *v, const ValidateRow *row);

@@ -531,15 +531,6 @@ report_chrome_write(const WorkStream *stream, const WorkReplayResult *result,
 
 /* ---- Link load into counter tracks. ---- */
 
-static char *
-vertex_name(const TopoGraph *graph, uint32_t v)
-{
-    const TopoVertex *x = topo_graph_vertex(graph, v);
-    if (x->node == TOPO_NONE)
-        return g_strdup_printf("fabric %s%u", topo_vertex_kind_name(x->kind), x->index);
-    return g_strdup_printf("node%u %s%u", x->node, topo_vertex_kind_name(x->kind), x->index);
-}
-
 ReportChromeLink *
 report_chrome_links_from_load(const TopoGraph *graph, const NetLinkLoad *load, uint64_t end_ps,
                               uint32_t *n_links)
@@ -560,9 +551,7 @@ report_chrome_links_from_load(const TopoGraph *graph, const NetLinkLoad *load, u
                                               per_bin > 0 ? MIN(bytes[k] / per_bin, 1.0) : 0.0};
         samples[load->n_bins] =
             (ReportChromeSample){MAX(end_ps, (uint64_t)load->n_bins * load->bin_ps), 0.0};
-        g_autofree char *src = vertex_name(graph, link->src);
-        g_autofree char *dst = vertex_name(graph, link->dst);
-        ReportChromeLink one = {.name = g_strdup_printf("%s -> %s", src, dst),
+        ReportChromeLink one = {.name = topo_graph_link_name(graph, l),
                                 .samples = samples,
                                 .n_samples = load->n_bins + 1};
         g_array_append_val(links, one);

@@ -31,8 +31,8 @@ report_plots_dir(void)
     return g_intern_string(shipped);
 }
 
-/* The extension of path when it is .png or .svg (any case) after a name of
- * at least one character; NULL otherwise. */
+/* The extension of path when it is .png, .svg or .pdf (any case) after a
+ * name of at least one character; NULL otherwise. */
 static const char *
 plot_extension(const char *path)
 {
@@ -41,8 +41,11 @@ plot_extension(const char *path)
     if (strlen(base) <= 4)
         return NULL;
     const char *ext = path + n - 4;
-    return g_ascii_strcasecmp(ext, ".png") == 0 || g_ascii_strcasecmp(ext, ".svg") == 0 ? ext
-                                                                                        : NULL;
+    static const char *const known[] = {".png", ".svg", ".pdf"};
+    for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
+        if (g_ascii_strcasecmp(ext, known[i]) == 0)
+            return ext;
+    return NULL;
 }
 
 bool
@@ -50,7 +53,7 @@ report_plot_check(const char *out_path, GError **error)
 {
     if (plot_extension(out_path) == NULL) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: expected a plot file name ending in .png or .svg", out_path);
+                    "%s: expected a plot file name ending in .png, .svg or .pdf", out_path);
         return false;
     }
     if (strpbrk(out_path, "\n\r") != NULL) {

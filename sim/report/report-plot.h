@@ -16,16 +16,18 @@
  * installed ones). The string is the program's: do not free it. */
 const char *report_plots_dir(void);
 
-/* Whether out_path names a plot nvlsim can write: a name ending in .png or
- * .svg (any case), with no line break (a gnuplot string cannot hold one).
- * False and an error naming the path otherwise. */
+/* Whether out_path names a plot nvlsim can write: a name ending in .png,
+ * .svg or .pdf (any case), with no line break (a gnuplot string cannot
+ * hold one). False and an error naming the path otherwise. Whether this
+ * gnuplot has the terminal a name needs (pdfcairo for .pdf) is known only
+ * when it runs: the template stops with a line naming the terminal. */
 bool report_plot_check(const char *out_path, GError **error);
 
 /* The script report_plot writes for out_path: the same name with .gp in
- * place of .png or .svg (newly allocated). */
+ * place of .png, .svg or .pdf (newly allocated). */
 char *report_plot_script_path(const char *out_path);
 
-/* Renders csv_path to out_path (.png or .svg) with template_name.gp.
+/* Renders csv_path to out_path (.png, .svg or .pdf) with template_name.gp.
  * Writes the script report_plot_script_path(out_path): the variables
  * (datafile, outfile and each pair of extra_vars, a NULL-terminated list
  * name, value, name, value, ..., values set as strings), then a load of the

@@ -157,3 +157,21 @@ topo_vertex_kind_name(TopoVertexKind kind)
     };
     return kind < TOPO_N_VERTEX_KINDS ? names[kind] : "?";
 }
+
+char *
+topo_graph_vertex_name(const TopoGraph *graph, uint32_t vertex)
+{
+    const TopoVertex *x = topo_graph_vertex(graph, vertex);
+    if (x->node == TOPO_NONE)
+        return g_strdup_printf("fabric %s%u", topo_vertex_kind_name(x->kind), x->index);
+    return g_strdup_printf("node%u %s%u", x->node, topo_vertex_kind_name(x->kind), x->index);
+}
+
+char *
+topo_graph_link_name(const TopoGraph *graph, uint32_t link)
+{
+    const TopoLink *l = topo_graph_link(graph, link);
+    g_autofree char *src = topo_graph_vertex_name(graph, l->src);
+    g_autofree char *dst = topo_graph_vertex_name(graph, l->dst);
+    return g_strdup_printf("%s -> %s", src, dst);
+}

@@ -33,8 +33,8 @@ typedef enum TopoVertexKind {
     TOPO_NVSWITCH,
     TOPO_PCIE_SWITCH,
     TOPO_NIC,
-    TOPO_LEAF,  /* fabric leaf switch */
-    TOPO_SPINE, /* the spine tier of the fabric, all its chips as one vertex */
+    TOPO_LEAF,   /* fabric leaf switch */
+    TOPO_SPINE,  /* the spine tier of the fabric, all its chips as one vertex */
     TOPO_MEMORY, /* one GPU's L2 and HBM, joining virtual ranks (the loopback model) */
     TOPO_N_VERTEX_KINDS,
 } TopoVertexKind;
@@ -144,3 +144,10 @@ uint32_t topo_graph_gpu_vertex(const TopoGraph *graph, uint32_t gpu);
 uint32_t topo_graph_n_gpus(const TopoGraph *graph); /* all nodes */
 
 const char *topo_vertex_kind_name(TopoVertexKind kind);
+
+/* A vertex as people read it: "node0 gpu3", "fabric leaf1" (newly
+ * allocated). */
+char *topo_graph_vertex_name(const TopoGraph *graph, uint32_t vertex);
+/* One direction of a bundle: "node0 gpu3 -> node0 nvswitch1" (newly
+ * allocated). */
+char *topo_graph_link_name(const TopoGraph *graph, uint32_t link);

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Plots: with gnuplot present, every template of plots/ renders its fixture
-# CSV (tests/data/plots/) to PNG and to SVG, each a real image of some size,
-# and --plot on coll, run and validate renders end to end, leaving the
-# image, its CSV and a script that renders it again. Without gnuplot (a PATH
-# that lacks it) --plot still exits 0, writes the CSV and the script and
-# says in one line how to render them. A bad --plot name is a usage error; a
-# missing or failing template is an error naming it; neither leaves a
-# partial image.
+# CSV (tests/data/plots/) to PNG, SVG and (with pdfcairo) PDF, each a real
+# image of some size, and --plot on coll, run and validate renders end to
+# end, leaving the image, its CSV and a script that renders it again; run
+# --links-plot writes its summed CSV (link classes, --links-top links).
+# Without gnuplot (a PATH that lacks it) --plot still exits 0, writes the
+# CSV and the script and says in one line how to render them. A bad --plot
+# name is a usage error; a missing or failing template, or a PDF without
+# pdfcairo, is an error naming it; neither leaves a partial image.
 set -u
 LC_ALL=C
 export LC_ALL
@@ -24,13 +25,14 @@ fail() {
     n_fail=$((n_fail + 1))
 }
 
-# is_image FILE: FILE is a PNG (its magic bytes) or an SVG (it opens with
-# <?xml or <svg), as its name says, of more than 2 KB.
+# is_image FILE: FILE is a PNG (its magic bytes), an SVG (it opens with
+# <?xml or <svg) or a PDF (%PDF-), as its name says, of more than 2 KB.
 is_image() {
     [ -f "$1" ] && [ "$(wc -c <"$1")" -gt 2048 ] || return 1
     case $1 in
     *.png) [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e47 ] ;;
     *.svg) head -n 1 "$1" | grep -q -e '^<?xml' -e '^<svg' ;;
+    *.pdf) [ "$(head -c 5 "$1")" = "%PDF-" ] ;;
     *) return 1 ;;
     esac
 }
@@ -45,6 +47,14 @@ folder_is() {
 
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
+# PDF is gnuplot's cairo terminal's: checked where this gnuplot has it.
+have_pdf=no
+if [ "$have_gnuplot" = yes ] && gnuplot -e 'set terminal' 2>&1 | grep -q '^ *pdfcairo '; then
+    have_pdf=yes
+fi
+formats="png svg"
+[ "$have_pdf" = yes ] && formats="png svg pdf"
+[ "$have_pdf" = no ] && echo "skip: gnuplot lacks pdfcairo: no PDF rendered"
 mkdir "$tmp/nognuplot"
 cat >"$tmp/tiny.ini" <<'EOF'
 [scenario]
@@ -64,6 +74,7 @@ breakdown:sweep:
 breakdown:compare:label='system'
 compare:compare:
 heatmap:sweep:
+heatmap:sweep:facets='dp'
 scatter:validate:
 linkutil:linkutil:"
 if [ "$have_gnuplot" = yes ]; then
@@ -71,7 +82,7 @@ if [ "$have_gnuplot" = yes ]; then
     n=0
     echo "$templates" | while IFS=: read -r template fixture vars; do
         n=$((n + 1))
-        for ext in png svg; do
+        for ext in $formats; do
             out="$tmp/templates/$n-$template.$ext"
             if gnuplot -e "datafile='$data/$fixture.csv'; outfile='$out'; $vars" \
                 "$plots/$template.gp" >"$tmp/gp.err" 2>&1 && is_image "$out"; then
@@ -157,6 +168,84 @@ if [ "$have_gnuplot" = yes ]; then
     fi
 fi
 
+# --links-plot: the summed CSV beside the plot, one column a series (the
+# link classes, then the --links-top busiest links, 8 by default) and one
+# row a time bin (the bins of --links' long format, which it leaves alone).
+# n_series FILE PREFIX: how many header fields of FILE start with PREFIX.
+n_series() {
+    head -n 1 "$1" | tr ',' '\n' | grep -c "^$2"
+}
+if [ "$have_gnuplot" = yes ]; then
+    mkdir "$tmp/links" "$tmp/links3"
+    if run_nvlsim 0 "" run -q "$tmp/tiny.ini" --links "$tmp/links/long.csv" \
+        --links-plot "$tmp/links/l.png" &&
+        is_image "$tmp/links/l.png" && folder_is "$tmp/links" l.csv l.gp l.png long.csv &&
+        head -n 1 "$tmp/links/l.csv" | grep -q '^time_s,class nvlink gpu-nvswitch,' &&
+        [ "$(n_series "$tmp/links/l.csv" 'link ')" -eq 8 ] &&
+        [ "$(n_series "$tmp/links/l.csv" 'class ')" -ge 1 ] &&
+        [ "$(head -n 1 "$tmp/links/long.csv")" = time_s,link,utilization ] &&
+        [ "$(($(wc -l <"$tmp/links/l.csv") - 1))" -eq \
+            "$(tail -n +2 "$tmp/links/long.csv" | cut -d, -f1 | sort -u | wc -l)" ]; then
+        ok "run --links-plot l.png: l.png, l.csv with time_s, classes and 8 links, a row per bin"
+    else
+        fail "run --links-plot: $(ls -A "$tmp/links" | tr '\n' ' ') $(head -n 1 "$tmp/links/l.csv") $(cat "$tmp/err")"
+    fi
+    if run_nvlsim 0 "" run -q "$tmp/tiny.ini" --links-plot "$tmp/links3/l.svg" --links-top 3 &&
+        is_image "$tmp/links3/l.svg" && folder_is "$tmp/links3" l.csv l.gp l.svg &&
+        [ "$(n_series "$tmp/links3/l.csv" 'link ')" -eq 3 ] &&
+        [ "$(grep -c 'busiest link' "$tmp/links3/l.svg")" -ge 1 ]; then
+        ok "run --links-plot --links-top 3: 3 link series"
+    else
+        fail "run --links-plot --links-top 3: $(head -n 1 "$tmp/links3/l.csv") $(cat "$tmp/err")"
+    fi
+fi
+mkdir "$tmp/links-bad"
+for args in "--links-top 3" "--links-plot $tmp/links-bad/l.png --links-top 65" \
+    "--links-plot $tmp/links-bad/l.png --links-top x" \
+    "--links-plot $tmp/links-bad/l.png --links $tmp/links-bad/l.csv"; do
+    # shellcheck disable=SC2086 # the words of args are the options
+    if run_nvlsim 2 "" run -q "$tmp/tiny.ini" $args && folder_is "$tmp/links-bad" &&
+        [ "$(wc -l <"$tmp/err")" -eq 2 ]; then
+        ok "run $args: exit 2, one line and the Try line, nothing written"
+    else
+        fail "run $args: $(ls -A "$tmp/links-bad" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+done
+
+# sweep --plot past two axes: tp across, micro_batch up, and a panel per
+# value of the third axis (small multiples), each panel titled with it; the
+# script names the facet. The SVG of the same script shows the panels'
+# titles, one per value of global_batch in results.csv.
+cat >"$tmp/sweep3.ini" <<'EOF'
+[sweep]
+base = tiny.ini
+[axes]
+layout.tp = 2, 4
+batch.micro_batch = 1, 2
+batch.global_batch = 8, 16
+EOF
+if [ "$have_gnuplot" = yes ]; then
+    mkdir "$tmp/sweep3"
+    if run_nvlsim 0 "" sweep "$tmp/sweep3.ini" --out "$tmp/sweep3/out" --plot "$tmp/sweep3/h.png" &&
+        is_image "$tmp/sweep3/h.png" &&
+        grep -q "facets = 'batch.global_batch'" "$tmp/sweep3/h.gp" &&
+        grep -q "xcol = 'layout.tp'" "$tmp/sweep3/h.gp" &&
+        gnuplot -e "outfile='$tmp/sweep3/h.svg'" "$tmp/sweep3/h.gp" && is_image "$tmp/sweep3/h.svg"; then
+        values=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "batch.global_batch") c = i}
+            NR > 1 {print $c}' "$tmp/sweep3/out/results.csv" | sort -u | tr '\n' ' ')
+        panels=$(grep -o 'batch.global_batch = [0-9]*' "$tmp/sweep3/h.svg" |
+            sed 's/.* = //' | sort -u | tr '\n' ' ')
+        n_titles=$(grep -c 'batch.global_batch = ' "$tmp/sweep3/h.svg")
+        if [ "$values" = "16 8 " ] && [ "$panels" = "$values" ] && [ "$n_titles" -eq 2 ]; then
+            ok "sweep --plot, 3 axes: a panel per value of batch.global_batch ($panels)"
+        else
+            fail "sweep --plot, 3 axes: values '$values', panels '$panels', $n_titles titles"
+        fi
+    else
+        fail "sweep --plot, 3 axes: $(ls -A "$tmp/sweep3" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+fi
+
 # Without gnuplot: exit 0, the CSV and the script, and a one-line note.
 mkdir "$tmp/no"
 for cmd in coll run validate; do
@@ -182,15 +271,39 @@ if [ "$have_gnuplot" = yes ]; then
     fi
 fi
 
-# A name that is not .png or .svg: usage error before any work, no file.
+# PDF: rendered where gnuplot has pdfcairo; a gnuplot without it (one that
+# says it lacks it) is an error of one line naming the terminal, exit 1,
+# and no image.
+if [ "$have_pdf" = yes ]; then
+    mkdir "$tmp/pdf" "$tmp/nopdf" "$tmp/fakegp"
+    if run_nvlsim 0 "" coll -b 1K -e 1M --plot "$tmp/pdf/x.pdf" && is_image "$tmp/pdf/x.pdf" &&
+        folder_is "$tmp/pdf" x.csv x.gp x.pdf; then
+        ok "coll --plot x.pdf: a PDF, x.csv, x.gp"
+    else
+        fail "coll --plot x.pdf: $(ls -A "$tmp/pdf" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+    real_gnuplot=$(command -v gnuplot)
+    printf '#!/bin/sh\nexec "%s" -e "nvlsim_terminals=%s" "$@"\n' "$real_gnuplot" "'png svg'" \
+        >"$tmp/fakegp/gnuplot"
+    chmod +x "$tmp/fakegp/gnuplot"
+    if run_nvlsim 1 "$tmp/fakegp:$PATH" coll -b 1K -e 1M --plot "$tmp/nopdf/x.pdf" &&
+        [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "x.gp failed (status 1): PDF needs gnuplot's pdfcairo terminal" "$tmp/err" &&
+        folder_is "$tmp/nopdf" x.csv x.gp; then
+        ok "coll --plot x.pdf without pdfcairo: exit 1, one line naming pdfcairo, no image"
+    else
+        fail "coll --plot x.pdf without pdfcairo: $(ls -A "$tmp/nopdf" | tr '\n' ' ') $(cat "$tmp/err")"
+    fi
+fi
+
+# A name that is not .png, .svg or .pdf: usage error before any work, no file.
 mkdir "$tmp/bad"
-if run_nvlsim 2 "" coll --plot "$tmp/bad/x.pdf" && folder_is "$tmp/bad" &&
-    grep -q -- "--plot: $tmp/bad/x.pdf: expected a plot file name ending in .png or .svg" "$tmp/err" &&
+if run_nvlsim 2 "" coll --plot "$tmp/bad/x.jpg" && folder_is "$tmp/bad" &&
+    grep -q -- "--plot: $tmp/bad/x.jpg: expected a plot file name ending in .png, .svg or .pdf" "$tmp/err" &&
     [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
     [ "$(tail -n 1 "$tmp/err")" = "Try 'nvlsim coll --help' for more information." ]; then
-    ok "coll --plot x.pdf: exit 2, one line and GNU's Try line, nothing written"
+    ok "coll --plot x.jpg: exit 2, one line and GNU's Try line, nothing written"
 else
-    fail "coll --plot x.pdf: $(cat "$tmp/err")"
+    fail "coll --plot x.jpg: $(cat "$tmp/err")"
 fi
 if run_nvlsim 2 "" run "$tmp/tiny.ini" --plot "$tmp/bad/y" && folder_is "$tmp/bad"; then
     ok "run --plot without an extension: exit 2, nothing written"

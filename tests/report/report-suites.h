@@ -8,3 +8,4 @@ Suite *report_csv_suite(void);
 Suite *report_trace_suite(void);
 Suite *report_chrome_suite(void);
 Suite *report_replay_suite(void);
+Suite *report_links_suite(void);

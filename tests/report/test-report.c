@@ -12,6 +12,7 @@ main(void)
     srunner_add_suite(runner, report_csv_suite());
     srunner_add_suite(runner, report_replay_suite());
     srunner_add_suite(runner, report_chrome_suite());
+    srunner_add_suite(runner, report_links_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);
