@@ -13,6 +13,6 @@ echo "ok: sim/ includes point down only"
 out=$(sh "$checker" "$top_srcdir/tests/layers/upward")
 [ $? -eq 1 ] || fail "the upward include in the fixture was not caught"
 case $out in
-*"core-bad.c:6: core includes net/"*) echo "ok: upward include reported: $out" ;;
+*"core-bad.c:7: core includes net/"*) echo "ok: upward include reported: $out" ;;
 *) fail "the report does not name the file, line and layers: $out" ;;
 esac
