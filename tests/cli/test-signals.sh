@@ -124,7 +124,7 @@ cat >"$tmp/sweep.ini" <<'EOF'
 base = base.ini
 [axes]
 layout.tp = 1, 2, 4, 8
-batch.global_batch = 64, 128
+batch.global_batch = 128, 256
 batch.micro_batch = 1, 2
 EOF
 if ! "$nvlsim" sweep "$tmp/sweep.ini" --out "$tmp/clean" --jobs 2 >"$tmp/out" 2>"$tmp/err"; then
