@@ -3,7 +3,13 @@
  * programs run in order, messages through net.h. All state lives in arrays
  * indexed by connection, program and operation; events carry those indices.
  * Each connection has exactly one sending and one receiving program, so a
- * wake-up names one program.
+ * wake-up names one program. A program's operations are stored as runs:
+ * an operation the same as the one before it (the same peers, bytes and
+ * reduction: a ring's steps and slices) adds one to that one's count, so
+ * what is stored grows with the kinds of step, not with steps x slices
+ * (a 512-GPU ring all_reduce: 16.7 million operations of 40 bytes, read
+ * one per event across 8,192 programs, had been most of its time in cache
+ * and TLB misses).
  */
 #include "coll/coll-exec.h"
 
@@ -37,12 +43,14 @@ typedef struct Op {
     uint32_t recv0, n_recv; /* into peers */
     uint32_t send0, n_send;
     uint64_t bytes, reduce_bytes;
+    uint32_t repeat; /* times it runs in a row */
 } Op;
 
 typedef struct Prog {
     uint32_t participant;
-    uint32_t first_op, n_ops; /* ops of one program are contiguous once built */
-    uint32_t next_op;
+    uint32_t first_op, n_runs; /* runs of one program are contiguous once built */
+    uint32_t next_op, next_rep; /* the run, and how many times it has run */
+    uint64_t n_ops, n_done; /* operations, repeats counted */
     uint32_t pending_sends; /* Simple: sends of the running operation not landed yet */
     uint64_t reduce_done_ps;
     bool fenced; /* waits for its writes to land before its flag and next operation */
@@ -236,24 +244,51 @@ coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced)
     PROG(ex, prog)->fenced = fenced;
 }
 
+/* Whether op receives and sends on the same connections, in the same
+ * order, the same bytes and reduction. */
+static bool
+same_op(const CollExec *ex, const Op *op, const uint32_t *recv, uint32_t n_recv,
+        const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes)
+{
+    if (op->n_recv != n_recv || op->n_send != n_send || op->bytes != bytes ||
+        op->reduce_bytes != reduce_bytes)
+        return false;
+    for (uint32_t i = 0; i < n_recv; i++)
+        if (PEER(ex, op->recv0 + i) != recv[i])
+            return false;
+    for (uint32_t i = 0; i < n_send; i++)
+        if (PEER(ex, op->send0 + i) != send[i])
+            return false;
+    return true;
+}
+
 void
 coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
              const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes)
 {
     g_return_if_fail(prog < ex->progs->len);
-    Op op = {
-        .recv0 = ex->peers->len, .n_recv = n_recv, .bytes = bytes, .reduce_bytes = reduce_bytes};
-    for (uint32_t i = 0; i < n_recv; i++) {
+    for (uint32_t i = 0; i < n_recv; i++)
         claim(ex, prog, recv[i], false);
-        g_array_append_val(ex->peers, recv[i]);
-    }
-    op.send0 = ex->peers->len;
-    op.n_send = n_send;
-    for (uint32_t i = 0; i < n_send; i++) {
+    for (uint32_t i = 0; i < n_send; i++)
         claim(ex, prog, send[i], true);
-        g_array_append_val(ex->peers, send[i]);
+    GArray *ops = ex->building->pdata[prog];
+    if (ops->len > 0) {
+        Op *last = &g_array_index(ops, Op, ops->len - 1);
+        if (same_op(ex, last, recv, n_recv, send, n_send, bytes, reduce_bytes)) {
+            last->repeat++;
+            return;
+        }
     }
-    g_array_append_val((GArray *)ex->building->pdata[prog], op);
+    Op op = {.recv0 = ex->peers->len,
+             .n_recv = n_recv,
+             .send0 = ex->peers->len + n_recv,
+             .n_send = n_send,
+             .bytes = bytes,
+             .reduce_bytes = reduce_bytes,
+             .repeat = 1};
+    g_array_append_vals(ex->peers, recv, n_recv);
+    g_array_append_vals(ex->peers, send, n_send);
+    g_array_append_val(ops, op);
 }
 
 /* ---- Running. ---- */
@@ -374,7 +409,7 @@ try_start(CollExec *ex, uint32_t prog)
     if (p->running)
         return;
     uint64_t now = sim_engine_now(ex->engine);
-    if (p->next_op == p->n_ops) {
+    if (p->next_op == p->n_runs) {
         if (p->done_ps == SIM_TIME_NEVER) {
             p->done_ps = now;
             ex->end_ps = MAX(ex->end_ps, now);
@@ -404,7 +439,11 @@ on_op_done(SimEngine *engine, const SimEvent *event, void *ctx)
     Prog *p = PROG(ex, event->target);
     sim_engine_progress(engine);
     p->running = false;
-    p->next_op++;
+    p->n_done++;
+    if (++p->next_rep == OP(ex, p->first_op + p->next_op)->repeat) {
+        p->next_op++;
+        p->next_rep = 0;
+    }
     try_start(ex, event->target);
 }
 
@@ -474,7 +513,10 @@ flatten(CollExec *ex)
         GArray *ops = ex->building->pdata[i];
         Prog *p = PROG(ex, i);
         p->first_op = ex->ops->len;
-        p->n_ops = ops->len;
+        p->n_runs = ops->len;
+        p->n_ops = 0;
+        for (uint32_t k = 0; k < ops->len; k++)
+            p->n_ops += g_array_index(ops, Op, k).repeat;
         g_array_append_vals(ex->ops, ops->data, ops->len);
     }
 }
@@ -489,7 +531,8 @@ reset(CollExec *ex)
     }
     for (uint32_t i = 0; i < ex->progs->len; i++) {
         Prog *p = PROG(ex, i);
-        p->next_op = 0;
+        p->next_op = p->next_rep = 0;
+        p->n_done = 0;
         p->running = p->waiting = false;
         p->done_ps = SIM_TIME_NEVER;
     }
@@ -553,7 +596,8 @@ stall_error(const CollExec *ex, SimRunOutcome outcome, GError **error)
             continue;
         g_string_append_printf(msg, "; program %u on ", i);
         describe_part(ex, p->participant, msg);
-        g_string_append_printf(msg, " at operation %u of %u", p->next_op + 1, p->n_ops);
+        g_string_append_printf(msg, " at operation %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+                               p->n_done + 1, p->n_ops);
         describe_wait(ex, p, msg);
     }
     if (n_stuck > 4)
