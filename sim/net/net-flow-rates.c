@@ -101,11 +101,10 @@ sort_capped(NetFlow *nf, uint32_t *n)
 static void
 max_min(NetFlow *nf, uint32_t n_active)
 {
-    const TopoGraph *graph = nf->base.graph;
     for (uint32_t a = 0; a < n_active; a++) {
         uint32_t k = nf->active_links[a];
         nf->weight_sum[k] = 0;
-        nf->rem_bytes_per_s[k] = (double)topo_graph_link(graph, nf->touched[k])->bytes_per_s;
+        nf->rem_bytes_per_s[k] = net_flow_res_bytes_per_s(nf, nf->touched[k]);
     }
     for (uint32_t p = 0; p < nf->n_picked_flows; p++) {
         const Flow *f = &nf->flows[nf->picked_flows[p]];

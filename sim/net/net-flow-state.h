@@ -13,6 +13,11 @@
 typedef struct FlowXfer {
     uint64_t cookie;
     uint64_t n_bytes;
+    /* What its flows are cut again from when lumped planes part. */
+    uint32_t src, dst;
+    NetIssuer issuer;
+    uint64_t max_bytes_per_s;
+    uint64_t packet_bytes;
     uint64_t done_ps;
     SimHandlerId on_done;
     uint32_t target;
@@ -22,11 +27,12 @@ typedef struct FlowXfer {
     uint32_t waiting;    /* while it waits its turn, its send in waiting[]; else DEAD */
 } FlowXfer;
 
-/* One hop of a flow: the link and the wire bytes per payload byte there;
- * local is the link's index among the links the flows cross, set by each
+/* One hop of a flow: the resource it shares there (a link, or a plane
+ * group: see net-flow-planes.c) and the wire bytes per payload byte there;
+ * local is the resource's index among those the flows cross, set by each
  * recomputation. */
 typedef struct FlowHop {
-    uint32_t link;
+    uint32_t link; /* resource: a link below n_links, else group link - n_links */
     uint32_t local;
     float weight;
 } FlowHop;
@@ -40,6 +46,7 @@ typedef struct Flow {
     uint32_t xfer;              /* DEAD once drained */
     uint32_t hop0;              /* first of its n_hops in hops */
     uint32_t n_hops;
+    bool lumped; /* all the planes of its send, over plane groups */
 } Flow;
 
 typedef struct NetFlow {
@@ -61,9 +68,18 @@ typedef struct NetFlow {
     uint32_t n_flows, cap_flows;
     FlowHop *hops;
     size_t n_hops, cap_hops;
-    /* Per link the flows cross (local index), rebuilt by each
+    /* Resources: the n_links links, then the plane groups (at most
+     * n_links / 2: a link is in one group, a group has two or more);
+     * arrays per resource hold n_res_max. */
+    uint32_t n_links, n_res_max;
+    uint32_t n_groups;
+    uint32_t *group_first, *group_len; /* [groups]: its members in group_member */
+    uint32_t *group_member;            /* [n_links] */
+    double *group_bytes_per_s;         /* [groups]: its members' capacity together */
+    uint32_t *link_mode;               /* [n_links]: LINK_UNUSED, LINK_SOLO or its group */
+    bool planes_apart;                 /* one flow per path: asked, or since a conflict */
+    /* Per resource the flows cross (local index), rebuilt by each
      * recomputation, so that its cost follows the flows, not the graph. */
-    uint32_t n_links;
     uint32_t *link_local; /* [n_links]: local index, or DEAD when no flow crosses it */
     uint32_t *touched;    /* [n_touched]: the links crossed, by local index */
     uint32_t n_touched;
@@ -98,6 +114,31 @@ typedef struct NetFlow {
     NetStats stats;
     NetLinkLoad *load; /* borrowed; NULL when not counting */
 } NetFlow;
+
+#define LINK_UNUSED UINT32_MAX
+#define LINK_SOLO (UINT32_MAX - 1)
+
+/* A resource's capacity: its link's, or its group's members' together. */
+static inline double
+net_flow_res_bytes_per_s(const NetFlow *nf, uint32_t res)
+{
+    if (res < nf->n_links)
+        return (double)topo_graph_link(nf->base.graph, res)->bytes_per_s;
+    return nf->group_bytes_per_s[res - nf->n_links];
+}
+
+/* Plane groups (net-flow-planes.c). Lumps the paths first..last-1 of
+ * route hop by hop into res[] (a shared link, or the group of the
+ * parallel links there, made if new) and returns true; false when they
+ * cannot be lumped (not parallel paths of like links) or a link of them
+ * is already used otherwise (*conflict then). */
+bool net_flow_lump_route(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_t last,
+                         uint32_t *res, bool *conflict);
+/* Claims the links of paths first..last-1 for flows of their own; false
+ * (claiming nothing) when one is in a group. */
+bool net_flow_claim_solo(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_t last);
+void net_flow_planes_init(NetFlow *nf);
+void net_flow_planes_free(NetFlow *nf);
 
 /* Notes that the flows crossing link changed (one started or ended), so
  * that the next recomputation solves the flows it can reach. */

@@ -66,8 +66,19 @@ advance(NetFlow *nf, uint64_t now_ps)
                 continue;
             for (uint32_t h = 0; h < f->n_hops; h++) {
                 const FlowHop *hop = &nf->hops[f->hop0 + h];
-                net_link_load_add(nf->load, hop->link, f->rate_bytes_per_s * dt_s * hop->weight,
-                                  since_ps, now_ps);
+                double wire = f->rate_bytes_per_s * dt_s * hop->weight;
+                if (hop->link < nf->n_links) {
+                    net_link_load_add(nf->load, hop->link, wire, since_ps, now_ps);
+                    continue;
+                }
+                /* A group's members carry it by their widths. */
+                uint32_t g = hop->link - nf->n_links;
+                for (uint32_t m = 0; m < nf->group_len[g]; m++) {
+                    uint32_t l = nf->group_member[nf->group_first[g] + m];
+                    double width = (double)topo_graph_link(nf->base.graph, l)->bytes_per_s;
+                    net_link_load_add(nf->load, l, wire * width / nf->group_bytes_per_s[g],
+                                      since_ps, now_ps);
+                }
             }
         }
     for (uint32_t i = 0; i < nf->n_flows; i++) {
@@ -263,6 +274,10 @@ new_xfer(NetFlow *nf, const NetSend *send)
     nf->xfers[x] = (FlowXfer){
         .cookie = send->cookie,
         .n_bytes = send->n_bytes,
+        .src = send->src,
+        .dst = send->dst,
+        .issuer = send->issuer,
+        .max_bytes_per_s = send->max_bytes_per_s,
         .done_ps = 0,
         .on_done = send->on_done,
         .target = send->target,
@@ -297,63 +312,167 @@ tail_ps(const TopoGraph *graph, const TopoPath *path, uint64_t n_bytes, NetIssue
     return total - worst_ser;
 }
 
-/* A flow of n_bytes of send on path, whose packets carry packet_bytes of
- * payload (the least any path of the send carries, as the packet engine
- * cuts them). */
-static void
-add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, const NetSend *send,
-         uint64_t packet_bytes)
+/* Wire bytes per payload byte for n_bytes on link l in packets of
+ * packet_bytes of payload: headers, credits, CRC replays. */
+static double
+hop_weight(NetFlow *nf, uint32_t l, uint64_t n_bytes, uint64_t packet_bytes, NetIssuer issuer)
 {
     const TopoGraph *graph = nf->base.graph;
-    NetIssuer issuer = send->issuer;
+    const TopoLink *link = topo_graph_link(graph, l);
+    uint64_t payload = net_payload_bytes(link->spec, issuer);
+    uint64_t n_packets = (n_bytes + payload - 1) / payload;
+    double weight = 1.0 + (double)(n_packets * net_header_bytes(link->spec, issuer)) / (double)n_bytes;
+    /* Credits too few for the round trip: the link carries these packets
+     * that much slower, as if each byte took more of it (unless the buffer
+     * holds them all). */
+    uint64_t packet = MIN(packet_bytes, n_bytes);
+    uint64_t wire = packet + net_header_share_bytes(link->spec, issuer, packet);
+    if (nf->memo_wire_bytes[l] != wire) {
+        nf->memo_wire_bytes[l] = wire;
+        nf->memo_slowdown[l] = net_credit_slowdown(graph, l, wire, &nf->memo_in_flight[l]);
+    }
+    if ((n_bytes + packet - 1) / packet > nf->memo_in_flight[l])
+        weight *= nf->memo_slowdown[l];
+    double p = link->packet_error_rate;
+    if (p > 0) {
+        double replay_bytes =
+            (double)link->spec->replay_latency_ps * (double)link->bytes_per_s / (double)SIM_PS_PER_S;
+        weight = (weight + p * (double)n_packets * replay_bytes / (double)n_bytes) / (1 - p);
+    }
+    return weight;
+}
+
+/* A new flow of x, n_hops long, with left of its n_bytes to go, capped at
+ * its share of send's pace. */
+static Flow *
+new_flow(NetFlow *nf, uint32_t x, uint32_t n_hops, uint64_t n_bytes, double left,
+         const NetSend *send)
+{
     if (nf->n_flows == nf->cap_flows) {
         nf->cap_flows = MAX(64, nf->cap_flows * 2);
         nf->flows = g_renew(Flow, nf->flows, nf->cap_flows);
     }
-    if (nf->n_hops + path->n_hops > nf->cap_hops) {
-        nf->cap_hops = MAX(nf->cap_hops * 2, nf->n_hops + path->n_hops + 256);
+    if (nf->n_hops + n_hops > nf->cap_hops) {
+        nf->cap_hops = MAX(nf->cap_hops * 2, nf->n_hops + n_hops + 256);
         nf->hops = g_renew(FlowHop, nf->hops, nf->cap_hops);
     }
     Flow *f = &nf->flows[nf->n_flows++];
     *f = (Flow){
-        .remaining_bytes = (double)n_bytes,
+        .remaining_bytes = left,
         .rate_bytes_per_s = 0,
         .cap_bytes_per_s = (double)send->max_bytes_per_s * (double)n_bytes / (double)send->n_bytes,
         .xfer = x,
         .hop0 = (uint32_t)nf->n_hops,
-        .n_hops = path->n_hops,
+        .n_hops = n_hops,
     };
-    f->tail_ps = tail_ps(graph, path, n_bytes, issuer, &f->bottleneck_ser_ps);
     nf->n_capped_flows += f->cap_bytes_per_s > 0;
+    nf->n_hops += n_hops;
+    nf->xfers[x].n_left++;
+    return f;
+}
+
+/* A flow of n_bytes of send on path (left of them to go), whose packets
+ * carry packet_bytes of payload (the least any path of the send carries,
+ * as the packet engine cuts them). */
+static void
+add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, double left,
+         const NetSend *send, uint64_t packet_bytes)
+{
+    Flow *f = new_flow(nf, x, path->n_hops, n_bytes, left, send);
+    f->tail_ps = tail_ps(nf->base.graph, path, n_bytes, send->issuer, &f->bottleneck_ser_ps);
     for (uint32_t h = 0; h < path->n_hops; h++) {
-        const TopoLink *link = topo_graph_link(graph, path->link[h]);
-        uint64_t payload = net_payload_bytes(link->spec, issuer);
-        uint64_t n_packets = (n_bytes + payload - 1) / payload;
-        double weight =
-            1.0 + (double)(n_packets * net_header_bytes(link->spec, issuer)) / (double)n_bytes;
-        /* Credits too few for the round trip: the link carries these
-         * packets that much slower, as if each byte took more of it
-         * (unless the buffer holds them all). */
-        uint64_t packet = MIN(packet_bytes, n_bytes);
-        uint64_t wire = packet + net_header_share_bytes(link->spec, issuer, packet);
         uint32_t l = path->link[h];
-        if (nf->memo_wire_bytes[l] != wire) {
-            nf->memo_wire_bytes[l] = wire;
-            nf->memo_slowdown[l] = net_credit_slowdown(graph, l, wire, &nf->memo_in_flight[l]);
-        }
-        if ((n_bytes + packet - 1) / packet > nf->memo_in_flight[l])
-            weight *= nf->memo_slowdown[l];
-        double p = link->packet_error_rate;
-        if (p > 0) {
-            double replay_bytes = (double)link->spec->replay_latency_ps *
-                                  (double)link->bytes_per_s / (double)SIM_PS_PER_S;
-            weight = (weight + p * (double)n_packets * replay_bytes / (double)n_bytes) / (1 - p);
-        }
-        nf->hops[nf->n_hops + h] = (FlowHop){.link = path->link[h], .weight = (float)weight};
+        double weight = hop_weight(nf, l, n_bytes, packet_bytes, send->issuer);
+        nf->hops[f->hop0 + h] = (FlowHop){.link = l, .weight = (float)weight};
         net_flow_mark_changed(nf, l);
     }
-    nf->n_hops += path->n_hops;
-    nf->xfers[x].n_left++;
+}
+
+/* One flow for all of send over the paths first..last-1 lumped into the
+ * resources res (net-flow-planes.c), each path's share of the bytes in
+ * shares: at every hop the wire bytes of the paths' parts added up; its
+ * tail the longest part's, when drained at a link's rate or at its cap. */
+static void
+add_lumped_flow(NetFlow *nf, uint32_t x, const TopoRoute *route, uint32_t first, uint32_t last,
+                const uint64_t *shares, const uint32_t *res, const NetSend *send,
+                uint64_t packet_bytes)
+{
+    const TopoPath *p0 = &route->path[first];
+    Flow *f = new_flow(nf, x, p0->n_hops, send->n_bytes, (double)send->n_bytes, send);
+    f->lumped = true;
+    uint64_t tail = 0, capped_tail = 0;
+    for (uint32_t i = first; i < last; i++) {
+        if (shares[i] == 0)
+            continue;
+        uint64_t ser, t = tail_ps(nf->base.graph, &route->path[i], shares[i], send->issuer, &ser);
+        tail = MAX(tail, t);
+        capped_tail = MAX(capped_tail, t + ser);
+    }
+    f->tail_ps = tail;
+    f->bottleneck_ser_ps = capped_tail - tail;
+    for (uint32_t h = 0; h < p0->n_hops; h++) {
+        double wire = 0;
+        for (uint32_t i = first; i < last; i++)
+            if (shares[i] > 0)
+                wire += (double)shares[i] * hop_weight(nf, route->path[i].link[h], shares[i],
+                                                       packet_bytes, send->issuer);
+        nf->hops[f->hop0 + h] =
+            (FlowHop){.link = res[h], .weight = (float)(wire / (double)send->n_bytes)};
+        net_flow_mark_changed(nf, res[h]);
+    }
+}
+
+/* The bytes of n_bytes each path first..last-1 carries, by weight (the
+ * rounding remainder on the first). */
+static void
+split_shares(const TopoRoute *route, uint32_t first, uint32_t last, uint64_t n_bytes,
+             uint64_t *shares)
+{
+    uint64_t total_weight = 0, assigned = 0;
+    for (uint32_t i = first; i < last; i++)
+        total_weight += route->path[i].weight;
+    for (uint32_t i = first; i < last; i++) {
+        shares[i] = (uint64_t)((unsigned __int128)n_bytes * route->path[i].weight / total_weight);
+        assigned += shares[i];
+    }
+    shares[first] += n_bytes - assigned;
+}
+
+/* A conflict (net-flow-planes.c): every lumped flow is cut into its
+ * planes, each with its share of what is left, and nothing is lumped
+ * from now on. Flows are drained up to now. */
+static void
+part_planes(NetFlow *nf)
+{
+    nf->planes_apart = true;
+    uint32_t n = nf->n_flows;
+    for (uint32_t i = 0; i < n; i++) {
+        if (nf->flows[i].xfer == DEAD || !nf->flows[i].lumped)
+            continue;
+        Flow *f = &nf->flows[i];
+        uint32_t x = f->xfer;
+        double left = f->remaining_bytes;
+        for (uint32_t h = 0; h < f->n_hops; h++)
+            net_flow_mark_changed(nf, nf->hops[f->hop0 + h].link);
+        f->xfer = DEAD;
+        f->rate_bytes_per_s = 0;
+        nf->xfers[x].n_left--;
+        const FlowXfer *xf = &nf->xfers[x];
+        NetSend send = {.src = xf->src,
+                        .dst = xf->dst,
+                        .n_bytes = xf->n_bytes,
+                        .issuer = xf->issuer,
+                        .max_bytes_per_s = xf->max_bytes_per_s};
+        TopoRoute route;
+        if (!topo_router_route(nf->base.router, send.src, send.dst, &route))
+            g_error("net-flow: no route from vertex %u to vertex %u", send.src, send.dst);
+        uint64_t shares[TOPO_MAX_PATHS];
+        split_shares(&route, 0, route.n_paths, send.n_bytes, shares);
+        for (uint32_t p = 0; p < route.n_paths; p++)
+            if (shares[p] > 0)
+                add_flow(nf, x, &route.path[p], shares[p],
+                         left * (double)shares[p] / (double)send.n_bytes, &send, xf->packet_bytes);
+    }
 }
 
 /* Puts the flows of send (x's) on the network now. */
@@ -373,15 +492,8 @@ start_xfer(NetFlow *nf, uint32_t x, const NetSend *send)
     }
     uint32_t first = send->path == NET_PATH_SPRAY ? 0 : send->path;
     uint32_t last = send->path == NET_PATH_SPRAY ? route.n_paths : send->path + 1;
-    uint64_t total_weight = 0, shares[TOPO_MAX_PATHS] = {0}, assigned = 0;
-    for (uint32_t i = first; i < last; i++)
-        total_weight += route.path[i].weight;
-    for (uint32_t i = first; i < last; i++) {
-        shares[i] =
-            (uint64_t)((unsigned __int128)send->n_bytes * route.path[i].weight / total_weight);
-        assigned += shares[i];
-    }
-    shares[first] += send->n_bytes - assigned; /* the rounding remainder */
+    uint64_t shares[TOPO_MAX_PATHS] = {0};
+    split_shares(&route, first, last, send->n_bytes, shares);
     advance(nf, now);
     uint64_t packet_bytes = UINT64_MAX;
     for (uint32_t i = first; i < last; i++)
@@ -390,9 +502,21 @@ start_xfer(NetFlow *nf, uint32_t x, const NetSend *send)
                 MIN(packet_bytes,
                     net_payload_bytes(topo_graph_link(net->graph, route.path[i].link[h])->spec,
                                       send->issuer));
+    nf->xfers[x].packet_bytes = packet_bytes;
+    if (!nf->planes_apart) {
+        uint32_t res[TOPO_MAX_HOPS];
+        bool conflict = false;
+        if (last - first > 1 && net_flow_lump_route(nf, &route, first, last, res, &conflict)) {
+            add_lumped_flow(nf, x, &route, first, last, shares, res, send, packet_bytes);
+            request_rates(nf);
+            return;
+        }
+        if (conflict || !net_flow_claim_solo(nf, &route, first, last))
+            part_planes(nf);
+    }
     for (uint32_t i = first; i < last; i++)
         if (shares[i] > 0)
-            add_flow(nf, x, &route.path[i], shares[i], send, packet_bytes);
+            add_flow(nf, x, &route.path[i], shares[i], (double)shares[i], send, packet_bytes);
     request_rates(nf);
 }
 
@@ -458,6 +582,7 @@ flow_free(NetModel *net)
     g_free(nf->memo_slowdown);
     g_free(nf->capped);
     g_free(nf->frozen);
+    net_flow_planes_free(nf);
     g_free(nf);
 }
 
@@ -483,10 +608,15 @@ flow_describe_stuck(const NetModel *net, GString *out, guint max_links)
         if (f->xfer == DEAD)
             continue;
         for (uint32_t h = 0; h < f->n_hops; h++) {
-            uint32_t l = nf->hops[f->hop0 + h].link;
-            min_rate[l] =
-                n_flows[l]++ == 0 ? f->rate_bytes_per_s : MIN(min_rate[l], f->rate_bytes_per_s);
-            bytes[l] += f->remaining_bytes;
+            uint32_t r = nf->hops[f->hop0 + h].link;
+            bool solo = r < nf->n_links;
+            uint32_t g = solo ? 0 : r - nf->n_links;
+            for (uint32_t m = 0; m < (solo ? 1 : nf->group_len[g]); m++) {
+                uint32_t l = solo ? r : nf->group_member[nf->group_first[g] + m];
+                min_rate[l] = n_flows[l]++ == 0 ? f->rate_bytes_per_s
+                                                : MIN(min_rate[l], f->rate_bytes_per_s);
+                bytes[l] += f->remaining_bytes;
+            }
         }
     }
     guint n = 0;
@@ -519,17 +649,20 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
     nf->free_xfer = DEAD;
     nf->free_waiting = DEAD;
     nf->n_links = topo_graph_n_links(graph);
-    nf->rem_bytes_per_s = g_new(double, MAX(nf->n_links, 1));
-    nf->weight_sum = g_new(double, MAX(nf->n_links, 1));
-    nf->csr_start = g_new(uint32_t, nf->n_links + 1);
-    nf->link_local = g_new(uint32_t, MAX(nf->n_links, 1));
-    for (uint32_t l = 0; l < nf->n_links; l++)
-        nf->link_local[l] = DEAD;
-    nf->touched = g_new(uint32_t, MAX(nf->n_links, 1));
-    nf->active_links = g_new(uint32_t, MAX(nf->n_links, 1));
-    nf->link_picked = g_new(uint8_t, MAX(nf->n_links, 1));
-    nf->changed = g_new(uint32_t, MAX(nf->n_links, 1));
-    nf->link_changed = g_new0(uint8_t, MAX(nf->n_links, 1));
+    nf->planes_apart = options->flow_planes_apart;
+    net_flow_planes_init(nf);
+    uint32_t n_res = nf->n_res_max;
+    nf->rem_bytes_per_s = g_new(double, n_res);
+    nf->weight_sum = g_new(double, n_res);
+    nf->csr_start = g_new(uint32_t, n_res + 1);
+    nf->link_local = g_new(uint32_t, n_res);
+    for (uint32_t r = 0; r < n_res; r++)
+        nf->link_local[r] = DEAD;
+    nf->touched = g_new(uint32_t, n_res);
+    nf->active_links = g_new(uint32_t, n_res);
+    nf->link_picked = g_new(uint8_t, n_res);
+    nf->changed = g_new(uint32_t, n_res);
+    nf->link_changed = g_new0(uint8_t, n_res);
     nf->memo_wire_bytes = g_new0(uint64_t, MAX(nf->n_links, 1));
     nf->memo_in_flight = g_new0(uint64_t, MAX(nf->n_links, 1));
     nf->memo_slowdown = g_new0(double, MAX(nf->n_links, 1));

@@ -119,6 +119,10 @@ typedef enum NetFlowRates {
 typedef struct NetOptions {
     uint64_t seed;           /* packet engine: CRC error draws */
     NetFlowRates flow_rates; /* flow engine */
+    /* Flow engine: one flow per path of a spray, never a lumped one over
+     * its parallel planes (net-flow-planes.c; the reference tests compare
+     * the lumped one with). */
+    bool flow_planes_apart;
 } NetOptions;
 
 /* Creates an engine of the given fidelity on engine/graph/router (all

@@ -9,5 +9,6 @@
 Suite *net_agree_suite(void);
 Suite *net_flow_suite(void);
 Suite *net_packet_suite(void);
+Suite *net_planes_suite(void);
 Suite *net_rates_suite(void);
 Suite *net_send_suite(void);

@@ -12,6 +12,7 @@ main(void)
     srunner_add_suite(runner, net_agree_suite());
     srunner_add_suite(runner, net_send_suite());
     srunner_add_suite(runner, net_rates_suite());
+    srunner_add_suite(runner, net_planes_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);
