@@ -8,6 +8,7 @@
  * the others takes 18/13 of the time; traffic routes around a GPU's lost
  * bundle and puts not one byte on the plane it lost.
  */
+#include <math.h>
 #include <string.h>
 
 #include "core/core-time.h"
@@ -343,8 +344,12 @@ START_TEST(routes_avoid_a_lost_bundle)
     }
     ck_assert(wire[1] == 0);
     ck_assert(bundle(f.graph, gpu(&f, 0), switch_vertex(f.graph, 0, 1)) != NULL);
-    ck_assert_msg(wire[0] == 5000 * 272.0 && wire[2] == 4000 * 272.0 && wire[3] == 4000 * 272.0,
-                  "wire bytes to planes 0, 2, 3: %.1f, %.1f, %.1f", wire[0], wire[2], wire[3]);
+    /* The three planes left are lumped into one flow (net-flow-planes.c),
+     * whose wire bytes the links share by their widths, in doubles. */
+    ck_assert_msg(fabs(wire[0] - 5000 * 272.0) <= 1e-9 * wire[0] &&
+                      fabs(wire[2] - 4000 * 272.0) <= 1e-9 * wire[2] &&
+                      fabs(wire[3] - 4000 * 272.0) <= 1e-9 * wire[3],
+                  "wire bytes to planes 0, 2, 3: %.6f, %.6f, %.6f", wire[0], wire[2], wire[3]);
     faulted_clear(&f);
 }
 END_TEST
