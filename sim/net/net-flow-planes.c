@@ -18,15 +18,24 @@
  * flow that would use a grouped link on its own, or the other way round
  * (an NVLS send to one switch among lumped sprays, a fixed path), is a
  * conflict: net-flow.c then cuts every lumped flow into its planes and
- * lumps nothing more in this run.
+ * lumps nothing more in this run. A pair's lumped route is kept (its
+ * links' uses cannot change but by a conflict, which ends lumping), so
+ * that a ring's millions of sends check their pair's paths once.
  */
 #include <string.h>
 
 #include "net/net-flow-state.h"
 
+/* A pair's route lumped: its resources hop by hop. */
+typedef struct Lumped {
+    uint32_t n_hops;
+    uint32_t res[TOPO_MAX_HOPS];
+} Lumped;
+
 void
 net_flow_planes_init(NetFlow *nf)
 {
+    nf->lumped_routes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     uint32_t n = MAX(nf->n_links, 1);
     nf->n_res_max = nf->n_links + nf->n_links / 2 + 1;
     nf->group_first = g_new(uint32_t, n / 2 + 1);
@@ -41,6 +50,7 @@ net_flow_planes_init(NetFlow *nf)
 void
 net_flow_planes_free(NetFlow *nf)
 {
+    g_hash_table_unref(nf->lumped_routes);
     g_free(nf->group_first);
     g_free(nf->group_len);
     g_free(nf->group_bytes_per_s);
@@ -96,12 +106,18 @@ new_group(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_t last, ui
 }
 
 bool
-net_flow_lump_route(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_t last,
-                    uint32_t *res, bool *conflict)
+net_flow_lump_route(NetFlow *nf, uint32_t src, uint32_t dst, const TopoRoute *route,
+                    uint32_t first, uint32_t last, uint32_t *res, bool *conflict)
 {
     const TopoGraph *graph = nf->base.graph;
     const TopoPath *p0 = &route->path[first];
     *conflict = false;
+    gint64 key = (gint64)src << 32 | dst;
+    const Lumped *kept = g_hash_table_lookup(nf->lumped_routes, &key);
+    if (kept != NULL) {
+        memcpy(res, kept->res, kept->n_hops * sizeof *res);
+        return true;
+    }
     /* The shape: parallel paths of like links. */
     bool shared[TOPO_MAX_HOPS];
     for (uint32_t i = first + 1; i < last; i++)
@@ -142,6 +158,12 @@ net_flow_lump_route(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_
             res[h] = nf->n_links + g;
         }
     }
+    Lumped *l = g_new(Lumped, 1);
+    l->n_hops = p0->n_hops;
+    memcpy(l->res, res, p0->n_hops * sizeof *res);
+    gint64 *k = g_new(gint64, 1);
+    *k = key;
+    g_hash_table_insert(nf->lumped_routes, k, l);
     return true;
 }
 

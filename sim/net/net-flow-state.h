@@ -78,6 +78,7 @@ typedef struct NetFlow {
     double *group_bytes_per_s;         /* [groups]: its members' capacity together */
     uint32_t *link_mode;               /* [n_links]: LINK_UNUSED, LINK_SOLO or its group */
     bool planes_apart;                 /* one flow per path: asked, or since a conflict */
+    GHashTable *lumped_routes;         /* src << 32 | dst -> its lumped resources */
     /* Per resource the flows cross (local index), rebuilt by each
      * recomputation, so that its cost follows the flows, not the graph. */
     uint32_t *link_local; /* [n_links]: local index, or DEAD when no flow crosses it */
@@ -128,12 +129,12 @@ net_flow_res_bytes_per_s(const NetFlow *nf, uint32_t res)
 }
 
 /* Plane groups (net-flow-planes.c). Lumps the paths first..last-1 of
- * route hop by hop into res[] (a shared link, or the group of the
+ * route (from vertex src to dst: a spray's, all of them) hop by hop into res[] (a shared link, or the group of the
  * parallel links there, made if new) and returns true; false when they
  * cannot be lumped (not parallel paths of like links) or a link of them
  * is already used otherwise (*conflict then). */
-bool net_flow_lump_route(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_t last,
-                         uint32_t *res, bool *conflict);
+bool net_flow_lump_route(NetFlow *nf, uint32_t src, uint32_t dst, const TopoRoute *route,
+                         uint32_t first, uint32_t last, uint32_t *res, bool *conflict);
 /* Claims the links of paths first..last-1 for flows of their own; false
  * (claiming nothing) when one is in a group. */
 bool net_flow_claim_solo(NetFlow *nf, const TopoRoute *route, uint32_t first, uint32_t last);

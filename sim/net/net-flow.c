@@ -388,6 +388,17 @@ add_flow(NetFlow *nf, uint32_t x, const TopoPath *path, uint64_t n_bytes, double
     }
 }
 
+/* Whether paths a and b, of as many hops, cross links of the same widths. */
+static bool
+same_widths(const TopoGraph *graph, const TopoPath *a, const TopoPath *b)
+{
+    for (uint32_t h = 0; h < a->n_hops; h++)
+        if (topo_graph_link(graph, a->link[h])->bytes_per_s !=
+            topo_graph_link(graph, b->link[h])->bytes_per_s)
+            return false;
+    return true;
+}
+
 /* One flow for all of send over the paths first..last-1 lumped into the
  * resources res (net-flow-planes.c), each path's share of the bytes in
  * shares: at every hop the wire bytes of the paths' parts added up; its
@@ -400,22 +411,36 @@ add_lumped_flow(NetFlow *nf, uint32_t x, const TopoRoute *route, uint32_t first,
     const TopoPath *p0 = &route->path[first];
     Flow *f = new_flow(nf, x, p0->n_hops, send->n_bytes, (double)send->n_bytes, send);
     f->lumped = true;
-    uint64_t tail = 0, capped_tail = 0;
+    /* The paths' links are alike but for their widths (net-flow-planes.c):
+     * a path of the same width and share as the one before has its tail
+     * and weights. */
+    const TopoGraph *graph = nf->base.graph;
+    uint64_t tail = 0, capped_tail = 0, t = 0, ser = 0;
     for (uint32_t i = first; i < last; i++) {
         if (shares[i] == 0)
             continue;
-        uint64_t ser, t = tail_ps(nf->base.graph, &route->path[i], shares[i], send->issuer, &ser);
+        if (i == first || shares[i] != shares[i - 1] ||
+            !same_widths(graph, &route->path[i], &route->path[i - 1]))
+            t = tail_ps(graph, &route->path[i], shares[i], send->issuer, &ser);
         tail = MAX(tail, t);
         capped_tail = MAX(capped_tail, t + ser);
     }
     f->tail_ps = tail;
     f->bottleneck_ser_ps = capped_tail - tail;
     for (uint32_t h = 0; h < p0->n_hops; h++) {
-        double wire = 0;
-        for (uint32_t i = first; i < last; i++)
-            if (shares[i] > 0)
-                wire += (double)shares[i] * hop_weight(nf, route->path[i].link[h], shares[i],
-                                                       packet_bytes, send->issuer);
+        double wire = 0, weight = 0;
+        for (uint32_t i = first; i < last; i++) {
+            if (shares[i] == 0)
+                continue;
+            uint32_t l = route->path[i].link[h];
+            if (i == first || shares[i] != shares[i - 1] ||
+                topo_graph_link(graph, l)->bytes_per_s !=
+                    topo_graph_link(graph, route->path[i - 1].link[h])->bytes_per_s ||
+                topo_graph_link(graph, l)->rx_buffer_bytes !=
+                    topo_graph_link(graph, route->path[i - 1].link[h])->rx_buffer_bytes)
+                weight = hop_weight(nf, l, shares[i], packet_bytes, send->issuer);
+            wire += (double)shares[i] * weight;
+        }
         nf->hops[f->hop0 + h] =
             (FlowHop){.link = res[h], .weight = (float)(wire / (double)send->n_bytes)};
         net_flow_mark_changed(nf, res[h]);
@@ -432,7 +457,10 @@ split_shares(const TopoRoute *route, uint32_t first, uint32_t last, uint64_t n_b
     for (uint32_t i = first; i < last; i++)
         total_weight += route->path[i].weight;
     for (uint32_t i = first; i < last; i++) {
-        shares[i] = (uint64_t)((unsigned __int128)n_bytes * route->path[i].weight / total_weight);
+        uint64_t w = route->path[i].weight;
+        shares[i] = n_bytes <= UINT64_MAX / MAX(w, 1)
+                        ? n_bytes * w / total_weight
+                        : (uint64_t)((unsigned __int128)n_bytes * w / total_weight);
         assigned += shares[i];
     }
     shares[first] += n_bytes - assigned;
@@ -506,7 +534,7 @@ start_xfer(NetFlow *nf, uint32_t x, const NetSend *send)
     if (!nf->planes_apart) {
         uint32_t res[TOPO_MAX_HOPS];
         bool conflict = false;
-        if (last - first > 1 && net_flow_lump_route(nf, &route, first, last, res, &conflict)) {
+        if (last - first > 1 && net_flow_lump_route(nf, send->src, send->dst, &route, first, last, res, &conflict)) {
             add_lumped_flow(nf, x, &route, first, last, shares, res, send, packet_bytes);
             request_rates(nf);
             return;
