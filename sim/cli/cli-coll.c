@@ -165,10 +165,8 @@ parse_collective(const char *text, CollOp *op)
     return coll_op_parse(name, op);
 }
 
-/* The collective of --collective and the first argument (NULL: not
- * given); both given, the same. */
-static bool
-plan_collective(const char *option, const char *argument, CollOp *op, GError **error)
+bool
+cli_coll_parse_collective(const char *option, const char *argument, CollOp *op, GError **error)
 {
     CollOp named;
     if (option && !parse_collective(option, op))
@@ -193,10 +191,8 @@ plan_collective(const char *option, const char *argument, CollOp *op, GError **e
     return true;
 }
 
-/* -o: nccl-tests' reduction. A collective there is the old nvlsim -o:
- * the message says where it went. */
-static bool
-plan_redop(const char *text, const char **redop, GError **error)
+bool
+cli_coll_parse_redop(const char *text, const char **redop, GError **error)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(redops); i++)
         if (g_ascii_strcasecmp(text, redops[i]) == 0) {
@@ -338,7 +334,7 @@ plan_choices(const CollOptions *o, CollPlan *plan, GError **error)
             "float, double, half, bfloat16, int8, uint8, int32, uint32, int64 or uint64");
     if (o->dtype)
         plan->dtype = o->dtype;
-    if (o->op && !plan_redop(o->op, &plan->redop, error))
+    if (o->op && !cli_coll_parse_redop(o->op, &plan->redop, error))
         return false;
     return plan_count("root", o->root, 0, 65535, &plan->root, error);
 }
@@ -360,7 +356,7 @@ plan_from_options(const CollOptions *o, const char *argument, bool cuda_graph, b
                        .n_warmup = 5,
                        .n_check = 1,
                        .average = 1};
-    if (!plan_collective(o->collective, argument, &plan->op, error) ||
+    if (!cli_coll_parse_collective(o->collective, argument, &plan->op, error) ||
         !cli_parse_harness(o->harness, o->launch_mode, cuda_graph, &plan->harness, error))
         return false;
     if (o->gpus && !plan_count("gpus", o->gpus, 1, 65536, &plan->n_gpus, error))

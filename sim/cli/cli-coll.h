@@ -49,6 +49,15 @@ typedef struct CollRow {
     const CollResult *result; /* what ran */
 } CollRow;
 
+/* The collective of --collective (option) and the first argument (NULL:
+ * not given; nccl-tests' all_reduce_perf names all_reduce); both given,
+ * the same. */
+bool cli_coll_parse_collective(const char *option, const char *argument, CollOp *op,
+                               GError **error);
+/* -o: nccl-tests' reduction (sum, prod, min, max, avg) into *redop. A
+ * collective there is the old nvlsim -o: the message says where it went. */
+bool cli_coll_parse_redop(const char *text, const char **redop, GError **error);
+
 /* nccl-tests' first lines for plan on comm: its settings, then "# Using
  * devices" and a line a rank, the GPUs the system model places them on
  * (no process or PCI bus: the line says so). */

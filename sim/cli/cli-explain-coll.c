@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli-coll.h"
 #include "cli/cli-explain.h"
 #include "cli/cli-fabric.h"
 #include "cli/cli.h"
@@ -43,23 +44,23 @@ typedef struct ExplainCall {
     uint64_t n_gpus; /* 0: one node */
     CollCall call;
     CollHarness harness;
-    bool collnet; /* --collnet */
+    bool collnet;      /* --collnet */
+    const char *redop; /* -o: printed with a reducing collective */
 } ExplainCall;
 
 static bool
-call_from_options(const ExplainOptions *o, ExplainCall *c, GError **error)
+call_from_options(const ExplainOptions *o, const char *collective, ExplainCall *c,
+                  GError **error)
 {
     *c = (ExplainCall){
         .system_id = o->system ? o->system : "dgx-h100",
         .call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(1) << 30, .elem_bytes = 4},
-        .collnet = o->collnet};
-    if (!cli_parse_harness(o->harness, o->launch_mode, o->cuda_graph, &c->harness, error))
+        .collnet = o->collnet,
+        .redop = "sum"};
+    if (!cli_parse_harness(o->harness, o->launch_mode, o->cuda_graph, &c->harness, error) ||
+        !cli_coll_parse_collective(o->collective, collective, &c->call.op, error) ||
+        (o->op && !cli_coll_parse_redop(o->op, &c->redop, error)))
         return false;
-    if (o->op && !coll_op_parse(o->op, &c->call.op))
-        return cli_bad_option(
-            error, "op", o->op,
-            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
-            "sendrecv");
     if (o->algo && !coll_algo_parse(o->algo, &c->call.algo))
         return cli_bad_option(error, "algo", o->algo,
                               "auto, ring, tree, nvls, nvls_tree, direct, pat, collnet_direct "
@@ -574,11 +575,11 @@ explain_gap(const CollComm *comm, const CollEstimate *e, uint64_t sim_ps, uint64
 }
 
 int
-cli_explain_coll(const ExplainOptions *o)
+cli_explain_coll(const ExplainOptions *o, const char *collective)
 {
     ExplainCall c;
     g_autoptr(GError) error = NULL;
-    if (!call_from_options(o, &c, &error)) {
+    if (!call_from_options(o, collective, &c, &error)) {
         cli_print_error("explain", error);
         return CLI_EXIT_USAGE;
     }
@@ -597,9 +598,12 @@ cli_explain_coll(const ExplainOptions *o)
     }
     uint64_t bytes = loopback ? c.call.n_bytes : e.n_bytes;
     g_autofree char *nodes = cli_nodes_text(comm);
-    printf("# nvlsim explain coll: %s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%s)\n\n",
-           coll_op_name(c.call.op), bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs",
-           c.system_id, nodes);
+    CollOp op = c.call.op;
+    bool reduces =
+        op == COLL_OP_ALL_REDUCE || op == COLL_OP_REDUCE || op == COLL_OP_REDUCE_SCATTER;
+    printf("# nvlsim explain coll: %s%s%s%s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%s)\n\n",
+           coll_op_name(op), reduces ? " (" : "", reduces ? c.redop : "", reduces ? ")" : "",
+           bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs", c.system_id, nodes);
     uint64_t est_ps;
     if (loopback) {
         est_ps = explain_loopback(comm, c.call.op, bytes);

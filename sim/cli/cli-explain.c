@@ -25,9 +25,15 @@
 
 static const GOptionEntry explain_entries[] = {
     {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "coll: system (default dgx-h100)", "NAME"},
-    {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op), "coll: operation (default all_reduce)", "OP"},
+    {"collective", 0, 0, G_OPTION_ARG_STRING, OPT(collective),
+     "coll: all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+     "sendrecv; also the argument after coll, as nvlsim coll takes it",
+     "C"},
+    {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op),
+     "coll: reduction, as nvlsim coll's -o: sum (default), prod, min, max, avg; costs the same",
+     "OP"},
     {"bytes", 'b', 0, G_OPTION_ARG_STRING, OPT(bytes), "coll: size (default 1G)", "SIZE"},
-    {"gpus", 'g', 0, G_OPTION_ARG_STRING, OPT(gpus), "coll: ranks (default one node)", "N"},
+    {"gpus", 0, 0, G_OPTION_ARG_STRING, OPT(gpus), "coll: ranks (default one node)", "N"},
     {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
      "coll: the first K GPUs of each node (default: nodes filled in order)", "K"},
     {"algo", 0, 0, G_OPTION_ARG_STRING, OPT(algo),
@@ -50,7 +56,7 @@ static const GOptionEntry explain_entries[] = {
 };
 
 const CliUsage cli_explain_usage = {
-    .args = "coll|run [SCENARIO.ini]",
+    .args = "coll [COLLECTIVE]|run [SCENARIO.ini]",
     .summary = "Explains a collective call (explain coll) or a training step (explain run):\n"
                "the model's choices and closed forms with the numbers filled in, beside the\n"
                "simulated result.",
@@ -239,14 +245,16 @@ cli_explain(int argc, char **argv)
     int status = CLI_EXIT_USAGE;
     if (!cli_parse_options(context, "explain", &argc, &argv)) {
         status = CLI_EXIT_USAGE;
-    } else if (argc >= 2 && strcmp(argv[1], "coll") == 0 && argc == 2) {
-        status = cli_explain_coll(&o);
+    } else if (argc >= 2 && strcmp(argv[1], "coll") == 0 && argc <= 3) {
+        status = cli_explain_coll(&o, argc == 3 ? argv[2] : NULL);
     } else if (argc >= 2 && strcmp(argv[1], "run") == 0 && argc <= 3) {
         status = explain_run(&o, argc == 3 ? argv[2] : NULL);
     } else {
-        fprintf(stderr, "nvlsim explain: expected coll [options] or run [SCENARIO.ini]\n");
+        fprintf(stderr,
+                "nvlsim explain: expected coll [COLLECTIVE] [options] or run [SCENARIO.ini]\n");
     }
     g_free(o.system);
+    g_free(o.collective);
     g_free(o.op);
     g_free(o.bytes);
     g_free(o.gpus);

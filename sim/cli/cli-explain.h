@@ -6,11 +6,13 @@
 #include <glib.h>
 
 typedef struct ExplainOptions {
-    char *system, *op, *bytes, *gpus, *gpus_per_node, *algo, *proto, *harness, *launch_mode;
+    char *system, *collective, *op, *bytes, *gpus, *gpus_per_node, *algo, *proto, *harness,
+        *launch_mode;
     gboolean cuda_graph;
     gboolean collnet;
     char **sets;
 } ExplainOptions;
 
-/* explain coll with options o: returns the exit status. */
-int cli_explain_coll(const ExplainOptions *o);
+/* explain coll with options o and the collective named after coll (NULL:
+ * none): returns the exit status. */
+int cli_explain_coll(const ExplainOptions *o, const char *collective);

@@ -604,7 +604,7 @@ expect 0 out "4 GPUs of dgx-h100 (4 nodes)" -- coll --gpus 4 --gpus-per-node 1 -
 expect 0 out "# gpus: 0,1 on each node" -- coll --gpus 8 --gpus-per-node 2 -b 1M -e 1M
 expect 0 out "pat       Simple" -- coll all_gather --gpus 8 --gpus-per-node 1 -b 1M -e 1M
 expect 0 out "PAT: the data of the rank 2^k away comes over dim k" -- \
-    explain coll --op all_gather --gpus 8 --gpus-per-node 1 -b 1M
+    explain coll all_gather --gpus 8 --gpus-per-node 1 -b 1M
 expect 0 out "     0       8" -- p2p --nodes 2 --gpus-per-node 1 --matrices-only --bytes 1M
 expect 0 out "(elements)" -- coll -b 8 -e 64 --csv "$tmp/coll.csv"
 if head -n 1 "$tmp/coll.csv" | grep -q '^size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us,in_place_time_us,in_place_algbw_GB_per_s,in_place_busbw_GB_per_s$' &&
@@ -831,13 +831,8 @@ explain_coll() {
         n_fail=$((n_fail + 1))
         return
     fi
-    # coll names the collective --collective where explain takes --op;
-    # its table keeps nccl-tests' precision, its CSV explain's.
-    for a in "$@"; do
-        shift
-        [ "$a" = --op ] && a=--collective
-        set -- "$@" "$a"
-    done
+    # coll takes the same options; its table keeps nccl-tests' precision,
+    # its CSV explain's.
     "$nvlsim" coll -b "$bytes" -e "$bytes" "$@" --csv "$tmp/ex.csv" >/dev/null
     coll_us=$(awk -F, 'NR == 2 {printf "%.2f", $6}' "$tmp/ex.csv")
     if ! awk -v want="$want_algo" -v tol="$tol" -v coll="$coll_us" '
@@ -867,16 +862,16 @@ explain_coll() {
     fi
 }
 explain_coll ring 1 1G --system dgx-a100
-explain_coll ring 1 256M --system dgx-h100 --algo ring --op reduce_scatter
-explain_coll ring 1 1G --system dgx-h100 --op broadcast
+explain_coll ring 1 256M --system dgx-h100 --algo ring --collective reduce_scatter
+explain_coll ring 1 1G --system dgx-h100 --collective broadcast
 # The tree's fill: coll-exec paces a CTA's sends, so a slice crosses each
 # hop no faster than its CTA's copy, which the fill takes whole: 3.2% over.
 explain_coll tree 4 1G --system dgx-a100 --gpus 16 --algo tree
 explain_coll tree 10 4M --system dgx-a100 --gpus 16
 explain_coll nvls 1 1G --system dgx-h100
-explain_coll direct 1 256M --system dgx-h100 --op alltoall
-explain_coll direct 1 256M --system dgx-h100 --op sendrecv
-explain_coll direct 3 256M --system dgx-h100 --op alltoall --gpus 16
+explain_coll direct 1 256M --system dgx-h100 --collective alltoall
+explain_coll direct 1 256M --system dgx-h100 --collective sendrecv
+explain_coll direct 3 256M --system dgx-h100 --collective alltoall --gpus 16
 explain_coll ring 0.01 8M --system loopback-h200 --gpus 4
 explain_coll ring 1 8 --system dgx-h100 --launch-mode threads
 explain_coll ring 1 8 --system dgx-h100 --harness blocking --cuda-graph
@@ -889,7 +884,13 @@ expect 0 out "the host paces" -- explain coll --system dgx-h100 --bytes 8 --laun
 expect 2 err "--harness: 'pytorch': expected nccl-tests or blocking" -- explain coll --harness pytorch
 expect 2 err "--launch-mode: 'smp': expected mpi or threads" -- explain coll --launch-mode smp
 expect 2 err "--algo: 'frob': expected" -- explain coll --algo frob
-expect 2 err "NCCL cannot run all_gather with algorithm tree" -- explain coll --op all_gather --algo tree
+expect 2 err "NCCL cannot run all_gather with algorithm tree" -- explain coll all_gather --algo tree
+expect 2 err "name the collective as the first argument or with --collective all_gather" -- \
+    explain coll --op all_gather
+expect 2 err "'frob': expected a collective" -- explain coll frob
+expect 2 err "--collective all_gather: the argument 'broadcast' names another" -- \
+    explain coll broadcast --collective all_gather
+expect 0 out "all_reduce (max) of 1048576 bytes" -- explain coll -o max -b 1M
 printf '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntp = 2\npp = 2\ndp = 2\n[batch]\nglobal_batch = 8\n' >"$tmp/explain.ini"
 expect 0 out "## The pipeline bubble" -- explain run "$tmp/explain.ini"
 explained=$(awk '/^  step time / {print $3; exit}' "$tmp/out" | tr -d ';')
@@ -900,7 +901,7 @@ else
     echo "FAIL: explain run says '$explained' s, run says '$ran' s"
     n_fail=$((n_fail + 1))
 fi
-expect 2 err "expected coll [options] or run" -- explain frobnicate
+expect 2 err "expected coll [COLLECTIVE] [options] or run" -- explain frobnicate
 expect 1 err "[layout] tp: 3 does not divide" -- explain run "$tmp/explain.ini" --set tp=3
 
 # nvlsim compare: one row per system, the reason where it cannot run.

@@ -61,6 +61,6 @@ check validate validate "$top_srcdir/tests/data/validate-fixture.csv"
 check sweep sweep "$tmp/sweep.ini" --out "$tmp/sweep-out" --jobs 2
 check explain explain coll --system loopback-h200 --gpus 4 -b 8M
 check explain-tree explain coll --system dgx-a100 --gpus 16 -b 4M --launch-mode threads
-check explain-direct explain coll --system dgx1-v100 --op alltoall -b 1M
+check explain-direct explain coll alltoall --system dgx1-v100 -b 1M
 check calibrate calibrate memory "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
 [ "$n_fail" -eq 0 ]
