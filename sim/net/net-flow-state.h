@@ -49,6 +49,12 @@ typedef struct Flow {
     bool lumped; /* all the planes of its send, over plane groups */
 } Flow;
 
+/* A link's credit bound for packets of wire_bytes (net_credit_slowdown). */
+typedef struct CreditMemo {
+    uint64_t wire_bytes, in_flight;
+    double slowdown;
+} CreditMemo;
+
 typedef struct NetFlow {
     NetModel base;
     NetFlowRates rates_mode;
@@ -104,9 +110,9 @@ typedef struct NetFlow {
     uint32_t *capped;      /* flows with a cap, by cap, for each recomputation */
     uint32_t cap_capped;
     uint32_t n_capped_flows; /* of the flows not yet compacted away */
-    /* Per link, the last packet size its credit bound was worked out for. */
-    uint64_t *memo_wire_bytes, *memo_in_flight;
-    double *memo_slowdown;
+    /* Per link, the last packet size its credit bound was worked out for
+     * (one record a link: a send's hops miss the cache once each). */
+    CreditMemo *credit_memo;
     uint8_t *frozen;
     uint32_t cap_flow_scratch; /* of frozen, flow_picked, picked_flows, check_rates */
     uint64_t last_update_ps;

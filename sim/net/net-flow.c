@@ -327,12 +327,13 @@ hop_weight(NetFlow *nf, uint32_t l, uint64_t n_bytes, uint64_t packet_bytes, Net
      * holds them all). */
     uint64_t packet = MIN(packet_bytes, n_bytes);
     uint64_t wire = packet + net_header_share_bytes(link->spec, issuer, packet);
-    if (nf->memo_wire_bytes[l] != wire) {
-        nf->memo_wire_bytes[l] = wire;
-        nf->memo_slowdown[l] = net_credit_slowdown(graph, l, wire, &nf->memo_in_flight[l]);
+    CreditMemo *memo = &nf->credit_memo[l];
+    if (memo->wire_bytes != wire) {
+        memo->wire_bytes = wire;
+        memo->slowdown = net_credit_slowdown(graph, l, wire, &memo->in_flight);
     }
-    if ((n_bytes + packet - 1) / packet > nf->memo_in_flight[l])
-        weight *= nf->memo_slowdown[l];
+    if ((n_bytes + packet - 1) / packet > memo->in_flight)
+        weight *= memo->slowdown;
     double p = link->packet_error_rate;
     if (p > 0) {
         double replay_bytes =
@@ -605,9 +606,7 @@ flow_free(NetModel *net)
     g_free(nf->changed);
     g_free(nf->link_changed);
     g_free(nf->check_rates);
-    g_free(nf->memo_wire_bytes);
-    g_free(nf->memo_in_flight);
-    g_free(nf->memo_slowdown);
+    g_free(nf->credit_memo);
     g_free(nf->capped);
     g_free(nf->frozen);
     net_flow_planes_free(nf);
@@ -691,9 +690,7 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
     nf->link_picked = g_new(uint8_t, n_res);
     nf->changed = g_new(uint32_t, n_res);
     nf->link_changed = g_new0(uint8_t, n_res);
-    nf->memo_wire_bytes = g_new0(uint64_t, MAX(nf->n_links, 1));
-    nf->memo_in_flight = g_new0(uint64_t, MAX(nf->n_links, 1));
-    nf->memo_slowdown = g_new0(double, MAX(nf->n_links, 1));
+    nf->credit_memo = g_new0(CreditMemo, MAX(nf->n_links, 1));
     nf->last_update_ps = sim_engine_now(engine);
     return &nf->base;
 }
