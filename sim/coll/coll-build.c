@@ -328,8 +328,13 @@ coll_build_ring(CollBuild *b, GError **error)
     uint32_t(*rings)[MAX_PPN] = g_malloc(sizeof(uint32_t[MAX_PPN]) * MAX_RINGS);
     uint32_t n_rings = node_rings(comm, comm->ppn, rings);
     uint32_t nch = MAX(b->plan.n_channels, 1);
-    g_autofree uint32_t *order = g_new(uint32_t, n);
+    g_autofree uint32_t *orders = g_new(uint32_t, (size_t)nch * n);
+    g_autofree uint64_t *segs = g_new(uint64_t, nch);
+    uint32_t n_steps = op == COLL_OP_ALL_REDUCE                                        ? 2 * n - 1
+                       : op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER ? n
+                                                                                      : 1;
     for (uint32_t ch = 0; ch < nch; ch++) {
+        uint32_t *order = &orders[(size_t)ch * n];
         ring_order(comm, rings, n_rings, ch, order);
         if (op == COLL_OP_BROADCAST || op == COLL_OP_REDUCE) {
             /* The root first (broadcast) or last (reduce). */
@@ -341,29 +346,41 @@ coll_build_ring(CollBuild *b, GError **error)
                 rot[i] = order[(at + i + (op == COLL_OP_REDUCE ? 1 : 0)) % n];
             memcpy(order, rot, sizeof(uint32_t) * n);
         }
-        g_autofree Hop *link = g_new(Hop, n); /* link[i]: order[i] -> order[i+1] */
-        for (uint32_t i = 0; i < n; i++)
+        segs[ch] = op == COLL_OP_ALL_REDUCE ? coll_build_share(b->call->n_bytes, nch, ch) / n
+                   : op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER
+                       ? coll_build_share(b->call->n_bytes / n, nch, ch)
+                       : coll_build_share(b->call->n_bytes, nch, ch);
+    }
+    /* Folded (flow fidelity): a channel with the order and segment of an
+     * earlier one is that one again, the same messages at the same times
+     * over the same links; the first of each kind runs for all of them,
+     * its connections multiple (coll_exec_set_multiple). */
+    g_autofree uint32_t *same_as = g_new(uint32_t, nch);
+    g_autofree uint32_t *multiple = g_new0(uint32_t, nch);
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        same_as[ch] = ch;
+        for (uint32_t first = 0; b->fold && first < ch; first++)
+            if (same_as[first] == first && segs[first] == segs[ch] &&
+                memcmp(&orders[(size_t)first * n], &orders[(size_t)ch * n],
+                       sizeof(uint32_t) * n) == 0) {
+                same_as[ch] = first;
+                break;
+            }
+        multiple[same_as[ch]]++;
+    }
+    g_autofree Hop *link = g_new(Hop, n); /* link[i]: order[i] -> order[i+1] */
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        if (same_as[ch] != ch)
+            continue;
+        const uint32_t *order = &orders[(size_t)ch * n];
+        for (uint32_t i = 0; i < n; i++) {
             link[i] = hop_new(b, order[i], order[(i + 1) % n]);
-        uint64_t seg;
-        uint32_t n_steps;
-        switch (op) {
-        case COLL_OP_ALL_REDUCE:
-            seg = coll_build_share(b->call->n_bytes, nch, ch) / n;
-            n_steps = 2 * n - 1;
-            break;
-        case COLL_OP_ALL_GATHER:
-        case COLL_OP_REDUCE_SCATTER:
-            seg = coll_build_share(b->call->n_bytes / n, nch, ch);
-            n_steps = n;
-            break;
-        default:
-            seg = coll_build_share(b->call->n_bytes, nch, ch);
-            n_steps = 1;
-            break;
+            coll_exec_set_multiple(b->ex, link[i].send, multiple[ch]);
+            coll_exec_set_multiple(b->ex, link[i].recv, multiple[ch]);
         }
         for (uint32_t i = 0; i < n; i++) {
             uint32_t prog = coll_exec_program(b->ex, b->rank_part[order[i]]);
-            ring_pass(b, prog, &link[(i + n - 1) % n], &link[i], seg, n_steps, i, n);
+            ring_pass(b, prog, &link[(i + n - 1) % n], &link[i], segs[ch], n_steps, i, n);
         }
     }
     g_free(rings);

@@ -29,6 +29,7 @@ typedef struct CollBuild {
     CollTunePlan plan;
     CollExec *ex;
     uint32_t *rank_part; /* [n_ranks]: participant of each rank */
+    bool fold;           /* channels with the same schedule run as one (flow fidelity) */
 } CollBuild;
 
 /* Each lays out call's schedule on b->ex; false and error when the

@@ -30,6 +30,7 @@ typedef struct Conn {
     uint64_t max_bytes_per_s; /* a sending CTA's pace on it (its share); 0: none */
     double share;             /* of an operation's bytes this connection carries */
     uint32_t copies;          /* connections it stands for (itself and identical ones left out) */
+    uint32_t multiple; /* identical connections over the same links it is (folded channels) */
     bool crosses_nodes;
     uint64_t flag_ps;          /* a small write from src to dst lands after this */
     uint64_t back_ps;          /* and from dst to src */
@@ -184,6 +185,7 @@ coll_exec_connection(CollExec *ex, uint32_t src, uint32_t dst, uint32_t depth, d
         .wire_factor = wire_factor,
         .share = 1.0,
         .copies = 1,
+        .multiple = 1,
         .crosses_nodes =
             topo_graph_vertex(ex->graph, va)->node != topo_graph_vertex(ex->graph, vb)->node,
         .flag_ps = small_write_ps(ex, va, vb),
@@ -211,6 +213,13 @@ coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies)
     CONN(ex, conn)->share = share;
     CONN(ex, conn)->copies = copies;
     set_pace(ex, CONN(ex, conn));
+}
+
+void
+coll_exec_set_multiple(CollExec *ex, uint32_t conn, uint32_t multiple)
+{
+    g_return_if_fail(conn < ex->conns->len && multiple >= 1);
+    CONN(ex, conn)->multiple = multiple;
 }
 
 uint32_t
@@ -339,10 +348,11 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
         Conn *c = CONN(ex, ci);
         uint64_t seq = c->n_sent++;
         uint64_t bytes = (uint64_t)ceil((double)op->bytes * c->share);
-        ex->n_messages += c->copies;
-        ex->payload_bytes += bytes * c->copies;
-        g_array_index(ex->parts, Part, c->src).sent_bytes += bytes * c->copies;
-        g_array_index(ex->parts, Part, c->dst).received_bytes += bytes * c->copies;
+        uint64_t n = (uint64_t)c->copies * c->multiple;
+        ex->n_messages += n;
+        ex->payload_bytes += bytes * n;
+        g_array_index(ex->parts, Part, c->src).sent_bytes += bytes * n;
+        g_array_index(ex->parts, Part, c->dst).received_bytes += bytes * n;
         NetSend send = {
             .src = c->src_vertex,
             .dst = c->dst_vertex,
@@ -357,6 +367,7 @@ issue_sends(CollExec *ex, uint32_t prog, const Op *op)
              * one queue pair, which sends them in order. (Inside a node
              * a paced CTA writes them one after another anyway.) */
             .queue = c->crosses_nodes ? ci + 1 : 0,
+            .copies = c->multiple,
             .on_done = ex->h_landed,
             .target = ci,
             .cookie = seq,

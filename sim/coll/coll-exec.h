@@ -89,6 +89,13 @@ void coll_exec_set_step_overhead(CollExec *ex, uint64_t step_overhead_ps,
  * planes alike by symmetry, whose traffic takes the same time as its own);
  * the traffic counts (messages, payload bytes) count it copies times. */
 void coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies);
+/* Connection conn is multiple identical connections between the same two
+ * participants, over the same links (channels whose schedules are the
+ * same, folded into one: coll-build.c): each message it sends is that many
+ * on the network (NetSend.copies: the flow engine's links share among
+ * them as among that many), and the traffic counts count it that many
+ * times. Flow fidelity only. */
+void coll_exec_set_multiple(CollExec *ex, uint32_t conn, uint32_t multiple);
 
 /* A new, empty program of participant p; returns its index. */
 uint32_t coll_exec_program(CollExec *ex, uint32_t participant);

@@ -344,7 +344,12 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     CollRunPlan rp;
     if (!coll_call_plan(comm, call, &rp, error))
         return false;
-    CollBuild b = {.comm = comm, .call = call, .algo = rp.algo, .proto = rp.proto, .plan = rp.plan};
+    CollBuild b = {.comm = comm,
+                   .call = call,
+                   .algo = rp.algo,
+                   .proto = rp.proto,
+                   .plan = rp.plan,
+                   .fold = fidelity == NET_FIDELITY_FLOW && !call->channels_apart};
     b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, rp.proto, rp.ctas_per_hbm,
                          rp.channel_bytes_per_s, rp.start_ps + rp.sync_ps);
     coll_exec_set_step_overhead(b.ex, rp.step_overhead_ps, rp.net_step_overhead_ps);

@@ -59,6 +59,10 @@ typedef struct CollCall {
     CollAlgo algo;       /* AUTO: NCCL's choice */
     CollProto proto;     /* AUTO: NCCL's choice */
     uint32_t root;       /* broadcast, reduce */
+    /* Flow fidelity: every ring channel its own programs, never folded
+     * with the ones whose schedule is the same (the reference tests
+     * compare the folded run with; coll-build.c). */
+    bool channels_apart;
 } CollCall;
 
 typedef struct CollResult {

@@ -57,7 +57,7 @@ freeze(NetFlow *nf, uint32_t i, double rate)
     f->rate_bytes_per_s = rate;
     for (uint32_t h = 0; h < f->n_hops; h++) {
         uint32_t k = nf->hops[f->hop0 + h].local;
-        double w = nf->hops[f->hop0 + h].weight;
+        double w = (double)nf->hops[f->hop0 + h].weight * f->copies;
         nf->rem_bytes_per_s[k] -= rate * w;
         nf->weight_sum[k] -= w;
     }
@@ -111,7 +111,7 @@ max_min(NetFlow *nf, uint32_t n_active)
         nf->frozen[nf->picked_flows[p]] = 0;
         for (uint32_t h = 0; h < f->n_hops; h++) {
             const FlowHop *hop = &nf->hops[f->hop0 + h];
-            nf->weight_sum[hop->local] += hop->weight;
+            nf->weight_sum[hop->local] += (double)hop->weight * f->copies;
         }
     }
     uint32_t n_capped, next_cap = 0;

@@ -18,6 +18,7 @@ typedef struct FlowXfer {
     NetIssuer issuer;
     uint64_t max_bytes_per_s;
     uint64_t packet_bytes;
+    uint32_t copies; /* identical sends it stands for (NetSend.copies, at least 1) */
     uint64_t done_ps;
     SimHandlerId on_done;
     uint32_t target;
@@ -46,7 +47,8 @@ typedef struct Flow {
     uint32_t xfer;              /* DEAD once drained */
     uint32_t hop0;              /* first of its n_hops in hops */
     uint32_t n_hops;
-    bool lumped; /* all the planes of its send, over plane groups */
+    bool lumped;     /* all the planes of its send, over plane groups */
+    uint32_t copies; /* identical flows it stands for: its rate is each one's */
 } Flow;
 
 /* A link's credit bound for packets of wire_bytes (net_credit_slowdown). */

@@ -66,7 +66,7 @@ advance(NetFlow *nf, uint64_t now_ps)
                 continue;
             for (uint32_t h = 0; h < f->n_hops; h++) {
                 const FlowHop *hop = &nf->hops[f->hop0 + h];
-                double wire = f->rate_bytes_per_s * dt_s * hop->weight;
+                double wire = f->rate_bytes_per_s * dt_s * hop->weight * f->copies;
                 if (hop->link < nf->n_links) {
                     net_link_load_add(nf->load, hop->link, wire, since_ps, now_ps);
                     continue;
@@ -175,8 +175,8 @@ finish_xfer_part(NetFlow *nf, uint32_t x, uint64_t done_ps)
     ev->target = xf->target;
     ev->arg[0] = xf->cookie;
     ev->arg[1] = xf->n_bytes;
-    nf->stats.n_sends_done++;
-    nf->stats.payload_bytes_delivered += xf->n_bytes;
+    nf->stats.n_sends_done += xf->copies;
+    nf->stats.payload_bytes_delivered += xf->n_bytes * xf->copies;
     SIM_HOT_ASSERT(nf->stats.payload_bytes_delivered <= nf->stats.payload_bytes_sent);
     /* Drained: the next of its queue may go. */
     uint32_t q = xf->queue;
@@ -278,6 +278,7 @@ new_xfer(NetFlow *nf, const NetSend *send)
         .dst = send->dst,
         .issuer = send->issuer,
         .max_bytes_per_s = send->max_bytes_per_s,
+        .copies = MAX(send->copies, 1),
         .done_ps = 0,
         .on_done = send->on_done,
         .target = send->target,
@@ -365,6 +366,7 @@ new_flow(NetFlow *nf, uint32_t x, uint32_t n_hops, uint64_t n_bytes, double left
         .xfer = x,
         .hop0 = (uint32_t)nf->n_hops,
         .n_hops = n_hops,
+        .copies = nf->xfers[x].copies,
     };
     nf->n_capped_flows += f->cap_bytes_per_s > 0;
     nf->n_hops += n_hops;
@@ -491,7 +493,8 @@ part_planes(NetFlow *nf)
                         .dst = xf->dst,
                         .n_bytes = xf->n_bytes,
                         .issuer = xf->issuer,
-                        .max_bytes_per_s = xf->max_bytes_per_s};
+                        .max_bytes_per_s = xf->max_bytes_per_s,
+                        .copies = xf->copies};
         TopoRoute route;
         if (!topo_router_route(nf->base.router, send.src, send.dst, &route))
             g_error("net-flow: no route from vertex %u to vertex %u", send.src, send.dst);
@@ -554,8 +557,8 @@ flow_send(NetModel *net, const NetSend *send)
 {
     NetFlow *nf = flow_of(net);
     uint32_t x = new_xfer(nf, send);
-    nf->stats.n_sends++;
-    nf->stats.payload_bytes_sent += send->n_bytes;
+    nf->stats.n_sends += MAX(send->copies, 1);
+    nf->stats.payload_bytes_sent += send->n_bytes * MAX(send->copies, 1);
     uint32_t q = send->queue;
     if (q != 0) {
         if (q >= nf->n_queues) {

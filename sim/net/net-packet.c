@@ -573,6 +573,7 @@ void
 net_packet_send(NetModel *net, const NetSend *send)
 {
     NetPacket *np = (NetPacket *)net;
+    g_assert(send->copies <= 1); /* a send of its own: folded ones are the flow engine's */
     uint32_t x = net_pool_take(&np->xfers);
     *xfer_at(np, x) = (Xfer){.send = *send, .queue_next = NONE};
     np->stats.n_sends++;

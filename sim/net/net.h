@@ -48,6 +48,12 @@ typedef struct NetSend {
      * once the one before it has left its source. Queues are small dense
      * numbers of the caller's (its connections). */
     uint32_t queue;
+    /* 0 or 1: itself. Else it stands for this many identical sends from
+     * and to the same endpoints, each in a queue of its own (channels
+     * whose schedules are the same): the flow engine shares the links
+     * among them as among that many flows, and on_done comes once, when
+     * all have landed together. The packet engine takes 0 or 1 only. */
+    uint32_t copies;
     SimHandlerId on_done; /* scheduled when the last byte lands: */
     uint32_t target;      /*   with this target */
     uint64_t cookie;      /*   and arg[0] = cookie, arg[1] = n_bytes */

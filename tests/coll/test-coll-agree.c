@@ -132,6 +132,67 @@ START_TEST(packet_and_flow_agree_on_systems)
 }
 END_TEST
 
+/* Ring channels folded (coll-build.c: a channel with the order and segment
+ * of an earlier one runs as it, its messages multiple on the network) land
+ * at the picosecond the channels run apart do, with the same traffic
+ * counts and fewer events: every ring operation at 1 KiB, an odd size and
+ * 64 MiB, on each system of the cases above (folding n-fold on one node,
+ * where every channel takes the same ring, 2-fold on two DGX H100 nodes),
+ * and on a GB200 NVL72 rack (1 KiB and the odd size: its 64 MiB apart
+ * takes most of a minute). */
+START_TEST(folded_rings_as_apart)
+{
+    static const struct {
+        const char *system;
+        uint32_t n_nodes;
+    } systems[] = {{"dgx-h100", 1}, {"dgx-a100", 1}, {"dgx1-v100", 1}, {"dgx-h100", 2},
+                   {"gb200-nvl72", 1}};
+    static const CollOp ops[] = {COLL_OP_ALL_REDUCE, COLL_OP_ALL_GATHER, COLL_OP_REDUCE_SCATTER,
+                                 COLL_OP_BROADCAST, COLL_OP_REDUCE};
+    static const uint64_t sizes[] = {1024, 3 * MIB + 4 * 1237, 64 * MIB};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) sys = hw_system_load_by_id(systems[_i].system, hw_models_dir(), &error);
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    TopoGraph *graph = topo_build_system(sys, systems[_i].n_nodes, &error);
+    ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
+    TopoRouter *router = topo_router_new(graph);
+    CollComm *comm = coll_comm_new(sys, graph, router, sys->n_gpus * systems[_i].n_nodes, &error);
+    ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
+    for (size_t o = 0; o < G_N_ELEMENTS(ops); o++)
+        for (size_t k = 0; k < G_N_ELEMENTS(sizes) - (systems[_i].n_nodes == 1 &&
+                                                      sys->n_gpus > 8);
+             k++) {
+            CollResult r[2];
+            for (int apart = 0; apart < 2; apart++) {
+                CollCall call = {.op = ops[o],
+                                 .n_bytes = sizes[k],
+                                 .elem_bytes = 4,
+                                 .algo = COLL_ALGO_RING,
+                                 .channels_apart = apart};
+                ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &r[apart], &error),
+                              "%s: %s", systems[_i].system, error->message);
+            }
+            ck_assert_msg(r[0].time_ps == r[1].time_ps,
+                          "%s x%u %s %" G_GUINT64_FORMAT " B: folded %" G_GUINT64_FORMAT
+                          " ps, apart %" G_GUINT64_FORMAT " ps",
+                          systems[_i].system, systems[_i].n_nodes, coll_op_name(ops[o]), sizes[k],
+                          r[0].time_ps, r[1].time_ps);
+            ck_assert_uint_eq(r[0].exec.n_messages, r[1].exec.n_messages);
+            ck_assert_uint_eq(r[0].exec.payload_bytes, r[1].exec.payload_bytes);
+            ck_assert_uint_eq(r[0].exec.net.payload_bytes_delivered,
+                              r[1].exec.net.payload_bytes_delivered);
+            /* Small calls run on one channel: nothing to fold. */
+            if (sizes[k] >= MIB)
+                ck_assert_uint_lt(r[0].exec.n_events, r[1].exec.n_events);
+            else
+                ck_assert_uint_le(r[0].exec.n_events, r[1].exec.n_events);
+        }
+    coll_comm_free(comm);
+    topo_router_free(router);
+    topo_graph_free(graph);
+}
+END_TEST
+
 /* PAT (one GPU on each of 4 DGX H100 nodes, as --gpus-per-node 1 places
  * them): all_gather and reduce_scatter of 64 MiB, bandwidth-bound (the
  * CTAs or the NICs), agree within 2% as the others. */
@@ -263,6 +324,7 @@ main(void)
     tcase_add_test(tc, ring_at_channel_rate_is_its_closed_form);
     tcase_add_loop_test(tc, packet_and_flow_agree_on_systems, 0, G_N_ELEMENTS(cases));
     tcase_add_test(tc, pat_packet_and_flow_agree);
+    tcase_add_loop_test(tc, folded_rings_as_apart, 0, 5);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);
