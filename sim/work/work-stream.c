@@ -162,56 +162,78 @@ work_match_free(WorkMatch *match)
     g_free(match);
 }
 
-/* Key of the k-th transfer from a to b. */
-static char *
-pair_key(uint32_t a, uint32_t b, uint32_t k)
+/* A SEND or RECV as matching sorts them: its pair, then its place. */
+typedef struct PairEnd {
+    uint32_t from, to, task;
+} PairEnd;
+
+static int
+by_pair(const void *a, const void *b)
 {
-    return g_strdup_printf("%u>%u#%u", a, b, k);
+    const PairEnd *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    if (x->to != y->to)
+        return x->to < y->to ? -1 : 1;
+    return x->task < y->task ? -1 : x->task > y->task;
 }
 
+/* The k-th SEND from a to b meets the k-th RECV of b from a (k by their
+ * order in the stream): both sorted by pair and place, the two lists are
+ * walked together. The calls are made in the RECVs' order, and the first
+ * RECV (in the stream's order) without its SEND, or with another size,
+ * is the error. Names are made for errors only. */
 static bool
 match_transfers(const WorkStream *stream, WorkMatch *m, GError **error)
 {
-    g_autoptr(GHashTable) counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GHashTable) sends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    /* Number each SEND and RECV by its order on its (from, to) pair. */
-    GArray *ordinal = g_array_sized_new(FALSE, TRUE, sizeof(uint32_t), stream->tasks->len);
-    g_array_set_size(ordinal, stream->tasks->len);
-    for (uint32_t i = 0; i < stream->tasks->len; i++) {
+    uint32_t n = stream->tasks->len;
+    g_autofree PairEnd *sends = g_new(PairEnd, MAX(n, 1));
+    g_autofree PairEnd *recvs = g_new(PairEnd, MAX(n, 1));
+    uint32_t n_sends = 0, n_recvs = 0;
+    for (uint32_t i = 0; i < n; i++) {
         const WorkTask *t = work_stream_task(stream, i);
-        if (t->kind != WORK_TASK_SEND && t->kind != WORK_TASK_RECV)
-            continue;
-        uint32_t from = t->kind == WORK_TASK_SEND ? t->rank : t->peer;
-        uint32_t to = t->kind == WORK_TASK_SEND ? t->peer : t->rank;
-        char *key = g_strdup_printf("%c%u>%u", t->kind == WORK_TASK_SEND ? 's' : 'r', from, to);
-        uint32_t k = GPOINTER_TO_UINT(g_hash_table_lookup(counts, key));
-        g_hash_table_replace(counts, key, GUINT_TO_POINTER(k + 1));
-        g_array_index(ordinal, uint32_t, i) = k;
         if (t->kind == WORK_TASK_SEND)
-            g_hash_table_insert(sends, pair_key(from, to, k), GUINT_TO_POINTER(i + 1));
+            sends[n_sends++] = (PairEnd){t->rank, t->peer, i};
+        else if (t->kind == WORK_TASK_RECV)
+            recvs[n_recvs++] = (PairEnd){t->peer, t->rank, i};
     }
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < stream->tasks->len; i++) {
+    qsort(sends, n_sends, sizeof *sends, by_pair);
+    qsort(recvs, n_recvs, sizeof *recvs, by_pair);
+    /* send_of[i]: the SEND a RECV task i meets, + 1 (0: none); matched[i]:
+     * SEND task i met its RECV. */
+    g_autofree uint32_t *send_of = g_new0(uint32_t, MAX(n, 1));
+    g_autofree uint8_t *matched = g_new0(uint8_t, MAX(n, 1));
+    for (uint32_t a = 0, b = 0; a < n_sends && b < n_recvs;) {
+        int c = by_pair(&(PairEnd){sends[a].from, sends[a].to, 0},
+                        &(PairEnd){recvs[b].from, recvs[b].to, 0});
+        if (c < 0) {
+            a++;
+        } else if (c > 0) {
+            b++;
+        } else {
+            send_of[recvs[b].task] = sends[a].task + 1;
+            matched[sends[a].task] = 1;
+            a++;
+            b++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         const WorkTask *t = work_stream_task(stream, i);
         if (t->kind != WORK_TASK_RECV)
             continue;
-        char *key = pair_key(t->peer, t->rank, g_array_index(ordinal, uint32_t, i));
-        uint32_t s = GPOINTER_TO_UINT(g_hash_table_lookup(sends, key));
-        g_hash_table_remove(sends, key);
-        g_free(key);
-        g_autofree char *name = task_name(stream, i);
+        uint32_t s = send_of[i];
         if (s == 0) {
-            ok = hw_keys_failf(error, "%s: no matching send from rank %u", name, t->peer);
-            break;
+            g_autofree char *name = task_name(stream, i);
+            return hw_keys_failf(error, "%s: no matching send from rank %u", name, t->peer);
         }
         const WorkTask *st = work_stream_task(stream, s - 1);
         if (st->bytes != t->bytes) {
+            g_autofree char *name = task_name(stream, i);
             g_autofree char *sname = task_name(stream, s - 1);
-            ok = hw_keys_failf(error,
-                               "%s receives %" G_GUINT64_FORMAT
-                               " bytes but its %s sends %" G_GUINT64_FORMAT,
-                               name, t->bytes, sname, st->bytes);
-            break;
+            return hw_keys_failf(error,
+                                 "%s receives %" G_GUINT64_FORMAT
+                                 " bytes but its %s sends %" G_GUINT64_FORMAT,
+                                 name, t->bytes, sname, st->bytes);
         }
         WorkCall call = {
             .group = WORK_NONE, .prev = WORK_NONE, .task0 = m->call_tasks->len, .n_tasks = 2};
@@ -221,17 +243,14 @@ match_transfers(const WorkStream *stream, WorkMatch *m, GError **error)
         g_array_index(m->task_call, uint32_t, i) = m->calls->len;
         g_array_append_val(m->calls, call);
     }
-    if (ok && g_hash_table_size(sends) > 0) {
-        GHashTableIter it;
-        gpointer key, value;
-        g_hash_table_iter_init(&it, sends);
-        g_hash_table_iter_next(&it, &key, &value);
-        g_autofree char *name = task_name(stream, GPOINTER_TO_UINT(value) - 1);
-        ok = hw_keys_failf(error, "%s: no matching receive on rank %u", name,
-                           work_stream_task(stream, GPOINTER_TO_UINT(value) - 1)->peer);
+    for (uint32_t i = 0; i < n; i++) {
+        const WorkTask *t = work_stream_task(stream, i);
+        if (t->kind == WORK_TASK_SEND && !matched[i]) {
+            g_autofree char *name = task_name(stream, i);
+            return hw_keys_failf(error, "%s: no matching receive on rank %u", name, t->peer);
+        }
     }
-    g_array_unref(ordinal);
-    return ok;
+    return true;
 }
 
 static bool
