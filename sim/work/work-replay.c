@@ -189,6 +189,21 @@ flows_alone_ps(const Replay *r, const GArray *flows)
     return last;
 }
 
+/* Appends v in decimal and then c (a call's key has a number for each of
+ * its GPUs: printf's cost was a sweep point's largest part). */
+static void
+append_number(GString *key, uint64_t v, char c)
+{
+    char digits[24];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    g_string_append_len(key, &digits[sizeof digits - n], (gssize)n);
+    g_string_append_c(key, c);
+}
+
 /* The key of a call's shape: op and bytes, and where its GPUs sit within
  * their nodes and how many nodes (on symmetric systems, the same cost). */
 static char *
@@ -198,15 +213,18 @@ shape_key(const Replay *r, uint32_t call)
     const uint32_t *gpus;
     uint32_t pair[2];
     uint32_t n = call_gpus(r, call, &gpus, pair);
-    GString *key = g_string_new(NULL);
-    g_string_append_printf(key, "%d/%d/%" G_GUINT64_FORMAT ":", t->kind, t->op, t->bytes);
+    GString *key = g_string_sized_new(32 + 8 * (gsize)n);
+    append_number(key, (uint64_t)t->kind, '/');
+    append_number(key, (uint64_t)t->op, '/');
+    append_number(key, t->bytes, ':');
     /* Nodes by order of appearance (GPUs ascend, so a new node is a new
      * ordinal), GPUs by their place in the node. */
     uint32_t ordinal = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && gpus[i] / r->per_node != gpus[i - 1] / r->per_node)
             ordinal++;
-        g_string_append_printf(key, "%u.%u,", ordinal, gpus[i] % r->per_node);
+        append_number(key, ordinal, '.');
+        append_number(key, gpus[i] % r->per_node, ',');
     }
     return g_string_free(key, FALSE);
 }

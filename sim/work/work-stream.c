@@ -3,6 +3,7 @@
  * dry run that proves a stream can finish. */
 #include "work/work-stream.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -465,29 +466,40 @@ check_replicas(const WorkStream *stream, GError **error)
     return true;
 }
 
+/* Fails with task i's name and the rest of the message (fmt). */
+static bool G_GNUC_PRINTF(4, 5)
+task_fail(const WorkStream *stream, uint32_t i, GError **error, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    g_autofree char *what = g_strdup_vprintf(fmt, args);
+    va_end(args);
+    g_autofree char *name = task_name(stream, i);
+    return hw_keys_failf(error, "%s: %s", name, what);
+}
+
+/* Each task's fields in range; its name made for an error only. */
 static bool
 check_tasks(const WorkStream *stream, GError **error)
 {
     for (uint32_t i = 0; i < stream->tasks->len; i++) {
         const WorkTask *t = work_stream_task(stream, i);
-        g_autofree char *name = task_name(stream, i);
         if (t->kind >= WORK_N_TASK_KINDS || t->category >= WORK_N_CATEGORIES)
-            return hw_keys_failf(error, "%s: unknown kind or category", name);
+            return task_fail(stream, i, error, "unknown kind or category");
         if (t->rank >= stream->n_gpus)
-            return hw_keys_failf(error, "%s: rank %u is not below the job's %u GPUs", name, t->rank,
-                                 stream->n_gpus);
+            return task_fail(stream, i, error, "rank %u is not below the job's %u GPUs", t->rank,
+                             stream->n_gpus);
         if ((t->kind == WORK_TASK_SEND || t->kind == WORK_TASK_RECV) &&
             (t->peer >= stream->n_gpus || t->peer == t->rank))
-            return hw_keys_failf(error, "%s: peer %u is not another of the job's %u GPUs", name,
-                                 t->peer, stream->n_gpus);
+            return task_fail(stream, i, error, "peer %u is not another of the job's %u GPUs",
+                             t->peer, stream->n_gpus);
         if (t->kind == WORK_TASK_COLL && t->group >= stream->groups->len)
-            return hw_keys_failf(error, "%s: group %u does not exist", name, t->group);
+            return task_fail(stream, i, error, "group %u does not exist", t->group);
         for (uint32_t d = 0; d < t->n_deps; d++) {
             uint32_t j = g_array_index(stream->deps, uint32_t, t->dep0 + d);
             if (j >= i || work_stream_task(stream, j)->rank != t->rank)
-                return hw_keys_failf(
-                    error, "%s: depends on task %u, which is not an earlier task of its rank", name,
-                    j);
+                return task_fail(stream, i, error,
+                                 "depends on task %u, which is not an earlier task of its rank", j);
         }
     }
     for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
