@@ -15,61 +15,12 @@
 #include "hw/hw-system.h"
 #include "net/net.h"
 #include "net-suites.h"
+#include "net-traffic.h"
 #include "topo/topo-build.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
 
 #define N_XFERS 96
-#define NO_SWITCH UINT32_MAX
-
-typedef struct Xfer {
-    uint32_t src;     /* GPU index */
-    uint32_t dst;     /* GPU index, or NO_SWITCH: to the run's switch */
-    uint64_t n_bytes; /* at least 64 KiB: many packets on every plane */
-    uint64_t start_ps;
-    uint64_t max_bytes_per_s;
-    uint32_t queue;
-    NetIssuer issuer;
-} Xfer;
-
-typedef struct Run {
-    const TopoGraph *graph;
-    uint32_t switch_vertex;
-    NetModel *net;
-    const Xfer *xfers;
-    SimHandlerId done_handler;
-    uint64_t done_ps[N_XFERS];
-    uint32_t n_done;
-} Run;
-
-static void
-on_start(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    (void)engine;
-    Run *r = ctx;
-    const Xfer *x = &r->xfers[event->arg[0]];
-    NetSend send = {
-        .src = topo_graph_gpu_vertex(r->graph, x->src),
-        .dst = x->dst == NO_SWITCH ? r->switch_vertex : topo_graph_gpu_vertex(r->graph, x->dst),
-        .n_bytes = x->n_bytes,
-        .path = NET_PATH_SPRAY,
-        .issuer = x->issuer,
-        .max_bytes_per_s = x->max_bytes_per_s,
-        .queue = x->queue,
-        .on_done = r->done_handler,
-        .cookie = event->arg[0],
-    };
-    net_send(r->net, &send);
-}
-
-static void
-on_done(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    Run *r = ctx;
-    ck_assert_uint_lt(event->arg[0], N_XFERS);
-    r->done_ps[event->arg[0]] = sim_engine_now(engine);
-    r->n_done++;
-}
 
 /* The first NVSwitch vertex of node 0. */
 static uint32_t
@@ -79,50 +30,20 @@ first_switch(const TopoGraph *graph)
         if (topo_graph_vertex(graph, v)->kind == TOPO_NVSWITCH)
             return v;
     ck_abort_msg("no NVSwitch in the graph");
-    return NO_SWITCH;
+    return UINT32_MAX;
 }
 
+/* Random traffic among the first n_gpus GPUs (net-traffic.h), sizes 64 KiB
+ * to 4 MiB in multiples of 18; when to_switch, from the 48th on one in
+ * eight goes to an NVSwitch instead, from 20 us on. */
 static void
-run_xfers(Run *r, const TopoGraph *graph, const Xfer *xfers, bool planes_apart, NetStats *stats)
+random_xfers(GRand *rng, const TopoGraph *graph, uint32_t n_gpus, bool to_switch,
+             TrafficXfer *xfers)
 {
-    *r = (Run){.graph = graph, .xfers = xfers, .switch_vertex = first_switch(graph)};
-    TopoRouter *router = topo_router_new(graph);
-    SimEngine *engine = sim_engine_new();
-    NetOptions options = {.seed = 1, .flow_planes_apart = planes_apart};
-    r->net = net_new(NET_FIDELITY_FLOW, engine, graph, router, &options);
-    r->done_handler = sim_engine_register(engine, "done", on_done, r);
-    SimHandlerId start = sim_engine_register(engine, "start", on_start, r);
-    for (uint32_t i = 0; i < N_XFERS; i++)
-        sim_engine_schedule(engine, xfers[i].start_ps, 0, start)->arg[0] = i;
-    ck_assert_int_eq(sim_engine_run(engine, UINT64_MAX), SIM_RUN_DRAINED);
-    ck_assert_uint_eq(r->n_done, N_XFERS);
-    net_get_stats(r->net, stats);
-    net_free(r->net);
-    sim_engine_free(engine);
-    topo_router_free(router);
-}
-
-/* Random traffic among the first n_gpus GPUs over 40 us: a third paced
- * (1 to 20 GB/s), a fifth in one of four send queues; from the 48th on,
- * one in eight to the switch when to_switch. */
-static void
-random_xfers(GRand *rng, uint32_t n_gpus, bool to_switch, Xfer *xfers)
-{
-    for (uint32_t i = 0; i < N_XFERS; i++) {
-        Xfer *x = &xfers[i];
-        x->src = (uint32_t)g_rand_int_range(rng, 0, (gint32)n_gpus);
-        x->dst = (x->src + (uint32_t)g_rand_int_range(rng, 1, (gint32)n_gpus)) % n_gpus;
-        x->n_bytes = 18 * (uint64_t)g_rand_int_range(rng, (64 << 10) / 18, (4 << 20) / 18);
-        x->start_ps = (uint64_t)g_rand_int_range(rng, 0, 40000) * 1000;
-        x->max_bytes_per_s = g_rand_int_range(rng, 0, 3) == 0
-                                 ? (uint64_t)g_rand_int_range(rng, 1, 21) * UINT64_C(1000000000)
-                                 : 0;
-        x->queue = g_rand_int_range(rng, 0, 5) == 0 ? (uint32_t)g_rand_int_range(rng, 1, 5) : 0;
-        x->issuer = g_rand_boolean(rng) ? NET_ISSUER_CE : NET_ISSUER_SM;
-    }
+    traffic_random(rng, graph, n_gpus, 64 << 10, 4 << 20, 18, xfers, N_XFERS);
     if (to_switch)
         for (uint32_t i = N_XFERS / 2; i < N_XFERS; i += 8) {
-            xfers[i].dst = NO_SWITCH;
+            xfers[i].dst = first_switch(graph);
             xfers[i].start_ps = 20000000 + (uint64_t)i * 100000;
         }
 }
@@ -144,14 +65,16 @@ compare(const char *system_id, uint32_t n_nodes, uint32_t n_gpus, int seed, bool
     TopoGraph *g = topo_build_system(sys, n_nodes, &error);
     ck_assert_msg(g != NULL, "%s", error ? error->message : "");
     GRand *rng = g_rand_new_with_seed((guint32)seed);
-    Xfer xfers[N_XFERS];
-    random_xfers(rng, n_gpus, to_switch, xfers);
-    Run lumped, apart;
+    TrafficXfer xfers[N_XFERS];
+    random_xfers(rng, g, n_gpus, to_switch, xfers);
+    TopoRouter *router = topo_router_new(g);
+    uint64_t lumped[N_XFERS], apart[N_XFERS];
     NetStats lumped_stats, apart_stats;
-    run_xfers(&lumped, g, xfers, false, &lumped_stats);
-    run_xfers(&apart, g, xfers, true, &apart_stats);
+    traffic_run(g, router, xfers, N_XFERS, &(NetOptions){.seed = 1}, lumped, &lumped_stats);
+    traffic_run(g, router, xfers, N_XFERS, &(NetOptions){.seed = 1, .flow_planes_apart = true},
+                apart, &apart_stats);
     for (uint32_t i = 0; i < N_XFERS; i++) {
-        double a = (double)lumped.done_ps[i], b = (double)apart.done_ps[i];
+        double a = (double)lumped[i], b = (double)apart[i];
         ck_assert_msg(fabs(a - b) <= slack + rel * (b - (double)xfers[i].start_ps),
                       "%s seed %d: transfer %u lands at %.0f ps lumped, %.0f ps apart", system_id,
                       seed, i, a, b);
@@ -159,6 +82,7 @@ compare(const char *system_id, uint32_t n_nodes, uint32_t n_gpus, int seed, bool
     ck_assert_msg((double)lumped_stats.n_rate_flows <= max_fraction * (double)apart_stats.n_rate_flows,
                   "%s seed %d: the solver filled %" PRIu64 " flows lumped, %" PRIu64 " apart",
                   system_id, seed, lumped_stats.n_rate_flows, apart_stats.n_rate_flows);
+    topo_router_free(router);
     g_rand_free(rng);
     topo_graph_free(g);
 }

@@ -14,6 +14,7 @@
 #include "hw/hw-system.h"
 #include "net/net.h"
 #include "net-suites.h"
+#include "net-traffic.h"
 #include "topo/topo-build.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
@@ -62,92 +63,6 @@ static const HwSwitch rand_switch = {
     .latency_ps = 250000,
 };
 
-typedef struct Xfer {
-    uint32_t src, dst; /* GPU indices */
-    uint64_t n_bytes;
-    uint64_t start_ps;
-    uint64_t max_bytes_per_s;
-    uint32_t queue;
-    NetIssuer issuer;
-} Xfer;
-
-typedef struct Run {
-    const TopoGraph *graph;
-    NetModel *net;
-    const Xfer *xfers;
-    SimHandlerId done_handler;
-    uint64_t done_ps[N_XFERS];
-    uint32_t n_done;
-} Run;
-
-static void
-on_start(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    (void)engine;
-    Run *r = ctx;
-    const Xfer *x = &r->xfers[event->arg[0]];
-    NetSend send = {
-        .src = topo_graph_gpu_vertex(r->graph, x->src),
-        .dst = topo_graph_gpu_vertex(r->graph, x->dst),
-        .n_bytes = x->n_bytes,
-        .path = NET_PATH_SPRAY,
-        .issuer = x->issuer,
-        .max_bytes_per_s = x->max_bytes_per_s,
-        .queue = x->queue,
-        .on_done = r->done_handler,
-        .cookie = event->arg[0],
-    };
-    net_send(r->net, &send);
-}
-
-static void
-on_done(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    Run *r = ctx;
-    ck_assert_uint_lt(event->arg[0], N_XFERS);
-    r->done_ps[event->arg[0]] = sim_engine_now(engine);
-    r->n_done++;
-}
-
-/* Runs xfers on graph with rates solved as mode says. */
-static void
-run_xfers(Run *r, const TopoGraph *graph, const TopoRouter *router, const Xfer *xfers,
-          NetFlowRates mode, NetStats *stats)
-{
-    *r = (Run){.graph = graph, .xfers = xfers};
-    SimEngine *engine = sim_engine_new();
-    NetOptions options = {.seed = 1, .flow_rates = mode};
-    r->net = net_new(NET_FIDELITY_FLOW, engine, graph, router, &options);
-    r->done_handler = sim_engine_register(engine, "done", on_done, r);
-    SimHandlerId start = sim_engine_register(engine, "start", on_start, r);
-    for (uint32_t i = 0; i < N_XFERS; i++)
-        sim_engine_schedule(engine, xfers[i].start_ps, 0, start)->arg[0] = i;
-    ck_assert_int_eq(sim_engine_run(engine, UINT64_MAX), SIM_RUN_DRAINED);
-    ck_assert_uint_eq(r->n_done, N_XFERS);
-    net_get_stats(r->net, stats);
-    net_free(r->net);
-    sim_engine_free(engine);
-}
-
-/* Random traffic among n_gpus GPUs over 40 us: a third paced (1 to 20
- * GB/s), a fifth in one of four send queues. */
-static void
-random_xfers(GRand *rng, uint32_t n_gpus, Xfer *xfers)
-{
-    for (uint32_t i = 0; i < N_XFERS; i++) {
-        Xfer *x = &xfers[i];
-        x->src = (uint32_t)g_rand_int_range(rng, 0, (gint32)n_gpus);
-        x->dst = (x->src + (uint32_t)g_rand_int_range(rng, 1, (gint32)n_gpus)) % n_gpus;
-        x->n_bytes = (uint64_t)g_rand_int_range(rng, 1, 4 << 20);
-        x->start_ps = (uint64_t)g_rand_int_range(rng, 0, 40000) * 1000;
-        x->max_bytes_per_s = g_rand_int_range(rng, 0, 3) == 0
-                                 ? (uint64_t)g_rand_int_range(rng, 1, 21) * UINT64_C(1000000000)
-                                 : 0;
-        x->queue = g_rand_int_range(rng, 0, 5) == 0 ? (uint32_t)g_rand_int_range(rng, 1, 5) : 0;
-        x->issuer = g_rand_boolean(rng) ? NET_ISSUER_CE : NET_ISSUER_SM;
-    }
-}
-
 /* n_gpus GPUs on a chain of 2 to 4 switches, each GPU on one or two of
  * them by bundles of one or two links of a random rate; one bundle in
  * four degraded (half to full rate, packet error rate up to 1e-3). */
@@ -183,18 +98,20 @@ random_graph(GRand *rng, uint32_t *n_gpus)
  * landing times to the picosecond, and the incremental one solving no
  * more flows than the full one. */
 static void
-compare_runs(int seed, const TopoGraph *g, const Xfer *xfers)
+compare_runs(int seed, const TopoGraph *g, const TrafficXfer *xfers)
 {
     TopoRouter *router = topo_router_new(g);
-    Run checked, full;
+    uint64_t checked[N_XFERS], full[N_XFERS];
     NetStats checked_stats, full_stats;
-    run_xfers(&checked, g, router, xfers, NET_FLOW_RATES_CHECKED, &checked_stats);
-    run_xfers(&full, g, router, xfers, NET_FLOW_RATES_FULL, &full_stats);
+    NetOptions checked_options = {.seed = 1, .flow_rates = NET_FLOW_RATES_CHECKED};
+    NetOptions full_options = {.seed = 1, .flow_rates = NET_FLOW_RATES_FULL};
+    traffic_run(g, router, xfers, N_XFERS, &checked_options, checked, &checked_stats);
+    traffic_run(g, router, xfers, N_XFERS, &full_options, full, &full_stats);
     for (uint32_t i = 0; i < N_XFERS; i++)
-        ck_assert_msg(checked.done_ps[i] == full.done_ps[i],
+        ck_assert_msg(checked[i] == full[i],
                       "seed %d: transfer %u lands at %" PRIu64 " ps incremental, %" PRIu64
                       " ps full",
-                      seed, i, checked.done_ps[i], full.done_ps[i]);
+                      seed, i, checked[i], full[i]);
     ck_assert_uint_eq(checked_stats.n_rate_updates, full_stats.n_rate_updates);
     ck_assert_uint_le(checked_stats.n_rate_flows, full_stats.n_rate_flows);
     ck_assert_uint_le(checked_stats.n_rate_links, full_stats.n_rate_links);
@@ -206,8 +123,8 @@ START_TEST(incremental_matches_full_random_graphs)
     GRand *rng = g_rand_new_with_seed((guint32)_i);
     uint32_t n_gpus;
     TopoGraph *g = random_graph(rng, &n_gpus);
-    Xfer xfers[N_XFERS];
-    random_xfers(rng, n_gpus, xfers);
+    TrafficXfer xfers[N_XFERS];
+    traffic_random(rng, g, n_gpus, 1, 4 << 20, 1, xfers, N_XFERS);
     compare_runs(_i, g, xfers);
     topo_graph_free(g);
     g_rand_free(rng);
@@ -222,8 +139,8 @@ START_TEST(incremental_matches_full_dgx_h100)
     TopoGraph *g = topo_build_system(sys, 2, &error);
     ck_assert_msg(g != NULL, "%s", error ? error->message : "");
     GRand *rng = g_rand_new_with_seed((guint32)_i);
-    Xfer xfers[N_XFERS];
-    random_xfers(rng, topo_graph_n_gpus(g), xfers);
+    TrafficXfer xfers[N_XFERS];
+    traffic_random(rng, g, topo_graph_n_gpus(g), 1, 4 << 20, 1, xfers, N_XFERS);
     compare_runs(_i, g, xfers);
     g_rand_free(rng);
     topo_graph_free(g);
