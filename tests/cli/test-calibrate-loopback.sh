@@ -6,17 +6,7 @@
 # 256 MiB), fitted on 2 ranks with the shipped model as the start, must
 # return those costs, and the held-out rows must replay within 0.01%.
 # Then its bad input: a system that is not a loopback, too few rows.
-set -u
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
+. "$top_srcdir/tests/cli/lib.sh"
 
 cp -R "$top_srcdir/models" "$tmp/models"
 chmod -R u+w "$tmp/models"

@@ -6,14 +6,7 @@
 # the shipped systems, run on a small scenario, its trace and the shipped
 # studies, and reproducible output (bench-core in everything but the
 # wall-clock columns, the packet engine's p2p sweep byte for byte).
-set -u
-# GLib translates its own messages; the checks below read the English ones.
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
+. "$top_srcdir/tests/cli/lib.sh"
 
 # try_line ARGS: the line GNU's convention adds after a usage error of
 # nvlsim ARGS, pointing at the command's --help (nvlsim's own for an error
@@ -392,16 +385,7 @@ expect 2 err "expected one FILE.csv, or none for the shipped suite" -- validate 
 # milliseconds (Llama 3 8B, one DGX H100, tp 8, 8 sequences).
 expect 0 out "step time" -- run
 mkdir "$tmp/run"
-cat >"$tmp/run/tiny.ini" <<EOF
-[scenario]
-name = tiny
-system = dgx-h100
-model = llama3-8b
-[layout]
-tp = 8
-[batch]
-global_batch = 8
-EOF
+tiny_scenario "$tmp/run/tiny.ini"
 expect 0 out "step time" -- run "$tmp/run/tiny.ini"
 expect 1 err "[precision] math: fp8 needs fp8 tensor cores" -- run "$tmp/run/tiny.ini" \
     --set system=dgx-a100 --set math=fp8

@@ -6,19 +6,7 @@
 # command's --help lists; docs/nvlsim.1, as built, names the installed data
 # folder ($pkgdatadir) and keeps no placeholder; groff reads it without a
 # warning.
-set -u
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
-
-ok() { echo "ok: $*"; }
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
+. "$top_srcdir/tests/cli/lib.sh"
 
 if "$nvlsim" help --man >"$tmp/man" 2>"$tmp/err" && [ ! -s "$tmp/err" ]; then
     ok "nvlsim help --man -> 0"

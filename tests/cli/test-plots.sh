@@ -9,21 +9,9 @@
 # CSV and the script and says in one line how to render them. A bad --plot
 # name is a usage error; a missing or failing template, or a PDF without
 # pdfcairo, is an error naming it; neither leaves a partial image.
-set -u
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
+. "$top_srcdir/tests/cli/lib.sh"
 plots="$top_srcdir/plots"
 data="$top_srcdir/tests/data/plots"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
-
-ok() { echo "ok: $*"; }
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
 
 # is_image FILE: FILE is a PNG (its magic bytes), an SVG (it opens with
 # <?xml or <svg) or a PDF (%PDF-), as its name says, of more than 2 KB.
@@ -56,16 +44,7 @@ formats="png svg"
 [ "$have_pdf" = yes ] && formats="png svg pdf"
 [ "$have_pdf" = no ] && echo "skip: gnuplot lacks pdfcairo: no PDF rendered"
 mkdir "$tmp/nognuplot"
-cat >"$tmp/tiny.ini" <<'EOF'
-[scenario]
-name = tiny
-system = dgx-h100
-model = llama3-8b
-[layout]
-tp = 8
-[batch]
-global_batch = 8
-EOF
+tiny_scenario "$tmp/tiny.ini"
 
 # Every template on its fixture, both formats: template, fixture, variables.
 templates="busbw:busbw:series='system'

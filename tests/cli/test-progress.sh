@@ -7,20 +7,8 @@
 # all when stderr is a file. validate's rows reach a pipe as each is
 # replayed: the first is read from a FIFO while the command still runs,
 # and after a SIGTERM every row that came is whole.
-set -u
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
+. "$top_srcdir/tests/cli/lib.sh"
 suite="$top_srcdir/data/measurements/collectives.csv"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
-
-ok() { echo "ok: $*"; }
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
 
 # The checks that need a rate and an ETA drawn (a quarter second passed
 # and 8 done, before the end) take inputs of several seconds here, over a
@@ -31,16 +19,7 @@ fail() {
 n_half=$(($(wc -l <"$tmp/half.csv") - 1))
 (head -n 1 "$suite" && awk 'NR > 1 && NR % 30 == 0' "$suite") >"$tmp/rows43.csv"
 (head -n 1 "$suite" && awk 'NR > 1 && NR % 100 == 0' "$suite") >"$tmp/rows13.csv"
-cat >"$tmp/tiny.ini" <<'EOF'
-[scenario]
-name = tiny
-system = dgx-h100
-model = llama3-8b
-[layout]
-tp = 8
-[batch]
-global_batch = 8
-EOF
+tiny_scenario "$tmp/tiny.ini"
 cat >"$tmp/sweep.ini" <<'EOF'
 [sweep]
 base = tiny.ini

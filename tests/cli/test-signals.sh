@@ -9,21 +9,9 @@
 # that never ends is killed with what it started, one that fails is
 # reported; either way exit 1, one line naming the plot and the CSV, and
 # the CSV stays. An interrupt while gnuplot runs stops it too.
-set -u
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
+. "$top_srcdir/tests/cli/lib.sh"
 # Job control: a background job of a shell without it ignores SIGINT.
 set -m
-
-ok() { echo "ok: $*"; }
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
 
 # temporaries DIR: the names under DIR that start with '.' (but .lock, a
 # sweep folder's lock), one a line.

@@ -7,21 +7,7 @@
 # doubled, the same bytes as a clean run); damaged journal files are redone;
 # bad sweep files and output folders are errors (exit 1) that leave a
 # folder's results as they were; usage errors exit 2.
-set -u
-LC_ALL=C
-export LC_ALL
-nvlsim="$top_builddir/nvlsim"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
-
-ok() {
-    echo "ok: $*"
-}
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
+. "$top_srcdir/tests/cli/lib.sh"
 
 # expect STATUS TEXT -- ARGS: runs nvlsim sweep ARGS; checks the exit status
 # and that stderr (for a failure, one line, and after a usage error GNU's
@@ -56,16 +42,7 @@ snapshot() {
     (cd "$1" && find . -type f ! -name .lock | LC_ALL=C sort | xargs cksum)
 }
 
-cat >"$tmp/tiny.ini" <<EOF
-[scenario]
-name = tiny
-system = dgx-h100
-model = llama3-8b
-[layout]
-tp = 8
-[batch]
-global_batch = 8
-EOF
+tiny_scenario "$tmp/tiny.ini"
 # 2 x 5 x 2 x 2 = 40 points; tp 3 does not divide Llama 3 8B's 32 heads,
 # so 8 points are invalid.
 cat >"$tmp/sweep.ini" <<EOF
