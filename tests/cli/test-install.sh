@@ -9,18 +9,7 @@
 # folder of $NVLSIM_MODELS with one extra system file, and one-line errors
 # for a missing folder or file. A copy of the program alone looks for its
 # data at the configured $(pkgdatadir).
-set -u
-LC_ALL=C
-export LC_ALL
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
-
-ok() { echo "ok: $*"; }
-fail() {
-    echo "FAIL: $*"
-    n_fail=$((n_fail + 1))
-}
+. "$top_srcdir/tests/cli/lib.sh"
 
 # The build's own make, without the parent's jobserver (make check runs
 # this script as a plain command).
