@@ -411,8 +411,7 @@ make_row(const CollPlan *plan, const CollComm *comm, const CollCall *call, const
     bool rooted = plan->op == COLL_OP_BROADCAST || plan->op == COLL_OP_REDUCE;
     /* nccl-tests names the reduction where one runs, and for sendrecv
      * (whose test loops over -o too); "none" for the others. */
-    bool reduces = plan->op == COLL_OP_ALL_REDUCE || plan->op == COLL_OP_REDUCE ||
-                   plan->op == COLL_OP_REDUCE_SCATTER || plan->op == COLL_OP_SENDRECV;
+    bool reduces = coll_op_reduces(plan->op) || plan->op == COLL_OP_SENDRECV;
     CollRow row = {.n_bytes = call->n_bytes,
                    .n_elements = call->n_bytes / plan->elem_bytes /
                                  (per_rank_count(plan->op) ? comm->n_ranks : 1),

@@ -415,10 +415,8 @@ explain_reduction(const CollEstimate *e)
     if (e->reduce_bytes == 0) {
         printf("  reduction     %10.2f us  %s\n", 0.0,
                e->algo == COLL_ALGO_NVLS ? "in the switch: no GPU time"
-               : e->op == COLL_OP_ALL_REDUCE || e->op == COLL_OP_REDUCE ||
-                       e->op == COLL_OP_REDUCE_SCATTER
-                   ? "none"
-                   : "none: the op copies");
+               : coll_op_reduces(e->op) ? "none"
+                                         : "none: the op copies");
         return;
     }
     printf("  reduction     %10.2f us  2 x %" G_GUINT64_FORMAT " B reduced a rank / %.2f GB/s "
@@ -599,8 +597,7 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
     uint64_t bytes = loopback ? c.call.n_bytes : e.n_bytes;
     g_autofree char *nodes = cli_nodes_text(comm);
     CollOp op = c.call.op;
-    bool reduces =
-        op == COLL_OP_ALL_REDUCE || op == COLL_OP_REDUCE || op == COLL_OP_REDUCE_SCATTER;
+    bool reduces = coll_op_reduces(op);
     printf("# nvlsim explain coll: %s%s%s%s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%s)\n\n",
            coll_op_name(op), reduces ? " (" : "", reduces ? c.redop : "", reduces ? ")" : "",
            bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs", c.system_id, nodes);

@@ -308,6 +308,25 @@ ring_pass(CollBuild *b, uint32_t prog, const Hop *in_hop, const Hop *out, uint64
     }
 }
 
+/* Channel ch's segment (of nch) of call on n ranks, and *n_steps, the
+ * steps of a ring pass. */
+static uint64_t
+ring_segment(const CollCall *call, uint32_t n, uint32_t nch, uint32_t ch, uint32_t *n_steps)
+{
+    switch (call->op) {
+    case COLL_OP_ALL_REDUCE:
+        *n_steps = 2 * n - 1;
+        return coll_build_share(call->n_bytes, nch, ch) / n;
+    case COLL_OP_ALL_GATHER:
+    case COLL_OP_REDUCE_SCATTER:
+        *n_steps = n;
+        return coll_build_share(call->n_bytes / n, nch, ch);
+    default:
+        *n_steps = 1;
+        return coll_build_share(call->n_bytes, nch, ch);
+    }
+}
+
 bool
 coll_build_ring(CollBuild *b, GError **error)
 {
@@ -330,9 +349,7 @@ coll_build_ring(CollBuild *b, GError **error)
     uint32_t nch = MAX(b->plan.n_channels, 1);
     g_autofree uint32_t *orders = g_new(uint32_t, (size_t)nch * n);
     g_autofree uint64_t *segs = g_new(uint64_t, nch);
-    uint32_t n_steps = op == COLL_OP_ALL_REDUCE                                        ? 2 * n - 1
-                       : op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER ? n
-                                                                                      : 1;
+    uint32_t n_steps = 1;
     for (uint32_t ch = 0; ch < nch; ch++) {
         uint32_t *order = &orders[(size_t)ch * n];
         ring_order(comm, rings, n_rings, ch, order);
@@ -346,10 +363,7 @@ coll_build_ring(CollBuild *b, GError **error)
                 rot[i] = order[(at + i + (op == COLL_OP_REDUCE ? 1 : 0)) % n];
             memcpy(order, rot, sizeof(uint32_t) * n);
         }
-        segs[ch] = op == COLL_OP_ALL_REDUCE ? coll_build_share(b->call->n_bytes, nch, ch) / n
-                   : op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER
-                       ? coll_build_share(b->call->n_bytes / n, nch, ch)
-                       : coll_build_share(b->call->n_bytes, nch, ch);
+        segs[ch] = ring_segment(b->call, n, nch, ch, &n_steps);
     }
     /* Folded (flow fidelity): a channel with the order and segment of an
      * earlier one is that one again, the same messages at the same times

@@ -48,6 +48,12 @@ coll_op_name(CollOp op)
     return op_names[op];
 }
 
+bool
+coll_op_reduces(CollOp op)
+{
+    return op == COLL_OP_ALL_REDUCE || op == COLL_OP_REDUCE || op == COLL_OP_REDUCE_SCATTER;
+}
+
 const char *
 coll_algo_name(CollAlgo algo)
 {

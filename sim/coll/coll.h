@@ -61,6 +61,8 @@ typedef enum CollPath {
 
 /* Names as nccl-tests and NCCL spell them: "all_reduce", "ring", "LL128". */
 const char *coll_op_name(CollOp op);
+/* Whether op reduces (all_reduce, reduce, reduce_scatter). */
+bool coll_op_reduces(CollOp op);
 const char *coll_algo_name(CollAlgo algo);
 const char *coll_proto_name(CollProto proto);
 /* Parse a name (case-insensitive; ops also accept nccl-tests' short names

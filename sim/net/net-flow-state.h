@@ -136,6 +136,19 @@ net_flow_res_bytes_per_s(const NetFlow *nf, uint32_t res)
     return nf->group_bytes_per_s[res - nf->n_links];
 }
 
+/* The links of resource *res: itself (n 1), or its group's members. */
+static inline const uint32_t *
+net_flow_res_links(const NetFlow *nf, const uint32_t *res, uint32_t *n)
+{
+    if (*res < nf->n_links) {
+        *n = 1;
+        return res;
+    }
+    uint32_t g = *res - nf->n_links;
+    *n = nf->group_len[g];
+    return &nf->group_member[nf->group_first[g]];
+}
+
 /* Plane groups (net-flow-planes.c). Lumps the paths first..last-1 of
  * route (from vertex src to dst: a spray's, all of them) hop by hop into res[] (a shared link, or the group of the
  * parallel links there, made if new) and returns true; false when they

@@ -67,18 +67,17 @@ advance(NetFlow *nf, uint64_t now_ps)
             for (uint32_t h = 0; h < f->n_hops; h++) {
                 const FlowHop *hop = &nf->hops[f->hop0 + h];
                 double wire = f->rate_bytes_per_s * dt_s * hop->weight * f->copies;
-                if (hop->link < nf->n_links) {
-                    net_link_load_add(nf->load, hop->link, wire, since_ps, now_ps);
-                    continue;
-                }
+                uint32_t n;
+                const uint32_t *links = net_flow_res_links(nf, &hop->link, &n);
                 /* A group's members carry it by their widths. */
-                uint32_t g = hop->link - nf->n_links;
-                for (uint32_t m = 0; m < nf->group_len[g]; m++) {
-                    uint32_t l = nf->group_member[nf->group_first[g] + m];
-                    double width = (double)topo_graph_link(nf->base.graph, l)->bytes_per_s;
-                    net_link_load_add(nf->load, l, wire * width / nf->group_bytes_per_s[g],
-                                      since_ps, now_ps);
-                }
+                for (uint32_t m = 0; m < n; m++)
+                    net_link_load_add(
+                        nf->load, links[m],
+                        n == 1 ? wire
+                               : wire *
+                                     (double)topo_graph_link(nf->base.graph, links[m])->bytes_per_s /
+                                     net_flow_res_bytes_per_s(nf, hop->link),
+                        since_ps, now_ps);
             }
         }
     for (uint32_t i = 0; i < nf->n_flows; i++) {
@@ -638,11 +637,10 @@ flow_describe_stuck(const NetModel *net, GString *out, guint max_links)
         if (f->xfer == DEAD)
             continue;
         for (uint32_t h = 0; h < f->n_hops; h++) {
-            uint32_t r = nf->hops[f->hop0 + h].link;
-            bool solo = r < nf->n_links;
-            uint32_t g = solo ? 0 : r - nf->n_links;
-            for (uint32_t m = 0; m < (solo ? 1 : nf->group_len[g]); m++) {
-                uint32_t l = solo ? r : nf->group_member[nf->group_first[g] + m];
+            uint32_t n;
+            const uint32_t *links = net_flow_res_links(nf, &nf->hops[f->hop0 + h].link, &n);
+            for (uint32_t m = 0; m < n; m++) {
+                uint32_t l = links[m];
                 min_rate[l] = n_flows[l]++ == 0 ? f->rate_bytes_per_s
                                                 : MIN(min_rate[l], f->rate_bytes_per_s);
                 bytes[l] += f->remaining_bytes;

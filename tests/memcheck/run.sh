@@ -10,14 +10,11 @@
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
-nvlsim=$top_builddir/nvlsim
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "memcheck: valgrind is not installed (./autogen.sh --deps installs it)" >&2
     exit 1
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n_fail=0
+. "$top_srcdir/tests/cli/lib.sh"
 # GLib's slice allocator and caches would hide or fake leaks.
 G_SLICE=always-malloc
 G_DEBUG=gc-friendly
@@ -38,15 +35,7 @@ check() { # check NAME ARGS...: nvlsim ARGS under valgrind
     fi
 }
 
-cat >"$tmp/tiny.ini" <<EOF_INI
-[scenario]
-system = dgx-h100
-model = llama3-8b
-[layout]
-tp = 8
-[batch]
-global_batch = 8
-EOF_INI
+tiny_scenario "$tmp/tiny.ini"
 cat >"$tmp/sweep.ini" <<EOF_INI
 [sweep]
 base = tiny.ini
