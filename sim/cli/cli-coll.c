@@ -622,7 +622,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         if (csv)
             sim_output_abandon(csv, tmp);
         cli_print_error("coll", error);
-        return CLI_EXIT_USAGE;
+        return cli_simulation_status(error);
     }
     if (csv && !sim_output_commit(csv, tmp, o->csv, &error)) {
         cli_print_error("coll", error);

@@ -592,7 +592,7 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
     if ((!loopback && !coll_estimate(comm, &c.call, &e, &error)) ||
         !coll_run(comm, &c.call, NET_FIDELITY_FLOW, &r, &error)) {
         cli_print_error("explain", error);
-        return CLI_EXIT_USAGE;
+        return cli_simulation_status(error);
     }
     uint64_t bytes = loopback ? c.call.n_bytes : e.n_bytes;
     g_autofree char *nodes = cli_nodes_text(comm);

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "core/core-data.h"
+#include "core/core-memory.h"
 #include "core/core-output.h"
 #include "hw/hw-models.h"
 
@@ -100,7 +101,9 @@ usage_error(const char *command)
 
 /* Runs command; with check, first checks the models search path, so that
  * a folder of $NVLSIM_MODELS that is not there is one error, not one per
- * model looked up (a sweep's points, validate's rows). */
+ * model looked up (a sweep's points, validate's rows), and
+ * $NVLSIM_MEMORY_LIMIT, then takes the memory limit before any simulation
+ * grows (core-memory.h). */
 static int
 run_command(const CliCommand *command, int argc, char **argv, bool check)
 {
@@ -108,10 +111,12 @@ run_command(const CliCommand *command, int argc, char **argv, bool check)
     g_set_prgname(prgname);
     argv[0] = prgname;
     g_autoptr(GError) error = NULL;
-    if (check && !hw_models_check(hw_models_dir(), &error)) {
+    if (check && !(hw_models_check(hw_models_dir(), &error) && sim_memory_check_env(&error))) {
         cli_print_error(command->name, error);
         return CLI_EXIT_BAD_INPUT;
     }
+    SimMemory memory;
+    sim_memory_now(&memory);
     int status = command->run(argc, argv);
     return status == CLI_EXIT_USAGE ? usage_error(command->name) : status;
 }

@@ -17,6 +17,13 @@ cli_print_error(const char *command, const GError *error)
     fprintf(stderr, "nvlsim%s%s: %s\n", command ? " " : "", command ? command : "", error->message);
 }
 
+int
+cli_simulation_status(const GError *error)
+{
+    return g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM) ? CLI_EXIT_BAD_INPUT
+                                                                    : CLI_EXIT_USAGE;
+}
+
 GOptionContext *
 cli_usage_context(const CliUsage *usage, void *options)
 {

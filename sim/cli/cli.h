@@ -118,6 +118,11 @@ bool cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);
 
+/* The exit status of a simulation that failed on options the user chose:
+ * usage, but bad input where it outgrew the memory (core-memory.h), which
+ * is the input's size, not a wrong option. */
+int cli_simulation_status(const GError *error);
+
 /* The commands, and the usage each prints for --help (in its own file). */
 extern const CliUsage cli_bench_core_usage, cli_bench_coll_usage, cli_bench_net_usage,
     cli_calibrate_usage, cli_coll_usage, cli_compare_usage, cli_explain_usage, cli_list_usage,

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "core/core-engine.h"
+#include "core/core-memory.h"
 #include "core/core-time.h"
 #include "topo/topo-route.h"
 
@@ -650,10 +651,17 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
         ev->target = i;
     }
     sim_engine_set_watchdog(ex->engine, COLL_EXEC_WATCHDOG_EVENTS);
+    sim_engine_watch_memory(ex->engine);
     SimRunOutcome outcome = sim_engine_run(ex->engine, SIM_TIME_NEVER);
     bool ok = outcome == SIM_RUN_DRAINED && all_finished(ex);
-    if (!ok)
+    if (outcome == SIM_RUN_MEMORY) {
+        SimMemory m;
+        sim_memory_now(&m);
+        sim_memory_error(error, &m, "the collective's simulation",
+                         "fewer GPUs or a smaller size shrink it");
+    } else if (!ok) {
         stall_error(ex, outcome, error);
+    }
     *result = (CollExecResult){
         .time_ps = MAX(ex->end_ps, ex->start_ps),
         .n_messages = ex->n_messages,

@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "core/core-debug.h"
+#include "core/core-memory.h"
 #include "core/core-pool.h"
 #include "core/core-queue.h"
 
@@ -37,6 +38,7 @@ struct SimEngine {
     uint64_t trace_hash;
     uint64_t watchdog_events;     /* 0: off */
     uint64_t last_progress_event; /* n_events_executed at the last progress */
+    bool watch_memory;
 };
 
 G_DEFINE_QUARK(sim - error - quark, sim_error)
@@ -151,6 +153,12 @@ sim_engine_run(SimEngine *engine, uint64_t until_ps)
         if (engine->watchdog_events > 0 &&
             engine->n_events_executed - engine->last_progress_event >= engine->watchdog_events)
             return SIM_RUN_STALLED;
+        if (engine->watch_memory &&
+            (engine->n_events_executed & (SIM_MEMORY_CHECK_EVENTS - 1)) == 0) {
+            SimMemory m;
+            if (sim_memory_exceeded(&m))
+                return SIM_RUN_MEMORY;
+        }
     }
     return SIM_RUN_DRAINED;
 }
@@ -160,6 +168,12 @@ sim_engine_set_watchdog(SimEngine *engine, uint64_t max_events)
 {
     engine->watchdog_events = max_events;
     engine->last_progress_event = engine->n_events_executed;
+}
+
+void
+sim_engine_watch_memory(SimEngine *engine)
+{
+    engine->watch_memory = true;
 }
 
 void

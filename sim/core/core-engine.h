@@ -35,6 +35,7 @@ typedef enum SimRunOutcome {
     SIM_RUN_TIME_LIMIT, /* the next event lies past the limit */
     SIM_RUN_STOPPED,    /* a handler called sim_engine_stop */
     SIM_RUN_STALLED,    /* the watchdog: events ran without progress */
+    SIM_RUN_MEMORY,     /* sim_engine_watch_memory: the process outgrew its limit */
 } SimRunOutcome;
 
 typedef struct SimEngineStats {
@@ -83,6 +84,12 @@ void sim_engine_stop(SimEngine *engine);
  * deadlock, where events run out before the work does, is the client's to
  * see: the run drains early. */
 void sim_engine_set_watchdog(SimEngine *engine, uint64_t max_events);
+
+/* Once called, sim_engine_run returns SIM_RUN_MEMORY when the process
+ * holds more than its memory limit (core-memory.h), checked every
+ * SIM_MEMORY_CHECK_EVENTS events: a run too large for the machine ends
+ * with an error its client reports, not in the allocator. */
+void sim_engine_watch_memory(SimEngine *engine);
 void sim_engine_progress(SimEngine *engine);
 
 /* The current simulated time in ps. */

@@ -8,6 +8,7 @@
 #include "coll/coll-run.h"
 #include "coll/coll-tune.h"
 #include "core/core-engine.h"
+#include "core/core-memory.h"
 #include "core/core-time.h"
 #include "work/work-compute.h"
 
@@ -735,10 +736,18 @@ replay_run(Replay *r)
             if (r->deps_left[i] == 0)
                 task_ready(r, i);
         sim_engine_set_watchdog(r->engine, WORK_REPLAY_WATCHDOG_EVENTS);
+        sim_engine_watch_memory(r->engine);
         outcome = sim_engine_run(r->engine, SIM_TIME_NEVER);
     }
-    if (r->error == NULL && (outcome != SIM_RUN_DRAINED || r->n_done < stream->tasks->len))
+    if (r->error == NULL && outcome == SIM_RUN_MEMORY) {
+        SimMemory m;
+        sim_memory_now(&m);
+        sim_memory_error(&r->error, &m, "the step's simulation",
+                         "fewer GPUs or fidelity = analytic shrink it");
+    } else if (r->error == NULL &&
+               (outcome != SIM_RUN_DRAINED || r->n_done < stream->tasks->len)) {
         r->error = stall_error(r, outcome);
+    }
 }
 
 /* A finished run's result, into a zeroed one (load taken when not NULL). */

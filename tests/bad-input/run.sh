@@ -19,7 +19,8 @@
 # test time: 10-MB lines) and $T. MODELS is "-" for the shipped models,
 # "FILE=SOURCE" to run on a copy of models/ with FILE replaced by SOURCE
 # (relative to $IN, or $GEN/...), or by an empty folder when SOURCE is @dir,
-# or "NVLSIM_MODELS=VALUE" to run with that search path (VALUE may name $T).
+# or "NVLSIM_MODELS=VALUE" to run with that search path (VALUE may name $T),
+# or "NVLSIM_MEMORY_LIMIT=SIZE" to run with that memory limit.
 #
 # Run by make check; by hand: top_srcdir=. top_builddir=BUILD sh tests/bad-input/run.sh
 set -u
@@ -117,6 +118,10 @@ while IFS='|' read -r want text spec args; do
         NVLSIM_MODELS=*)
             NVLSIM_MODELS=$(eval "echo \"${spec#NVLSIM_MODELS=}\"")
             export NVLSIM_MODELS
+            ;;
+        NVLSIM_MEMORY_LIMIT=*)
+            NVLSIM_MEMORY_LIMIT=${spec#NVLSIM_MEMORY_LIMIT=}
+            export NVLSIM_MEMORY_LIMIT
             ;;
         *)
             models "$spec"

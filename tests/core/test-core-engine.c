@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* SimEngine: dispatch order (FIFO at equal times, phases, agreement with a
  * reference sort), time monotonicity, pool reuse, run limits and stops,
- * determinism, and the past-scheduling guard. */
+ * the watchdog and the memory limit, determinism, and the past-scheduling
+ * guard. */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/core-engine.h"
 #include "core/core-hold.h"
+#include "core/core-memory.h"
 #include "core/core-rng.h"
 #include "core-suites.h"
 
@@ -275,6 +278,53 @@ START_TEST(watchdog_stops_a_livelock)
 }
 END_TEST
 
+/* Watching memory, a run stops at the first check past the limit
+ * (NVLSIM_MEMORY_LIMIT of 1 MB, below any process's resident set), after
+ * exactly SIM_MEMORY_CHECK_EVENTS events; unwatched, it drains. The
+ * variable's bad values are errors naming it. */
+START_TEST(memory_limit_stops_a_watched_run)
+{
+    g_setenv("NVLSIM_MEMORY_LIMIT", "1MB", TRUE);
+    ck_assert(sim_memory_check_env(NULL));
+    SimMemory m;
+    ck_assert(sim_memory_exceeded(&m));
+    ck_assert_uint_eq(m.limit_bytes, 1000000);
+    ck_assert_str_eq(m.limit_origin, "NVLSIM_MEMORY_LIMIT");
+    ck_assert_uint_gt(m.in_use_bytes, m.limit_bytes);
+
+    SimEngine *engine = sim_engine_new();
+    Spinner sp = {.until = 3 * SIM_MEMORY_CHECK_EVENTS};
+    sp.h = sim_engine_register(engine, "spin", on_spin, &sp);
+    sim_engine_schedule(engine, 0, 0, sp.h);
+    sim_engine_watch_memory(engine);
+    ck_assert_int_eq(sim_engine_run(engine, SIM_TIME_NEVER), SIM_RUN_MEMORY);
+    ck_assert_uint_eq(sp.n_run, SIM_MEMORY_CHECK_EVENTS);
+    sim_engine_free(engine);
+
+    engine = sim_engine_new();
+    sp = (Spinner){.until = 3 * SIM_MEMORY_CHECK_EVENTS};
+    sp.h = sim_engine_register(engine, "spin", on_spin, &sp);
+    sim_engine_schedule(engine, 0, 0, sp.h);
+    ck_assert_int_eq(sim_engine_run(engine, SIM_TIME_NEVER), SIM_RUN_DRAINED);
+    sim_engine_free(engine);
+
+    g_autoptr(GError) error = NULL;
+    sim_memory_error(&error, &m, "the test", "nothing shrinks it");
+    ck_assert(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM));
+    ck_assert_ptr_nonnull(strstr(error->message, "the limit 1.0 MiB (NVLSIM_MEMORY_LIMIT)"));
+    g_clear_error(&error);
+    const char *bad[] = {"lots", "0", "-1GB", "1.5B"};
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_setenv("NVLSIM_MEMORY_LIMIT", bad[i], TRUE);
+        ck_assert(!sim_memory_check_env(&error));
+        ck_assert_ptr_nonnull(strstr(error->message, "NVLSIM_MEMORY_LIMIT: '"));
+        g_clear_error(&error);
+    }
+    g_unsetenv("NVLSIM_MEMORY_LIMIT");
+    ck_assert(sim_memory_check_env(NULL));
+}
+END_TEST
+
 START_TEST(stop_then_resume)
 {
     SimEngine *engine = sim_engine_new();
@@ -370,6 +420,7 @@ core_engine_suite(void)
     tcase_add_test(order, agrees_with_reference_sort);
     tcase_add_test(order, time_never_goes_back);
     tcase_add_test(order, watchdog_stops_a_livelock);
+    tcase_add_test(order, memory_limit_stops_a_watched_run);
     tcase_add_test_raise_signal(order, scheduling_in_the_past_aborts, SIGABRT);
     tcase_add_test_raise_signal(order, scheduling_an_earlier_phase_now_aborts, SIGABRT);
     suite_add_tcase(s, order);
