@@ -22,6 +22,10 @@
 /* Entries a coarse bucket aims for: few enough coarse buckets that their
  * tails stay in cache while pushes land in them. */
 #define COARSE_ENTRIES 512
+/* A bucket emptied with room for more entries than this gives its memory
+ * back: a burst of events at one time (every send of an alltoall at its
+ * start) would otherwise stay allocated in every bucket it passed through. */
+#define BUCKET_KEEP_MAX 4096
 /* Buckets shorter than this are sorted by insertion. */
 #define INSERTION_SORT_MAX 16
 
@@ -69,6 +73,18 @@ bucket_append(SimQueueBucket *b, const SimQueueEntry *entry)
     if (b->n_entries == b->capacity)
         sim_queue_bucket_grow(b);
     b->entries[b->n_entries++] = *entry;
+}
+
+/* Empties b, giving its memory back past BUCKET_KEEP_MAX entries. */
+static inline void
+bucket_empty(SimQueueBucket *b)
+{
+    b->n_entries = 0;
+    if (b->capacity > BUCKET_KEEP_MAX) {
+        g_free(b->entries);
+        b->entries = NULL;
+        b->capacity = 0;
+    }
 }
 
 static void
@@ -325,7 +341,7 @@ spawn_fine(SimQueue *q)
         const SimQueueEntry *e = &src->entries[i];
         bucket_append(&q->fine.buckets[(e->time_ps - start_ps) >> shift], e);
     }
-    src->n_entries = 0;
+    bucket_empty(src);
 }
 
 /* Moves the coarse rung on to its next non-empty bucket (rebuilding it from
@@ -350,7 +366,7 @@ sim_queue_advance(SimQueue *q)
     SimQueueRung *fine = &q->fine;
     for (;;) {
         if (fine->n_buckets > 0)
-            fine->buckets[fine->cur++].n_entries = 0;
+            bucket_empty(&fine->buckets[fine->cur++]);
         q->cur_read = 0;
         if (fine->cur >= fine->n_buckets)
             next_coarse(q);
