@@ -31,6 +31,8 @@
 
 #include <string.h>
 
+#include "core/core-memory.h"
+
 #define MAX_RINGS 64
 #define MAX_PPN 256 /* ranks of one node a ring handles (a GPU's SMs as loopback ranks) */
 
@@ -327,6 +329,57 @@ ring_segment(const CollCall *call, uint32_t n, uint32_t nch, uint32_t ch, uint32
     }
 }
 
+/* Whether a schedule of n_ops operations (what) fits COLL_BUILD_MAX_OPS;
+ * error naming the count if not. */
+static bool
+ops_fit(const CollBuild *b, double n_ops, const char *what, GError **error)
+{
+    if (n_ops <= (double)COLL_BUILD_MAX_OPS)
+        return true;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s on %u ranks lays out %.3g operations (%s), more than the %" G_GUINT64_FORMAT
+                " nvlsim simulates in a call (hours of simulation): fewer GPUs or a smaller size",
+                coll_op_name(b->call->op), b->comm->n_ranks, n_ops, what, COLL_BUILD_MAX_OPS);
+    return false;
+}
+
+/* Whether a schedule of n_progs programs, n_conns connections and n_runs
+ * runs of operations fits the memory left of the process's limit
+ * (core-memory.h); a memory error naming the estimate if not. */
+static bool
+memory_fits(const CollBuild *b, uint64_t n_progs, uint64_t n_conns, uint64_t n_runs,
+            GError **error)
+{
+    uint64_t need = coll_exec_schedule_bytes(n_progs, n_conns, n_runs);
+    SimMemory m;
+    sim_memory_now(&m);
+    uint64_t left = m.limit_bytes > m.in_use_bytes ? m.limit_bytes - m.in_use_bytes : 0;
+    if (need <= left)
+        return true;
+    g_autofree char *need_text = sim_memory_size_text(need);
+    g_autofree char *left_text = sim_memory_size_text(left);
+    g_autofree char *limit_text = sim_memory_size_text(m.limit_bytes);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+                "laying out %s on %u ranks needs about %s (%" G_GUINT64_FORMAT
+                " programs, %" G_GUINT64_FORMAT " connections), more than the %s left of the "
+                "memory limit, %s (%s): fewer GPUs shrink it",
+                coll_op_name(b->call->op), b->comm->n_ranks, need_text, n_progs, n_conns,
+                left_text, limit_text, m.limit_origin);
+    return false;
+}
+
+/* Operations a ring pass lays out on each rank for a segment (ring_pass):
+ * one a slice of each chunk, at least one a chunk, at each step. */
+static double
+ring_pass_ops(const CollBuild *b, uint64_t seg, uint32_t n_steps)
+{
+    uint64_t chunk = MAX(b->plan.chunk_bytes, 1), slice = MAX(b->plan.slice_bytes, 1);
+    uint64_t full = seg / chunk, rest = seg % chunk;
+    double slices = (double)full * (double)((chunk + slice - 1) / slice) +
+                    (double)((rest + slice - 1) / slice);
+    return MAX(slices, 1.0) * n_steps;
+}
+
 bool
 coll_build_ring(CollBuild *b, GError **error)
 {
@@ -381,6 +434,21 @@ coll_build_ring(CollBuild *b, GError **error)
                 break;
             }
         multiple[same_as[ch]]++;
+    }
+    double n_ops = 0;
+    for (uint32_t ch = 0; ch < nch; ch++)
+        n_ops += same_as[ch] == ch ? (double)n * ring_pass_ops(b, segs[ch], n_steps) : 0;
+    g_autofree char *what = g_strdup_printf("%u steps a rank and slice, %u channels", n_steps, nch);
+    uint32_t n_built = 0;
+    for (uint32_t ch = 0; ch < nch; ch++)
+        n_built += same_as[ch] == ch;
+    /* A program a rank and channel, two connections (a hop may relay),
+     * and runs of a few kinds of step each. */
+    if (!ops_fit(b, n_ops, what, error) ||
+        !memory_fits(b, (uint64_t)n * n_built, 2 * (uint64_t)n * n_built,
+                     4 * (uint64_t)n * n_built, error)) {
+        g_free(rings);
+        return false;
     }
     g_autofree Hop *link = g_new(Hop, n); /* link[i]: order[i] -> order[i+1] */
     for (uint32_t ch = 0; ch < nch; ch++) {
@@ -519,6 +587,13 @@ coll_build_direct(CollBuild *b, GError **error)
     uint32_t n = comm->n_ranks;
     uint64_t chunk = MIN(MAX(b->plan.chunk_bytes, 1), COLL_P2P_CHUNK_BYTES);
     uint64_t per_peer = op == COLL_OP_ALLTOALL ? b->call->n_bytes / n : b->call->n_bytes;
+    double peers = op == COLL_OP_ALLTOALL ? n - 1.0 : 1.0;
+    double chunks = (double)MAX((per_peer + chunk - 1) / chunk, 1);
+    /* Two programs and a connection (two where a hop relays) a pair. */
+    uint64_t pairs = (uint64_t)n * (uint64_t)peers;
+    if (!ops_fit(b, 2.0 * n * peers * chunks, "a send and a receive a peer and chunk", error) ||
+        !memory_fits(b, 2 * pairs, 2 * pairs, 2 * pairs, error))
+        return false;
     for (uint32_t r = 0; r < n; r++)
         for (uint32_t d = 1; d < n; d++) {
             uint32_t q = (r + d) % n;

@@ -21,6 +21,15 @@
  * running the channels of its tree together (coll_build_nvls_tree). */
 #define COLL_NVLS_TREE_GROUPS 2
 
+/* The most operations (each about one message) a call's schedule may
+ * lay out: a ring all_reduce over n ranks is n x (2n - 1) steps a
+ * channel and slice, an alltoall n x (n - 1) sends, so past some
+ * thousands of ranks a call would run for hours (at about a microsecond a
+ * message); it is refused before its schedule is laid out, naming the
+ * count. 2^30 is 14 times the largest shipped case (a 1 GiB ring
+ * all_reduce on 1440 GPUs of GB200 NVL72). */
+#define COLL_BUILD_MAX_OPS (UINT64_C(1) << 30)
+
 typedef struct CollBuild {
     const CollComm *comm;
     const CollCall *call;

@@ -223,6 +223,16 @@ coll_exec_set_multiple(CollExec *ex, uint32_t conn, uint32_t multiple)
     CONN(ex, conn)->multiple = multiple;
 }
 
+uint64_t
+coll_exec_schedule_bytes(uint64_t n_progs, uint64_t n_conns, uint64_t n_runs)
+{
+    /* A building GArray: its header (GLib's is two words larger than the
+     * public part) and room for two runs. */
+    const uint64_t building = sizeof(GArray) + 2 * sizeof(void *) + 2 * sizeof(Op);
+    const uint64_t run = sizeof(Op) + 2 * sizeof(uint32_t); /* and a peer each way */
+    return 2 * (n_progs * (sizeof(Prog) + building) + n_conns * sizeof(Conn) + n_runs * run);
+}
+
 uint32_t
 coll_exec_program(CollExec *ex, uint32_t participant)
 {

@@ -135,10 +135,8 @@ sim_memory_exceeded(SimMemory *m)
     return m->in_use_bytes > m->limit_bytes;
 }
 
-/* MiB below a GiB, GiB above (GLib's g_format_size puts a no-break
- * space between number and unit, which a message read by grep should not). */
-static char *
-size_text(uint64_t bytes)
+char *
+sim_memory_size_text(uint64_t bytes)
 {
     double mib = (double)bytes / (1024.0 * 1024.0);
     return mib < 1024.0 ? g_strdup_printf("%.1f MiB", mib)
@@ -148,8 +146,8 @@ size_text(uint64_t bytes)
 void
 sim_memory_error(GError **error, const SimMemory *m, const char *what, const char *shrink)
 {
-    g_autofree char *held = size_text(m->in_use_bytes);
-    g_autofree char *limit = size_text(m->limit_bytes);
+    g_autofree char *held = sim_memory_size_text(m->in_use_bytes);
+    g_autofree char *limit = sim_memory_size_text(m->limit_bytes);
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
                 "%s outgrew the memory available: %s held, the limit %s (%s); %s", what, held,
                 limit, m->limit_origin, shrink);

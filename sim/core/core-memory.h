@@ -39,6 +39,11 @@ void sim_memory_now(SimMemory *m);
 /* Whether the process holds more than its limit (m filled either way). */
 bool sim_memory_exceeded(SimMemory *m);
 
+/* "12.3 MiB" below a GiB, "4.56 GiB" above (GLib's g_format_size puts a
+ * no-break space between number and unit, which a message read by grep
+ * should not); to be freed. */
+char *sim_memory_size_text(uint64_t bytes);
+
 /* The error of a simulation stopped for memory: "WHAT outgrew the memory
  * available: X GiB held, the limit Y GiB (ORIGIN); SHRINK". */
 void sim_memory_error(GError **error, const SimMemory *m, const char *what, const char *shrink);
