@@ -227,6 +227,9 @@ plan_count(const char *option, const char *text, uint64_t lo, uint64_t hi, uint3
     return true;
 }
 
+/* The most sizes one sweep of coll simulates. */
+#define MAX_SIZES 65536
+
 /* -b, -e, -f and -i: nccl-tests' sweep (-f 1 or -i alone: steps of -i). */
 static bool
 plan_sizes(const CollOptions *o, CollPlan *plan, GError **error)
@@ -248,6 +251,16 @@ plan_sizes(const CollOptions *o, CollPlan *plan, GError **error)
                     "--maxbytes (%" G_GUINT64_FORMAT ")",
                     plan->min_bytes, plan->max_bytes);
         return false;
+    }
+    /* Steps of --stepbytes can ask for more sizes than any sweep needs
+     * (1 B steps to 1 GiB: a billion calls). */
+    if (plan->factor == 1 && (plan->max_bytes - plan->min_bytes) / plan->step_bytes >= MAX_SIZES) {
+        g_autofree char *expect = g_strdup_printf(
+            "steps giving at most %d sizes from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+            " B (at least %" G_GUINT64_FORMAT " B)",
+            MAX_SIZES, plan->min_bytes, plan->max_bytes,
+            (plan->max_bytes - plan->min_bytes) / (MAX_SIZES - 1) + 1);
+        return cli_bad_option(error, "stepbytes", o->step_bytes ? o->step_bytes : "1M", expect);
     }
     return true;
 }
@@ -364,19 +377,12 @@ plan_from_options(const CollOptions *o, const char *argument, bool cuda_graph, b
     return plan_choices(o, plan, error) && plan_sizes(o, plan, error) && plan_loop(o, plan, error);
 }
 
-/* Collectives whose nccl-tests count is a rank's part of the size. */
-static bool
-per_rank_count(CollOp op)
-{
-    return op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER || op == COLL_OP_ALLTOALL;
-}
-
 /* The bytes nccl-tests rounds sizes down to a whole number of: an
  * element, or one for every rank (all_gather, reduce_scatter, alltoall). */
 static uint64_t
 unit_bytes(const CollPlan *plan, uint32_t n_ranks)
 {
-    return per_rank_count(plan->op) ? (uint64_t)plan->elem_bytes * n_ranks : plan->elem_bytes;
+    return (uint64_t)plan->elem_bytes * (coll_op_sized_per_rank(plan->op) ? n_ranks : 1);
 }
 
 /* A size rounded down to whole units (0: none fits). */
@@ -414,7 +420,7 @@ make_row(const CollPlan *plan, const CollComm *comm, const CollCall *call, const
     bool reduces = coll_op_reduces(plan->op) || plan->op == COLL_OP_SENDRECV;
     CollRow row = {.n_bytes = call->n_bytes,
                    .n_elements = call->n_bytes / plan->elem_bytes /
-                                 (per_rank_count(plan->op) ? comm->n_ranks : 1),
+                                 (coll_op_sized_per_rank(plan->op) ? comm->n_ranks : 1),
                    .dtype = plan->dtype,
                    .redop = reduces ? plan->redop : "none",
                    .root = rooted ? (int)plan->root : -1,

@@ -49,8 +49,7 @@ typedef struct ExplainCall {
 } ExplainCall;
 
 static bool
-call_from_options(const ExplainOptions *o, const char *collective, ExplainCall *c,
-                  GError **error)
+call_from_options(const ExplainOptions *o, const char *collective, ExplainCall *c, GError **error)
 {
     *c = (ExplainCall){
         .system_id = o->system ? o->system : "dgx-h100",
@@ -415,7 +414,7 @@ explain_reduction(const CollEstimate *e)
     if (e->reduce_bytes == 0) {
         printf("  reduction     %10.2f us  %s\n", 0.0,
                e->algo == COLL_ALGO_NVLS ? "in the switch: no GPU time"
-               : coll_op_reduces(e->op) ? "none"
+               : coll_op_reduces(e->op)  ? "none"
                                          : "none: the op copies");
         return;
     }
@@ -586,6 +585,18 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
     g_autoptr(CollComm) comm = explain_comm(&c, o->gpus_per_node, &fabric, &status);
     if (comm == NULL)
         return status;
+    /* At least one element, for each rank where the size is the whole
+     * buffer (as coll asks of its sizes). */
+    CollOp op = c.call.op;
+    uint64_t unit = (uint64_t)c.call.elem_bytes * (coll_op_sized_per_rank(op) ? comm->n_ranks : 1);
+    if (c.call.n_bytes < unit) {
+        g_autofree char *expect =
+            g_strdup_printf("at least %" G_GUINT64_FORMAT " B (a float%s)", unit,
+                            unit > c.call.elem_bytes ? " for each rank" : "");
+        cli_bad_option(&error, "bytes", o->bytes, expect);
+        cli_print_error("explain", error);
+        return CLI_EXIT_USAGE;
+    }
     bool loopback = comm->system->loopback != NULL;
     CollEstimate e;
     CollResult r;
@@ -596,11 +607,10 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
     }
     uint64_t bytes = loopback ? c.call.n_bytes : e.n_bytes;
     g_autofree char *nodes = cli_nodes_text(comm);
-    CollOp op = c.call.op;
     bool reduces = coll_op_reduces(op);
     printf("# nvlsim explain coll: %s%s%s%s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%s)\n\n",
-           coll_op_name(op), reduces ? " (" : "", reduces ? c.redop : "", reduces ? ")" : "",
-           bytes, comm->n_ranks, loopback ? "virtual ranks" : "GPUs", c.system_id, nodes);
+           coll_op_name(op), reduces ? " (" : "", reduces ? c.redop : "", reduces ? ")" : "", bytes,
+           comm->n_ranks, loopback ? "virtual ranks" : "GPUs", c.system_id, nodes);
     uint64_t est_ps;
     if (loopback) {
         est_ps = explain_loopback(comm, c.call.op, bytes);

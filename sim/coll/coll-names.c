@@ -54,6 +54,12 @@ coll_op_reduces(CollOp op)
     return op == COLL_OP_ALL_REDUCE || op == COLL_OP_REDUCE || op == COLL_OP_REDUCE_SCATTER;
 }
 
+bool
+coll_op_sized_per_rank(CollOp op)
+{
+    return op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER || op == COLL_OP_ALLTOALL;
+}
+
 const char *
 coll_algo_name(CollAlgo algo)
 {

@@ -336,8 +336,7 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
      * buffer and rounds it down to whole elements per rank. */
     CollCall rounded = *call_in;
     const CollCall *call = &rounded;
-    if (call->op == COLL_OP_ALL_GATHER || call->op == COLL_OP_REDUCE_SCATTER ||
-        call->op == COLL_OP_ALLTOALL) {
+    if (coll_op_sized_per_rank(call->op)) {
         uint64_t unit = (uint64_t)MAX(call->elem_bytes, 1) * comm->n_ranks;
         rounded.n_bytes = call->n_bytes / unit * unit;
     }

@@ -63,6 +63,10 @@ typedef enum CollPath {
 const char *coll_op_name(CollOp op);
 /* Whether op reduces (all_reduce, reduce, reduce_scatter). */
 bool coll_op_reduces(CollOp op);
+/* Whether nccl-tests' size of op is the whole buffer, a part for each
+ * rank (all_gather, reduce_scatter, alltoall), so that it rounds sizes
+ * down to an element for every rank. */
+bool coll_op_sized_per_rank(CollOp op);
 const char *coll_algo_name(CollAlgo algo);
 const char *coll_proto_name(CollProto proto);
 /* Parse a name (case-insensitive; ops also accept nccl-tests' short names

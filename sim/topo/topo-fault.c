@@ -153,6 +153,15 @@ has_kind(const TopoFaults *faults, TopoFaultKind kind)
 static bool
 take_rates(TopoFaults *faults, const FaultsFile *f, const char *path, GError **error)
 {
+    /* A rate alone slows nothing: say so rather than run unchanged. */
+    if (f->slow_rate >= 0 && !has_kind(faults, TOPO_FAULT_SLOW))
+        return hw_keys_fail(error, path, "faults", "slow_rate",
+                            "given without slow_links; expected the bundles it slows too, such "
+                            "as slow_links = 3:1");
+    if (f->crc_error_rate >= 0 && !has_kind(faults, TOPO_FAULT_CRC))
+        return hw_keys_fail(error, path, "faults", "crc_error_rate",
+                            "given without crc_links; expected the bundles it corrupts too, such "
+                            "as crc_links = 3:1");
     if (f->slow_rate >= 0)
         faults->slow_rate = f->slow_rate;
     else if (has_kind(faults, TOPO_FAULT_SLOW))

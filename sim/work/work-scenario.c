@@ -535,7 +535,9 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         .account_for_loss = f->account_for_loss,
         .global_batch = f->global_batch,
         .micro_batch = f->micro_batch,
-        .seq_len = f->seq_len != 0 ? f->seq_len : s->model->seq_len,
+        /* A seq_len given as 0 is refused below, not the model's. */
+        .seq_len = g_key_file_has_key(kf, "batch", "seq_len", NULL) ? f->seq_len
+                                                                     : s->model->seq_len,
         .param_bytes = (uint32_t)f->param_bytes,
         .grad_bytes = (uint32_t)f->grad_bytes,
         .optimizer_bytes = (uint32_t)f->optimizer_bytes,
