@@ -189,8 +189,6 @@ kind_word(HwKeyKind kind)
         return "bandwidth";
     case HW_KEY_FLOPS_PER_S:
         return "FLOP rate";
-    case HW_KEY_HZ:
-        return "frequency";
     case HW_KEY_COUNT:
         return "count";
     case HW_KEY_STRING:

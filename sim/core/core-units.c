@@ -84,13 +84,6 @@ static const Unit flops_units[] = {
     {NULL, 0, 0},
 };
 
-static const Unit frequency_units[] = {
-    {"Hz", 1, 1}, {"kHz", 1000, 1}, {"MHz", UINT64_C(1000000), 1}, {"GHz", UINT64_C(1000000000), 1},
-    {NULL, 0, 0},
-};
-
-static const Quantity frequency_quantity = {"frequency",     "1410MHz", "Hz",
-                                            frequency_units, false,     true};
 static const Quantity time_quantity = {"time", "250ns", "ps", time_units, false, false};
 static const Quantity size_quantity = {"size", "4MiB", "bytes", size_units, true, false};
 static const Quantity bandwidth_quantity = {
@@ -286,12 +279,6 @@ bool
 sim_units_parse_rate_flops_per_s(const char *text, uint64_t *out_flops_per_s, GError **error)
 {
     return parse(&flops_quantity, text, out_flops_per_s, error);
-}
-
-bool
-sim_units_parse_frequency_hz(const char *text, uint64_t *out_hz, GError **error)
-{
-    return parse(&frequency_quantity, text, out_hz, error);
 }
 
 bool

@@ -44,8 +44,5 @@ bool sim_units_parse_bandwidth_bytes_per_s(const char *text, uint64_t *out_bytes
 /* Arithmetic rate (FLOP/s, MFLOP/s ... PFLOP/s) in FLOP per second; positive. */
 bool sim_units_parse_rate_flops_per_s(const char *text, uint64_t *out_flops_per_s, GError **error);
 
-/* Frequency (Hz kHz MHz GHz) in hertz; positive. */
-bool sim_units_parse_frequency_hz(const char *text, uint64_t *out_hz, GError **error);
-
 /* A count without unit ("100000", "1e5"); must be a whole number. */
 bool sim_units_parse_count(const char *text, uint64_t *out, GError **error);

@@ -14,7 +14,6 @@
 static const HwKey gpu_keys[] = {
     {"name", HW_KEY_STRING, FIELD(name), true, "the product name, such as H100 SXM5"},
     {"sms", HW_KEY_COUNT, FIELD(n_sms), true, "the number of SMs, such as 132"},
-    {"boost_clock", HW_KEY_HZ, FIELD(boost_clock_hz), true, "a frequency such as 1980MHz"},
     {"peak_fp32", HW_KEY_FLOPS_PER_S, FIELD(fp32_flops_per_s), true,
      "dense non-tensor fp32 rate, such as 67TFLOP/s"},
     {"peak_fp16", HW_KEY_FLOPS_PER_S, FIELD(fp16_flops_per_s), true,
@@ -24,7 +23,6 @@ static const HwKey gpu_keys[] = {
     {"hbm_capacity", HW_KEY_SIZE_BYTES, FIELD(hbm_bytes), true, "a size such as 80GB"},
     {"hbm_bandwidth", HW_KEY_BYTES_PER_S, FIELD(hbm_bytes_per_s), true,
      "a bandwidth such as 3.35TB/s"},
-    {"l2_size", HW_KEY_SIZE_BYTES, FIELD(l2_bytes), true, "a size such as 50MB"},
     {"nvlink_generation", HW_KEY_COUNT, FIELD(nvlink_generation), true, "1 to 5"},
     {"nvlinks", HW_KEY_COUNT, FIELD(n_nvlinks), true, "the number of NVLink links, such as 18"},
     {"pcie_generation", HW_KEY_COUNT, FIELD(pcie_generation), true, "3 to 6"},
@@ -72,8 +70,7 @@ check(const HwGpu *gpu, const char *path, GError **error)
            check_range(path, "nvlinks", gpu->n_nvlinks, 1, 64, error) &&
            check_range(path, "pcie_generation", gpu->pcie_generation, 3, 6, error) &&
            check_range(path, "sm_version", gpu->sm_version, 30, 200, error) &&
-           check_range(path, "hbm_capacity", gpu->hbm_bytes, 1, UINT64_MAX, error) &&
-           check_range(path, "l2_size", gpu->l2_bytes, 1, UINT64_MAX, error);
+           check_range(path, "hbm_capacity", gpu->hbm_bytes, 1, UINT64_MAX, error);
 }
 
 /* A fitted share may not take a rate below what a model may have (the

@@ -12,13 +12,11 @@
 typedef struct HwGpu {
     char *name; /* "H100 SXM5" */
     uint64_t n_sms;
-    uint64_t boost_clock_hz;
     uint64_t fp32_flops_per_s; /* dense, non-tensor */
     uint64_t fp16_flops_per_s; /* dense fp16/bf16, tensor cores where present */
     uint64_t fp8_flops_per_s;  /* dense; 0 where the GPU has no fp8 */
     uint64_t hbm_bytes;
     uint64_t hbm_bytes_per_s;
-    uint64_t l2_bytes;
     uint64_t nvlink_generation; /* 1 ... 5 */
     uint64_t n_nvlinks;
     uint64_t pcie_generation; /* 3 ... 6 */

@@ -47,8 +47,6 @@ static const Unit rate_units[] = {
     {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
 static const Unit flops_units[] = {{"FLOP/s", 1},     {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12},
                                    {"PFLOP/s", 1e15}};
-static const Unit hz_units[] = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
-
 /* What a model file may say of a quantity: wider than any real part, and
  * narrow enough that the step's sums of such times and transfers stay far
  * from the simulated clock's end (2^64 ps, 213 days), so that an absurd
@@ -69,7 +67,6 @@ static const struct {
      G_N_ELEMENTS(rate_units), NULL, NULL},
     {HW_KEY_FLOPS_PER_S, {(double)HW_KEYS_MIN_FLOPS_PER_S, 1e18, false, false}, flops_units, G_N_ELEMENTS(flops_units), NULL,
      NULL},
-    {HW_KEY_HZ, {1e6, 1e11, false, false}, hz_units, G_N_ELEMENTS(hz_units), NULL, NULL},
     {HW_KEY_PROBABILITY, {0, 1, false, true}, NULL, 0, "a probability", "1e-12"},
     {HW_KEY_FRACTION, {0, 1, true, false}, NULL, 0, "a share", "0.5"},
 };
@@ -189,9 +186,6 @@ parse_value(const HwKey *key, const char *text, void *out, GError **error)
                check_limits(key, text, *field, error);
     case HW_KEY_FLOPS_PER_S:
         return sim_units_parse_rate_flops_per_s(text, field, error) &&
-               check_limits(key, text, *field, error);
-    case HW_KEY_HZ:
-        return sim_units_parse_frequency_hz(text, field, error) &&
                check_limits(key, text, *field, error);
     case HW_KEY_COUNT:
         return sim_units_parse_count(text, field, error);

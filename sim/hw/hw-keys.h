@@ -19,7 +19,6 @@ typedef enum HwKeyKind {
     HW_KEY_SIZE_BYTES,  /* uint64_t, "80GB" */
     HW_KEY_BYTES_PER_S, /* uint64_t, "450GB/s" or "400Gbit/s" */
     HW_KEY_FLOPS_PER_S, /* uint64_t, "989TFLOP/s" */
-    HW_KEY_HZ,          /* uint64_t, "1410MHz" */
     HW_KEY_COUNT,       /* uint64_t, a whole number without unit */
     HW_KEY_STRING,      /* char *, owned by the struct */
     HW_KEY_BOOL,        /* bool, "yes"/"no" ("true"/"false", "1"/"0" too) */

@@ -30,7 +30,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sim_units_parse_size_bytes,
         sim_units_parse_bandwidth_bytes_per_s,
         sim_units_parse_rate_flops_per_s,
-        sim_units_parse_frequency_hz,
         sim_units_parse_count,
     };
     g_autofree char *text = fuzz_string(data, size);

@@ -46,9 +46,9 @@ START_TEST(shipped_models_load)
 END_TEST
 
 /* A valid file, then the lines each bad case changes. */
-static const char *valid_gpu = "[gpu]\nname = Test GPU\nsms = 10\nboost_clock = 1GHz\n"
+static const char *valid_gpu = "[gpu]\nname = Test GPU\nsms = 10\n"
                                "peak_fp32 = 1TFLOP/s\npeak_fp16 = 2TFLOP/s\n"
-                               "hbm_capacity = 1GB\nhbm_bandwidth = 1TB/s\nl2_size = 1MB\n"
+                               "hbm_capacity = 1GB\nhbm_bandwidth = 1TB/s\n"
                                "nvlink_generation = 4\nnvlinks = 2\npcie_generation = 5\n"
                                "sm_version = 90\n";
 
@@ -77,8 +77,8 @@ static const struct {
      ": [gpu] sm_version: 9 is out of range: expected 30 to 200"},
     {"sm version out of range", "sm_version = 90", "sm_version = 9",
      ": [gpu] sm_version: 9 is out of range: expected 30 to 200"},
-    {"fractional bytes", "l2_size = 1MB", "l2_size = 0.5B",
-     ": [gpu] l2_size: '0.5B' is not a whole number of bytes"},
+    {"fractional bytes", "hbm_capacity = 1GB", "hbm_capacity = 0.5B",
+     ": [gpu] hbm_capacity: '0.5B' is not a whole number of bytes"},
     {"a misspelt group", NULL, "[gpus]\nname = x\n",
      ": [gpus]: unknown group; expected [gpu] only"},
     {"optional key not UTF-8", "sm_version = 90\n", "sm_version = 90\npeak_fp8 = 2TFLOP/s\xff\n",
