@@ -38,6 +38,7 @@ cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
     col->gpus_per_node = report_csv_column(csv, "gpus_per_node");
     col->generation = report_csv_column(csv, "generation");
     col->source = report_csv_column(csv, "source_url");
+    col->nodes = report_csv_column(csv, "nodes");
     return true;
 }
 

@@ -14,7 +14,8 @@ typedef struct CliRowColumns {
     int system, collective, algorithm, protocol, dtype, num_gpus, bytes, time_us, busbw, in_place,
         note;
     /* Optional (-1 when the file lacks them; their fields read empty). */
-    int harness, launch_mode, cuda_graph, visible_devices, gpus_per_node, generation, source;
+    int harness, launch_mode, cuda_graph, visible_devices, gpus_per_node, generation, source,
+        nodes;
 } CliRowColumns;
 
 /* Finds the columns; an error names the file and the missing column. The

@@ -172,6 +172,12 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
                      dtype);
         return false;
     }
+    const char *in_place = report_csv_field(csv, r, col->in_place);
+    if (*in_place != '\0' && strcmp(in_place, "0") != 0 && strcmp(in_place, "1") != 0) {
+        validate_bad(v, csv, r, "in_place",
+                     "'%s': expected 1 (nccl-tests' in-place columns), 0 or blank", in_place);
+        return false;
+    }
     *n_gpus = (uint32_t)gpus;
     call->n_bytes = bytes;
     return true;
@@ -261,6 +267,14 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
                      measured);
         return;
     }
+    /* No call outlasts the simulated clock (2^64 ps, 213 days). */
+    if (by_time && measured > (double)UINT64_MAX / SIM_PS_PER_US) {
+        validate_bad(v, csv, r, "time_us",
+                     "%g us is more than the simulated clock holds (2^64 ps, 213 days); "
+                     "expected a call's time in microseconds",
+                     measured);
+        return;
+    }
     if (validate_rounding_share(report_csv_field(csv, r, mcol), measured) >
         VALIDATE_MAX_ROUNDING_SHARE) {
         validate_skip(v, "measured value printed to too few digits (its rounding alone exceeds "
@@ -276,6 +290,23 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
                               &error);
     if (comm == NULL) {
         validate_bad(v, csv, r, column, "%s", error->message);
+        return;
+    }
+    /* The hosts the row says its ranks span must be those they are placed
+     * on (num_gpus filling whole nodes, or gpus_per_node). */
+    uint64_t nodes = comm->n_nodes;
+    if (*report_csv_field(csv, r, col->nodes) != '\0' &&
+        !cli_rows_whole(csv, r, col->nodes, "nodes", 1, 65536, &nodes, &error)) {
+        validate_bad_error(v, error);
+        return;
+    }
+    if (nodes != comm->n_nodes) {
+        validate_bad(v, csv, r, "nodes",
+                     "%" G_GUINT64_FORMAT ", but its %u GPUs are placed on %u node%s of %s "
+                     "(%u GPUs a node); expected %u, or gpus_per_node giving %" G_GUINT64_FORMAT
+                     " nodes",
+                     nodes, n_gpus, comm->n_nodes, comm->n_nodes == 1 ? "" : "s", system,
+                     comm->ppn, comm->n_nodes, nodes);
         return;
     }
     double kernel_ps, model_us;
