@@ -377,19 +377,23 @@ plan_from_options(const CollOptions *o, const char *argument, bool cuda_graph, b
     return plan_choices(o, plan, error) && plan_sizes(o, plan, error) && plan_loop(o, plan, error);
 }
 
-/* The bytes nccl-tests rounds sizes down to a whole number of: an
- * element, or one for every rank (all_gather, reduce_scatter, alltoall). */
-static uint64_t
-unit_bytes(const CollPlan *plan, uint32_t n_ranks)
+bool
+cli_coll_check_unit(const char *option, const char *text, uint64_t bytes, uint64_t unit,
+                    uint32_t elem_bytes, const char *dtype, const char *tail, GError **error)
 {
-    return (uint64_t)plan->elem_bytes * (coll_op_sized_per_rank(plan->op) ? n_ranks : 1);
+    if (bytes >= unit)
+        return true;
+    g_autofree char *expect =
+        g_strdup_printf("at least %" G_GUINT64_FORMAT " B (a %s%s)%s", unit, dtype,
+                        unit > elem_bytes ? " for each rank" : "", tail);
+    return cli_bad_option(error, option, text, expect);
 }
 
 /* A size rounded down to whole units (0: none fits). */
 static uint64_t
 round_size(const CollPlan *plan, uint32_t n_ranks, uint64_t bytes)
 {
-    uint64_t unit = unit_bytes(plan, n_ranks);
+    uint64_t unit = coll_op_unit_bytes(plan->op, plan->elem_bytes, n_ranks);
     return bytes / unit * unit;
 }
 
@@ -545,15 +549,10 @@ check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
         g_autofree char *expect = g_strdup_printf("a rank from 0 to %u", comm->n_ranks - 1);
         return cli_bad_option(error, "root", text, expect);
     }
-    uint64_t unit = unit_bytes(plan, comm->n_ranks);
-    if (plan->max_bytes < unit) {
-        g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, plan->max_bytes);
-        g_autofree char *expect =
-            g_strdup_printf("at least %" G_GUINT64_FORMAT " B (a %s%s), or no size is simulated",
-                            unit, plan->dtype, unit > plan->elem_bytes ? " for each rank" : "");
-        return cli_bad_option(error, "maxbytes", text, expect);
-    }
-    return true;
+    g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, plan->max_bytes);
+    return cli_coll_check_unit("maxbytes", text, plan->max_bytes,
+                               coll_op_unit_bytes(plan->op, plan->elem_bytes, comm->n_ranks),
+                               plan->elem_bytes, plan->dtype, ", or no size is simulated", error);
 }
 
 /* The plan's communicator on the fabric it loads into *fabric (which the

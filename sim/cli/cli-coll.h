@@ -58,6 +58,11 @@ bool cli_coll_parse_collective(const char *option, const char *argument, CollOp 
  * collective there is the old nvlsim -o: the message says where it went. */
 bool cli_coll_parse_redop(const char *text, const char **redop, GError **error);
 
+/* Whether bytes (given as text to --option) is at least unit; if not, a
+ * usage error "expected at least UNIT B (a DTYPE[ for each rank])TAIL". */
+bool cli_coll_check_unit(const char *option, const char *text, uint64_t bytes, uint64_t unit,
+                         uint32_t elem_bytes, const char *dtype, const char *tail, GError **error);
+
 /* nccl-tests' first lines for plan on comm: its settings, then "# Using
  * devices" and a line a rank, the GPUs the system model places them on
  * (no process or PCI bus: the line says so). */

@@ -588,12 +588,9 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
     /* At least one element, for each rank where the size is the whole
      * buffer (as coll asks of its sizes). */
     CollOp op = c.call.op;
-    uint64_t unit = (uint64_t)c.call.elem_bytes * (coll_op_sized_per_rank(op) ? comm->n_ranks : 1);
-    if (c.call.n_bytes < unit) {
-        g_autofree char *expect =
-            g_strdup_printf("at least %" G_GUINT64_FORMAT " B (a float%s)", unit,
-                            unit > c.call.elem_bytes ? " for each rank" : "");
-        cli_bad_option(&error, "bytes", o->bytes, expect);
+    if (!cli_coll_check_unit("bytes", o->bytes, c.call.n_bytes,
+                             coll_op_unit_bytes(op, c.call.elem_bytes, comm->n_ranks),
+                             c.call.elem_bytes, "float", "", &error)) {
         cli_print_error("explain", error);
         return CLI_EXIT_USAGE;
     }

@@ -102,7 +102,7 @@ usage_error(const char *command)
 /* Runs command; with check, first checks the models search path, so that
  * a folder of $NVLSIM_MODELS that is not there is one error, not one per
  * model looked up (a sweep's points, validate's rows), and
- * $NVLSIM_MEMORY_LIMIT, then takes the memory limit before any simulation
+ * $NVLSIM_MEMORY_LIMIT, taking the memory limit before any simulation
  * grows (core-memory.h). */
 static int
 run_command(const CliCommand *command, int argc, char **argv, bool check)
@@ -115,8 +115,6 @@ run_command(const CliCommand *command, int argc, char **argv, bool check)
         cli_print_error(command->name, error);
         return CLI_EXIT_BAD_INPUT;
     }
-    SimMemory memory;
-    sim_memory_now(&memory);
     int status = command->run(argc, argv);
     return status == CLI_EXIT_USAGE ? usage_error(command->name) : status;
 }

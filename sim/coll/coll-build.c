@@ -29,6 +29,7 @@
  */
 #include "coll/coll-build.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "core/core-memory.h"
@@ -329,13 +330,18 @@ ring_segment(const CollCall *call, uint32_t n, uint32_t nch, uint32_t ch, uint32
     }
 }
 
-/* Whether a schedule of n_ops operations (what) fits COLL_BUILD_MAX_OPS;
- * error naming the count if not. */
-static bool
-ops_fit(const CollBuild *b, double n_ops, const char *what, GError **error)
+/* Whether a schedule of n_ops operations fits COLL_BUILD_MAX_OPS; if
+ * not, an error naming the count and, in parentheses, what the format
+ * says of it (formatted only then). */
+static bool G_GNUC_PRINTF(4, 5)
+ops_fit(const CollBuild *b, double n_ops, GError **error, const char *what_format, ...)
 {
     if (n_ops <= (double)COLL_BUILD_MAX_OPS)
         return true;
+    va_list args;
+    va_start(args, what_format);
+    g_autofree char *what = g_strdup_vprintf(what_format, args);
+    va_end(args);
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "%s on %u ranks lays out %.3g operations (%s), more than the %" G_GUINT64_FORMAT
                 " nvlsim simulates in a call (hours of simulation): fewer GPUs or a smaller size",
@@ -344,27 +350,20 @@ ops_fit(const CollBuild *b, double n_ops, const char *what, GError **error)
 }
 
 /* Whether a schedule of n_progs programs, n_conns connections and n_runs
- * runs of operations fits the memory left of the process's limit
+ * runs of operations fits what is left of the memory limit
  * (core-memory.h); a memory error naming the estimate if not. */
 static bool
 memory_fits(const CollBuild *b, uint64_t n_progs, uint64_t n_conns, uint64_t n_runs,
             GError **error)
 {
     uint64_t need = coll_exec_schedule_bytes(n_progs, n_conns, n_runs);
-    SimMemory m;
-    sim_memory_now(&m);
-    uint64_t left = m.limit_bytes > m.in_use_bytes ? m.limit_bytes - m.in_use_bytes : 0;
-    if (need <= left)
+    if (sim_memory_fits(need))
         return true;
-    g_autofree char *need_text = sim_memory_size_text(need);
-    g_autofree char *left_text = sim_memory_size_text(left);
-    g_autofree char *limit_text = sim_memory_size_text(m.limit_bytes);
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
-                "laying out %s on %u ranks needs about %s (%" G_GUINT64_FORMAT
-                " programs, %" G_GUINT64_FORMAT " connections), more than the %s left of the "
-                "memory limit, %s (%s): fewer GPUs shrink it",
-                coll_op_name(b->call->op), b->comm->n_ranks, need_text, n_progs, n_conns,
-                left_text, limit_text, m.limit_origin);
+    g_autofree char *what =
+        g_strdup_printf("laying out %s on %u ranks", coll_op_name(b->call->op), b->comm->n_ranks);
+    g_autofree char *detail = g_strdup_printf(
+        "%" G_GUINT64_FORMAT " programs, %" G_GUINT64_FORMAT " connections", n_progs, n_conns);
+    sim_memory_need_error(error, need, what, detail, "fewer GPUs shrink it");
     return false;
 }
 
@@ -436,15 +435,15 @@ coll_build_ring(CollBuild *b, GError **error)
         multiple[same_as[ch]]++;
     }
     double n_ops = 0;
-    for (uint32_t ch = 0; ch < nch; ch++)
-        n_ops += same_as[ch] == ch ? (double)n * ring_pass_ops(b, segs[ch], n_steps) : 0;
-    g_autofree char *what = g_strdup_printf("%u steps a rank and slice, %u channels", n_steps, nch);
     uint32_t n_built = 0;
     for (uint32_t ch = 0; ch < nch; ch++)
-        n_built += same_as[ch] == ch;
+        if (same_as[ch] == ch) {
+            n_ops += (double)n * ring_pass_ops(b, segs[ch], n_steps);
+            n_built++;
+        }
     /* A program a rank and channel, two connections (a hop may relay),
      * and runs of a few kinds of step each. */
-    if (!ops_fit(b, n_ops, what, error) ||
+    if (!ops_fit(b, n_ops, error, "%u steps a rank and slice, %u channels", n_steps, nch) ||
         !memory_fits(b, (uint64_t)n * n_built, 2 * (uint64_t)n * n_built,
                      4 * (uint64_t)n * n_built, error)) {
         g_free(rings);
@@ -591,7 +590,7 @@ coll_build_direct(CollBuild *b, GError **error)
     double chunks = (double)MAX((per_peer + chunk - 1) / chunk, 1);
     /* Two programs and a connection (two where a hop relays) a pair. */
     uint64_t pairs = (uint64_t)n * (uint64_t)peers;
-    if (!ops_fit(b, 2.0 * n * peers * chunks, "a send and a receive a peer and chunk", error) ||
+    if (!ops_fit(b, 2.0 * n * peers * chunks, error, "a send and a receive a peer and chunk") ||
         !memory_fits(b, 2 * pairs, 2 * pairs, 2 * pairs, error))
         return false;
     for (uint32_t r = 0; r < n; r++)

@@ -664,14 +664,11 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
     sim_engine_watch_memory(ex->engine);
     SimRunOutcome outcome = sim_engine_run(ex->engine, SIM_TIME_NEVER);
     bool ok = outcome == SIM_RUN_DRAINED && all_finished(ex);
-    if (outcome == SIM_RUN_MEMORY) {
-        SimMemory m;
-        sim_memory_now(&m);
-        sim_memory_error(error, &m, "the collective's simulation",
+    if (outcome == SIM_RUN_MEMORY)
+        sim_memory_error(error, "the collective's simulation",
                          "fewer GPUs or a smaller size shrink it");
-    } else if (!ok) {
+    else if (!ok)
         stall_error(ex, outcome, error);
-    }
     *result = (CollExecResult){
         .time_ps = MAX(ex->end_ps, ex->start_ps),
         .n_messages = ex->n_messages,

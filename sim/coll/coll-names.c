@@ -60,6 +60,12 @@ coll_op_sized_per_rank(CollOp op)
     return op == COLL_OP_ALL_GATHER || op == COLL_OP_REDUCE_SCATTER || op == COLL_OP_ALLTOALL;
 }
 
+uint64_t
+coll_op_unit_bytes(CollOp op, uint32_t elem_bytes, uint32_t n_ranks)
+{
+    return (uint64_t)elem_bytes * (coll_op_sized_per_rank(op) ? n_ranks : 1);
+}
+
 const char *
 coll_algo_name(CollAlgo algo)
 {

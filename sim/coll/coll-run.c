@@ -333,13 +333,12 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     if (!check_call(call_in, error))
         return false;
     /* nccl-tests sizes all_gather, reduce_scatter and alltoall by the whole
-     * buffer and rounds it down to whole elements per rank. */
+     * buffer and rounds it down to whole elements per rank (others are
+     * whole elements already, check_call). */
     CollCall rounded = *call_in;
     const CollCall *call = &rounded;
-    if (coll_op_sized_per_rank(call->op)) {
-        uint64_t unit = (uint64_t)MAX(call->elem_bytes, 1) * comm->n_ranks;
-        rounded.n_bytes = call->n_bytes / unit * unit;
-    }
+    uint64_t unit = coll_op_unit_bytes(call->op, MAX(call->elem_bytes, 1), comm->n_ranks);
+    rounded.n_bytes = call->n_bytes / unit * unit;
     CollRunPlan rp;
     if (!coll_call_plan(comm, call, &rp, error))
         return false;

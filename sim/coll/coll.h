@@ -67,6 +67,9 @@ bool coll_op_reduces(CollOp op);
  * rank (all_gather, reduce_scatter, alltoall), so that it rounds sizes
  * down to an element for every rank. */
 bool coll_op_sized_per_rank(CollOp op);
+/* The bytes nccl-tests rounds op's sizes down to a whole number of: an
+ * element, or one for every rank where the size is the whole buffer. */
+uint64_t coll_op_unit_bytes(CollOp op, uint32_t elem_bytes, uint32_t n_ranks);
 const char *coll_algo_name(CollAlgo algo);
 const char *coll_proto_name(CollProto proto);
 /* Parse a name (case-insensitive; ops also accept nccl-tests' short names

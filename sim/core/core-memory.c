@@ -108,6 +108,7 @@ sim_memory_check_env(GError **error)
         g_propagate_error(error, local);
         return false;
     }
+    get_limit();
     return true;
 }
 
@@ -135,8 +136,10 @@ sim_memory_exceeded(SimMemory *m)
     return m->in_use_bytes > m->limit_bytes;
 }
 
-char *
-sim_memory_size_text(uint64_t bytes)
+/* MiB below a GiB, GiB above (GLib's g_format_size puts a no-break space
+ * between number and unit, which a message read by grep should not). */
+static char *
+size_text(uint64_t bytes)
 {
     double mib = (double)bytes / (1024.0 * 1024.0);
     return mib < 1024.0 ? g_strdup_printf("%.1f MiB", mib)
@@ -144,11 +147,41 @@ sim_memory_size_text(uint64_t bytes)
 }
 
 void
-sim_memory_error(GError **error, const SimMemory *m, const char *what, const char *shrink)
+sim_memory_error(GError **error, const char *what, const char *shrink)
 {
-    g_autofree char *held = sim_memory_size_text(m->in_use_bytes);
-    g_autofree char *limit = sim_memory_size_text(m->limit_bytes);
+    SimMemory m;
+    sim_memory_now(&m);
+    g_autofree char *held = size_text(m.in_use_bytes);
+    g_autofree char *limit = size_text(m.limit_bytes);
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
                 "%s outgrew the memory available: %s held, the limit %s (%s); %s", what, held,
-                limit, m->limit_origin, shrink);
+                limit, m.limit_origin, shrink);
+}
+
+/* What is left of the limit now. */
+static uint64_t
+left_bytes(SimMemory *m)
+{
+    sim_memory_now(m);
+    return m->limit_bytes > m->in_use_bytes ? m->limit_bytes - m->in_use_bytes : 0;
+}
+
+bool
+sim_memory_fits(uint64_t need_bytes)
+{
+    SimMemory m;
+    return need_bytes <= left_bytes(&m);
+}
+
+void
+sim_memory_need_error(GError **error, uint64_t need_bytes, const char *what, const char *detail,
+                      const char *shrink)
+{
+    SimMemory m;
+    g_autofree char *left = size_text(left_bytes(&m));
+    g_autofree char *need = size_text(need_bytes);
+    g_autofree char *limit = size_text(m.limit_bytes);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+                "%s needs about %s (%s), more than the %s left of the memory limit, %s (%s): %s",
+                what, need, detail, left, limit, m.limit_origin, shrink);
 }

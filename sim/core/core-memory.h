@@ -29,8 +29,9 @@ typedef struct SimMemory {
 } SimMemory;
 
 /* Reads NVLSIM_MEMORY_LIMIT (unset or empty: none): false with an error
- * naming it when it is not a size. Call once from main() before any
- * simulation; sim_memory_now takes an unreadable value as no limit. */
+ * naming it when it is not a size; else takes the limits, once a process.
+ * Call from main() before any simulation grows (sim_memory_now takes them
+ * on its first call otherwise, an unreadable value as no limit). */
 bool sim_memory_check_env(GError **error);
 
 /* The memory held now and the limit; thread-safe. */
@@ -39,11 +40,15 @@ void sim_memory_now(SimMemory *m);
 /* Whether the process holds more than its limit (m filled either way). */
 bool sim_memory_exceeded(SimMemory *m);
 
-/* "12.3 MiB" below a GiB, "4.56 GiB" above (GLib's g_format_size puts a
- * no-break space between number and unit, which a message read by grep
- * should not); to be freed. */
-char *sim_memory_size_text(uint64_t bytes);
+/* The error of a simulation stopped for memory, with what it holds now:
+ * "WHAT outgrew the memory available: X GiB held, the limit Y GiB
+ * (ORIGIN); SHRINK". */
+void sim_memory_error(GError **error, const char *what, const char *shrink);
 
-/* The error of a simulation stopped for memory: "WHAT outgrew the memory
- * available: X GiB held, the limit Y GiB (ORIGIN); SHRINK". */
-void sim_memory_error(GError **error, const SimMemory *m, const char *what, const char *shrink);
+/* Whether need_bytes more fit what is left of the limit now; if not, the
+ * error of a refusal: "WHAT needs about X GiB (DETAIL), more than the Y
+ * GiB left of the memory limit, Z GiB (ORIGIN): SHRINK". Sizes are MiB
+ * below a GiB, GiB above. */
+bool sim_memory_fits(uint64_t need_bytes);
+void sim_memory_need_error(GError **error, uint64_t need_bytes, const char *what,
+                           const char *detail, const char *shrink);

@@ -739,15 +739,11 @@ replay_run(Replay *r)
         sim_engine_watch_memory(r->engine);
         outcome = sim_engine_run(r->engine, SIM_TIME_NEVER);
     }
-    if (r->error == NULL && outcome == SIM_RUN_MEMORY) {
-        SimMemory m;
-        sim_memory_now(&m);
-        sim_memory_error(&r->error, &m, "the step's simulation",
+    if (r->error == NULL && outcome == SIM_RUN_MEMORY)
+        sim_memory_error(&r->error, "the step's simulation",
                          "fewer GPUs or fidelity = analytic shrink it");
-    } else if (r->error == NULL &&
-               (outcome != SIM_RUN_DRAINED || r->n_done < stream->tasks->len)) {
+    else if (r->error == NULL && (outcome != SIM_RUN_DRAINED || r->n_done < stream->tasks->len))
         r->error = stall_error(r, outcome);
-    }
 }
 
 /* A finished run's result, into a zeroed one (load taken when not NULL). */

@@ -309,7 +309,7 @@ START_TEST(memory_limit_stops_a_watched_run)
     sim_engine_free(engine);
 
     g_autoptr(GError) error = NULL;
-    sim_memory_error(&error, &m, "the test", "nothing shrinks it");
+    sim_memory_error(&error, "the test", "nothing shrinks it");
     ck_assert(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM));
     ck_assert_ptr_nonnull(strstr(error->message, "the limit 1.0 MiB (NVLSIM_MEMORY_LIMIT)"));
     g_clear_error(&error);
