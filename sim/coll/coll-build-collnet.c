@@ -189,6 +189,26 @@ collnet_check(CollBuild *b, const char *name, uint32_t *heads, uint32_t *n_heads
     return true;
 }
 
+/* Whether n_trees SHARP trees over every node, each on n_chunks chunks
+ * with per_node programs and connections a node besides its head's two
+ * (and, at the switches, at most a reduce and a broadcast program a leaf,
+ * one at the spine, two connections a leaf each way), fit
+ * coll_build_fits; every program runs an operation a chunk, in at most
+ * two runs (the last chunk's size), naming at most the node's ranks or
+ * the leaves. */
+static bool
+collnet_fits(CollBuild *b, uint64_t n_trees, uint64_t n_chunks, uint32_t per_node, GError **error)
+{
+    uint64_t n_nodes = b->comm->n_nodes;
+    uint64_t progs = n_trees * (n_nodes * (per_node + 2) + 2 * n_nodes + 1);
+    uint64_t conns = n_trees * n_nodes * (per_node + 4);
+    CollBuildSize size = {(double)progs * (double)n_chunks, progs, conns, 2 * progs,
+                          2 * progs * (MAX(b->comm->ppn, n_nodes) + 1)};
+    return coll_build_fits(b, &size, error,
+                           "%" G_GUINT64_FORMAT " chunks, %" G_GUINT64_FORMAT " trees", n_chunks,
+                           n_trees);
+}
+
 /* ---- Chain. ---- */
 
 bool
@@ -200,6 +220,9 @@ coll_build_collnet_chain(CollBuild *b, GError **error)
     const CollComm *comm = b->comm;
     uint32_t ppn = comm->ppn, nch = MAX(b->plan.n_channels, 1);
     uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
+    uint64_t chunks = MAX((coll_build_share(b->call->n_bytes, nch, 0) + chunk - 1) / chunk, 1);
+    if (!collnet_fits(b, nch, chunks, 2 * ppn, error))
+        return false;
     g_autofree uint32_t *head = g_new(uint32_t, comm->n_nodes);
     g_autofree uint32_t *rank = g_new(uint32_t, (size_t)comm->n_nodes * ppn); /* by position */
     g_autofree uint32_t *up = g_new(uint32_t, (size_t)comm->n_nodes * ppn);
@@ -261,6 +284,10 @@ coll_build_collnet_direct(CollBuild *b, GError **error)
     coll_tune_graph(&comm->info, COLL_ALGO_COLLNET_DIRECT, &g);
     n_heads = CLAMP(g.n_channels, 1, n_heads);
     uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
+    uint64_t largest = coll_build_share(coll_build_share(b->call->n_bytes, nch, 0), n_heads, 0);
+    if (!collnet_fits(b, (uint64_t)nch * n_heads, MAX((largest + chunk - 1) / chunk, 1), 2 * ppn,
+                      error))
+        return false;
     g_autofree uint32_t *head = g_new(uint32_t, n_nodes);
     /* Per node, head k and local rank r (index (node * heads + k) * ppn + r):
      * the scatter and gather connections and programs (r not the head). */

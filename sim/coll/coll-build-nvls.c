@@ -144,6 +144,25 @@ nvls_connect(Nvls *v, double factor)
     }
 }
 
+/* What one node's NVLS of n ranks over np planes adds to a schedule in a
+ * channel of n_loops loops of owned chunks, each loop reducing and
+ * multicasting (when both are set) n_owners chunks: nvls_connect's
+ * programs and connections; a switch program's operation an owner, each
+ * naming the n ranks' connections and the owner's (runs, as the owner
+ * changes from one to the next); the ranks' operations at most one run
+ * an owner. */
+static void
+nvls_size(CollBuildSize *size, uint32_t n, uint32_t np, uint64_t n_loops, uint32_t n_owners)
+{
+    double owners = (double)n_loops * n_owners;
+    size->n_ops += owners * (2.0 * n + 2.0 * np + 1);
+    size->n_progs += 2 * (uint64_t)np + 3 * (uint64_t)n;
+    size->n_conns += 4 * (uint64_t)n * np;
+    uint64_t runs = (uint64_t)owners * (2 * (uint64_t)np + 3);
+    size->n_runs += runs;
+    size->n_peers += runs * ((uint64_t)n + np + 1);
+}
+
 /* Every rank's copy of owner g's chunk of cb bytes, reduced in each plane
  * and sent to g (g's multimem load-reduce). */
 static void
@@ -221,6 +240,16 @@ coll_build_nvls(CollBuild *b, GError **error)
     v.reduce = op != COLL_OP_ALL_GATHER;
     v.multicast = op != COLL_OP_REDUCE_SCATTER;
     uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1);
+    CollBuildSize size = {0};
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        uint64_t seg = coll_build_share(b->call->n_bytes / n, nch, ch);
+        uint64_t chunk = nvls_chunk_bytes(b, seg);
+        nvls_size(&size, n, v.np, MAX((seg + chunk - 1) / chunk, 1), n);
+    }
+    if (!coll_build_fits(b, &size, error, "%u planes, %u channels", v.np, nch)) {
+        nvls_clear(&v);
+        return false;
+    }
     for (uint32_t ch = 0; ch < nch; ch++) {
         nvls_connect(&v, 1.0 / coll_tune_nvls_efficiency(&comm->info));
         uint64_t seg = coll_build_share(b->call->n_bytes / n, nch, ch);
@@ -330,17 +359,42 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
                     "with a NIC for a head GPU");
         return false;
     }
+    /* Each channel group: every node's NVLS, a loop owning a chunk a head;
+     * a head's two programs and two connections to its parent, and its
+     * two operations a chunk (one run). */
+    uint32_t nch = MAX(b->plan.n_channels, 1);
+    uint32_t n_groups = MIN(nch, COLL_NVLS_TREE_GROUPS);
+    CollBuildSize size = {0};
+    for (uint32_t ch = 0; ch < n_groups; ch++) {
+        uint64_t seg = 0, n_merged = 0;
+        for (uint32_t c = ch; c < nch; c += n_groups, n_merged++)
+            seg += coll_build_share(b->call->n_bytes, nch, c);
+        uint64_t chunk = MAX(n_merged * MAX(b->plan.chunk_bytes, 1),
+                             nvls_chunk_bytes(b, (seg + n_heads - 1) / n_heads));
+        uint64_t loops = MAX((seg + chunk * n_heads - 1) / (chunk * n_heads), 1);
+        for (uint32_t k = 0; k < N; k++)
+            nvls_size(&size, ppn, v[k].np, loops, n_heads);
+        uint64_t heads = (uint64_t)N * n_heads;
+        size.n_ops += 2.0 * (double)heads * (double)loops;
+        size.n_progs += 2 * heads;
+        size.n_conns += 2 * heads;
+        size.n_runs += 2 * heads;
+        size.n_peers += 2 * heads * (v[0].np + 3);
+    }
+    if (!coll_build_fits(b, &size, error, "%u nodes, %u heads, %u channels", N, n_heads, nch)) {
+        for (uint32_t k = 0; k < N; k++)
+            nvls_clear(&v[k]);
+        return false;
+    }
     g_autofree uint32_t *head = g_new(uint32_t, n_heads); /* local rank of head h */
     for (uint32_t h = 0; h < n_heads; h++)
         head[h] = h * ppn / n_heads;
     g_autofree NvlsTreeHead *th = g_new0(NvlsTreeHead, (size_t)N * n_heads);
     double factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
-    uint32_t nch = MAX(b->plan.n_channels, 1);
     uint32_t elem = MAX(b->call->elem_bytes, 1);
     /* Channel ch takes tree ch mod 2; the channels of one tree cross the
      * same links chunk for chunk, side by side, so one program a head runs
      * them all, its chunks theirs together. */
-    uint32_t n_groups = MIN(nch, COLL_NVLS_TREE_GROUPS);
     for (uint32_t ch = 0; ch < n_groups; ch++) {
         uint32_t n_merged = 0;
         uint64_t seg = 0;

@@ -280,12 +280,28 @@ coll_build_pat(CollBuild *b, GError **error)
     uint32_t D = pp.n_dims;
     g_autofree uint32_t *send_conn = g_new(uint32_t, (size_t)n * D);
     g_autofree uint32_t *recv_conn = g_new(uint32_t, (size_t)n * D);
+    /* A channel: a connection a rank and dim, a program a rank, and on
+     * each chunk at most an operation (a run) a piece, naming at most the
+     * connection its piece takes from and the one it posts on. Counted
+     * channel by channel, before each is laid out. */
+    CollBuildSize size = {0};
     for (uint32_t ch = 0; ch < nch; ch++) {
         uint64_t seg = coll_build_share(b->call->n_bytes / n, nch, ch);
         if (seg == 0)
             continue;
         coll_pat_params(n, chunk, seg, &pp);
         PatList *l = pat_list_new(n, &pp, rs);
+        uint64_t runs = (uint64_t)n * ((seg + chunk - 1) / chunk) * l->pieces->len;
+        size.n_ops += (double)runs;
+        size.n_progs += n;
+        size.n_conns += (uint64_t)n * D;
+        size.n_runs += runs;
+        size.n_peers += 2 * runs;
+        if (!coll_build_fits(b, &size, error, "%u pieces a rank and chunk, %u channels",
+                             l->pieces->len, nch)) {
+            pat_list_free(l);
+            return false;
+        }
         for (uint32_t r = 0; r < n; r++)
             for (uint32_t d = 0; d < D; d++) {
                 uint64_t step = UINT64_C(1) << d;

@@ -330,39 +330,32 @@ ring_segment(const CollCall *call, uint32_t n, uint32_t nch, uint32_t ch, uint32
     }
 }
 
-/* Whether a schedule of n_ops operations fits COLL_BUILD_MAX_OPS; if
- * not, an error naming the count and, in parentheses, what the format
- * says of it (formatted only then). */
-static bool G_GNUC_PRINTF(4, 5)
-ops_fit(const CollBuild *b, double n_ops, GError **error, const char *what_format, ...)
+bool
+coll_build_fits(const CollBuild *b, const CollBuildSize *size, GError **error,
+                const char *what_format, ...)
 {
-    if (n_ops <= (double)COLL_BUILD_MAX_OPS)
-        return true;
-    va_list args;
-    va_start(args, what_format);
-    g_autofree char *what = g_strdup_vprintf(what_format, args);
-    va_end(args);
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "%s on %u ranks lays out %.3g operations (%s), more than the %" G_GUINT64_FORMAT
-                " nvlsim simulates in a call (hours of simulation): fewer GPUs or a smaller size",
-                coll_op_name(b->call->op), b->comm->n_ranks, n_ops, what, COLL_BUILD_MAX_OPS);
-    return false;
-}
-
-/* Whether a schedule of n_progs programs, n_conns connections and n_runs
- * runs of operations fits what is left of the memory limit
- * (core-memory.h); a memory error naming the estimate if not. */
-static bool
-memory_fits(const CollBuild *b, uint64_t n_progs, uint64_t n_conns, uint64_t n_runs,
-            GError **error)
-{
-    uint64_t need = coll_exec_schedule_bytes(n_progs, n_conns, n_runs);
+    const char *op = coll_op_name(b->call->op);
+    uint32_t n = b->comm->n_ranks;
+    if (size->n_ops > (double)COLL_BUILD_MAX_OPS) {
+        va_list args;
+        va_start(args, what_format);
+        g_autofree char *what = g_strdup_vprintf(what_format, args);
+        va_end(args);
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s on %u ranks lays out %.3g operations (%s), more than the %" G_GUINT64_FORMAT
+                    " nvlsim simulates in a call (hours of simulation): fewer GPUs or a smaller "
+                    "size",
+                    op, n, size->n_ops, what, COLL_BUILD_MAX_OPS);
+        return false;
+    }
+    uint64_t need =
+        coll_exec_schedule_bytes(size->n_progs, size->n_conns, size->n_runs, size->n_peers);
     if (sim_memory_fits(need))
         return true;
-    g_autofree char *what =
-        g_strdup_printf("laying out %s on %u ranks", coll_op_name(b->call->op), b->comm->n_ranks);
-    g_autofree char *detail = g_strdup_printf(
-        "%" G_GUINT64_FORMAT " programs, %" G_GUINT64_FORMAT " connections", n_progs, n_conns);
+    g_autofree char *what = g_strdup_printf("laying out %s on %u ranks", op, n);
+    g_autofree char *detail =
+        g_strdup_printf("%" G_GUINT64_FORMAT " programs, %" G_GUINT64_FORMAT " connections",
+                        size->n_progs, size->n_conns);
     sim_memory_need_error(error, need, what, detail, "fewer GPUs shrink it");
     return false;
 }
@@ -443,9 +436,9 @@ coll_build_ring(CollBuild *b, GError **error)
         }
     /* A program a rank and channel, two connections (a hop may relay),
      * and runs of a few kinds of step each. */
-    if (!ops_fit(b, n_ops, error, "%u steps a rank and slice, %u channels", n_steps, nch) ||
-        !memory_fits(b, (uint64_t)n * n_built, 2 * (uint64_t)n * n_built,
-                     4 * (uint64_t)n * n_built, error)) {
+    uint64_t rings_built = (uint64_t)n * n_built;
+    CollBuildSize size = {n_ops, rings_built, 2 * rings_built, 4 * rings_built, 8 * rings_built};
+    if (!coll_build_fits(b, &size, error, "%u steps a rank and slice, %u channels", n_steps, nch)) {
         g_free(rings);
         return false;
     }
@@ -469,6 +462,10 @@ coll_build_ring(CollBuild *b, GError **error)
 }
 
 /* ---- Tree. ---- */
+
+/* A rank's children in a tree: two nodes' heads and the next of its
+ * node's chain, or one in a chain of NCCL's search. */
+#define TREE_MAX_KIDS 3
 
 /* Parent of rank r in channel ch's tree, or n_ranks for the root. The tree
  * is a chain through each node's ranks whose head joins a binary tree over
@@ -512,8 +509,8 @@ static void
 tree_rank(CollBuild *b, uint32_t r, const Hop *up, const Hop *down, const uint32_t *kids,
           uint32_t nk, const Hop *up_of, const Hop *down_of, uint64_t data)
 {
-    uint32_t in_up[8], out_down[8];
-    g_assert(nk <= 8);
+    uint32_t in_up[TREE_MAX_KIDS], out_down[TREE_MAX_KIDS];
+    g_assert(nk <= TREE_MAX_KIDS);
     for (uint32_t k = 0; k < nk; k++) {
         in_up[k] = up_of[kids[k]].recv;
         out_down[k] = down_of[kids[k]].send;
@@ -547,10 +544,22 @@ coll_build_tree(CollBuild *b, GError **error)
         return false;
     }
     uint32_t n = comm->n_ranks, nch = MAX(b->plan.n_channels, 1);
+    /* A channel: a reduce and a broadcast program a rank and two hops to
+     * its parent, each at most two connections and a relay; an operation
+     * a program and chunk, the last chunk another run; an operation names
+     * its children (at most TREE_MAX_KIDS) and its parent. */
+    uint64_t chunk = MAX(b->plan.chunk_bytes, 1);
+    double chunks =
+        (double)MAX((coll_build_share(b->call->n_bytes, nch, 0) + chunk - 1) / chunk, 1);
+    uint64_t ranks = (uint64_t)n * nch;
+    CollBuildSize size = {4.0 * (double)ranks * chunks, 4 * ranks, 4 * ranks, 8 * ranks,
+                          8 * ranks * (TREE_MAX_KIDS + 1)};
+    if (!coll_build_fits(b, &size, error, "a chunk a rank, tree and relay, %u channels", nch))
+        return false;
     g_autofree Hop *up = g_new(Hop, n);   /* rank -> parent */
     g_autofree Hop *down = g_new(Hop, n); /* parent -> rank */
     g_autofree bool *has_parent = g_new(bool, n);
-    g_autofree uint32_t *kids = g_new(uint32_t, (size_t)n * n);
+    g_autofree uint32_t *kids = g_new(uint32_t, (size_t)n * TREE_MAX_KIDS);
     g_autofree uint32_t *n_kids = g_new(uint32_t, n);
     for (uint32_t ch = 0; ch < nch; ch++) {
         memset(n_kids, 0, sizeof(uint32_t) * n);
@@ -561,12 +570,13 @@ coll_build_tree(CollBuild *b, GError **error)
                 continue;
             up[r] = hop_new(b, r, p);
             down[r] = hop_new(b, p, r);
-            kids[p * n + n_kids[p]++] = r;
+            g_assert(n_kids[p] < TREE_MAX_KIDS);
+            kids[(size_t)p * TREE_MAX_KIDS + n_kids[p]++] = r;
         }
         uint64_t data = coll_build_share(b->call->n_bytes, nch, ch);
         for (uint32_t r = 0; r < n; r++)
             tree_rank(b, r, has_parent[r] ? &up[r] : NULL, has_parent[r] ? &down[r] : NULL,
-                      &kids[r * n], n_kids[r], up, down, data);
+                      &kids[(size_t)r * TREE_MAX_KIDS], n_kids[r], up, down, data);
     }
     return true;
 }
@@ -590,8 +600,8 @@ coll_build_direct(CollBuild *b, GError **error)
     double chunks = (double)MAX((per_peer + chunk - 1) / chunk, 1);
     /* Two programs and a connection (two where a hop relays) a pair. */
     uint64_t pairs = (uint64_t)n * (uint64_t)peers;
-    if (!ops_fit(b, 2.0 * n * peers * chunks, error, "a send and a receive a peer and chunk") ||
-        !memory_fits(b, 2 * pairs, 2 * pairs, 2 * pairs, error))
+    CollBuildSize size = {2.0 * n * peers * chunks, 2 * pairs, 2 * pairs, 2 * pairs, 4 * pairs};
+    if (!coll_build_fits(b, &size, error, "a send and a receive a peer and chunk"))
         return false;
     for (uint32_t r = 0; r < n; r++)
         for (uint32_t d = 1; d < n; d++) {

@@ -41,6 +41,22 @@ typedef struct CollBuild {
     bool fold;           /* channels with the same schedule run as one (flow fidelity) */
 } CollBuild;
 
+/* What a schedule will hold, estimated before it is laid out: operations
+ * (each about one message), programs, connections, runs of operations
+ * (coll-exec.c) and the connections they name. */
+typedef struct CollBuildSize {
+    double n_ops;
+    uint64_t n_progs, n_conns, n_runs, n_peers;
+} CollBuildSize;
+
+/* Whether a schedule of that size may be laid out: at most
+ * COLL_BUILD_MAX_OPS operations (else an error naming the count and, in
+ * parentheses, what the format says of it) and within what is left of the
+ * memory limit (core-memory.h; else a memory error naming the estimate).
+ * Every builder asks before it lays out. */
+bool coll_build_fits(const CollBuild *b, const CollBuildSize *size, GError **error,
+                     const char *what_format, ...) G_GNUC_PRINTF(4, 5);
+
 /* Each lays out call's schedule on b->ex; false and error when the
  * algorithm cannot run this call on this communicator. */
 bool coll_build_ring(CollBuild *b, GError **error);

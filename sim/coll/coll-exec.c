@@ -224,13 +224,15 @@ coll_exec_set_multiple(CollExec *ex, uint32_t conn, uint32_t multiple)
 }
 
 uint64_t
-coll_exec_schedule_bytes(uint64_t n_progs, uint64_t n_conns, uint64_t n_runs)
+coll_exec_schedule_bytes(uint64_t n_progs, uint64_t n_conns, uint64_t n_runs, uint64_t n_peers)
 {
     /* A building GArray: its header (GLib's is two words larger than the
      * public part) and room for two runs. */
     const uint64_t building = sizeof(GArray) + 2 * sizeof(void *) + 2 * sizeof(Op);
-    const uint64_t run = sizeof(Op) + 2 * sizeof(uint32_t); /* and a peer each way */
-    return 2 * (n_progs * (sizeof(Prog) + building) + n_conns * sizeof(Conn) + n_runs * run);
+    double bytes = 2.0 * ((double)n_progs * (double)(sizeof(Prog) + building) +
+                          (double)n_conns * sizeof(Conn) + (double)n_runs * sizeof(Op) +
+                          (double)n_peers * sizeof(uint32_t));
+    return bytes < 0x1p63 ? (uint64_t)bytes : UINT64_C(1) << 63;
 }
 
 uint32_t

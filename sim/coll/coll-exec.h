@@ -98,11 +98,13 @@ void coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t cop
 void coll_exec_set_multiple(CollExec *ex, uint32_t conn, uint32_t multiple);
 
 /* About the most memory a schedule of n_progs programs, n_conns
- * connections and n_runs runs of operations takes while it is laid out
- * and flattened (its arrays at up to twice their length, as they grow by
- * doubling; a program's array of operations while building): for
- * refusing a call before laying it out. */
-uint64_t coll_exec_schedule_bytes(uint64_t n_progs, uint64_t n_conns, uint64_t n_runs);
+ * connections and n_runs runs of operations naming n_peers connections
+ * in all takes while it is laid out and flattened (its arrays at up to
+ * twice their length, as they grow by doubling; a program's array of
+ * operations while building): for refusing a call before laying it out.
+ * Saturates at 2^63. */
+uint64_t coll_exec_schedule_bytes(uint64_t n_progs, uint64_t n_conns, uint64_t n_runs,
+                                  uint64_t n_peers);
 
 /* A new, empty program of participant p; returns its index. */
 uint32_t coll_exec_program(CollExec *ex, uint32_t participant);

@@ -549,29 +549,98 @@ work_gen_options_init(WorkGenOptions *options, const WorkModel *model)
     work_compute_config_init(&options->compute, model);
 }
 
+/* The generator's items and constants for model on layout. */
+static void
+gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
+         const WorkGenOptions *options)
+{
+    *g = (Gen){.model = model, .l = layout, .gpu = gpu, .o = options};
+    g->efficiency = options->compute_efficiency > 0 ? options->compute_efficiency
+                    : gpu->training_efficiency > 0  ? gpu->training_efficiency
+                                                    : 1.0;
+    g->m = (uint32_t)work_layout_microbatches(layout);
+    g->n_chunks = layout->pp * layout->vp;
+    g->act_bytes =
+        layout->micro_batch * layout->seq_len * model->hidden_size * layout->activation_bytes;
+    g->fwd = pass_items(g, work_compute_block, WORK_PASS_FORWARD, true);
+    g->bwd = pass_items(g, work_compute_block, WORK_PASS_BACKWARD, true);
+    g->rec = pass_items(g, work_compute_block, WORK_PASS_RECOMPUTE, true);
+    g->embed_fwd = pass_items(g, work_compute_embedding, WORK_PASS_FORWARD, false);
+    g->embed_bwd = pass_items(g, work_compute_embedding, WORK_PASS_BACKWARD, false);
+    g->head_fwd = pass_items(g, work_compute_head, WORK_PASS_FORWARD, false);
+    g->head_bwd = pass_items(g, work_compute_head, WORK_PASS_BACKWARD, false);
+    work_memory_block_params(layout, model, &g->block_dense, &g->block_expert);
+    g->bucket_params = options->bucket_params;
+    if (g->bucket_params == 0)
+        g->bucket_params = MAX(UINT64_C(40000000), UINT64_C(1000000) * layout->dp);
+}
+
+static void
+gen_clear(Gen *g)
+{
+    GArray *lists[] = {g->fwd,       g->bwd,      g->rec,     g->embed_fwd,
+                       g->embed_bwd, g->head_fwd, g->head_bwd};
+    for (unsigned i = 0; i < G_N_ELEMENTS(lists); i++)
+        g_array_unref(lists[i]);
+}
+
+/* The ranks of a stage work_gen_stream details: one, or every tensor
+ * rank of every replica. */
+static uint64_t
+detailed_per_stage(const WorkLayout *l, const WorkGenOptions *o)
+{
+    return (o->symmetric ? 1 : (uint64_t)l->dp) * (o->symmetric ? 1 : (uint64_t)l->tp);
+}
+
+uint64_t
+work_gen_stream_bytes(const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
+                      const WorkGenOptions *options, uint64_t *n_tasks)
+{
+    Gen g;
+    gen_init(&g, model, layout, gpu, options);
+    /* At most: a task an item; at each end of a chunk's pass a transfer
+     * and its gather, or the embedding's or the head's items and their
+     * gradient buckets; a block's parameter gather (ZeRO 3) each way, and
+     * in the last backward its two gradient buckets; at the step's end a
+     * bucket a bucket_params of the stage's parameters (and a block's
+     * under ZeRO 3) and its parameter gather, the optimizer. */
+    double tasks = 0, labels;
+    double gathers = zero3(&g) ? 2 : 0;
+    double block = gathers + g.fwd->len + g.rec->len + g.bwd->len;
+    for (uint32_t p = 0; p < layout->pp; p++) {
+        WorkMemory mem;
+        work_memory_stage(layout, model, p, &mem);
+        double buckets = (double)mem.n_params / (double)g.bucket_params + 4 +
+                         (zero3(&g) ? (double)mem.n_layers : 0);
+        double per_rank = 2 * buckets + 1 + 2.0 * (double)mem.n_layers;
+        for (uint32_t c = 0; c < layout->vp; c++) {
+            uint32_t vs = c * layout->pp + p;
+            bool first = vs == 0, last = vs == g.n_chunks - 1;
+            double ends = (first ? g.embed_fwd->len : 2) + (last ? g.head_fwd->len : 1) +
+                          (last ? g.head_bwd->len + 2 : 2) + (first ? g.embed_bwd->len + 1 : 1);
+            double blocks = (double)work_pipeline_chunk_layers(layout, model, p, c);
+            per_rank += (double)g.m * (ends + blocks * block);
+        }
+        tasks += per_rank * (double)detailed_per_stage(layout, options);
+    }
+    labels = 2.0 * g.m * layout->vp; /* a pass of a microbatch and chunk */
+    gen_clear(&g);
+    /* A task, two dependencies and two dependents; the replay's state and
+     * result (work-replay.c: deps_left, start, end, duration, ready,
+     * result->start_ps and end_ps); a label, its copy and its hash entry. */
+    double task_bytes = sizeof(WorkTask) + 4 * sizeof(uint32_t) + sizeof(uint32_t) +
+                        5 * sizeof(uint64_t) + sizeof(bool);
+    double bytes = tasks * task_bytes + labels * 64;
+    *n_tasks = tasks < 0x1p63 ? (uint64_t)tasks : UINT64_C(1) << 63;
+    return bytes < 0x1p63 ? (uint64_t)bytes : UINT64_C(1) << 63;
+}
+
 WorkStream *
 work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
                 const WorkGenOptions *options)
 {
-    Gen g = {.model = model, .l = layout, .gpu = gpu, .o = options};
-    g.efficiency = options->compute_efficiency > 0 ? options->compute_efficiency
-                   : gpu->training_efficiency > 0  ? gpu->training_efficiency
-                                                   : 1.0;
-    g.m = (uint32_t)work_layout_microbatches(layout);
-    g.n_chunks = layout->pp * layout->vp;
-    g.act_bytes =
-        layout->micro_batch * layout->seq_len * model->hidden_size * layout->activation_bytes;
-    g.fwd = pass_items(&g, work_compute_block, WORK_PASS_FORWARD, true);
-    g.bwd = pass_items(&g, work_compute_block, WORK_PASS_BACKWARD, true);
-    g.rec = pass_items(&g, work_compute_block, WORK_PASS_RECOMPUTE, true);
-    g.embed_fwd = pass_items(&g, work_compute_embedding, WORK_PASS_FORWARD, false);
-    g.embed_bwd = pass_items(&g, work_compute_embedding, WORK_PASS_BACKWARD, false);
-    g.head_fwd = pass_items(&g, work_compute_head, WORK_PASS_FORWARD, false);
-    g.head_bwd = pass_items(&g, work_compute_head, WORK_PASS_BACKWARD, false);
-    work_memory_block_params(layout, model, &g.block_dense, &g.block_expert);
-    g.bucket_params = options->bucket_params;
-    if (g.bucket_params == 0)
-        g.bucket_params = MAX(UINT64_C(40000000), UINT64_C(1000000) * layout->dp);
+    Gen g;
+    gen_init(&g, model, layout, gpu, options);
     g.s = work_stream_new((uint32_t)work_layout_gpus(layout));
     /* Symmetric: data replica 0's tensor rank 0 of every stage stands for
      * the others, which run the same kernels and calls at the same time. */
@@ -603,8 +672,6 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
                 g_array_unref(r.deferred);
                 g_array_unref(r.buckets);
             }
-    GArray *lists[] = {g.fwd, g.bwd, g.rec, g.embed_fwd, g.embed_bwd, g.head_fwd, g.head_bwd};
-    for (unsigned i = 0; i < G_N_ELEMENTS(lists); i++)
-        g_array_unref(lists[i]);
+    gen_clear(&g);
     return g.s;
 }

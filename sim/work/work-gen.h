@@ -76,3 +76,10 @@ void work_gen_options_init(WorkGenOptions *options, const WorkModel *model);
  * work_layout_check) on gpu, on a job of tp pp dp GPUs. */
 WorkStream *work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
                             const WorkGenOptions *options);
+
+/* About the memory work_gen_stream's step and its replay take (an upper
+ * bound on the tasks, *n_tasks, at the bytes a task holds in the stream
+ * and the replayer): for refusing a step before generating it. Saturates
+ * at 2^63. */
+uint64_t work_gen_stream_bytes(const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
+                               const WorkGenOptions *options, uint64_t *n_tasks);

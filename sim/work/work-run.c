@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "core/core-memory.h"
 #include "core/core-time.h"
 #include "hw/hw-keys.h"
 
@@ -20,6 +21,16 @@ WorkStream *
 work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error)
 {
     g_return_val_if_fail(s->trace_path == NULL, NULL);
+    uint64_t n_tasks;
+    uint64_t need = work_gen_stream_bytes(s->model, &s->layout, gpu, &s->gen, &n_tasks);
+    if (!sim_memory_fits(need)) {
+        g_autofree char *detail = g_strdup_printf("up to %" G_GUINT64_FORMAT " tasks", n_tasks);
+        sim_memory_need_error(error, need, "generating the step", detail,
+                              "fewer microbatches (a smaller global_batch or a larger "
+                              "micro_batch) or fewer layers shrink it");
+        g_prefix_error(error, "%s: ", s->path);
+        return NULL;
+    }
     WorkStream *stream = work_gen_stream(s->model, &s->layout, gpu, &s->gen);
     if (!work_stream_check(stream, error)) {
         g_prefix_error(error, "%s: the generated step: ", s->path);

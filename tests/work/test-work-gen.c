@@ -29,7 +29,10 @@ layout_of(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t microbatches)
 }
 
 /* The step of model under l for an H100, checked; options NULL: the
- * defaults with every rank detailed, so that counts are per rank. */
+ * defaults with every rank detailed, so that counts are per rank. Every
+ * step also checks work_gen_stream_bytes's estimate: at least the tasks
+ * generated (it refuses steps before they are generated), and within 3
+ * times them (an estimate that refuses what would fit is wrong too). */
 static WorkStream *
 gen(const WorkModel *model, const WorkLayout *l, const WorkGenOptions *options, const char *what)
 {
@@ -41,10 +44,16 @@ gen(const WorkModel *model, const WorkLayout *l, const WorkGenOptions *options, 
     WorkGenOptions defaults;
     work_gen_options_init(&defaults, model);
     defaults.symmetric = false;
-    WorkStream *s = work_gen_stream(model, l, f.system->gpu, options ? options : &defaults);
+    const WorkGenOptions *o = options ? options : &defaults;
+    WorkStream *s = work_gen_stream(model, l, f.system->gpu, o);
+    uint64_t bound;
+    uint64_t bytes = work_gen_stream_bytes(model, l, f.system->gpu, o, &bound);
     work_test_fabric_clear(&f);
     ck_assert_msg(work_stream_check(s, &error), "%s: check: %s", what, error ? error->message : "");
     ck_assert_uint_eq(s->n_gpus, work_layout_gpus(l));
+    ck_assert_msg(bound >= s->tasks->len && bound <= 3 * (uint64_t)s->tasks->len + 64,
+                  "%s: %u tasks, estimated up to %" G_GUINT64_FORMAT, what, s->tasks->len, bound);
+    ck_assert_uint_ge(bytes, bound * sizeof(WorkTask));
     return s;
 }
 
