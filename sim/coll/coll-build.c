@@ -6,8 +6,8 @@
  * part over the ranks' segments, processed loop by loop in chunks, each
  * step of a chunk in slices (NCCL's loop -> step -> slice order). On
  * NVSwitch systems the ring is the rank order (the switch sprays every
- * channel over all planes), across nodes entering each node on the rail it
- * left the last; on one node of direct NVLink pairs (DGX-1, any subset of
+ * channel over all planes), across nodes every node's the same, leaving it
+ * through the NIC it entered by (ring_hop); on one node of direct NVLink pairs (DGX-1, any subset of
  * its GPUs) the rings NCCL's search finds (coll-rings.h), channel c on
  * ring c mod the graph's channels as NCCL duplicates them; across such
  * nodes directed Hamiltonian cycles over the NVLink graph, the most the
@@ -83,6 +83,16 @@ typedef struct Hop {
 } Hop;
 
 static Hop
+hop_relayed(CollBuild *b, uint32_t a, uint32_t via, uint32_t c)
+{
+    Hop h = {coll_build_conn(b, b->rank_part[a], b->rank_part[via]),
+             coll_build_conn(b, b->rank_part[via], b->rank_part[c]),
+             coll_exec_program(b->ex, b->rank_part[via])};
+    coll_exec_set_fenced(b->ex, h.relay, false);
+    return h;
+}
+
+static Hop
 hop_new(CollBuild *b, uint32_t a, uint32_t c)
 {
     const CollRings *rings = &b->comm->info.rings;
@@ -93,11 +103,7 @@ hop_new(CollBuild *b, uint32_t a, uint32_t c)
         uint32_t k = coll_build_conn(b, b->rank_part[a], b->rank_part[c]);
         return (Hop){k, k, UINT32_MAX};
     }
-    Hop h = {coll_build_conn(b, b->rank_part[a], b->rank_part[via]),
-             coll_build_conn(b, b->rank_part[via], b->rank_part[c]),
-             coll_exec_program(b->ex, b->rank_part[via])};
-    coll_exec_set_fenced(b->ex, h.relay, false);
-    return h;
+    return hop_relayed(b, a, via, c);
 }
 
 /* The relay's part of one message of bytes sent on h. */
@@ -249,19 +255,45 @@ node_rings(const CollComm *comm, uint32_t n, uint32_t rings[][MAX_PPN])
     return n_rings;
 }
 
-/* The ring of channel ch over all ranks: node by node, each node's local
- * ring rotated so that it starts on the rail the previous node left on. */
+/* The ring of channel ch over all ranks: node by node, every node's
+ * local ring the same, started at position ch (mod the ranks of a node)
+ * on several nodes, as NCCL's search gives every node one graph and tries
+ * crossNic = 0 first (search.cc): a channel enters and leaves each node
+ * through the same NIC, the entry GPU's (ring_hop carries the exit). */
 static void
 ring_order(const CollComm *comm, uint32_t rings[][MAX_PPN], uint32_t n_rings, uint32_t ch,
            uint32_t *order)
 {
     const uint32_t *local = rings[ch % n_rings];
     uint32_t ppn = comm->ppn;
-    for (uint32_t node = 0; node < comm->n_nodes; node++) {
-        uint32_t start = comm->n_nodes == 1 ? 0 : (ch + ppn - node % ppn) % ppn;
+    uint32_t start = comm->n_nodes == 1 ? 0 : ch % ppn;
+    for (uint32_t node = 0; node < comm->n_nodes; node++)
         for (uint32_t i = 0; i < ppn; i++)
             order[node * ppn + i] = node * ppn + local[(start + i) % ppn];
-    }
+}
+
+/* The first NIC of rank r's GPU (NIC k serves GPUs k x gpus / nics, or
+ * GPU g has NICs g x nics / gpus onwards: topo-route.h). */
+static uint64_t
+rank_rail(const CollComm *comm, uint32_t r)
+{
+    const HwSystem *sys = comm->system;
+    uint64_t gpu = topo_graph_vertex(comm->graph, comm->rank_vertex[r])->index;
+    return gpu * MAX(sys->n_nics, 1) / MAX(sys->n_gpus, 1);
+}
+
+/* A ring's hop from rank a to rank c: hop_new within a node; from one node
+ * to the next on another rail, first over NVLink to the GPU of a's node
+ * on c's rail, whose NIC sends (NCCL's PXN: the proxy on that GPU posts
+ * what a wrote into its memory, so the channel stays on one NIC). */
+static Hop
+ring_hop(CollBuild *b, uint32_t a, uint32_t c)
+{
+    const CollComm *comm = b->comm;
+    uint32_t ppn = comm->ppn, via = a / ppn * ppn + c % ppn;
+    if (a / ppn == c / ppn || via == a || rank_rail(comm, a) == rank_rail(comm, c))
+        return hop_new(b, a, c);
+    return hop_relayed(b, a, via, c);
 }
 
 /* ---- Ring schedules. ---- */
@@ -448,7 +480,7 @@ coll_build_ring(CollBuild *b, GError **error)
             continue;
         const uint32_t *order = &orders[(size_t)ch * n];
         for (uint32_t i = 0; i < n; i++) {
-            link[i] = hop_new(b, order[i], order[(i + 1) % n]);
+            link[i] = ring_hop(b, order[i], order[(i + 1) % n]);
             coll_exec_set_multiple(b->ex, link[i].send, multiple[ch]);
             coll_exec_set_multiple(b->ex, link[i].recv, multiple[ch]);
         }

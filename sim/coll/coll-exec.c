@@ -12,6 +12,7 @@
  * and TLB misses).
  */
 #include "coll/coll-exec.h"
+#include "coll/coll-exec-state.h"
 
 #include <math.h>
 
@@ -19,80 +20,6 @@
 #include "core/core-memory.h"
 #include "core/core-time.h"
 #include "topo/topo-route.h"
-
-#define NONE UINT32_MAX
-#define MAX_DEPTH 64 /* a connection's visible-message window is one 64-bit mask */
-
-typedef struct Conn {
-    uint32_t src, dst;               /* participants */
-    uint32_t src_vertex, dst_vertex; /* theirs */
-    uint32_t depth;
-    double wire_factor;
-    uint64_t max_bytes_per_s; /* a sending CTA's pace on it (its share); 0: none */
-    double share;             /* of an operation's bytes this connection carries */
-    uint32_t copies;          /* connections it stands for (itself and identical ones left out) */
-    uint32_t multiple; /* identical connections over the same links it is (folded channels) */
-    bool crosses_nodes;
-    uint64_t flag_ps;          /* a small write from src to dst lands after this */
-    uint64_t back_ps;          /* and from dst to src */
-    uint32_t sender, receiver; /* programs, NONE until an operation names the connection */
-    /* Run state. */
-    uint64_t n_sent, n_freed, n_visible, n_taken;
-    uint64_t visible_mask; /* bit (seq % depth) of landed-and-visible messages past n_visible */
-} Conn;
-
-typedef struct Op {
-    uint32_t recv0, n_recv; /* into peers */
-    uint32_t send0, n_send;
-    uint64_t bytes, reduce_bytes;
-    uint32_t repeat; /* times it runs in a row */
-} Op;
-
-typedef struct Prog {
-    uint32_t participant;
-    uint32_t first_op, n_runs; /* runs of one program are contiguous once built */
-    uint32_t next_op, next_rep; /* the run, and how many times it has run */
-    uint64_t n_ops, n_done; /* operations, repeats counted */
-    uint32_t pending_sends; /* Simple: sends of the running operation not landed yet */
-    uint64_t reduce_done_ps;
-    bool fenced; /* waits for its writes to land before its flag and next operation */
-    bool running, waiting;
-    uint64_t done_ps; /* SIM_TIME_NEVER until finished */
-} Prog;
-
-typedef struct Part {
-    uint32_t vertex;
-    bool gpu;
-    uint64_t reduce_bytes_per_s;         /* a switch's reduction engine; 0: no limit */
-    uint64_t sent_bytes, received_bytes; /* payload, for traffic counts */
-} Part;
-
-struct CollExec {
-    const TopoGraph *graph;
-    const TopoRouter *router;
-    uint64_t stream_bytes_per_s; /* the GPU's streaming rate; 0: reductions cost nothing */
-    CollProto proto;
-    uint32_t channels_per_gpu;
-    double channel_bytes_per_s;    /* what one GPU program can push; 0: no limit */
-    uint64_t step_overhead_ps;     /* until a GPU sees a message it received */
-    uint64_t net_step_overhead_ps; /* the same for a message from another node */
-    uint64_t start_ps;
-    GArray *parts, *conns, *progs, *ops, *peers;
-    /* Per program, its operations while building (GArray of Op), flattened
-     * into ops by coll_exec_run. */
-    GPtrArray *building;
-    /* Run. */
-    SimEngine *engine;
-    NetModel *net;
-    SimHandlerId h_try, h_landed, h_visible, h_credit, h_op_done;
-    uint64_t end_ps;
-    uint64_t n_messages, payload_bytes;
-};
-
-#define CONN(ex, i) (&g_array_index((ex)->conns, Conn, i))
-#define PROG(ex, i) (&g_array_index((ex)->progs, Prog, i))
-#define OP(ex, i) (&g_array_index((ex)->ops, Op, i))
-#define PEER(ex, i) (g_array_index((ex)->peers, uint32_t, i))
 
 CollExec *
 coll_exec_new(const TopoGraph *graph, const TopoRouter *router, const HwGpu *gpu, CollProto proto,
@@ -214,6 +141,12 @@ coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies)
     CONN(ex, conn)->share = share;
     CONN(ex, conn)->copies = copies;
     set_pace(ex, CONN(ex, conn));
+}
+
+void
+coll_exec_set_fold_nodes(CollExec *ex, bool fold)
+{
+    ex->fold_nodes = fold;
 }
 
 void
@@ -657,8 +590,13 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
     ex->h_visible = sim_engine_register(ex->engine, "coll-visible", on_visible, ex);
     ex->h_credit = sim_engine_register(ex->engine, "coll-credit", on_credit, ex);
     ex->h_op_done = sim_engine_register(ex->engine, "coll-op-done", on_op_done, ex);
-    ex->net = net_new(fidelity, ex->engine, ex->graph, ex->router, NULL);
+    CollExecFold fold;
+    bool folded = ex->fold_nodes && fidelity == NET_FIDELITY_FLOW && coll_exec_fold(ex, &fold);
+    NetOptions options = {.seed = 1, .link_rep = folded ? fold.link_rep : NULL};
+    ex->net = net_new(fidelity, ex->engine, ex->graph, ex->router, &options);
     for (uint32_t i = 0; i < ex->progs->len; i++) {
+        if (PROG(ex, i)->done_ps != SIM_TIME_NEVER)
+            continue; /* folded away */
         SimEvent *ev = sim_engine_schedule(ex->engine, ex->start_ps, 0, ex->h_try);
         ev->target = i;
     }
@@ -680,6 +618,9 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
     SimEngineStats es;
     sim_engine_get_stats(ex->engine, &es);
     result->n_events = es.n_events_executed;
+    result->fold = 1;
+    if (folded)
+        coll_exec_unfold(ex, &fold, result);
     net_free(ex->net);
     sim_engine_free(ex->engine);
     ex->net = NULL;

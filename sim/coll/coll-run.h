@@ -63,6 +63,9 @@ typedef struct CollCall {
      * with the ones whose schedule is the same (the reference tests
      * compare the folded run with; coll-build.c). */
     bool channels_apart;
+    /* Flow fidelity: every node simulated, never folded by node symmetry
+     * (coll_exec_set_fold_nodes; the tests compare the folded run with). */
+    bool nodes_apart;
 } CollCall;
 
 typedef struct CollResult {

@@ -86,6 +86,7 @@ typedef struct NetFlow {
     double *group_bytes_per_s;         /* [groups]: its members' capacity together */
     uint32_t *link_mode;               /* [n_links]: LINK_UNUSED, LINK_SOLO or its group */
     bool planes_apart;                 /* one flow per path: asked, or since a conflict */
+    const uint32_t *link_rep;          /* NetOptions.link_rep */
     GHashTable *lumped_routes;         /* src << 32 | dst -> its lumped resources */
     /* Per resource the flows cross (local index), rebuilt by each
      * recomputation, so that its cost follows the flows, not the graph. */

@@ -468,6 +468,20 @@ split_shares(const TopoRoute *route, uint32_t first, uint32_t last, uint64_t n_b
     shares[first] += n_bytes - assigned;
 }
 
+/* The route from src to dst, each link its representative's where a
+ * folded run maps links (NetOptions.link_rep). */
+static void
+route_of(const NetFlow *nf, uint32_t src, uint32_t dst, TopoRoute *route)
+{
+    if (!topo_router_route(nf->base.router, src, dst, route))
+        g_error("net-flow: no route from vertex %u to vertex %u", src, dst);
+    if (nf->link_rep == NULL)
+        return;
+    for (uint32_t p = 0; p < route->n_paths; p++)
+        for (uint32_t h = 0; h < route->path[p].n_hops; h++)
+            route->path[p].link[h] = nf->link_rep[route->path[p].link[h]];
+}
+
 /* A conflict (net-flow-planes.c): every lumped flow is cut into its
  * planes, each with its share of what is left, and nothing is lumped
  * from now on. Flows are drained up to now. */
@@ -495,8 +509,7 @@ part_planes(NetFlow *nf)
                         .max_bytes_per_s = xf->max_bytes_per_s,
                         .copies = xf->copies};
         TopoRoute route;
-        if (!topo_router_route(nf->base.router, send.src, send.dst, &route))
-            g_error("net-flow: no route from vertex %u to vertex %u", send.src, send.dst);
+        route_of(nf, send.src, send.dst, &route);
         uint64_t shares[TOPO_MAX_PATHS];
         split_shares(&route, 0, route.n_paths, send.n_bytes, shares);
         for (uint32_t p = 0; p < route.n_paths; p++)
@@ -512,8 +525,7 @@ start_xfer(NetFlow *nf, uint32_t x, const NetSend *send)
 {
     NetModel *net = &nf->base;
     TopoRoute route;
-    if (!topo_router_route(net->router, send->src, send->dst, &route))
-        g_error("net-flow: no route from vertex %u to vertex %u", send->src, send->dst);
+    route_of(nf, send->src, send->dst, &route);
     g_assert(send->path == NET_PATH_SPRAY || send->path < route.n_paths);
     uint64_t now = sim_engine_now(net->engine);
     if (send->n_bytes == 0) {
@@ -678,6 +690,7 @@ net_flow_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *router
     nf->free_waiting = DEAD;
     nf->n_links = topo_graph_n_links(graph);
     nf->planes_apart = options->flow_planes_apart;
+    nf->link_rep = options->link_rep;
     net_flow_planes_init(nf);
     uint32_t n_res = nf->n_res_max;
     nf->rem_bytes_per_s = g_new(double, n_res);

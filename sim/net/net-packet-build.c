@@ -184,6 +184,7 @@ net_packet_new(SimEngine *engine, const TopoGraph *graph, const TopoRouter *rout
                const NetOptions *options)
 {
     g_return_val_if_fail(engine != NULL && graph != NULL && router != NULL, NULL);
+    g_return_val_if_fail(options->link_rep == NULL, NULL);
     NetPacket *np = g_new0(NetPacket, 1);
     np->base = (NetModel){&packet_ops, engine, graph, router};
     np->n_links = topo_graph_n_links(graph);

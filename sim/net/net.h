@@ -129,6 +129,11 @@ typedef struct NetOptions {
      * its parallel planes (net-flow-planes.c; the reference tests compare
      * the lumped one with). */
     bool flow_planes_apart;
+    /* Flow engine: every route's link l is link_rep[l] instead ([links],
+     * borrowed; NULL: itself), a folded collective's class of symmetric
+     * links standing as one (coll-exec-fold.c). The packet engine
+     * refuses it. */
+    const uint32_t *link_rep;
 } NetOptions;
 
 /* Creates an engine of the given fidelity on engine/graph/router (all

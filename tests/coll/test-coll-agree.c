@@ -132,6 +132,36 @@ START_TEST(packet_and_flow_agree_on_systems)
 }
 END_TEST
 
+/* A system's whole nodes as one communicator. */
+typedef struct Whole {
+    HwSystem *sys;
+    TopoGraph *graph;
+    TopoRouter *router;
+    CollComm *comm;
+} Whole;
+
+static void
+whole_open(Whole *w, const char *system, uint32_t n_nodes)
+{
+    g_autoptr(GError) error = NULL;
+    w->sys = hw_system_load_by_id(system, hw_models_dir(), &error);
+    ck_assert_msg(w->sys != NULL, "%s", error ? error->message : "");
+    w->graph = topo_build_system(w->sys, n_nodes, &error);
+    ck_assert_msg(w->graph != NULL, "%s", error ? error->message : "");
+    w->router = topo_router_new(w->graph);
+    w->comm = coll_comm_new(w->sys, w->graph, w->router, w->sys->n_gpus * n_nodes, &error);
+    ck_assert_msg(w->comm != NULL, "%s", error ? error->message : "");
+}
+
+static void
+whole_close(Whole *w)
+{
+    coll_comm_free(w->comm);
+    topo_router_free(w->router);
+    topo_graph_free(w->graph);
+    hw_system_free(w->sys);
+}
+
 /* Ring channels folded (coll-build.c: a channel with the order and segment
  * of an earlier one runs as it, its messages multiple on the network) land
  * at the picosecond the channels run apart do, with the same traffic
@@ -145,22 +175,18 @@ START_TEST(folded_rings_as_apart)
     static const struct {
         const char *system;
         uint32_t n_nodes;
-    } systems[] = {{"dgx-h100", 1}, {"dgx-a100", 1}, {"dgx1-v100", 1}, {"dgx-h100", 2},
-                   {"gb200-nvl72", 1}};
+    } systems[] = {
+        {"dgx-h100", 1}, {"dgx-a100", 1}, {"dgx1-v100", 1}, {"dgx-h100", 2}, {"gb200-nvl72", 1}};
     static const CollOp ops[] = {COLL_OP_ALL_REDUCE, COLL_OP_ALL_GATHER, COLL_OP_REDUCE_SCATTER,
                                  COLL_OP_BROADCAST, COLL_OP_REDUCE};
     static const uint64_t sizes[] = {1024, 3 * MIB + 4 * 1237, 64 * MIB};
     g_autoptr(GError) error = NULL;
-    g_autoptr(HwSystem) sys = hw_system_load_by_id(systems[_i].system, hw_models_dir(), &error);
-    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
-    TopoGraph *graph = topo_build_system(sys, systems[_i].n_nodes, &error);
-    ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
-    TopoRouter *router = topo_router_new(graph);
-    CollComm *comm = coll_comm_new(sys, graph, router, sys->n_gpus * systems[_i].n_nodes, &error);
-    ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
+    Whole w;
+    whole_open(&w, systems[_i].system, systems[_i].n_nodes);
+    const HwSystem *sys = w.sys;
+    CollComm *comm = w.comm;
     for (size_t o = 0; o < G_N_ELEMENTS(ops); o++)
-        for (size_t k = 0; k < G_N_ELEMENTS(sizes) - (systems[_i].n_nodes == 1 &&
-                                                      sys->n_gpus > 8);
+        for (size_t k = 0; k < G_N_ELEMENTS(sizes) - (systems[_i].n_nodes == 1 && sys->n_gpus > 8);
              k++) {
             CollResult r[2];
             for (int apart = 0; apart < 2; apart++) {
@@ -169,8 +195,8 @@ START_TEST(folded_rings_as_apart)
                                  .elem_bytes = 4,
                                  .algo = COLL_ALGO_RING,
                                  .channels_apart = apart};
-                ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &r[apart], &error),
-                              "%s: %s", systems[_i].system, error->message);
+                ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &r[apart], &error), "%s: %s",
+                              systems[_i].system, error->message);
             }
             ck_assert_msg(r[0].time_ps == r[1].time_ps,
                           "%s x%u %s %" G_GUINT64_FORMAT " B: folded %" G_GUINT64_FORMAT
@@ -187,9 +213,85 @@ START_TEST(folded_rings_as_apart)
             else
                 ck_assert_uint_le(r[0].exec.n_events, r[1].exec.n_events);
         }
-    coll_comm_free(comm);
-    topo_router_free(router);
-    topo_graph_free(graph);
+    whole_close(&w);
+}
+END_TEST
+
+/* Folding by node symmetry (coll_exec_set_fold_nodes) changes nothing
+ * but the work: every algorithm and op on several nodes of each kind of
+ * system runs to the same picosecond and moves the same messages and
+ * bytes as with every node simulated. A ring on one rail leaf a NIC is
+ * symmetric under a shift by one node (every node enters and leaves each
+ * channel through the same NIC) and folds to one node, with fewer events;
+ * trees (a node's place in the tree differs) and a rotated root do not
+ * fold and run whole. */
+START_TEST(folded_nodes_as_apart)
+{
+    static const struct {
+        const char *system;
+        uint32_t n_nodes;
+        bool ring_folds;
+    } systems[] = {{"dgx-h100", 4, true},
+                   {"gb200-nvl72", 2, true},
+                   {"dgx-a100", 3, true},
+                   {"aws-p5-h100", 2, true},
+                   {"dgx1-v100", 2, true}};
+    static const struct {
+        CollAlgo algo;
+        CollOp op;
+    } calls[] = {
+        {COLL_ALGO_RING, COLL_OP_ALL_REDUCE},     {COLL_ALGO_RING, COLL_OP_ALL_GATHER},
+        {COLL_ALGO_RING, COLL_OP_REDUCE_SCATTER}, {COLL_ALGO_RING, COLL_OP_BROADCAST},
+        {COLL_ALGO_TREE, COLL_OP_ALL_REDUCE},     {COLL_ALGO_NVLS_TREE, COLL_OP_ALL_REDUCE},
+        {COLL_ALGO_DIRECT, COLL_OP_ALLTOALL},     {COLL_ALGO_AUTO, COLL_OP_ALL_REDUCE}};
+    static const uint64_t sizes[] = {8 * 1024, 4 * MIB};
+    g_autoptr(GError) error = NULL;
+    Whole w;
+    whole_open(&w, systems[_i].system, systems[_i].n_nodes);
+    CollComm *comm = w.comm;
+    uint32_t n_run = 0;
+    for (size_t c = 0; c < G_N_ELEMENTS(calls); c++)
+        for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
+            CollResult r[2];
+            bool ran[2];
+            for (int apart = 0; apart < 2; apart++) {
+                CollCall call = {.op = calls[c].op,
+                                 .n_bytes = sizes[k],
+                                 .elem_bytes = 4,
+                                 .algo = calls[c].algo,
+                                 .nodes_apart = apart};
+                ran[apart] = coll_run(comm, &call, NET_FIDELITY_FLOW, &r[apart], &error);
+                g_clear_error(&error);
+            }
+            ck_assert_int_eq(ran[0], ran[1]);
+            if (!ran[0])
+                continue; /* an algorithm the system cannot run */
+            n_run++;
+            const char *what = coll_algo_name(r[1].algo);
+            ck_assert_msg(r[0].time_ps == r[1].time_ps,
+                          "%s x%u %s %s %" G_GUINT64_FORMAT " B: folded %" G_GUINT64_FORMAT
+                          " ps (by %u), apart %" G_GUINT64_FORMAT " ps",
+                          systems[_i].system, systems[_i].n_nodes, what, coll_op_name(calls[c].op),
+                          sizes[k], r[0].time_ps, r[0].exec.fold, r[1].time_ps);
+            ck_assert_uint_eq(r[1].exec.fold, 1);
+            ck_assert_uint_eq(r[0].exec.n_messages, r[1].exec.n_messages);
+            ck_assert_uint_eq(r[0].exec.payload_bytes, r[1].exec.payload_bytes);
+            ck_assert_uint_eq(r[0].exec.net.payload_bytes_delivered,
+                              r[1].exec.net.payload_bytes_delivered);
+            ck_assert_uint_eq(r[0].exec.net.n_sends, r[1].exec.net.n_sends);
+            bool folds = systems[_i].ring_folds && calls[c].algo == COLL_ALGO_RING &&
+                         calls[c].op != COLL_OP_BROADCAST;
+            if (folds) {
+                ck_assert_msg(r[0].exec.fold == systems[_i].n_nodes, "%s x%u %s: folded by %u",
+                              systems[_i].system, systems[_i].n_nodes, coll_op_name(calls[c].op),
+                              r[0].exec.fold);
+                ck_assert_uint_lt(r[0].exec.n_events, r[1].exec.n_events);
+            }
+            if (calls[c].algo == COLL_ALGO_TREE || calls[c].op == COLL_OP_BROADCAST)
+                ck_assert_uint_eq(r[0].exec.fold, 1);
+        }
+    ck_assert_uint_ge(n_run, 10);
+    whole_close(&w);
 }
 END_TEST
 
@@ -325,6 +427,7 @@ main(void)
     tcase_add_loop_test(tc, packet_and_flow_agree_on_systems, 0, G_N_ELEMENTS(cases));
     tcase_add_test(tc, pat_packet_and_flow_agree);
     tcase_add_loop_test(tc, folded_rings_as_apart, 0, 5);
+    tcase_add_loop_test(tc, folded_nodes_as_apart, 0, 5);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);
