@@ -543,8 +543,14 @@ explain_sim(const CollComm *comm, const ExplainCall *c, uint64_t bytes, const Co
            algbw * coll_busbw_factor(c->call.op, comm->n_ranks), coll_algo_name(r->algo),
            coll_proto_name(r->proto), r->n_channels);
     printf("  %" G_GUINT64_FORMAT " messages carried %" G_GUINT64_FORMAT
-           " payload bytes in %" G_GUINT64_FORMAT " events\n\n",
+           " payload bytes in %" G_GUINT64_FORMAT " events\n",
            r->exec.n_messages, r->exec.payload_bytes, r->exec.n_events);
+    if (r->exec.fold > 1)
+        printf("  folded by symmetry: shifting every rank by %u node%s maps the call onto "
+               "itself, so %u of its %u nodes ran, standing for all\n",
+               comm->n_nodes / r->exec.fold, comm->n_nodes / r->exec.fold == 1 ? "" : "s",
+               comm->n_nodes / r->exec.fold, comm->n_nodes);
+    printf("\n");
     return reported;
 }
 

@@ -788,6 +788,17 @@ else
     n_fail=$((n_fail + 1))
 fi
 
+# explain coll says when a call ran folded by node symmetry (a ring over
+# two GB200 NVL72 racks: one rack stands for both), and not for a tree.
+expect 0 out "folded by symmetry: shifting every rank by 1 node maps the call onto itself, so 1 of its 2 nodes ran" -- \
+    explain coll --system gb200-nvl72 --gpus 144 --algo ring --bytes 1M
+if "$nvlsim" explain coll --system dgx-h100 --gpus 32 --algo tree --bytes 1M | grep -q folded; then
+    echo "FAIL: explain coll says a tree over 4 nodes ran folded"
+    n_fail=$((n_fail + 1))
+else
+    echo "ok: a tree over 4 nodes runs whole"
+fi
+
 # nvlsim explain: its numbers are those of coll and run for the same input.
 expect 0 out "<- the fastest: NCCL's choice" -- explain coll --system dgx-h100 --bytes 64M
 sim_us=$(awk '/^  time / {print $2}' "$tmp/out")
