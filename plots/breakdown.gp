@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Where a training step's time goes, as stacked bars: one bar per row (one
 # nvlsim run --csv, or the many rows of a sweep), stacked from compute,
-# exposed TP, PP, DP and EP communication, and idle time (bubble, waits).
+# exposed TP, PP, DP, EP and CP communication, and idle time (bubble, waits).
 #   gnuplot -e "datafile='run.csv'; outfile='breakdown.png'" breakdown.gp
 # Variables (all optional but datafile and outfile):
 #   label   column that names each bar           (default 'scenario')
 #   parts   the stacked columns, seconds, space-separated
-#           (default 'compute_s tp_s pp_s dp_s ep_s idle_s')
+#           (default 'compute_s tp_s pp_s dp_s ep_s cp_s idle_s')
 #   plottitle  title above the plot
 nvlsim_dir = ''
 do for [nvlsim_c = strlen(ARG0):1:-1] {
@@ -15,13 +15,14 @@ do for [nvlsim_c = strlen(ARG0):1:-1] {
 load nvlsim_dir.'common.gp'
 
 if (!exists("label")) label = 'scenario'
-if (!exists("parts")) parts = 'compute_s tp_s pp_s dp_s ep_s idle_s'
+if (!exists("parts")) parts = 'compute_s tp_s pp_s dp_s ep_s cp_s idle_s'
 part_title(c) = c eq 'compute_s' ? 'compute' : c eq 'tp_s' ? 'exposed TP comm' : \
                 c eq 'pp_s' ? 'exposed PP comm' : c eq 'dp_s' ? 'exposed DP comm' : \
-                c eq 'ep_s' ? 'exposed EP comm' : c eq 'idle_s' ? 'idle (bubble, waits)' : c
+                c eq 'ep_s' ? 'exposed EP comm' : c eq 'cp_s' ? 'exposed CP comm' : \
+                c eq 'idle_s' ? 'idle (bubble, waits)' : c
 part_color(c) = c eq 'compute_s' ? '#009E73' : c eq 'tp_s' ? '#0072B2' : \
                 c eq 'pp_s' ? '#E69F00' : c eq 'dp_s' ? '#CC79A7' : c eq 'ep_s' ? '#D55E00' : \
-                c eq 'idle_s' ? '#BBBBBB' : '#56B4E9'
+                c eq 'cp_s' ? '#F0E442' : c eq 'idle_s' ? '#BBBBBB' : '#56B4E9'
 
 undefine STATS_*
 stats datafile using (column(word(parts, 1))) nooutput

@@ -123,7 +123,7 @@ static void
 print_rows(const Row *rows, guint n, double base_s)
 {
     printf("%-12s %-18s %5s %10s %8s %10s %6s %9s %5s  %s\n", "system", "gpu", "gpus", "step_s",
-           "speedup", "tokens/s", "mfu_%", "mem_GiB", "fits", "% compute tp pp dp ep idle");
+           "speedup", "tokens/s", "mfu_%", "mem_GiB", "fits", "% compute tp pp dp ep cp idle");
     for (guint i = 0; i < n; i++) {
         const Row *r = &rows[i];
         if (r->reason != NULL) {
@@ -132,11 +132,12 @@ print_rows(const Row *rows, guint n, double base_s)
         }
         const WorkRunResult *w = &r->result;
         printf("%-12s %-18s %5u %10.3f %7.2fx %10.0f %6.1f %9.2f %5s  %.0f %.0f %.0f %.0f %.0f "
-               "%.0f\n",
+               "%.0f %.0f\n",
                r->system, r->gpu, w->n_gpus, w->step_s, base_s / w->step_s, w->tokens_per_s,
                100.0 * w->mfu, (double)w->memory.total_bytes / (1 << 30), w->fits ? "yes" : "no",
                share(r, WORK_TIME_COMPUTE), share(r, WORK_TIME_TP), share(r, WORK_TIME_PP),
-               share(r, WORK_TIME_DP), share(r, WORK_TIME_EP), share(r, WORK_TIME_IDLE));
+               share(r, WORK_TIME_DP), share(r, WORK_TIME_EP), share(r, WORK_TIME_CP),
+               share(r, WORK_TIME_IDLE));
     }
 }
 

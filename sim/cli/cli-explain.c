@@ -224,13 +224,14 @@ explain_run(const ExplainOptions *o, const char *path)
 
     printf("## The simulated step (nvlsim run prints the same)\n");
     printf("  step time %.6f s; compute %.1f%%, exposed TP %.1f%%, PP %.1f%%, DP %.1f%%, EP "
-           "%.1f%%, idle %.1f%%\n",
+           "%.1f%%, CP %.1f%%, idle %.1f%%\n",
            result.step_s,
            100.0 * (double)result.replay.time_ps[WORK_TIME_COMPUTE] / (double)result.replay.step_ps,
            100.0 * (double)result.replay.time_ps[WORK_TIME_TP] / (double)result.replay.step_ps,
            100.0 * (double)result.replay.time_ps[WORK_TIME_PP] / (double)result.replay.step_ps,
            100.0 * (double)result.replay.time_ps[WORK_TIME_DP] / (double)result.replay.step_ps,
            100.0 * (double)result.replay.time_ps[WORK_TIME_EP] / (double)result.replay.step_ps,
+           100.0 * (double)result.replay.time_ps[WORK_TIME_CP] / (double)result.replay.step_ps,
            100.0 * (double)result.replay.time_ps[WORK_TIME_IDLE] / (double)result.replay.step_ps);
     double step_s = result.step_s;
     work_run_result_clear(&result);

@@ -74,9 +74,12 @@ const CliUsage cli_run_usage = {
     .description =
         "Scenario groups and keys:\n"
         "  [scenario]  name, system, nodes, model, fidelity (flow|packet|analytic), trace\n"
-        "  [layout]    tp, pp, dp | gpus, vp, ep, sp, zero, recompute (none|selective|full),\n"
-        "              schedule (gpipe|1f1b|interleaved), flash_attention, dp_overlap,\n"
-        "              bucket_params; gpus makes dp gpus / (tp x pp), and a --set of\n"
+        "  [layout]    tp, cp, pp, dp | gpus, vp, ep, sp, zero, recompute\n"
+        "              (none|selective|full), schedule (gpipe|1f1b|interleaved),\n"
+        "              flash_attention, dp_overlap, bucket_params; cp: context-parallel\n"
+        "              ranks (ring attention: each holds seq_len / cp tokens, passes\n"
+        "              keys and values round the ring, and reduces gradients with the\n"
+        "              dp ranks); gpus makes dp gpus / (tp x cp x pp), and a --set of\n"
         "              gpus replaces the scenario's dp (of dp, its gpus);\n"
         "              first_stage_layers, last_stage_layers: layers of the first and of\n"
         "              the last pipeline stage, the rest split evenly over the others\n"
@@ -99,7 +102,7 @@ const CliUsage cli_run_usage = {
         "  decoder_last_pipeline_num_layers (last_stage_layers),\n"
         "  account_for_embedding_in_pipeline_split (account_for_embedding),\n"
         "  account_for_loss_in_pipeline_split (account_for_loss),\n"
-        "  context_parallel_size (1 only: context parallelism is not modelled),\n"
+        "  context_parallel_size (cp),\n"
         "  sequence_parallel (sp), recompute_granularity (recompute),\n"
         "  use_distributed_optimizer (zero 1; false: zero 0), micro_batch_size\n"
         "  (micro_batch), global_batch_size (global_batch), seq_length (seq_len)\n"
@@ -186,10 +189,13 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
            f->graph->n_nodes, f->graph->n_nodes == 1 ? "" : "s", topo_graph_n_gpus(f->graph),
            f->system->gpu->name, work_scenario_fidelity_name(s));
     if (s->trace_path == NULL) {
-        printf("# model %s; layout tp %u pp %u dp %u vp %u ep %u, sp %s, zero %d, recompute %s, "
+        char cp[24] = "";
+        if (l->cp > 1)
+            g_snprintf(cp, sizeof cp, " cp %u", l->cp);
+        printf("# model %s; layout tp %u%s pp %u dp %u vp %u ep %u, sp %s, zero %d, recompute %s, "
                "%s; batch %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
                " tokens, micro %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " microbatches)\n",
-               s->model->name, l->tp, l->pp, l->dp, l->vp, l->ep, l->sp ? "yes" : "no", l->zero,
+               s->model->name, l->tp, cp, l->pp, l->dp, l->vp, l->ep, l->sp ? "yes" : "no", l->zero,
                recompute_names[l->recompute], schedule_names[l->schedule], l->global_batch,
                l->seq_len, l->micro_batch, work_layout_microbatches(l));
         if (!work_pipeline_even(l, s->model)) {
@@ -209,9 +215,9 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
         printf("%-26s %s\n", "memory per GPU", mem);
     }
     printf("# where the time goes (mean over %u simulated GPUs)\n", r->replay.n_detailed);
-    static const char *const labels[WORK_N_TIMES] = {"compute",         "exposed TP comm",
-                                                     "exposed PP comm", "exposed DP comm",
-                                                     "exposed EP comm", "idle (bubble, waits)"};
+    static const char *const labels[WORK_N_TIMES] = {
+        "compute",         "exposed TP comm", "exposed PP comm",     "exposed DP comm",
+        "exposed EP comm", "exposed CP comm", "idle (bubble, waits)"};
     for (int k = 0; k < WORK_N_TIMES; k++)
         printf("%-26s %14.6f s %6.1f%%\n", labels[k], seconds(r->replay.time_ps[k]),
                r->step_s > 0 ? 100.0 * seconds(r->replay.time_ps[k]) / r->step_s : 0.0);
@@ -232,7 +238,7 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
         return false;
     const WorkLayout *l = &s->layout;
     bool gen = s->trace_path == NULL;
-    fprintf(out, "scenario,system,nodes,gpus,model,tp,pp,dp,vp,ep,sp,zero,recompute,schedule,"
+    fprintf(out, "scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,schedule,"
                  "global_batch,micro_batch,seq_len,fidelity,step_time_s,tokens_per_s,"
                  "tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
     for (int k = 0; k < WORK_N_TIMES; k++)
@@ -244,12 +250,13 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
             gen ? s->model_id : "");
     if (gen)
         fprintf(out,
-                "%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                "%u,%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                 ",%" G_GUINT64_FORMAT ",",
-                l->tp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero, recompute_names[l->recompute],
-                schedule_names[l->schedule], l->global_batch, l->micro_batch, l->seq_len);
+                l->tp, l->cp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero,
+                recompute_names[l->recompute], schedule_names[l->schedule], l->global_batch,
+                l->micro_batch, l->seq_len);
     else
-        fprintf(out, ",,,,,,,,,,,,");
+        fprintf(out, ",,,,,,,,,,,,,");
     fprintf(out, "%s,%.9f,", work_scenario_fidelity_name(s), r->step_s);
     if (gen)
         fprintf(out, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu, r->mfu,

@@ -257,8 +257,8 @@ cli_sweep_point_sets(const CliSweep *sweep, uint32_t index)
 
 /* The result columns, after point, status, reason and one per axis. */
 static const char result_header[] = "step_time_s,tokens_per_s,tflops_per_gpu,mfu,memory_gib,fits,"
-                                    "compute_s,tp_s,pp_s,dp_s,ep_s,idle_s,gpus,nodes";
-enum { N_RESULT_COLUMNS = 14 };
+                                    "compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s,gpus,nodes";
+enum { N_RESULT_COLUMNS = 15 };
 
 /* text as a CSV field (report_csv_append_field) with its line breaks made
  * spaces, so that a row is one line. */
@@ -493,7 +493,7 @@ const CliUsage cli_sweep_usage = {
         "DIR/results.csv: columns point, status (ok | invalid), reason (why a point is\n"
         "invalid), one per axis named by its key, then step_time_s, tokens_per_s,\n"
         "tflops_per_gpu, mfu, memory_gib, fits, the mean time per GPU in compute_s, tp_s,\n"
-        "pp_s, dp_s, ep_s, idle_s (exposed communication, idle), gpus and nodes; one row\n"
+        "pp_s, dp_s, ep_s, cp_s, idle_s (exposed communication, idle), gpus and nodes; one row\n"
         "per point in point order, the same bytes whatever --jobs. A point that does not\n"
         "load or run is a row with its reason, not an error.\n"
         "\n"

@@ -18,8 +18,9 @@
  *     examples/pretrain_gpt2.sh), so the V1.0 rows do;
  *   NeMo 24.07: Megatron-Core with the distributed optimizer (ZeRO 1),
  *     gradient reduction overlapped, sequence parallelism with tp > 1,
- *     fused attention, no recomputation unless the row says.
- * Context parallelism (CP > 1) is not simulated: such rows are skipped.
+ *     fused attention, no recomputation unless the row says; CP=n is
+ *     Megatron-Core's context parallelism (ring attention), dp then
+ *     GPUs / (tp cp pp).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -232,10 +233,7 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
         !count(v, csv, r, col->dp, "dp", &dp) ||
         !count(v, csv, r, col->num_gpus, "num_gpus", &gpus))
         return false;
-    if (note_number(notes, "CP=") > 1) {
-        validate_skip(v, "context parallelism (CP > 1) is not simulated");
-        return false;
-    }
+    uint64_t cp = MAX(note_number(notes, "CP="), 1);
     if (gb == 0) {
         validate_skip(v, "no global batch");
         return false;
@@ -243,19 +241,19 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     tp = MAX(tp, 1);
     pp = MAX(pp, 1);
     if (dp == 0)
-        dp = gpus / (tp * pp);
+        dp = gpus / (tp * cp * pp);
     if (dp == 0) {
         validate_bad(v, csv, r, "dp",
                      "empty, and num_gpus (%" G_GUINT64_FORMAT
-                     ") holds no tp x pp = %" G_GUINT64_FORMAT " GPUs",
-                     gpus, tp * pp);
+                     ") holds no tp x cp x pp = %" G_GUINT64_FORMAT " GPUs",
+                     gpus, tp * cp * pp);
         return false;
     }
-    if (gpus > 0 && tp * pp * dp != gpus) {
+    if (gpus > 0 && tp * cp * pp * dp != gpus) {
         validate_bad(v, csv, r, "num_gpus",
-                     "%" G_GUINT64_FORMAT " is not tp x pp x dp = %" G_GUINT64_FORMAT
-                     " x %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT,
-                     gpus, tp, pp, dp);
+                     "%" G_GUINT64_FORMAT " is not tp x cp x pp x dp = %" G_GUINT64_FORMAT
+                     " x %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT,
+                     gpus, tp, cp, pp, dp);
         return false;
     }
     const char *model_text = report_csv_field(csv, r, col->model);
@@ -275,10 +273,10 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     g_string_append_printf(ini, "fidelity = %s\n",
                            v->analytic ? "analytic" : net_fidelity_name(v->fidelity));
     g_string_append_printf(ini,
-                           "[layout]\ntp = %" G_GUINT64_FORMAT "\npp = %" G_GUINT64_FORMAT
-                           "\ndp = %" G_GUINT64_FORMAT "\nvp = %" G_GUINT64_FORMAT
-                           "\nrecompute = %s\n",
-                           tp, pp, dp, MAX(vp, 1), recompute ? "full" : "none");
+                           "[layout]\ntp = %" G_GUINT64_FORMAT "\ncp = %" G_GUINT64_FORMAT
+                           "\npp = %" G_GUINT64_FORMAT "\ndp = %" G_GUINT64_FORMAT
+                           "\nvp = %" G_GUINT64_FORMAT "\nrecompute = %s\n",
+                           tp, cp, pp, dp, MAX(vp, 1), recompute ? "full" : "none");
     g_string_append_printf(ini, "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n",
                            nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no", nemo ? "yes" : "no",
                            nemo ? "yes" : "no");
@@ -288,18 +286,20 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
         g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
     g_string_append_printf(ini, "[precision]\nmath = %s\n",
                            strstr(notes, "FP8") != NULL ? "fp8" : "bf16");
-    char vp_text[32] = "";
+    char vp_text[32] = "", cp_text[32] = "";
     if (vp > 1)
         g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);
+    if (cp > 1)
+        g_snprintf(cp_text, sizeof cp_text, " cp%" G_GUINT64_FORMAT, cp);
     row->line = g_array_index(csv->lines, uint32_t, r);
     row->ini = g_string_free(ini, FALSE);
     row->where = g_strdup_printf("%s:%u", csv->path, row->line);
-    row->detail = g_strdup_printf("%s tp%" G_GUINT64_FORMAT " pp%" G_GUINT64_FORMAT
+    row->detail = g_strdup_printf("%s tp%" G_GUINT64_FORMAT "%s pp%" G_GUINT64_FORMAT
                                   " dp%" G_GUINT64_FORMAT "%s",
-                                  id, tp, pp, dp, vp_text);
+                                  id, tp, cp_text, pp, dp, vp_text);
     row->source = source_name(source);
     row->system = system;
-    row->n_gpus = (uint32_t)(tp * pp * dp);
+    row->n_gpus = (uint32_t)(tp * cp * pp * dp);
     row->measured_s = measured;
     return true;
 }
@@ -333,10 +333,11 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
         char where[96];
         const uint64_t *t = result.replay.time_ps;
         double step = MAX((double)result.replay.step_ps, 1.0);
-        g_snprintf(where, sizeof where, "%.0f %.0f %.0f %.0f %.0f %.0f",
+        g_snprintf(where, sizeof where, "%.0f %.0f %.0f %.0f %.0f %.0f %.0f",
                    100.0 * (double)t[WORK_TIME_COMPUTE] / step,
                    100.0 * (double)t[WORK_TIME_TP] / step, 100.0 * (double)t[WORK_TIME_PP] / step,
                    100.0 * (double)t[WORK_TIME_DP] / step, 100.0 * (double)t[WORK_TIME_EP] / step,
+                   100.0 * (double)t[WORK_TIME_CP] / step,
                    100.0 * (double)t[WORK_TIME_IDLE] / step);
         ValidateRow row = {
             .where = where,

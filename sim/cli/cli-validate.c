@@ -327,7 +327,7 @@ validate_rows(Validation *v, ReportCsvStream *rows, GError **error)
         if (!v->quiet)
             printf("%5s %-15s %-31s %5s %-34s %9s %9s %-1s %8s  %s\n", "line", "system", "source",
                    "gpus", "model and layout", "measured", "simulated", "", "error",
-                   "simulated step: % compute, exposed tp pp dp ep, idle");
+                   "simulated step: % compute, exposed tp pp dp ep cp, idle");
         return validate_train_rows(v, rows, error);
     }
     CliRowColumns col;

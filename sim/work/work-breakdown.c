@@ -7,7 +7,8 @@
 
 #include "work/work-replay.h"
 
-static const char *const time_names[WORK_N_TIMES] = {"compute", "tp", "pp", "dp", "ep", "idle"};
+static const char *const time_names[WORK_N_TIMES] = {"compute", "tp", "pp",  "dp",
+                                                     "ep",      "cp", "idle"};
 
 const char *
 work_time_name(WorkTime time)
@@ -41,6 +42,8 @@ time_of(WorkCategory c)
         return WORK_TIME_DP;
     case WORK_CAT_EP:
         return WORK_TIME_EP;
+    case WORK_CAT_CP:
+        return WORK_TIME_CP;
     default:
         return WORK_TIME_COMPUTE;
     }
@@ -51,8 +54,8 @@ static void
 split_rank(GArray *marks, uint64_t step, uint64_t out[WORK_N_TIMES])
 {
     qsort(marks->data, marks->len, sizeof(Mark), cmp_mark);
-    static const WorkTime order[] = {WORK_TIME_COMPUTE, WORK_TIME_TP, WORK_TIME_EP, WORK_TIME_PP,
-                                     WORK_TIME_DP};
+    static const WorkTime order[] = {WORK_TIME_COMPUTE, WORK_TIME_TP, WORK_TIME_CP,
+                                     WORK_TIME_EP,      WORK_TIME_PP, WORK_TIME_DP};
     int active[WORK_N_TIMES] = {0};
     uint64_t prev = 0;
     for (guint i = 0; i <= marks->len; i++) {

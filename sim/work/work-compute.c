@@ -22,7 +22,9 @@
 
 /* The figures every kernel count of one microbatch uses. */
 typedef struct Shape {
-    uint64_t b, s, t;     /* sequences, tokens each, tensor-parallel ranks */
+    uint64_t b, s, t;     /* sequences, tokens each on this GPU (seq_len / cp),
+                           * tensor-parallel ranks */
+    uint64_t cp;          /* context-parallel ranks: attention's steps */
     uint64_t tokens;      /* T = b s: rows of every GEMM */
     uint64_t norm_tokens; /* T / t with sequence parallelism, else T */
     uint64_t h, d;        /* hidden, head size */
@@ -46,6 +48,7 @@ typedef struct Spec {
     uint64_t flops;
     uint64_t bytes, grad_bytes;
     bool core; /* part of attention's core: replayed by selective recomputation */
+    uint64_t cp_steps; /* fused attention under context parallelism: its kernels a pass */
 } Spec;
 
 typedef struct SpecList {
@@ -80,7 +83,8 @@ shape_of(const WorkModel *model, const WorkLayout *layout)
 {
     Shape x = {0};
     x.b = layout->micro_batch;
-    x.s = layout->seq_len;
+    x.cp = MAX(layout->cp, 1);
+    x.s = layout->seq_len / x.cp;
     x.t = layout->tp;
     x.tokens = x.b * x.s;
     x.norm_tokens = layout->sp ? div_up(x.tokens, x.t) : x.tokens;
@@ -204,7 +208,9 @@ add_attention_gemm(SpecList *list, const Shape *x, bool dropout)
  * GEMMs' (the convention's full s x s). Forward reads q, k, v and writes the
  * output and a log-sum-exp per row (fp32); backward reads q, k, v, the
  * output, its gradient and the log-sum-exp, writes dq, dk, dv. FA2's fp32
- * dq accumulator and its row-sum pre-kernel are left out. */
+ * dq accumulator and its row-sum pre-kernel are left out. Under context
+ * parallelism the GPU's s = seq_len / cp queries meet every rank's keys in
+ * cp kernels a pass (ring attention, see append). */
 static void
 add_attention_flash(SpecList *list, const Shape *x)
 {
@@ -219,6 +225,7 @@ add_attention_flash(SpecList *list, const Shape *x)
     sp->bytes = (2 * q + 2 * kv) * x->e + lse;
     sp->grad_bytes = (4 * q + 4 * kv) * x->e + lse;
     sp->core = true;
+    sp->cp_steps = x->cp;
 }
 
 /* The attention sublayer: norm, fused QKV GEMM (h -> h + 2 g for g the
@@ -345,7 +352,24 @@ append(GArray *ops, const Spec *sp, const char *name, WorkPass pass, uint64_t m,
      * forward one; memory kernels have none. */
     if (sp->kind == WORK_OP_ATTENTION && pass == WORK_PASS_BACKWARD)
         op.flops = 2 * sp->flops;
+    op.causal = sp->kind == WORK_OP_ATTENTION;
     g_array_append_val(ops, op);
+    /* Ring attention (Megatron-Core's context parallelism, Transformer
+     * Engine's AttnFuncWithCPAndKVP2P): the sequence is cut into 2 cp
+     * chunks, rank i holding chunks i and 2 cp - 1 - i. Its first kernel
+     * is its own queries against its own keys under the causal mask; each
+     * of the cp - 1 others meets the keys and values of another rank,
+     * received over the ring while the kernel before runs, of which the
+     * mask leaves half (the earlier rank's first chunk, or this rank's
+     * later chunk against both): as many products as the convention's
+     * s x s / 2. The convention's FLOPs are counted whole on every kernel,
+     * cp s x s a rank in all: the causal full sequence's s cp x s cp / cp. */
+    for (uint64_t step = 1; sp->kind == WORK_OP_ATTENTION && step < sp->cp_steps; step++) {
+        op.name = pass == WORK_PASS_BACKWARD ? "attn.core.ring.bwd" : "attn.core.ring";
+        op.n = m / 2;
+        op.causal = false;
+        g_array_append_val(ops, op);
+    }
 }
 
 static void
@@ -449,7 +473,7 @@ work_compute_embedding(GArray *ops, WorkPass pass, const WorkModel *model, const
                rows * x.e + x.vocab_shard * x.h * x.grad_bytes);
     if (model->positions == WORK_POSITIONS_LEARNED)
         add_memory(&list, "embed.positions", "embed.positions.bwd", 3 * rows * x.e,
-                   rows * x.e + x.s * x.h * x.grad_bytes);
+                   rows * x.e + layout->seq_len * x.h * x.grad_bytes);
     if (config->dropout) {
         uint64_t dropout = x.norm_tokens * x.h * (2 * x.e + 1);
         add_memory(&list, "embed.dropout", "embed.dropout.bwd", dropout, dropout);
@@ -661,20 +685,23 @@ work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, 
     return flops / (peak_of(gpu, math) * gemm_seconds(gpu, math, n_batch, m, n, k, flops));
 }
 
-/* FlashAttention's seconds. It executes, of the convention's FLOPs, the
- * causal share (query blocks of 128 rows see the key blocks up to theirs:
- * (nb + 1) / 2 nb of the s x s products for nb blocks), and backward 5 / 4
- * of the convention (five products to forward's two, as FlashAttention's
- * benchmarks count). Thread blocks are (sequence, head, query block)
- * triples, quantized into waves as GEMM tiles are; then the roofline. */
+/* FlashAttention's seconds. It executes the m x n products of its shape,
+ * under the causal mask only those at or below the diagonal (query blocks
+ * of 128 rows see the key blocks up to theirs: (nb + 1) / 2 nb of them for
+ * nb blocks), and backward 5 / 2 of the forward's (five products to
+ * forward's two, as FlashAttention's benchmarks count). Thread blocks are
+ * (sequence, head, query block) triples, quantized into waves as GEMM
+ * tiles are; then the roofline. */
 static double
 flash_seconds(const WorkOp *op, const HwGpu *gpu)
 {
     const uint64_t block = WORK_COMPUTE_FLASH_BLOCK;
     uint64_t nb = div_up(op->m, block);
-    double executed = (double)op->flops * (double)(nb + 1) / (2.0 * (double)nb);
+    double executed = 4.0 * (double)op->n_batch * (double)op->m * (double)op->n * (double)op->k;
+    if (op->causal)
+        executed *= (double)(nb + 1) / (2.0 * (double)nb);
     if (op->pass == WORK_PASS_BACKWARD)
-        executed *= 5.0 / 4.0;
+        executed *= 5.0 / 2.0;
     uint64_t waves = div_up(op->n_batch * nb, gpu->n_sms);
     double share = (double)op->n_batch * (double)op->m / ((double)waves * gpu->n_sms * block);
     double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling_of(gpu)->flash * share;

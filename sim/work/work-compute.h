@@ -49,13 +49,16 @@ typedef struct WorkOp {
     WorkOpKind kind;
     WorkPass pass;
     WorkMath math;             /* GEMM and attention inputs; WORK_MATH_FP16 for memory kernels */
-    uint64_t n_batch, m, n, k; /* attention: n_batch heads, m = n = tokens, k = head size;
-                                * 0 for memory kernels */
+    uint64_t n_batch, m, n, k; /* attention: n_batch heads, m queries, n keys run,
+                                * k = head size; 0 for memory kernels */
     uint64_t flops; /* Megatron's convention: 2 m n k n_batch a GEMM (exact even where m is
                      * a rounded-up per-expert token count); attention counts the full
                      * s x s products forward and twice that backward */
     uint64_t bytes; /* HBM traffic: what a memory kernel reads plus writes; a GEMM's
                      * operands read once and its result written once (the roofline's) */
+    bool causal;    /* attention: m queries against n = m keys under the causal mask;
+                     * false: all m x n products run (a ring step of context
+                     * parallelism, n the keys the mask leaves) */
 } WorkOp;
 
 /* Megatron pads the vocabulary to a multiple of this times tp

@@ -11,15 +11,26 @@
 #include "work/work-memory.h"
 #include "work/work-pipeline.h"
 
-/* One piece of a block's pass: a run of kernels, or a collective between
- * two runs. */
+/* A step of ring attention's exchange (context parallelism): the keys
+ * and values a rank's next attention kernel meets, or the gradient of keys
+ * and values its kernel added to (see emit_cp). */
+typedef enum CpExchange {
+    CP_NONE,
+    CP_KV,  /* before attention kernel `step` */
+    CP_DKV, /* after backward attention kernel `step` */
+} CpExchange;
+
+/* One piece of a block's pass: a run of kernels, or a collective or a
+ * ring-attention exchange between two runs. */
 typedef struct Item {
     bool comm;
     uint64_t duration_ps, flops; /* compute */
-    WorkCategory category;       /* comm: TP or EP */
+    WorkCategory category;       /* comm: TP, EP or CP */
     CollOp op;
     uint64_t bytes;
     bool overlap; /* comm: the next run of kernels does not wait for it */
+    CpExchange cp;
+    uint32_t step; /* CP: the attention kernel, 0 to cp - 1 */
 } Item;
 
 typedef struct Gen {
@@ -33,7 +44,8 @@ typedef struct Gen {
     GArray *fwd, *bwd, *rec;            /* Item, one block */
     GArray *embed_fwd, *embed_bwd;      /* Item */
     GArray *head_fwd, *head_bwd;        /* Item */
-    uint64_t act_bytes;                 /* b s h e: a block's input or output */
+    uint64_t act_bytes;                 /* b s h e: a block's input or output (s = seq_len / cp) */
+    uint64_t kv_bytes;                  /* b s 2 g e: a rank's keys and values (g: their width) */
     uint64_t block_dense, block_expert; /* parameters of one block on one GPU */
     uint64_t bucket_params;
     double efficiency; /* the share of the kernel model's rate sustained */
@@ -49,7 +61,8 @@ typedef struct Bucket {
 
 /* A rank's place and its emission state. */
 typedef struct Rank {
-    uint32_t t, d, p, gpu;
+    uint32_t t, c, d, p, gpu;
+    uint32_t kv_recv, dkv_recv;     /* ring attention's last receives (tasks) */
     uint32_t last_compute;          /* task */
     uint32_t first_of_block;        /* the first compute task of the block being emitted */
     GArray *pending;                /* tasks the next compute task waits for */
@@ -68,10 +81,11 @@ typedef enum RankGroup {
     GROUP_DP_EXPERT, /* the replicas holding the same experts */
 } RankGroup;
 
+/* Megatron-Core's rank order, tp fastest, then cp, dp and pp. */
 static uint32_t
-gpu_of(const Gen *g, uint32_t t, uint32_t d, uint32_t p)
+gpu_of(const Gen *g, uint32_t t, uint32_t c, uint32_t d, uint32_t p)
 {
-    return t + g->l->tp * (d + g->l->dp * p);
+    return t + g->l->tp * (c + g->l->cp * (d + g->l->dp * p));
 }
 
 /* ---- Items: a pass's kernels cut at its collectives. ---- */
@@ -137,7 +151,8 @@ static uint64_t
 comm_bytes(const Gen *g, const Rule *r)
 {
     if (r->category == WORK_CAT_EP) {
-        uint64_t tokens = g->l->micro_batch * g->l->seq_len / (g->l->sp ? g->l->tp : 1);
+        uint64_t tokens =
+            g->l->micro_batch * work_layout_local_seq(g->l) / (g->l->sp ? g->l->tp : 1);
         return tokens * g->model->top_k * g->model->hidden_size * g->l->activation_bytes;
     }
     return g->act_bytes;
@@ -171,20 +186,40 @@ add_ps(uint64_t a, uint64_t b)
     return b > SIM_TIME_NEVER - a ? SIM_TIME_NEVER : a + b;
 }
 
+static void
+push_cp(const Gen *g, GArray *items, Item *run, CpExchange what, uint32_t step)
+{
+    flush(items, run);
+    Item c = {.comm = true,
+              .category = WORK_CAT_CP,
+              .op = COLL_OP_SENDRECV,
+              .bytes = g->kv_bytes,
+              .cp = what,
+              .step = step};
+    g_array_append_val(items, c);
+}
+
 static GArray *
 items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
 {
     GArray *items = g_array_new(FALSE, TRUE, sizeof(Item));
     Item run = {0};
+    uint32_t attention = 0; /* attention kernels so far: ring steps under cp */
     for (guint i = 0; i < ops->len; i++) {
         const WorkOp *op = &g_array_index(ops, WorkOp, i);
         Rule rules[2];
         unsigned n = cut ? rules_for(g, op->name, backward, rules) : 0;
+        bool ring = cut && g->l->cp > 1 && op->kind == WORK_OP_ATTENTION;
+        uint32_t step = ring ? attention++ % g->l->cp : 0;
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_BEFORE)
                 push_comm(g, items, &run, &rules[k]);
+        if (ring)
+            push_cp(g, items, &run, CP_KV, step);
         run.duration_ps = add_ps(run.duration_ps, efficient_ps(g, work_compute_op_ps(op, g->gpu)));
         run.flops += op->flops;
+        if (ring && backward)
+            push_cp(g, items, &run, CP_DKV, step);
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_AFTER)
                 push_comm(g, items, &run, &rules[k]);
@@ -265,24 +300,77 @@ rank_group(Gen *g, Rank *r, RankGroup which)
     if (r->groups[which] != WORK_NONE)
         return r->groups[which];
     const WorkLayout *l = g->l;
-    uint32_t n = 0, ranks[MAX(MAX(l->tp, l->ep), l->dp)];
+    uint32_t n = 0, ranks[MAX(MAX(l->tp, l->ep), (uint64_t)l->dp * l->cp)];
     WorkCategory cat = WORK_CAT_DP;
     if (which == GROUP_TP || which == GROUP_TP_PP) {
         for (uint32_t t = 0; t < l->tp; t++)
-            ranks[n++] = gpu_of(g, t, r->d, r->p);
+            ranks[n++] = gpu_of(g, t, r->c, r->d, r->p);
         cat = which == GROUP_TP ? WORK_CAT_TP : WORK_CAT_PP;
     } else if (which == GROUP_EP) {
         uint32_t base = r->d / l->ep * l->ep;
         for (uint32_t e = 0; e < l->ep; e++)
-            ranks[n++] = gpu_of(g, r->t, base + e, r->p);
+            ranks[n++] = gpu_of(g, r->t, r->c, base + e, r->p);
         cat = WORK_CAT_EP;
     } else {
+        /* Gradients are reduced over the data- and context-parallel ranks
+         * together, which hold the same weights. */
         uint32_t step = which == GROUP_DP_EXPERT ? l->ep : 1;
-        for (uint32_t k = 0; k < l->dp / step; k++)
-            ranks[n++] = gpu_of(g, r->t, r->d % step + k * step, r->p);
+        for (uint32_t c = 0; c < l->cp; c++)
+            for (uint32_t k = 0; k < l->dp / step; k++)
+                ranks[n++] = gpu_of(g, r->t, c, r->d % step + k * step, r->p);
     }
     r->groups[which] = work_stream_group(g->s, cat, ranks, n);
     return r->groups[which];
+}
+
+/* A transfer of ring attention to the next context-parallel rank after
+ * deps, and the matching receive from the previous one; returns the
+ * receive. */
+static uint32_t
+cp_shift(Gen *g, Rank *r, uint64_t bytes, GArray *deps, const char *label)
+{
+    uint32_t cp = g->l->cp;
+    WorkTask t = {.kind = WORK_TASK_SEND,
+                  .category = WORK_CAT_CP,
+                  .peer = gpu_of(g, r->t, (r->c + 1) % cp, r->d, r->p),
+                  .bytes = bytes};
+    add(g, r, &t, deps, label);
+    t.kind = WORK_TASK_RECV;
+    t.peer = gpu_of(g, r->t, (r->c + cp - 1) % cp, r->d, r->p);
+    return add(g, r, &t, NULL, label);
+}
+
+/* Ring attention's exchanges (Transformer Engine's AttnFuncWithCPAndKVP2P):
+ * before kernel 0 a rank passes its keys and values on and receives the
+ * previous rank's; kernel s > 0 waits for what arrived, which is passed on
+ * while it runs, up to kernel cp - 1. Backward the keys and values go round
+ * the same way, and after each kernel the gradient of the block it met,
+ * accumulated along the ring, goes to the next rank; after cp kernels
+ * each rank's own block's gradient has come back to it, and the kernel
+ * after attention waits for it. */
+static void
+emit_cp(Gen *g, Rank *r, const Item *it, const char *label)
+{
+    uint32_t last = g->l->cp - 1;
+    GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    if (it->cp == CP_KV) {
+        if (it->step == 0 && r->last_compute != WORK_NONE)
+            g_array_append_val(deps, r->last_compute);
+        if (it->step > 0) {
+            g_array_append_val(r->pending, r->kv_recv);
+            g_array_append_val(deps, r->kv_recv);
+        }
+        if (it->step < last)
+            r->kv_recv = cp_shift(g, r, it->bytes, deps, label);
+    } else {
+        g_array_append_val(deps, r->last_compute);
+        if (it->step > 0)
+            g_array_append_val(deps, r->dkv_recv);
+        r->dkv_recv = cp_shift(g, r, it->bytes, deps, label);
+        if (it->step == last)
+            g_array_append_val(r->pending, r->dkv_recv);
+    }
+    g_array_unref(deps);
 }
 
 static void
@@ -292,6 +380,10 @@ emit_items(Gen *g, Rank *r, const GArray *items, const char *label)
         const Item *it = &g_array_index(items, Item, i);
         if (!it->comm) {
             compute(g, r, it->duration_ps, it->flops, label);
+            continue;
+        }
+        if (it->category == WORK_CAT_CP) {
+            emit_cp(g, r, it, label);
             continue;
         }
         uint32_t group =
@@ -309,7 +401,7 @@ emit_items(Gen *g, Rank *r, const GArray *items, const char *label)
 static void
 bucket_add(Gen *g, Rank *r, uint64_t params, bool expert, bool force)
 {
-    if (g->l->dp / (expert ? g->l->ep : 1) < 2)
+    if (work_layout_grad_ranks(g->l) / (expert ? g->l->ep : 1) < 2)
         return;
     uint64_t *bucket = expert ? &r->expert_bucket : &r->bucket;
     *bucket += params;
@@ -331,7 +423,7 @@ bucket_add(Gen *g, Rank *r, uint64_t params, bool expert, bool force)
 static bool
 zero3(const Gen *g)
 {
-    return g->l->zero == WORK_ZERO_3 && g->l->dp > 1;
+    return g->l->zero == WORK_ZERO_3 && work_layout_grad_ranks(g->l) > 1;
 }
 
 /* ZeRO 3: gather a block's parameters, one block ahead of its compute. */
@@ -352,7 +444,7 @@ gather_block(Gen *g, Rank *r, uint32_t prev_first)
 static void
 transfer(Gen *g, Rank *r, WorkTaskKind kind, uint32_t peer_stage, const char *label)
 {
-    uint32_t peer = gpu_of(g, r->t, r->d, peer_stage);
+    uint32_t peer = gpu_of(g, r->t, r->c, r->d, peer_stage);
     uint64_t bytes = g->act_bytes / g->l->tp;
     WorkTask t = {.kind = kind, .category = WORK_CAT_PP, .peer = peer, .bytes = bytes};
     if (kind == WORK_TASK_SEND) {
@@ -458,7 +550,8 @@ finish_step(Gen *g, Rank *r)
     for (guint i = 0; i < r->buckets->len; i++)
         g_array_append_val(deps, g_array_index(r->buckets, Bucket, i).task);
     if (g->l->pp > 1 && g->model->tied_embeddings && (r->p == 0 || r->p == g->l->pp - 1)) {
-        uint32_t ranks[2] = {gpu_of(g, r->t, r->d, 0), gpu_of(g, r->t, r->d, g->l->pp - 1)};
+        uint32_t ranks[2] = {gpu_of(g, r->t, r->c, r->d, 0),
+                             gpu_of(g, r->t, r->c, r->d, g->l->pp - 1)};
         uint32_t group = work_stream_group(g->s, WORK_CAT_DP, ranks, 2);
         GArray *after = all_waits(r);
         uint64_t bytes = work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
@@ -474,7 +567,8 @@ finish_step(Gen *g, Rank *r)
     /* The optimizer over what this GPU owns. */
     WorkMemory mem;
     work_memory_stage(g->l, g->model, r->p, &mem);
-    uint64_t shard = g->l->zero >= WORK_ZERO_1 ? mem.n_params / g->l->dp : mem.n_params;
+    uint64_t shard =
+        g->l->zero >= WORK_ZERO_1 ? mem.n_params / work_layout_grad_ranks(g->l) : mem.n_params;
     GArray *ops = work_compute_ops_new();
     work_compute_optimizer(ops, g->l, mem.n_params, shard);
     WorkTask t = {.kind = WORK_TASK_COMPUTE,
@@ -560,8 +654,11 @@ gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *
                                                     : 1.0;
     g->m = (uint32_t)work_layout_microbatches(layout);
     g->n_chunks = layout->pp * layout->vp;
-    g->act_bytes =
-        layout->micro_batch * layout->seq_len * model->hidden_size * layout->activation_bytes;
+    uint64_t tokens = layout->micro_batch * work_layout_local_seq(layout);
+    g->act_bytes = tokens * model->hidden_size * layout->activation_bytes;
+    uint64_t kv_heads = MAX(model->n_kv_heads / layout->tp, 1);
+    g->kv_bytes =
+        tokens * 2 * kv_heads * (model->hidden_size / model->n_heads) * layout->activation_bytes;
     g->fwd = pass_items(g, work_compute_block, WORK_PASS_FORWARD, true);
     g->bwd = pass_items(g, work_compute_block, WORK_PASS_BACKWARD, true);
     g->rec = pass_items(g, work_compute_block, WORK_PASS_RECOMPUTE, true);
@@ -572,7 +669,8 @@ gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *
     work_memory_block_params(layout, model, &g->block_dense, &g->block_expert);
     g->bucket_params = options->bucket_params;
     if (g->bucket_params == 0)
-        g->bucket_params = MAX(UINT64_C(40000000), UINT64_C(1000000) * layout->dp);
+        g->bucket_params =
+            MAX(UINT64_C(40000000), UINT64_C(1000000) * work_layout_grad_ranks(layout));
 }
 
 static void
@@ -584,12 +682,24 @@ gen_clear(Gen *g)
         g_array_unref(lists[i]);
 }
 
-/* The ranks of a stage work_gen_stream details: one, or every tensor
- * rank of every replica. */
+/* The ranks of a stage work_gen_stream details: every context-parallel
+ * rank (ring attention passes between them), of one tensor rank and one
+ * replica, or of every one. */
 static uint64_t
 detailed_per_stage(const WorkLayout *l, const WorkGenOptions *o)
 {
-    return (o->symmetric ? 1 : (uint64_t)l->dp) * (o->symmetric ? 1 : (uint64_t)l->tp);
+    return (o->symmetric ? 1 : (uint64_t)l->dp) * (o->symmetric ? 1 : (uint64_t)l->tp) * l->cp;
+}
+
+/* The tasks a pass's items emit at most: one each, two (a transfer and its
+ * receive) for a ring-attention exchange. */
+static double
+item_tasks(const GArray *items)
+{
+    double n = 0;
+    for (guint i = 0; i < items->len; i++)
+        n += g_array_index(items, Item, i).cp != CP_NONE ? 2 : 1;
+    return n;
 }
 
 uint64_t
@@ -606,7 +716,7 @@ work_gen_stream_bytes(const WorkModel *model, const WorkLayout *layout, const Hw
      * under ZeRO 3) and its parameter gather, the optimizer. */
     double tasks = 0, labels;
     double gathers = zero3(&g) ? 2 : 0;
-    double block = gathers + g.fwd->len + g.rec->len + g.bwd->len;
+    double block = gathers + item_tasks(g.fwd) + item_tasks(g.rec) + item_tasks(g.bwd);
     for (uint32_t p = 0; p < layout->pp; p++) {
         WorkMemory mem;
         work_memory_stage(layout, model, p, &mem);
@@ -643,10 +753,12 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
     gen_init(&g, model, layout, gpu, options);
     g.s = work_stream_new((uint32_t)work_layout_gpus(layout));
     /* Symmetric: data replica 0's tensor rank 0 of every stage stands for
-     * the others, which run the same kernels and calls at the same time. */
+     * the others, which run the same kernels and calls at the same time;
+     * its context-parallel ranks are all detailed, since ring attention's
+     * transfers pass between them. */
     uint32_t n_d = layout->dp, n_t = layout->tp;
     if (options->symmetric && layout->dp > 1) {
-        g.s->replicas[0] = (WorkReplicas){.count = layout->dp, .stride = layout->tp};
+        g.s->replicas[0] = (WorkReplicas){.count = layout->dp, .stride = layout->tp * layout->cp};
         n_d = 1;
     }
     if (options->symmetric && layout->tp > 1) {
@@ -655,23 +767,25 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
     }
     for (uint32_t p = 0; p < layout->pp; p++)
         for (uint32_t d = 0; d < n_d; d++)
-            for (uint32_t t = 0; t < n_t; t++) {
-                Rank r = {.t = t,
-                          .d = d,
-                          .p = p,
-                          .gpu = gpu_of(&g, t, d, p),
-                          .last_compute = WORK_NONE,
-                          .first_of_block = WORK_NONE};
-                for (unsigned k = 0; k < G_N_ELEMENTS(r.groups); k++)
-                    r.groups[k] = WORK_NONE;
-                r.pending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-                r.deferred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-                r.buckets = g_array_new(FALSE, FALSE, sizeof(Bucket));
-                emit_rank(&g, &r);
-                g_array_unref(r.pending);
-                g_array_unref(r.deferred);
-                g_array_unref(r.buckets);
-            }
+            for (uint32_t c = 0; c < layout->cp; c++)
+                for (uint32_t t = 0; t < n_t; t++) {
+                    Rank r = {.t = t,
+                              .c = c,
+                              .d = d,
+                              .p = p,
+                              .gpu = gpu_of(&g, t, c, d, p),
+                              .last_compute = WORK_NONE,
+                              .first_of_block = WORK_NONE};
+                    for (unsigned k = 0; k < G_N_ELEMENTS(r.groups); k++)
+                        r.groups[k] = WORK_NONE;
+                    r.pending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+                    r.deferred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+                    r.buckets = g_array_new(FALSE, FALSE, sizeof(Bucket));
+                    emit_rank(&g, &r);
+                    g_array_unref(r.pending);
+                    g_array_unref(r.deferred);
+                    g_array_unref(r.buckets);
+                }
     gen_clear(&g);
     return g.s;
 }

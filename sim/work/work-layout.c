@@ -37,7 +37,7 @@ check_counts(const WorkLayout *l, GError **error)
 {
     return check_positive("tp", l->tp, error) && check_positive("pp", l->pp, error) &&
            check_positive("dp", l->dp, error) && check_positive("vp", l->vp, error) &&
-           check_positive("ep", l->ep, error) &&
+           check_positive("ep", l->ep, error) && check_positive("cp", l->cp, error) &&
            check_positive("global_batch", l->global_batch, error) &&
            check_positive("micro_batch", l->micro_batch, error) &&
            check_positive("seq_len", l->seq_len, error) &&
@@ -95,6 +95,36 @@ check_tp(const WorkLayout *l, const WorkModel *m, GError **error)
                              "-token sequence does not split over tp %u "
                              "(sequence parallelism gives each rank seq_len / tp tokens)",
                              l->seq_len, l->tp);
+    return true;
+}
+
+/* Context parallelism as Megatron-Core runs it (Transformer Engine's
+ * AttnFuncWithCPAndKVP2P): the sequence in 2 cp chunks, two a rank, so
+ * every rank's queries see as many unmasked keys; only in TE's fused
+ * attention; with sp each rank's s / cp tokens split again over tp. */
+static bool
+check_cp(const WorkLayout *l, GError **error)
+{
+    if (l->cp == 1)
+        return true;
+    uint64_t chunks = 2 * (uint64_t)l->cp;
+    if (l->seq_len % chunks != 0)
+        return hw_keys_failf(error,
+                             "cp: the %" G_GUINT64_FORMAT
+                             "-token sequence does not split into 2 x cp = %" G_GUINT64_FORMAT
+                             " chunks (context parallelism gives each rank two of them)",
+                             l->seq_len, chunks);
+    if (l->sp && l->seq_len % (chunks * l->tp) != 0)
+        return hw_keys_failf(error,
+                             "cp: the %" G_GUINT64_FORMAT "-token sequence does not split into "
+                             "2 x cp x tp = %" G_GUINT64_FORMAT
+                             " pieces (sequence parallelism splits each rank's tokens over tp)",
+                             l->seq_len, chunks * l->tp);
+    if (!l->flash_attention)
+        return hw_keys_failf(error,
+                             "cp: %u needs flash_attention = yes (context parallelism "
+                             "runs in Transformer Engine's fused attention)",
+                             l->cp);
     return true;
 }
 
@@ -180,6 +210,7 @@ work_layout_check(const WorkLayout *layout, const WorkModel *model, GError **err
     g_return_val_if_fail(layout->recompute <= WORK_RECOMPUTE_FULL, false);
     g_return_val_if_fail(layout->schedule <= WORK_SCHEDULE_INTERLEAVED, false);
     return check_counts(layout, error) && check_seq_len(layout, model, error) &&
-           check_tp(layout, model, error) && check_pipeline(layout, model, error) &&
-           check_batch(layout, error) && check_experts(layout, model, error);
+           check_tp(layout, model, error) && check_cp(layout, error) &&
+           check_pipeline(layout, model, error) && check_batch(layout, error) &&
+           check_experts(layout, model, error);
 }

@@ -33,6 +33,8 @@ typedef enum WorkSchedule {
 
 typedef struct WorkLayout {
     uint32_t tp; /* tensor-parallel ranks (Megatron: innermost, inside an NVLink domain) */
+    uint32_t cp; /* context-parallel ranks (Megatron-Core: next to tp, each holding
+                  * seq_len / cp tokens of every sequence; ring attention); 1 otherwise */
     uint32_t pp; /* pipeline stages */
     uint32_t dp; /* data-parallel replicas */
     uint32_t vp; /* virtual stages per pipeline rank (interleaved schedule); 1 otherwise */
@@ -64,11 +66,27 @@ typedef struct WorkLayout {
     uint32_t activation_bytes; /* per activation element: 2 */
 } WorkLayout;
 
-/* GPUs the layout uses: tp × pp × dp. */
+/* GPUs the layout uses: tp × cp × pp × dp. */
 static inline uint64_t
 work_layout_gpus(const WorkLayout *layout)
 {
-    return (uint64_t)layout->tp * layout->pp * layout->dp;
+    return (uint64_t)layout->tp * layout->cp * layout->pp * layout->dp;
+}
+
+/* Tokens of each sequence on one GPU: seq_len / cp. */
+static inline uint64_t
+work_layout_local_seq(const WorkLayout *layout)
+{
+    return layout->seq_len / layout->cp;
+}
+
+/* The ranks that hold the same weights and reduce their gradients
+ * together (Megatron-Core's data-parallel group with context parallelism):
+ * dp × cp. */
+static inline uint64_t
+work_layout_grad_ranks(const WorkLayout *layout)
+{
+    return (uint64_t)layout->dp * layout->cp;
 }
 
 /* Microbatches per step on each pipeline: global_batch / (dp × micro_batch). */
@@ -106,6 +124,10 @@ work_layout_microbatches(const WorkLayout *layout)
  *               heads; either way every rank holds 1/tp of the weights);
  *   sp          seq_len divisible by tp (each rank holds s / tp tokens); sp
  *               with tp = 1 is allowed and changes nothing;
+ *   cp          seq_len divisible by 2 cp (Megatron-Core cuts each sequence
+ *               into 2 cp chunks, rank i holding chunks i and 2 cp - 1 - i
+ *               to balance the causal mask), with sp by 2 cp tp; fused
+ *               attention (Transformer Engine's ring attention);
  *   pp, vp      vp > 1 only with the interleaved schedule, which needs
  *               vp > 1, pp > 1 and microbatches a multiple of pp (Megatron's
  *               default group of pp microbatches per virtual stage); the

@@ -128,7 +128,10 @@ state_bytes(uint64_t n, uint64_t ranks, bool sharded, uint32_t bytes_each)
 static void
 fill_states(const WorkLayout *l, const StageParams *p, WorkMemory *out)
 {
-    uint64_t dp = l->dp, expert_dp = l->dp / l->ep;
+    /* Context-parallel ranks hold the same weights and shard the states
+     * with the data-parallel ones (Megatron-Core's data-parallel group
+     * with cp). */
+    uint64_t dp = work_layout_grad_ranks(l), expert_dp = dp / l->ep;
     out->n_params = p->dense + p->expert;
     out->optimizer_bytes =
         add(state_bytes(p->dense, dp, l->zero >= WORK_ZERO_1, l->optimizer_bytes),
@@ -165,7 +168,7 @@ uint64_t
 work_memory_layer_activation_bytes(const WorkLayout *l, const WorkModel *m)
 {
     g_return_val_if_fail(l != NULL && m != NULL && l->tp >= 1, 0);
-    uint64_t e = l->activation_bytes, s = l->seq_len, t = l->tp, h = m->hidden_size;
+    uint64_t e = l->activation_bytes, s = work_layout_local_seq(l), t = l->tp, h = m->hidden_size;
     uint64_t tokens = mul(s, l->micro_batch);
     uint64_t outside_tokens = l->sp ? mul(s / t, l->micro_batch) : tokens;
     if (l->recompute == WORK_RECOMPUTE_FULL)
@@ -213,7 +216,7 @@ work_memory_chunks_in_flight(const WorkLayout *l, uint32_t stage)
 static void
 fill_activations(const WorkLayout *l, const WorkModel *m, uint32_t stage, WorkMemory *out)
 {
-    uint64_t s = l->seq_len, b = l->micro_batch, h = m->hidden_size, t = l->tp;
+    uint64_t s = work_layout_local_seq(l), b = l->micro_batch, h = m->hidden_size, t = l->tp;
     uint64_t tokens = mul(s, b), outside_tokens = l->sp ? mul(s / t, b) : tokens;
     out->n_chunks_in_flight = work_memory_chunks_in_flight(l, stage);
     out->n_microbatches_in_flight = ceil_div(out->n_chunks_in_flight, l->vp);

@@ -32,8 +32,9 @@ typedef struct WorkMemory {
 /* Bytes one GPU keeps for one transformer block and one microbatch until
  * the block's backward pass: Korthikanti et al. 2022, Table 2, for the
  * block's shape (see work-memory.c for the terms and how GQA, SwiGLU,
- * experts and fused attention change them). s = seq_len, b = micro_batch, h hidden, a heads,
- * t = tp, at 2-byte activations, for a GPT block:
+ * experts and fused attention change them). s = seq_len / cp (a context-
+ * parallel rank's tokens), b = micro_batch, h hidden, a heads, t = tp, at
+ * 2-byte activations, for a GPT block:
  *   no recompute     s b h (10 + 24/t + 5 a s / (h t)); with sp s b h / t (34 + 5 a s / h)
  *   selective        s b h (10 + 24/t);                 with sp s b h / t 34
  *   full             s b h 2 (the block's input);       with sp s b h / t 2.

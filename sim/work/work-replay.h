@@ -40,15 +40,17 @@
 #include "work/work-stream.h"
 
 /* Where a rank's time goes: its compute, then what it waits on while not
- * computing, in this order of precedence: a TP collective, an EP
- * all-to-all, a PP transfer, a DP collective; idle is waiting with nothing
- * of its own moving (the pipeline bubble, a peer that is late). */
+ * computing, in this order of precedence: a TP collective, a CP
+ * (ring-attention) transfer, an EP all-to-all, a PP transfer, a DP
+ * collective; idle is waiting with nothing of its own moving (the pipeline
+ * bubble, a peer that is late). */
 typedef enum WorkTime {
     WORK_TIME_COMPUTE,
     WORK_TIME_TP,
     WORK_TIME_PP,
     WORK_TIME_DP,
     WORK_TIME_EP,
+    WORK_TIME_CP,
     WORK_TIME_IDLE,
     WORK_N_TIMES,
 } WorkTime;

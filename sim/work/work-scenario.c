@@ -39,7 +39,7 @@ typedef struct ScenarioFile {
     char *name, *system, *model, *fidelity, *trace;
     double compute_efficiency;
     uint64_t nodes;
-    uint64_t tp, pp, dp, gpus, vp, ep, zero, bucket_params;
+    uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
     bool sp, flash_attention, dp_overlap, dropout, account_for_embedding, account_for_loss;
     char *recompute, *schedule;
@@ -72,7 +72,8 @@ static const HwKey layout_keys[] = {
     K("tp", HW_KEY_COUNT, tp, false, "tensor-parallel ranks"),
     K("pp", HW_KEY_COUNT, pp, false, "pipeline stages"),
     K("dp", HW_KEY_COUNT, dp, false, "data-parallel replicas"),
-    K("gpus", HW_KEY_COUNT, gpus, false, "tp x pp x dp, instead of dp"),
+    K("gpus", HW_KEY_COUNT, gpus, false, "tp x cp x pp x dp, instead of dp"),
+    K("cp", HW_KEY_COUNT, cp, false, "context-parallel ranks (ring attention)"),
     K("vp", HW_KEY_COUNT, vp, false, "virtual stages per pipeline rank"),
     K("first_stage_layers", HW_KEY_COUNT, first_stage_layers, false,
       "transformer layers of the first pipeline stage (default: an even split)"),
@@ -194,8 +195,7 @@ work_scenario_key_known(const char *key)
 
 /* Megatron-LM's argument names (megatron/training/arguments.py) for the
  * keys they mean, as --set takes them, with _ or - ("tensor-model-parallel-
- * size=4"): its scripts then carry over as they are. Context parallelism
- * is not modelled (group NULL): only its default, 1, is taken. */
+ * size=4"): its scripts then carry over as they are. */
 typedef struct Alias {
     const char *name, *group, *key;
 } Alias;
@@ -209,7 +209,7 @@ static const Alias megatron_names[] = {
     {"account_for_embedding_in_pipeline_split", "layout", "account_for_embedding"},
     {"account_for_loss_in_pipeline_split", "layout", "account_for_loss"},
     {"expert_model_parallel_size", "layout", "ep"},
-    {"context_parallel_size", NULL, NULL},
+    {"context_parallel_size", "layout", "cp"},
     {"sequence_parallel", "layout", "sp"},
     {"recompute_granularity", "layout", "recompute"},
     /* Sharding the optimizer state across data-parallel ranks: ZeRO 1. */
@@ -231,21 +231,12 @@ megatron_named(const char *name)
 
 /* What a Megatron-LM name sets: its group, key and value (text, or the
  * ZeRO stage of use_distributed_optimizer) in *group, *key and *value
- * (newly allocated); for context_parallel_size=1, nothing (*group NULL).
- * False and an error for a value the key cannot take. */
+ * (newly allocated). False and an error for a value the key cannot
+ * take. */
 static bool
 megatron_set(const char *set, const Alias *alias, const char *text, const Group **group,
              const char **key, char **value, GError **error)
 {
-    *group = NULL;
-    if (alias->group == NULL) {
-        uint64_t n;
-        if (sim_units_parse_count(text, &n, NULL) && n == 1)
-            return true;
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                    "--set %s: context parallelism is not modelled; expected 1 (none)", set);
-        return false;
-    }
     if (strcmp(alias->key, "zero") == 0) {
         bool on;
         if (!hw_keys_parse_bool(text, &on, error)) {
@@ -284,7 +275,7 @@ set_data_parallel(GKeyFile *kf, const char *set, const char *key, unsigned *seen
     if (*seen & (gpus ? 1u : 2u)) {
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
                     "--set %s: --set %s gives the data parallelism too; expected gpus (dp = gpus "
-                    "/ (tp x pp)) or dp, not both",
+                    "/ (tp x cp x pp)) or dp, not both",
                     set, other);
         return false;
     }
@@ -484,8 +475,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         return hw_keys_fail(error, path, "layout", "zero",
                             "%" G_GUINT64_FORMAT " is out of range: expected 0 to 3", f->zero);
     uint64_t limit = 1u << 20;
-    const char *counts[] = {"tp", "pp", "dp", "vp", "ep"};
-    const uint64_t values[] = {f->tp, f->pp, f->dp, f->vp, f->ep};
+    const char *counts[] = {"tp", "cp", "pp", "dp", "vp", "ep"};
+    const uint64_t values[] = {f->tp, f->cp, f->pp, f->dp, f->vp, f->ep};
     for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
         if (!hw_keys_check_range(path, "layout", counts[i], values[i], 1, limit, error))
             return false;
@@ -505,21 +496,23 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     if (g_key_file_has_key(kf, "layout", "gpus", NULL)) {
         if (g_key_file_has_key(kf, "layout", "dp", NULL))
             return hw_keys_fail(error, path, "layout", "gpus", "give gpus or dp, not both");
-        if (f->gpus == 0 || f->gpus % (f->tp * f->pp) != 0)
+        uint64_t model = f->tp * f->cp * f->pp;
+        if (f->gpus == 0 || f->gpus % model != 0)
             return hw_keys_fail(error, path, "layout", "gpus",
                                 "%" G_GUINT64_FORMAT
-                                " is not a multiple of tp x pp = %" G_GUINT64_FORMAT
-                                " (dp = gpus / (tp x pp))",
-                                f->gpus, f->tp * f->pp);
-        dp = f->gpus / (f->tp * f->pp);
+                                " is not a multiple of tp x cp x pp = %" G_GUINT64_FORMAT
+                                " (dp = gpus / (tp x cp x pp))",
+                                f->gpus, model);
+        dp = f->gpus / model;
     }
-    if (f->tp * f->pp * dp > limit)
+    if (f->tp * f->cp * f->pp * dp > limit)
         return hw_keys_fail(error, path, "layout", "dp",
-                            "tp x pp x dp = %" G_GUINT64_FORMAT
+                            "tp x cp x pp x dp = %" G_GUINT64_FORMAT
                             " GPUs is more than %" G_GUINT64_FORMAT,
-                            f->tp * f->pp * dp, limit);
+                            f->tp * f->cp * f->pp * dp, limit);
     *l = (WorkLayout){
         .tp = (uint32_t)f->tp,
+        .cp = (uint32_t)f->cp,
         .pp = (uint32_t)f->pp,
         .dp = (uint32_t)dp,
         .vp = (uint32_t)f->vp,
@@ -536,8 +529,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         .global_batch = f->global_batch,
         .micro_batch = f->micro_batch,
         /* A seq_len given as 0 is refused below, not the model's. */
-        .seq_len = g_key_file_has_key(kf, "batch", "seq_len", NULL) ? f->seq_len
-                                                                     : s->model->seq_len,
+        .seq_len =
+            g_key_file_has_key(kf, "batch", "seq_len", NULL) ? f->seq_len : s->model->seq_len,
         .param_bytes = (uint32_t)f->param_bytes,
         .grad_bytes = (uint32_t)f->grad_bytes,
         .optimizer_bytes = (uint32_t)f->optimizer_bytes,
@@ -590,6 +583,7 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
     ScenarioFile f = {
         .vp = 1,
         .ep = 1,
+        .cp = 1,
         .flash_attention = true,
         .dp_overlap = true,
         .micro_batch = 1,

@@ -11,8 +11,9 @@
  *               fidelity (flow | packet | analytic), trace (a trace CSV to replay
  *               instead of generating the step; report-trace.h),
  *               compute_efficiency (0: the GPU's fitted training_efficiency)
- *   [layout]    tp, pp, dp (or gpus = tp pp dp; a --set of either
- *               replaces the other as the file gives it), vp, ep (1), sp (no),
+ *   [layout]    tp, cp (1), pp, dp (or gpus = tp cp pp dp; a --set of
+ *               either replaces the other as the file gives it), vp, ep (1),
+ *               sp (no),
  *               zero (0 to 3), recompute (none | selective | full),
  *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
  *               interleaved when vp > 1), flash_attention (yes),

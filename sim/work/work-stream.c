@@ -11,7 +11,8 @@
 #include "hw/hw-keys.h"
 
 static const char *const kind_names[WORK_N_TASK_KINDS] = {"compute", "coll", "send", "recv"};
-static const char *const category_names[WORK_N_CATEGORIES] = {"compute", "tp", "pp", "dp", "ep"};
+static const char *const category_names[WORK_N_CATEGORIES] = {"compute", "tp", "pp",
+                                                              "dp",      "ep", "cp"};
 
 const char *
 work_task_kind_name(WorkTaskKind kind)

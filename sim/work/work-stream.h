@@ -53,6 +53,7 @@ typedef enum WorkCategory {
     WORK_CAT_PP, /* pipeline activations and gradients */
     WORK_CAT_DP, /* data-parallel gradients and ZeRO gathers */
     WORK_CAT_EP, /* expert-parallel all-to-alls */
+    WORK_CAT_CP, /* context parallelism's ring-attention transfers */
     WORK_N_CATEGORIES,
 } WorkCategory;
 
@@ -186,7 +187,7 @@ uint32_t work_stream_n_copies(const WorkStream *stream);
 uint64_t work_stream_copy_offset(const WorkStream *stream, uint32_t i);
 
 /* Names for CSV and tables: "compute", "coll", "send", "recv"; "compute",
- * "tp", "pp", "dp", "ep". Parsers return false on an unknown name. */
+ * "tp", "pp", "dp", "ep", "cp". Parsers return false on an unknown name. */
 const char *work_task_kind_name(WorkTaskKind kind);
 const char *work_category_name(WorkCategory category);
 bool work_task_kind_parse(const char *text, WorkTaskKind *kind);

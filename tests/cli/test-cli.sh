@@ -399,9 +399,9 @@ expect 0 out "# model Llama 3 8B; layout tp 2 pp 1 dp 1 " -- \
 # the same digits as the row's step_time_s.
 expect 0 out "." -- run "$tmp/run/tiny.ini" -q --csv "$tmp/run/tiny.csv"
 q=$(cat "$tmp/out")
-header="scenario,system,nodes,gpus,model,tp,pp,dp,vp,ep,sp,zero,recompute,schedule"
+header="scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,schedule"
 header="$header,global_batch,micro_batch,seq_len,fidelity,step_time_s,tokens_per_s"
-header="$header,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits,compute_s,tp_s,pp_s,dp_s,ep_s,idle_s"
+header="$header,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits,compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s"
 csv_step=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "step_time_s") c = i}
     NR == 2 {print $c}' "$tmp/run/tiny.csv")
 if [ "$(head -n 1 "$tmp/run/tiny.csv")" = "$header" ] &&
@@ -440,7 +440,7 @@ fi
 
 # Megatron-LM's argument names set the keys they mean: the same run, byte
 # for byte but the wall-clock line, with either spelling (and with - for
-# _); gpus=N makes dp N / (tp x pp).
+# _); gpus=N makes dp N / (tp x cp x pp).
 same_run() { # same_run WHAT -- ARGS_A -- ARGS_B: both runs print the same
     what=$1
     shift 2
@@ -480,10 +480,13 @@ expect 0 out "# model Llama 3 8B; layout tp 4 pp 1 dp 4 " -- run "$tiny" \
     --set gpus=16 --set tensor_model_parallel_size=4
 expect 0 out "tensor_model_parallel_size (tp)" -- run --help
 expect 0 out "use_distributed_optimizer (zero 1" -- run --help
-expect 1 err "[layout] gpus: 12 is not a multiple of tp x pp = 8 (dp = gpus / (tp x pp))" -- \
+expect 1 err "[layout] gpus: 12 is not a multiple of tp x cp x pp = 8 (dp = gpus / (tp x cp x pp))" -- \
     run "$tiny" --set gpus=12
-expect 1 err "--set context_parallel_size=2: context parallelism is not modelled" -- \
-    run "$tiny" --set context_parallel_size=2
+same_run "run --set context_parallel_size=2 is run --set cp=2" -- \
+    "$tiny" --set cp=2 --set tp=4 -- "$tiny" --set context_parallel_size=2 --set tp=4
+expect 0 out "# model Llama 3 8B; layout tp 4 cp 2 pp 1 dp 1 " -- run "$tiny" \
+    --set cp=2 --set tp=4
+expect 0 out "exposed CP comm" -- run "$tiny" --set cp=2 --set tp=4
 
 # Bad scenarios are bad input (1), each named by file, group and key; two
 # scenarios or an unknown option are usage errors (2).

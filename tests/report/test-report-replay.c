@@ -32,6 +32,7 @@ START_TEST(generated_step_replays_the_same_from_a_trace)
     g_autoptr(WorkModel) m = work_test_tiny_model();
     WorkLayout l = {
         .tp = cases[_i].tp,
+        .cp = 1,
         .pp = cases[_i].pp,
         .dp = cases[_i].dp,
         .vp = cases[_i].vp,

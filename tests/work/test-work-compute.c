@@ -39,6 +39,7 @@ layout_of(uint32_t tp, bool sp, uint32_t ep, uint64_t micro_batch, uint64_t seq_
 {
     return (WorkLayout){
         .tp = tp,
+        .cp = 1,
         .pp = 1,
         .dp = ep,
         .vp = 1,
@@ -577,6 +578,59 @@ START_TEST(flash_beats_gemm_attention_at_long_sequences)
 }
 END_TEST
 
+/* Context parallelism (ring attention) on a Llama 3 70B block at s 8192,
+ * tp 8: every GEMM and memory kernel works on s / cp tokens, so the
+ * block's non-attention FLOPs are 1 / cp of the cp = 1 block's; attention
+ * runs cp kernels a pass, whose convention FLOPs add up to the cp = 1
+ * kernel's / cp (forward and backward), the first under the causal mask
+ * and the others, by hand, 4 heads d (s / cp) (s / 2 cp) products at the
+ * flash ceiling over their waves of 128-query blocks. */
+START_TEST(context_parallel_attention_by_hand)
+{
+    static const uint32_t cps[] = {2, 4, 8};
+    g_autoptr(HwGpu) gpu = load_gpu("h100-sxm5");
+    g_autoptr(WorkModel) m = load_model("llama3-70b");
+    uint32_t cp = cps[_i];
+    WorkLayout whole = layout_of(8, true, 1, 1, 8192, WORK_RECOMPUTE_NONE);
+    WorkLayout split = whole;
+    split.cp = cp;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(work_layout_check(&split, m, &error), "%s", error ? error->message : "");
+    for (WorkPass pass = WORK_PASS_FORWARD; pass <= WORK_PASS_BACKWARD; pass++) {
+        g_autoptr(GArray) a = block_ops(m, &whole, true, pass);
+        g_autoptr(GArray) b = block_ops(m, &split, true, pass);
+        uint64_t attn_a = 0, attn_b = 0, rest_a = 0, rest_b = 0, n_attn = 0;
+        for (guint i = 0; i < a->len; i++) {
+            const WorkOp *op = &g_array_index(a, WorkOp, i);
+            *(op->kind == WORK_OP_ATTENTION ? &attn_a : &rest_a) += op->flops;
+        }
+        for (guint i = 0; i < b->len; i++) {
+            const WorkOp *op = &g_array_index(b, WorkOp, i);
+            *(op->kind == WORK_OP_ATTENTION ? &attn_b : &rest_b) += op->flops;
+            n_attn += op->kind == WORK_OP_ATTENTION;
+        }
+        ck_assert_uint_eq(n_attn, cp);
+        ck_assert_uint_eq(b->len, a->len + cp - 1);
+        ck_assert_uint_eq(attn_b * cp, attn_a);
+        ck_assert_uint_eq(rest_b * cp, rest_a);
+    }
+    g_autoptr(GArray) fwd = block_ops(m, &split, true, WORK_PASS_FORWARD);
+    const WorkOp *local = find_op(fwd, "attn.core"), *ring = find_op(fwd, "attn.core.ring");
+    uint64_t s = 8192 / cp, heads = 64 / 8, d = 128;
+    ck_assert(local->causal && !ring->causal);
+    ck_assert_uint_eq(local->m, s);
+    ck_assert_uint_eq(ring->m, s);
+    ck_assert_uint_eq(ring->n, s / 2);
+    ck_assert_uint_eq(ring->flops, 4 * heads * s * s * d);
+    uint64_t blocks = s / 128, waves = (heads * blocks + gpu->n_sms - 1) / gpu->n_sms;
+    double share = (double)(heads * blocks) / (double)(waves * gpu->n_sms);
+    double executed = 4.0 * heads * s * (s / 2) * d;
+    double seconds = executed / ((double)gpu->fp16_flops_per_s * 0.75 * share);
+    double got = (double)(work_compute_op_ps(ring, gpu) - WORK_COMPUTE_LAUNCH_PS) / 1e12;
+    ck_assert_msg(fabs(got - seconds) <= 1e-12, "ring kernel %.9f s, by hand %.9f s", got, seconds);
+}
+END_TEST
+
 Suite *
 work_compute_suite(void)
 {
@@ -605,6 +659,7 @@ work_compute_suite(void)
     tcase_add_loop_test(tc, memory_kernel_time_is_exact, 0, G_N_ELEMENTS(gpu_ids));
     tcase_add_loop_test(tc, gpt3_block_time_is_plausible, 0, G_N_ELEMENTS(block_ranges));
     tcase_add_test(tc, flash_beats_gemm_attention_at_long_sequences);
+    tcase_add_loop_test(tc, context_parallel_attention_by_hand, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }

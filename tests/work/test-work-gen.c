@@ -458,9 +458,11 @@ replay_step(const WorkStream *s, const char *what, uint64_t time_ps[WORK_N_TIMES
 static const struct {
     uint32_t tp, pp, dp;
     WorkZero zero;
+    uint32_t cp;
 } sym_cases[] = {
-    {1, 1, 2, WORK_ZERO_0}, {2, 1, 2, WORK_ZERO_0}, {1, 2, 2, WORK_ZERO_1},
-    {2, 2, 2, WORK_ZERO_0}, {1, 1, 4, WORK_ZERO_3}, {1, 1, 8, WORK_ZERO_2},
+    {1, 1, 2, WORK_ZERO_0, 1}, {2, 1, 2, WORK_ZERO_0, 1}, {1, 2, 2, WORK_ZERO_1, 1},
+    {2, 2, 2, WORK_ZERO_0, 1}, {1, 1, 4, WORK_ZERO_3, 1}, {1, 1, 8, WORK_ZERO_2, 1},
+    {1, 1, 2, WORK_ZERO_1, 2}, {2, 2, 1, WORK_ZERO_0, 2}, {1, 1, 2, WORK_ZERO_3, 4},
 };
 
 /* Detailing tensor rank 0 of data replica 0 only (the others its
@@ -471,6 +473,7 @@ START_TEST(symmetric_equals_full)
     g_autoptr(WorkModel) m = work_test_tiny_model();
     WorkLayout l = layout_of(sym_cases[_i].tp, sym_cases[_i].pp, sym_cases[_i].dp, 2);
     l.zero = sym_cases[_i].zero;
+    l.cp = sym_cases[_i].cp;
     WorkGenOptions o;
     work_gen_options_init(&o, m);
     g_autofree char *what = g_strdup_printf("symmetric case %d", _i);
@@ -478,7 +481,7 @@ START_TEST(symmetric_equals_full)
     o.symmetric = false;
     g_autoptr(WorkStream) full = gen(m, &l, &o, what);
     ck_assert_uint_eq(sym->replicas[0].count, l.dp);
-    ck_assert_uint_eq(sym->replicas[0].stride, l.dp > 1 ? l.tp : 0);
+    ck_assert_uint_eq(sym->replicas[0].stride, l.dp > 1 ? l.tp * l.cp : 0);
     ck_assert_uint_eq(sym->replicas[1].count, l.tp);
     ck_assert_uint_eq(sym->replicas[1].stride, l.tp > 1 ? 1 : 0);
     ck_assert_uint_eq(work_stream_n_copies(full), 1);
@@ -490,6 +493,90 @@ START_TEST(symmetric_equals_full)
     for (int k = 0; k < WORK_N_TIMES; k++)
         ck_assert_msg(t_sym[k] == t_full[k], "%s: %s %" G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT,
                       what, work_time_name(k), t_sym[k], t_full[k]);
+}
+END_TEST
+
+/* ---- Context parallelism. ---- */
+
+static const struct {
+    uint32_t cp, tp;
+    WorkRecompute recompute;
+} cp_cases[] = {
+    {2, 1, WORK_RECOMPUTE_NONE},
+    {4, 1, WORK_RECOMPUTE_NONE},
+    {2, 2, WORK_RECOMPUTE_FULL},
+    {4, 1, WORK_RECOMPUTE_SELECTIVE},
+};
+
+/* Ring attention's transfers, by hand (Transformer Engine's
+ * AttnFuncWithCPAndKVP2P): forward, a block's keys and values pass cp - 1
+ * times round the ring of context-parallel ranks; backward cp - 1 times
+ * again, and the gradient of each block's keys and values cp times, back
+ * to its owner; a recomputed forward (full, or selective's attention core)
+ * passes them again. Every transfer carries one rank's keys and values,
+ * b (s / cp) 2 (kv_heads / tp) d e bytes, to the next rank of the ring
+ * (tp apart), and the receives match. */
+START_TEST(cp_ring_exchanges_per_block)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    uint32_t cp = cp_cases[_i].cp, tp = cp_cases[_i].tp;
+    WorkLayout l = layout_of(tp, 1, 1, 2);
+    l.cp = cp;
+    l.recompute = cp_cases[_i].recompute;
+    g_autofree char *what = g_strdup_printf("cp case %d (cp %u, tp %u)", _i, cp, tp);
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, what);
+    uint64_t per_pass = cp - 1, recomputed = l.recompute != WORK_RECOMPUTE_NONE ? per_pass : 0;
+    uint64_t per_block = per_pass + recomputed + per_pass + cp;
+    uint64_t want = m->n_layers * work_layout_microbatches(&l) * per_block;
+    uint64_t head = m->hidden_size / m->n_heads;
+    uint64_t bytes = l.micro_batch * (l.seq_len / cp) * 2 * (m->n_kv_heads / tp) * head * 2;
+    for (uint32_t rank = 0; rank < tp * cp; rank++) {
+        Count sends = count(s, rank, WORK_TASK_SEND, WORK_CAT_CP, ANY_OP);
+        Count recvs = count(s, rank, WORK_TASK_RECV, WORK_CAT_CP, ANY_OP);
+        ck_assert_msg(sends.n == want && recvs.n == want,
+                      "%s, rank %u: %u sends, %u receives; want %" G_GUINT64_FORMAT, what, rank,
+                      sends.n, recvs.n, want);
+        ck_assert_uint_eq(sends.bytes_min, bytes);
+        ck_assert_uint_eq(sends.bytes_max, bytes);
+        ck_assert_uint_eq(recvs.bytes, sends.bytes);
+    }
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->category != WORK_CAT_CP)
+            continue;
+        uint32_t c = t->rank / tp, next = (c + 1) % cp, prev = (c + cp - 1) % cp;
+        uint32_t peer = t->rank % tp + tp * (t->kind == WORK_TASK_SEND ? next : prev);
+        ck_assert_uint_eq(t->peer, peer);
+    }
+}
+END_TEST
+
+/* The context-parallel ranks hold the same weights: gradients are
+ * reduced over dp x cp ranks (Megatron-Core's data-parallel group with
+ * cp), the stage's parameters in all, even with dp 1; the distributed
+ * optimizer gathers them back over the same ranks. */
+START_TEST(cp_gradients_over_dp_and_cp)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    static const uint32_t dps[] = {1, 2};
+    WorkLayout l = layout_of(1, 1, dps[_i], 2);
+    l.cp = 2;
+    l.zero = WORK_ZERO_1;
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, "cp 2 zero 1");
+    uint64_t n_params = stage_params(&l, m, 0);
+    for (uint32_t rank = 0; rank < work_layout_gpus(&l); rank++) {
+        Count rs = dp_count(s, rank, COLL_OP_REDUCE_SCATTER);
+        Count ag = dp_count(s, rank, COLL_OP_ALL_GATHER);
+        ck_assert_uint_eq(rs.bytes, n_params * l.grad_bytes);
+        ck_assert_uint_eq(ag.bytes, n_params * l.param_bytes);
+    }
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->kind == WORK_TASK_COLL && t->category == WORK_CAT_DP) {
+            const WorkGroup *g = s->groups->pdata[t->group];
+            ck_assert_uint_eq(g->n_ranks, work_layout_grad_ranks(&l));
+        }
+    }
 }
 END_TEST
 
@@ -834,6 +921,10 @@ work_gen_suite(void)
     tcase_add_test(tc, dp_buckets_split_the_same_bytes);
     tcase_add_test(tc, dp_pipeline_stages_and_tied_embedding);
     tcase_add_loop_test(tc, dp_zero3_gathers_every_block_twice, 0, G_N_ELEMENTS(zero3_cases));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("cp");
+    tcase_add_loop_test(tc, cp_ring_exchanges_per_block, 0, G_N_ELEMENTS(cp_cases));
+    tcase_add_loop_test(tc, cp_gradients_over_dp_and_cp, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("replay");
     tcase_set_timeout(tc, 30);

@@ -44,6 +44,7 @@ layout_of(const Case *c)
 {
     return (WorkLayout){
         .tp = c->tp,
+        .cp = 1,
         .pp = c->pp,
         .dp = c->dp,
         .vp = c->vp,

@@ -95,6 +95,39 @@ START_TEST(tiny_activations_by_hand)
 }
 END_TEST
 
+/* Context parallelism, by hand: the tiny model on tp 2, cp 2, pp 2, dp 2
+ * (16 GPUs; m = 8 / 2 = 4 microbatches), fused attention, ZeRO 1. Each
+ * GPU keeps its 64 of the 128 tokens: a block per token (4 e + 2) h = 640
+ * outside the tensor region, e (2 heads d + 2 kv d + 2 f) = 2 (2 x 2 x 16
+ * + 2 x 2 x 16 + 2 x 128) = 768 inside (heads and f over tp; GELU's input
+ * and output) and the fp32 log-sum-exp 4 x 2 heads = 8: 1,416 bytes,
+ * 90,624 a microbatch, half the cp 1 block's. The weights are whole on every context-parallel rank
+ * and the optimizer states shard over dp x cp = 4 (stage 0: 91,200 parameters, 22,800 a GPU). Stage
+ * 0 holds 2 microbatches of 2 blocks and their token ids and dropout masks, 64 x 8 + 64 x 64 =
+ * 4,608 each. */
+START_TEST(context_parallel_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout(2, 2, 2, 8, 128);
+    l.flash_attention = true;
+    l.zero = WORK_ZERO_1;
+    WorkLayout whole = l;
+    l.cp = 2;
+    assert_valid(&l, m);
+    ck_assert_uint_eq(work_memory_layer_activation_bytes(&l, m), 90624);
+    ck_assert_uint_eq(2 * work_memory_layer_activation_bytes(&l, m),
+                      work_memory_layer_activation_bytes(&whole, m));
+    WorkMemory first;
+    work_memory_stage(&l, m, 0, &first);
+    ck_assert_uint_eq(first.weights_bytes, 2 * 91200);
+    ck_assert_uint_eq(first.gradients_bytes, 4 * 91200);
+    ck_assert_uint_eq(first.optimizer_bytes, 12 * 22800);
+    ck_assert_uint_eq(first.activations_bytes, 4 * 90624);
+    ck_assert_uint_eq(first.embedding_activations_bytes, 2 * 4608);
+    ck_assert_uint_eq(first.total_bytes, 6 * 91200 + 12 * 22800 + 4 * 90624 + 2 * 4608);
+}
+END_TEST
+
 /* Uneven stages, the tiny model's 4 layers on pp 3 as 1, 2, 1
  * (first_stage_layers 1, last_stage_layers 1), tp 2, dp 4, 1F1B with m = 4
  * and no ZeRO: 18 bytes a parameter, 344,064 bytes a block and microbatch
@@ -481,6 +514,7 @@ work_memory_suite(void)
     tcase_add_test(activations, gpipe_holds_m_over_pp_times_1f1b);
     tcase_add_test(activations, gqa_and_swiglu_by_hand);
     tcase_add_test(activations, uneven_stages_by_hand);
+    tcase_add_test(activations, context_parallel_by_hand);
     tcase_add_test(activations, accounted_loss_stage_by_hand);
     suite_add_tcase(s, activations);
     TCase *fit = tcase_create("fit");

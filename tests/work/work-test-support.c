@@ -56,6 +56,7 @@ work_test_layout(uint32_t tp, uint32_t pp, uint32_t dp, uint64_t global_batch, u
 {
     return (WorkLayout){
         .tp = tp,
+        .cp = 1,
         .pp = pp,
         .dp = dp,
         .vp = 1,
