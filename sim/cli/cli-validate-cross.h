@@ -26,3 +26,12 @@ double validate_cross_report(const GPtrArray *samples, ValidateCross key, const 
  * every collective row of an NCCL system, prints the fit, its error and
  * the lines for the runtime model; returns the exit status. */
 int validate_calibrate_runtime(const char *path, NetFidelity fidelity);
+
+/* nvlsim validate --cross KEY on a training file: each group's rows (by
+ * system, GPU generation or source) simulated at the compute efficiency
+ * fitted, as calibrate compute-efficiency fits it, on the other groups'
+ * rows; beside it each row at its GPU's shipped training_efficiency and at
+ * one efficiency fitted on every row. The exit status; the held-out MAPE
+ * is gated by max_mape (0: none). */
+int validate_train_cross(Validation *v, const char *path, ValidateCross key, const char *key_name,
+                         double max_mape);

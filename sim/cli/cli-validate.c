@@ -62,8 +62,9 @@ static const GOptionEntry validate_entries[] = {
     {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "Replay only rows of this system", "NAME"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
     {"cross", 0, 0, G_OPTION_ARG_STRING, OPT(cross),
-     "Leave each system, generation or source out in turn: refit the runtime's fitted "
-     "constants on the other rows and report the group's collective rows",
+     "Leave each system, generation or source out in turn: refit the fitted constants "
+     "on the other rows (collectives: the runtime's; training: the compute efficiency) "
+     "and report the group's rows",
      "system|generation|source"},
     G_OPTION_ENTRY_NULL,
 };
@@ -77,8 +78,7 @@ const CliUsage cli_validate_usage = {
         "Without FILE.csv: the shipped measurement suite, data/measurements/\n"
         "collectives.csv then training.csv, found where the models are (nvlsim\n"
         "--version prints the folder), each under a line naming it; --max-mape\n"
-        "gates each file, --cross takes collectives.csv alone, --csv and --plot\n"
-        "need a FILE.csv.\n"
+        "gates each file, --csv and --plot need a FILE.csv.\n"
         "FILE.csv has the columns of data/measurements/collectives.csv (found by name),\n"
         "or those of data/measurements/training.csv (training steps, recognised by\n"
         "iteration_time_s).\n"
@@ -88,8 +88,12 @@ const CliUsage cli_validate_usage = {
         "threads) and cuda_graph (0, 1) say how a row was measured; blank:\n"
         "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
         "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
-        "first that many of each node (blank: nodes filled in order). With\n"
-        "--cross, --max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
+        "first that many of each node (blank: nodes filled in order).\n"
+        "--cross on training rows: each group's rows at the compute_efficiency fitted\n"
+        "(the median of the rows' own, as calibrate compute-efficiency fits) on the\n"
+        "other groups' rows, beside each GPU's shipped training_efficiency and one\n"
+        "efficiency fitted on every row; needs rows of two groups. With --cross,\n"
+        "--max-mape gates the CROSS MAPE. Rows are read, replayed and\n"
         "printed one at a time (memory does not grow with the file; --cross keeps\n"
         "a small record per row for its refits), each written whole as it is\n"
         "replayed, down a pipe too (stdout is line-buffered).\n"
@@ -537,6 +541,15 @@ validate_suite_file(const char *name)
     return sim_data_path(part);
 }
 
+/* Whether the CSV at path has training rows (an unreadable file is left
+ * to the replay to report). */
+static bool
+is_training(const char *path)
+{
+    g_autoptr(ReportCsvStream) rows = report_csv_stream_open(path, NULL);
+    return rows != NULL && validate_is_training(report_csv_stream_table(rows));
+}
+
 /* Replays the file at path with the options of o and settings (fidelity,
  * sizes), each file on a validation of its own; returns the exit status. */
 static int
@@ -552,20 +565,22 @@ validate_file(const ValidateOptions *o, const Validation *settings, const char *
     v.quiet = o->quiet || o->cross != NULL;
     if (o->cross != NULL)
         v.samples = g_ptr_array_new_with_free_func(validate_sample_free);
-    int status = validate_run(&v, o, path, max_mape);
+    ValidateCross cross;
+    int status = o->cross != NULL && validate_cross_parse(o->cross, &cross) && is_training(path)
+                     ? validate_train_cross(&v, path, cross, o->cross, max_mape)
+                     : validate_run(&v, o, path, max_mape);
     validate_clear(&v);
     return status;
 }
 
-/* Without FILE: the shipped suite, each file under a line naming it (with
- * --cross its collective rows alone, which the refit is about). The worst
- * status of the files. */
+/* Without FILE: the shipped suite, each file under a line naming it. The
+ * worst status of the files. */
 static int
 validate_suite(const ValidateOptions *o, const Validation *settings, double max_mape)
 {
     static const char *const files[] = {"collectives.csv", "training.csv"};
     int status = CLI_EXIT_OK;
-    for (size_t i = 0; i < (o->cross != NULL ? 1 : G_N_ELEMENTS(files)); i++) {
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         g_autofree char *path = validate_suite_file(files[i]);
         printf("%s# nvlsim validate: %s (the shipped measurement suite)\n", i > 0 ? "\n" : "",
                path);

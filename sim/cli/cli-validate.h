@@ -135,3 +135,4 @@ bool validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error);
  * fit, its error on the rows and leaving each row out; returns the exit
  * status. */
 int validate_train_calibrate(Validation *v, const char *path);
+

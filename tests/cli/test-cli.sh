@@ -362,6 +362,24 @@ MAPE:*) echo "ok: validate training rows ends with '$last'" ;;
     ;;
 esac
 
+# validate --cross generation on the fixture's two rows, an A100 and a V100:
+# each generation is simulated at the efficiency fitted on the other alone,
+# which is that row's own; the held-out step at it, and the CROSS line.
+expect 0 out "CROSS MAPE:" -- validate --cross generation \
+    "$top_srcdir/tests/data/training-fixture.csv"
+own_a=$(awk '$2 == "dgx-a100" {print $(NF - 4)}' "$tmp/out")
+own_v=$(awk '$2 == "dgx2-v100" {print $(NF - 4)}' "$tmp/out")
+used_a=$(awk '$1 == "Ampere" && NF == 6 {print $3}' "$tmp/out")
+used_v=$(awk '$1 == "Volta" && NF == 6 {print $3}' "$tmp/out")
+if [ -n "$own_a" ] && [ "$used_a" = "$own_v" ] && [ "$used_v" = "$own_a" ] &&
+    [ "$own_a" != "$own_v" ]; then
+    echo "ok: validate --cross generation: Ampere at Volta's k $own_v, Volta at Ampere's $own_a"
+else
+    echo "FAIL: validate --cross generation: own k $own_a, $own_v; used $used_a, $used_v:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+
 # Without FILE validate replays the shipped suite, collective rows then
 # training rows, each file under a line naming it (one system's rows here:
 # the whole suite takes a minute); calibrate compute-efficiency reads its
