@@ -19,11 +19,12 @@
  *     CSV (their median), its error shown on them and on the copy rows;
  *   loopback: a loopback model's [loopback] costs from nvlsim-bench
  *     loopback's rows (cli-calibrate-loopback.c);
- *   compute-efficiency: a GPU's training_efficiency ([gpu], the share of
- *     the kernel model's rate a training step sustains), from the training
- *     rows of --system (the schema of shared/reference/training.csv): each
- *     row's own value, the median of them, and the error leaving each row
- *     out (cli-validate-train.c).
+ *   compute-efficiency: the share of the kernel model's rate a training
+ *     step sustains, from training rows (the schema of
+ *     shared/reference/training.csv): every system's, the one share of
+ *     every generation (work-compute.h), or those of --system, a GPU's own
+ *     training_efficiency ([gpu]); each row's own value, the median of
+ *     them, and the error leaving each row out (cli-validate-train.c).
  *
  * For copy-overhead each row's simulated time without the fixed cost is
  * taken from its measured time; the fit is the median of those (robust to
@@ -83,9 +84,10 @@ const CliUsage cli_calibrate_usage = {
     .args = "latency|copy-overhead|compute-efficiency|gemm|memory|loopback [FILE.csv]",
     .summary = "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
                "and kernel_setup) once across every system's rows, a system's fixed cost\n"
-               "of one peer copy ([host] copy_overhead) from a measurement file, or a\n"
-               "GPU's sustained share of its kernel model in training ([gpu]\n"
-               "training_efficiency) from training steps, a GPU's GEMM ceilings\n"
+               "of one peer copy ([host] copy_overhead) from a measurement file, the\n"
+               "share of the kernel model a training step sustains, once across every\n"
+               "generation's steps (or a GPU's own, [gpu] training_efficiency, with\n"
+               "--system), a GPU's GEMM ceilings\n"
                "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
                "from nvlsim-bench gpu's CSV, or a loopback\n"
                "model's costs ([loopback]) from nvlsim-bench loopback's CSV.",
@@ -96,8 +98,7 @@ const CliUsage cli_calibrate_usage = {
                    "  nvlsim calibrate latency\n"
                    "  nvlsim calibrate copy-overhead --system dgx1-p100 \\\n"
                    "    --match 'modified p2pBandwidthLatencyTest'\n"
-                   "  nvlsim calibrate compute-efficiency --system dgx-a100\n"
-                   "    (also dgx2-v100, dgx-h100)\n"
+                   "  nvlsim calibrate compute-efficiency\n"
                    "Fits waiting for measurements (tests/device/run.sh writes them):\n"
                    "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
                    "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
@@ -425,7 +426,7 @@ cli_calibrate(int argc, char **argv)
         goto out;
     }
     bool latency = strcmp(argv[1], "latency") == 0;
-    if (o.system == NULL && !latency) {
+    if (o.system == NULL && !latency && strcmp(argv[1], "compute-efficiency") != 0) {
         fprintf(stderr, "nvlsim calibrate: --system is required\n");
         goto out;
     }

@@ -30,8 +30,8 @@ int validate_calibrate_runtime(const char *path, NetFidelity fidelity);
 /* nvlsim validate --cross KEY on a training file: each group's rows (by
  * system, GPU generation or source) simulated at the compute efficiency
  * fitted, as calibrate compute-efficiency fits it, on the other groups'
- * rows; beside it each row at its GPU's shipped training_efficiency and at
- * one efficiency fitted on every row. The exit status; the held-out MAPE
+ * rows; beside it each row at the efficiency nvlsim ships and at one
+ * efficiency fitted on every row. The exit status; the held-out MAPE
  * is gated by max_mape (0: none). */
 int validate_train_cross(Validation *v, const char *path, ValidateCross key, const char *key_name,
                          double max_mape);

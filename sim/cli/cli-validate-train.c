@@ -373,7 +373,8 @@ validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error)
     return error == NULL || *error == NULL;
 }
 
-/* ---- Fitting a GPU's training_efficiency. ---- */
+/* ---- Fitting the compute efficiency: one for every generation, or a
+ * GPU's own. ---- */
 
 /* The step and the compute time of row at efficiency k. */
 static bool
@@ -436,7 +437,8 @@ validate_train_calibrate(Validation *v, const char *path)
     g_autofree double *step1 = g_new0(double, MAX(n, 1));
     if (status == 0) {
         printf("# nvlsim calibrate compute-efficiency: %s, %u training rows of %s (%s fidelity)\n",
-               path, n, v->only_system, net_fidelity_name(v->fidelity));
+               path, n, v->only_system ? v->only_system : "every system",
+               net_fidelity_name(v->fidelity));
         printf("%5s %-34s %10s %10s %9s\n", "line", "model and layout", "measured", "at_k=1",
                "row_k");
     }
@@ -451,7 +453,8 @@ validate_train_calibrate(Validation *v, const char *path)
                k[i]);
     }
     if (status == 0 && n == 0) {
-        fprintf(stderr, "nvlsim calibrate: %s: no training rows of %s\n", path, v->only_system);
+        fprintf(stderr, "nvlsim calibrate: %s: no training rows of %s\n", path,
+                v->only_system ? v->only_system : "any system");
         status = 1;
     }
     if (status == 0) {
@@ -488,7 +491,10 @@ validate_train_calibrate(Validation *v, const char *path)
                        sum_out / n, worst_out);
             else
                 printf("# error leaving each row out: needs two rows or more\n");
-            printf("training_efficiency = %.3f\n", fit);
+            if (v->only_system != NULL)
+                printf("training_efficiency = %.3f\n", fit);
+            else
+                printf("WORK_COMPUTE_STEP_EFFICIENCY %.3f (sim/work/work-compute.h)\n", fit);
         }
     }
     for (guint i = 0; i < rows->len; i++)
@@ -541,7 +547,8 @@ error_at(const TrainRow *row, double k, double *step_s, double *err_pct, GError 
     return true;
 }
 
-/* The plain step: the GPU's own training_efficiency. */
+/* The plain step: the efficiency nvlsim ships (the GPU's own where it has
+ * one). */
 static bool
 error_plain(const TrainRow *row, double *step_s, double *err_pct, GError **error)
 {
@@ -559,7 +566,7 @@ typedef struct CrossRow {
     TrainRow row;
     char *group;
     double k;                     /* its own efficiency */
-    double plain_s, plain_err;    /* at the GPU's fitted training_efficiency */
+    double plain_s, plain_err;    /* at the shipped efficiency */
     double held_s, held_err;      /* at the efficiency fitted on the other groups */
     double shared_s, shared_err;  /* at the one efficiency fitted on every row */
 } CrossRow;
@@ -642,8 +649,8 @@ cross_print(const GArray *rows, const GPtrArray *groups, const char *key_name)
     }
     double n = rows->len;
     printf("# own_k: the efficiency at which a row's step is its measured one; k_used: the "
-           "median of the other groups' rows' own; plain: each GPU's training_efficiency as "
-           "shipped; shared: one efficiency for every row, k = %.4f (the median of all %u)\n",
+           "median of the other groups' rows' own; plain: the efficiency as shipped; shared: "
+           "one efficiency for every row, k = %.4f (the median of all %u)\n",
            median_outside(rows, NULL), rows->len);
     printf("# plain MAPE %.2f%%, shared MAPE %.2f%%\n", plain / n, shared / n);
     printf("CROSS MAPE: %.1f%% over %u rows\n", held / n, rows->len);

@@ -130,8 +130,9 @@ void validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns 
 bool validate_is_training(const ReportCsv *csv);
 /* Replays every training row as validate_rows does. */
 bool validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error);
-/* nvlsim calibrate compute-efficiency: fits training_efficiency for the
- * GPU of v->only_system on the training rows of path; prints each row, the
+/* nvlsim calibrate compute-efficiency: fits the compute efficiency on the
+ * training rows of path, of v->only_system (a GPU's training_efficiency)
+ * or of every system (WORK_COMPUTE_STEP_EFFICIENCY); prints each row, the
  * fit, its error on the rows and leaving each row out; returns the exit
  * status. */
 int validate_train_calibrate(Validation *v, const char *path);

@@ -29,7 +29,8 @@ static const HwKey gpu_keys[] = {
     {"sm_version", HW_KEY_COUNT, FIELD(sm_version), true,
      "the CUDA compute capability times 10, such as 90 for SM 9.0 (30 to 200)"},
     {"training_efficiency", HW_KEY_FRACTION, FIELD(training_efficiency), false,
-     "fitted share of the kernel model's rate a training step sustains (default 1)"},
+     "share of the kernel model's rate a training step sustains, fitted on this GPU's own "
+     "steps (default: one share for every generation)"},
     {"gemm_ceiling_fp16", HW_KEY_FRACTION, FIELD(gemm_ceiling_fp16), false,
      "fitted share of the fp16/bf16 peak the largest GEMMs reach (default: by generation)"},
     {"gemm_ceiling_fp8", HW_KEY_FRACTION, FIELD(gemm_ceiling_fp8), false,
@@ -113,7 +114,6 @@ gpu_load(const char *path, const char *data, gsize length, GError **error)
     if (kf == NULL)
         return NULL;
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
-    gpu->training_efficiency = 1.0;
     gpu->hbm_efficiency = 1.0;
     if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
         !check(gpu, path, error) || !check_shares(gpu, path, error))

@@ -21,10 +21,10 @@ typedef struct HwGpu {
     uint64_t n_nvlinks;
     uint64_t pcie_generation; /* 3 ... 6 */
     uint64_t sm_version;      /* CUDA compute capability x 10: 60, 70, 80, 90, 100 */
-    /* Fitted (nvlsim calibrate compute-efficiency): the share of the
-     * kernel model's rate a training step sustains (clocks under power
-     * and heat, gaps between kernels, what the framework adds); 1 when not
-     * fitted. */
+    /* Fitted for this GPU alone (nvlsim calibrate compute-efficiency
+     * --system): the share of the kernel model's rate a training step
+     * sustains; 0 when not given, and training steps take the one share of
+     * every generation (WORK_COMPUTE_STEP_EFFICIENCY). */
     double training_efficiency;
     /* Fitted (nvlsim calibrate gemm, from nvlsim-bench gpu's GEMMs): the
      * largest share of peak a GEMM reaches in fp16/bf16 and in fp8; 0 when

@@ -83,6 +83,18 @@ typedef struct WorkOp {
  * from memory of the post, not re-read; the backend will measure it]. */
 #define WORK_COMPUTE_LAUNCH_PS UINT64_C(1000000)
 
+/* The share of the kernel model's rate a training step sustains (clocks
+ * under power and heat, gaps between kernels, what the framework adds and
+ * the kernel model leaves out): one figure for every generation, the one
+ * constant of a step that no source gives. Fitted [F: nvlsim calibrate
+ * compute-efficiency, without --system: the median over the 21 rows of
+ * data/measurements/training.csv (A100, V100, H100) of the share at which
+ * each row's simulated step is its measured one], and judged on the
+ * generations it was not fitted on by nvlsim validate --cross generation
+ * (README). A GPU's training_efficiency, or a scenario's
+ * compute_efficiency, replaces it. */
+#define WORK_COMPUTE_STEP_EFFICIENCY 0.807
+
 /* Defaults for model: fp16/bf16 linear layers, and
  * dropout for GPT-2 style models (learned positions: GPT-3 and Megatron's
  * models train with dropout 0.1, Megatron-LM's default) but not for the

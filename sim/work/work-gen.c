@@ -651,7 +651,7 @@ gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *
     *g = (Gen){.model = model, .l = layout, .gpu = gpu, .o = options};
     g->efficiency = options->compute_efficiency > 0 ? options->compute_efficiency
                     : gpu->training_efficiency > 0  ? gpu->training_efficiency
-                                                    : 1.0;
+                                                    : WORK_COMPUTE_STEP_EFFICIENCY;
     g->m = (uint32_t)work_layout_microbatches(layout);
     g->n_chunks = layout->pp * layout->vp;
     uint64_t tokens = layout->micro_batch * work_layout_local_seq(layout);

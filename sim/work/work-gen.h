@@ -65,7 +65,8 @@ typedef struct WorkGenOptions {
                              * its replicas (work-stream.h) */
     uint64_t bucket_params; /* 0: Megatron-Core's max(40 M, 1 M x dp) */
     /* Compute tasks take the kernel model's time over this share (0: the
-     * GPU's fitted training_efficiency, hw-gpu.h). */
+     * GPU's training_efficiency when it has one, hw-gpu.h, else
+     * WORK_COMPUTE_STEP_EFFICIENCY). */
     double compute_efficiency;
 } WorkGenOptions;
 

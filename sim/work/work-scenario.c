@@ -65,7 +65,7 @@ static const HwKey scenario_keys[] = {
       "flow, packet or analytic (each call's time alone at flow fidelity, no shared network)"),
     K("trace", HW_KEY_STRING, trace, false, "a trace CSV to replay"),
     K("compute_efficiency", HW_KEY_FRACTION, compute_efficiency, false,
-      "share of the kernel model's rate sustained (default: the GPU's training_efficiency)"),
+      "share of the kernel model's rate sustained (default: one share for every generation)"),
 };
 
 static const HwKey layout_keys[] = {

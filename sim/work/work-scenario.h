@@ -10,7 +10,8 @@
  *               many as the layout needs), model (a models/llm id),
  *               fidelity (flow | packet | analytic), trace (a trace CSV to replay
  *               instead of generating the step; report-trace.h),
- *               compute_efficiency (0: the GPU's fitted training_efficiency)
+ *               compute_efficiency (0: the GPU's training_efficiency, or
+ *               the one share of every generation)
  *   [layout]    tp, cp (1), pp, dp (or gpus = tp cp pp dp; a --set of
  *               either replaces the other as the file gives it), vp, ep (1),
  *               sp (no),
