@@ -93,7 +93,7 @@ typedef struct WorkOp {
  * generations it was not fitted on by nvlsim validate --cross generation
  * (README). A GPU's training_efficiency, or a scenario's
  * compute_efficiency, replaces it. */
-#define WORK_COMPUTE_STEP_EFFICIENCY 0.807
+#define WORK_COMPUTE_STEP_EFFICIENCY 0.819
 
 /* Defaults for model: fp16/bf16 linear layers, and
  * dropout for GPT-2 style models (learned positions: GPT-3 and Megatron's

@@ -34,7 +34,8 @@ typedef struct Flow {
 typedef struct Shape {
     uint64_t total_ps;
     uint64_t flows_ps;
-    double flow_scale; /* of the pattern's bytes, so that the flows alone fit the call */
+    double flow_scale;   /* of the pattern's bytes, so that the flows alone fit the call */
+    uint32_t n_channels; /* a collective's: NCCL's kernel runs one CTA a channel on each GPU */
 } Shape;
 
 typedef struct CallState {
@@ -65,6 +66,13 @@ typedef struct Replay {
     /* Ranks. */
     uint32_t *next_compute; /* per rank: into x->compute_list */
     bool *busy;
+    /* Interference: the SMs NCCL's kernels hold on each GPU, and its
+     * compute task's progress (full-rate picoseconds left at `since`;
+     * `epoch` tells the task's current end event from stale ones). */
+    uint32_t n_sms;
+    uint32_t *ctas;
+    uint32_t *running; /* task, or WORK_NONE */
+    uint64_t *left_ps, *since, *epoch;
     uint64_t *late_ps; /* per rank: its first compute starts this late (stragglers); or NULL */
     /* Calls. */
     CallState *calls;
@@ -279,6 +287,7 @@ shape_by_key(Replay *r, uint32_t call)
         }
         coll_comm_free(comm);
         shape->total_ps = res.time_ps;
+        shape->n_channels = res.n_channels;
         /* The flows stand for the call's traffic; alone they must not
          * outlast it (NVLS and trees move less than a ring would). */
         for (int tries = 0; tries < 3 && !r->analytic && shape->flows_ps > shape->total_ps &&
@@ -442,6 +451,65 @@ copy_needed(Replay *r, uint32_t call, uint32_t i)
 
 static void task_done(Replay *r, uint32_t task);
 
+/* Communication and compute share the GPU: while a collective's kernel
+ * runs, its CTAs (one a channel, NCCL's ncclDevKernel grid; NCCL src/
+ * enqueue.cc) hold as many SMs, and the GPU's kernels run on the others:
+ * compute progresses at (SMs - CTAs) / SMs of its rate (a kernel's waves
+ * spread over the SMs left; at least one is left). Progress is counted in
+ * full-rate picoseconds: floor(dt (S - c) / S) over dt, and what is left
+ * takes ceil(left S / (S - c)). Transfers' kernels, the CTAs' HBM traffic
+ * and a kernel waiting for its peers before the call starts are left out. */
+static uint64_t
+compute_progress(const Replay *r, uint32_t gpu, uint64_t dt)
+{
+    uint64_t free_sms = r->n_sms - MIN(r->ctas[gpu], r->n_sms - 1);
+    return (uint64_t)((unsigned __int128)dt * free_sms / r->n_sms);
+}
+
+static uint64_t
+compute_left_time(const Replay *r, uint32_t gpu, uint64_t left)
+{
+    uint64_t free_sms = r->n_sms - MIN(r->ctas[gpu], r->n_sms - 1);
+    unsigned __int128 t = ((unsigned __int128)left * r->n_sms + free_sms - 1) / free_sms;
+    return t >= SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)t;
+}
+
+/* Schedules the end of gpu's running compute at its rate now. */
+static void
+compute_schedule(Replay *r, uint32_t gpu)
+{
+    uint64_t end = r->since[gpu] + compute_left_time(r, gpu, r->left_ps[gpu]);
+    SimEvent *ev = sim_engine_schedule(r->engine, MAX(end, r->since[gpu]), 0, r->h_compute);
+    ev->target = r->running[gpu];
+    ev->arg[0] = ++r->epoch[gpu];
+}
+
+/* A call's CTAs arrive on (delta > 0) or leave (delta < 0) its GPUs: each
+ * running compute is charged for the time at the old rate and its end
+ * moved to the new one. */
+static void
+call_ctas(Replay *r, uint32_t call, int64_t delta)
+{
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    uint32_t n = r->calls[call].shape->n_channels;
+    if (c->group == WORK_NONE || n == 0)
+        return;
+    uint64_t now = sim_engine_now(r->engine);
+    for (uint32_t k = 0; k < c->n_tasks; k++) {
+        uint32_t gpu =
+            work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0 + k))->rank;
+        bool running = r->running[gpu] != WORK_NONE;
+        if (running && now > r->since[gpu]) {
+            uint64_t done = compute_progress(r, gpu, now - r->since[gpu]);
+            r->left_ps[gpu] -= MIN(done, r->left_ps[gpu]);
+            r->since[gpu] = now;
+        }
+        r->ctas[gpu] = (uint32_t)((int64_t)r->ctas[gpu] + delta * (int64_t)n);
+        if (running)
+            compute_schedule(r, gpu);
+    }
+}
+
 static void
 start_call(Replay *r, uint32_t call)
 {
@@ -451,6 +519,7 @@ start_call(Replay *r, uint32_t call)
     cs->started = true;
     cs->t0 = now;
     cs->shape = shape_of(r, call);
+    call_ctas(r, call, +1);
     for (uint32_t k = 0; k < c->n_tasks; k++)
         r->start[g_array_index(r->m->call_tasks, uint32_t, c->task0 + k)] = now;
     if (r->analytic) {
@@ -519,6 +588,7 @@ on_call_end(SimEngine *engine, const SimEvent *event, void *ctx)
     Replay *r = ctx;
     uint32_t call = event->target;
     r->calls[call].done = true;
+    call_ctas(r, call, -1);
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
     for (uint32_t k = 0; k < c->n_tasks; k++)
         task_done(r, g_array_index(r->m->call_tasks, uint32_t, c->task0 + k));
@@ -541,8 +611,10 @@ try_compute(Replay *r, uint32_t rank)
     r->busy[rank] = true;
     r->next_compute[rank]++;
     r->start[task] = start;
-    SimEvent *ev = sim_engine_schedule(r->engine, start + r->duration[task], 0, r->h_compute);
-    ev->target = task;
+    r->running[rank] = task;
+    r->left_ps[rank] = r->duration[task];
+    r->since[rank] = start;
+    compute_schedule(r, rank);
 }
 
 static void
@@ -552,7 +624,10 @@ on_compute(SimEngine *engine, const SimEvent *event, void *ctx)
     Replay *r = ctx;
     uint32_t task = event->target;
     uint32_t rank = work_stream_task(r->s, task)->rank;
+    if (event->arg[0] != r->epoch[rank])
+        return; /* moved by a call's CTAs since */
     r->busy[rank] = false;
+    r->running[rank] = WORK_NONE;
     task_done(r, task);
     try_compute(r, rank);
 }
@@ -624,6 +699,12 @@ build_index(Replay *r)
     r->ready = g_new0(bool, n);
     r->next_compute = g_new(uint32_t, n_gpus);
     r->busy = g_new0(bool, n_gpus);
+    r->n_sms = (uint32_t)MAX(r->system->gpu->n_sms, 1);
+    r->ctas = g_new0(uint32_t, n_gpus);
+    r->running = g_new(uint32_t, n_gpus);
+    r->left_ps = g_new0(uint64_t, n_gpus);
+    r->since = g_new0(uint64_t, n_gpus);
+    r->epoch = g_new0(uint64_t, n_gpus);
     double gemm_rate = (double)r->system->gpu->fp16_flops_per_s *
                        work_compute_gemm_ceiling(r->system->gpu, WORK_MATH_FP16);
     for (uint32_t i = 0; i < n; i++) {
@@ -637,8 +718,10 @@ build_index(Replay *r)
             }
         }
     }
-    for (uint32_t g = 0; g < n_gpus; g++)
+    for (uint32_t g = 0; g < n_gpus; g++) {
         r->next_compute[g] = r->x->compute0[g];
+        r->running[g] = WORK_NONE;
+    }
     r->calls = g_new0(CallState, r->m->calls->len);
 }
 
@@ -671,6 +754,11 @@ replay_clear(Replay *r)
     g_free(r->ready);
     g_free(r->next_compute);
     g_free(r->busy);
+    g_free(r->ctas);
+    g_free(r->running);
+    g_free(r->left_ps);
+    g_free(r->since);
+    g_free(r->epoch);
     g_free(r->late_ps);
     g_free(r->calls);
 }

@@ -4,11 +4,13 @@
  * pipeline of equal stages takes (m + p - 1)(F + B) plus 2 (p - 1)
  * transfers (the bubble (p - 1) / (m + p - 1) when they are free); a
  * data-parallel all-reduce is hidden behind a long enough backward and
- * fully exposed without one; calls that share links slow each other down,
+ * fully exposed without one, the backward running on the SMs the
+ * all-reduce's CTAs leave while they overlap; calls that share links slow each other down,
  * calls on disjoint links do not; replicas and replica members stand for
  * ranks with the same tasks. Times of one call or transfer alone are
  * measured by replaying it alone, so the identities hold whatever the
  * collectives layer's costs are. */
+#include "coll/coll-run.h"
 #include "core/core-time.h"
 #include "work/work-replay.h"
 #include "work/work-stream.h"
@@ -96,6 +98,36 @@ coll_alone_ps(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp
     g_autoptr(WorkStream) s = work_stream_new(topo_graph_n_gpus(f->graph));
     coll_on_all(s, WORK_CAT_DP, ranks, n, op, bytes);
     return step_of(f, s, "collective alone");
+}
+
+/* The channels NCCL runs one op of bytes on ranks with: its kernel's CTAs
+ * on each GPU. */
+static uint32_t
+coll_channels(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op,
+              uint64_t bytes)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CollComm) comm =
+        coll_comm_new_gpus(f->system, f->graph, f->router, ranks, n, &error);
+    ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
+    CollCall call = {.op = op, .n_bytes = bytes, .elem_bytes = 2};
+    CollResult res;
+    ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &res, &error), "%s",
+                  error ? error->message : "");
+    return res.n_channels;
+}
+
+/* Compute of full-rate length d overlapped for a_ps by a kernel of n CTAs
+ * on s SMs: a_ps at (s - n) / s, then the rest at full rate (the
+ * replayer's rounding: progress floored, time left rounded up). */
+static uint64_t
+overlapped_ps(uint64_t d, uint64_t a_ps, uint32_t n, uint32_t sms)
+{
+    uint64_t free_sms = sms - n;
+    uint64_t done_in_call = a_ps * free_sms / sms;
+    if (done_in_call >= d)
+        return (d * sms + free_sms - 1) / free_sms;
+    return a_ps + d - done_in_call;
 }
 
 static void
@@ -289,12 +321,17 @@ START_TEST(dp_all_reduce_hidden_behind_backward)
     uint32_t ranks[2] = {0, 1};
     uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
     ck_assert_uint_gt(a_ps, 0);
-    /* A backward ten times the all-reduce hides it: compute only. */
+    /* A backward ten times the all-reduce hides it: compute only, the
+     * backward slower while the all-reduce's CTAs hold n of the SMs. */
+    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
+    ck_assert_uint_gt(n, 0);
     uint64_t d_ps = 10 * a_ps;
     g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
     WorkReplayResult res;
     work_test_replay(&f, s, "dp hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + d_ps + o_ps);
+    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, n, sms) + o_ps);
+    ck_assert_uint_gt(overlapped_ps(d_ps, a_ps, n, sms), d_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
@@ -303,10 +340,10 @@ START_TEST(dp_all_reduce_hidden_behind_backward)
     ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
     assert_sums_to_step(&res, "dp hidden");
     work_replay_result_clear(&res);
-    /* Exactly as long as the all-reduce: still hidden. */
+    /* Exactly as long as the all-reduce: still hidden, and slowed. */
     g_autoptr(WorkStream) tight = dp_step(c_ps, a_ps, o_ps, bytes);
     work_test_replay(&f, tight, "dp just hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
+    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(a_ps, a_ps, n, sms) + o_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     work_replay_result_clear(&res);
     work_test_fabric_clear(&f);
@@ -330,11 +367,14 @@ START_TEST(dp_all_reduce_exposed_without_backward)
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
     assert_sums_to_step(&res, "dp exposed");
     work_replay_result_clear(&res);
-    /* A backward of half the all-reduce hides that half. */
+    /* A backward of half the all-reduce hides as much of it as the
+     * backward lasts on the SMs its CTAs leave. */
+    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
     g_autoptr(WorkStream) half = dp_step(c_ps, a_ps / 2, o_ps, bytes);
     work_test_replay(&f, half, "dp half hidden", &res);
     ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
-    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps - a_ps / 2);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps - overlapped_ps(a_ps / 2, a_ps, n, sms));
     work_replay_result_clear(&res);
     work_test_fabric_clear(&f);
 }
