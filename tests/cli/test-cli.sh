@@ -99,6 +99,11 @@ expect 2 err "Missing argument for --pending" -- bench-core --pending
 expect 0 out "dgx1-v100 " -- list systems
 expect 0 out "gb200-nvl72 " -- list systems
 expect 0 out "h100-sxm5 " -- list gpus
+# The fp4 peak: '-' before Blackwell, the dense figure from it on.
+expect 0 out "SMs  fp16 TF/s  fp4 TF/s  HBM GB" -- list gpus
+expect 0 out "h100-sxm5        H100 SXM5               132      989.4         -      80" -- list gpus
+expect 0 out "b200             B200                    148       2250      9000     180      7.67  18 (gen 5)" -- list gpus
+expect 0 out "  peak_fp4               FLOP rate   1GFLOP/s to 1000PFLOP/s; dense fp4 tensor rate" -- list keys
 expect 0 out "nvlink4 " -- list links
 expect 0 out "nvswitch3 " -- list switches
 expect 0 out "cx7-ndr " -- list nics

@@ -42,6 +42,13 @@ START_TEST(shipped_models_load)
     ck_assert_uint_eq(gpu->n_nvlinks, shipped[_i].n_nvlinks);
     ck_assert_uint_eq(gpu->sm_version, shipped[_i].sm_version);
     ck_assert(gpu->fp32_flops_per_s > 0 && gpu->fp32_flops_per_s < gpu->fp16_flops_per_s);
+    /* fp4 tensor cores from Blackwell on, and faster than its fp8 there. */
+    if (shipped[_i].sm_version >= 100)
+        ck_assert_msg(gpu->fp4_flops_per_s > gpu->fp8_flops_per_s, "%s: no fp4 peak above fp8",
+                      shipped[_i].file);
+    else
+        ck_assert_msg(gpu->fp4_flops_per_s == 0, "%s: an fp4 peak before Blackwell",
+                      shipped[_i].file);
 }
 END_TEST
 
@@ -81,6 +88,12 @@ static const struct {
      ": [gpu] hbm_capacity: '0.5B' is not a whole number of bytes"},
     {"a misspelt group", NULL, "[gpus]\nname = x\n",
      ": [gpus]: unknown group; expected [gpu] only"},
+    {"negative fp4 peak", "sm_version = 90\n", "sm_version = 90\npeak_fp4 = -9PFLOP/s\n",
+     ": [gpu] peak_fp4: '-9PFLOP/s' is negative"},
+    {"fp4 peak not a number", "sm_version = 90\n", "sm_version = 90\npeak_fp4 = fastPFLOP/s\n",
+     ": [gpu] peak_fp4: 'fastPFLOP/s' is not a number"},
+    {"fp4 peak without a unit", "sm_version = 90\n", "sm_version = 90\npeak_fp4 = 9\n",
+     ": [gpu] peak_fp4: '9' has no unit"},
     {"optional key not UTF-8", "sm_version = 90\n", "sm_version = 90\npeak_fp8 = 2TFLOP/s\xff\n",
      ": not text"},
     {"malformed escape", "name = Test GPU", "name = Test\\q",
