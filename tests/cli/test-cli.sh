@@ -103,6 +103,8 @@ expect 0 out "h100-sxm5 " -- list gpus
 expect 0 out "SMs  fp16 TF/s  fp4 TF/s  HBM GB" -- list gpus
 expect 0 out "h100-sxm5        H100 SXM5               132      989.4         -      80" -- list gpus
 expect 0 out "b200             B200                    148       2250      9000     180      7.67  18 (gen 5)" -- list gpus
+expect 0 out "gb300            GB300                   160       2500     15000     288         8  18 (gen 5)" -- list gpus
+expect 0 out "b300             B300                    160       2250     13125     288       7.7  18 (gen 5)" -- list gpus
 expect 0 out "  peak_fp4               FLOP rate   1GFLOP/s to 1000PFLOP/s; dense fp4 tensor rate" -- list keys
 expect 0 out "nvlink4 " -- list links
 expect 0 out "nvswitch3 " -- list switches
