@@ -98,6 +98,8 @@ expect 2 err "Missing argument for --pending" -- bench-core --pending
 # usage error, a broken model file bad input naming the file.
 expect 0 out "dgx1-v100 " -- list systems
 expect 0 out "gb200-nvl72 " -- list systems
+expect 0 out "gb300-nvl72        72  gb300           gen 5 x 18  18 x nvswitch4   72 x 800 Gb/s" -- list systems
+expect 0 out "hgx-b300            8  b300            gen 5 x 18  2 x nvswitch4    8 x 800 Gb/s" -- list systems
 expect 0 out "h100-sxm5 " -- list gpus
 # The fp4 peak: '-' before Blackwell, the dense figure from it on.
 expect 0 out "SMs  fp16 TF/s  fp4 TF/s  HBM GB" -- list gpus
