@@ -64,10 +64,14 @@ gpu_row(const char *path, const char *id, const char *models_dir, GError **error
     g_autoptr(HwGpu) g = hw_gpu_load(path, error);
     if (g == NULL)
         return NULL;
+    /* '-': no fp4 tensor cores (before Blackwell). */
+    g_autofree char *fp4 = g->fp4_flops_per_s
+                               ? g_strdup_printf("%.5g", (double)g->fp4_flops_per_s / 1e12)
+                               : g_strdup("-");
     return g_strdup_printf(
-        "%-16s %-22s %4" G_GUINT64_FORMAT "  %9.4g  %6.4g  %8.4g  %2" G_GUINT64_FORMAT
+        "%-16s %-22s %4" G_GUINT64_FORMAT "  %9.4g  %8s  %6.4g  %8.4g  %2" G_GUINT64_FORMAT
         " (gen %" G_GUINT64_FORMAT ")",
-        id, g->name, g->n_sms, (double)g->fp16_flops_per_s / 1e12, (double)g->hbm_bytes / 1e9,
+        id, g->name, g->n_sms, (double)g->fp16_flops_per_s / 1e12, fp4, (double)g->hbm_bytes / 1e9,
         (double)g->hbm_bytes_per_s / 1e12, g->n_nvlinks, g->nvlink_generation);
 }
 
@@ -140,8 +144,8 @@ static const struct {
     {"systems", "system",
      "# system         GPUs  GPU             NVLink      NVSwitch         NICs", 82, system_row},
     {"gpus", "gpu",
-     "# gpu            name                    SMs  fp16 TF/s  HBM GB  HBM TB/s  NVLinks", 86,
-     gpu_row},
+     "# gpu            name                    SMs  fp16 TF/s  fp4 TF/s  HBM GB  HBM TB/s  NVLinks",
+     96, gpu_row},
     {"links", "link", "# link           kind     lanes  per direction", 54, link_row},
     {"switches", "switch", "# switch         kind     ports  port GB/s  lat. ns  port link", 63,
      switch_row},

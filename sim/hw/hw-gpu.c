@@ -20,6 +20,8 @@ static const HwKey gpu_keys[] = {
      "dense fp16/bf16 rate, such as 989TFLOP/s"},
     {"peak_fp8", HW_KEY_FLOPS_PER_S, FIELD(fp8_flops_per_s), false,
      "dense fp8 rate, such as 1979TFLOP/s (omit where there is no fp8)"},
+    {"peak_fp4", HW_KEY_FLOPS_PER_S, FIELD(fp4_flops_per_s), false,
+     "dense fp4 tensor rate, such as 9PFLOP/s (omit where there are no fp4 tensor cores)"},
     {"hbm_capacity", HW_KEY_SIZE_BYTES, FIELD(hbm_bytes), true, "a size such as 80GB"},
     {"hbm_bandwidth", HW_KEY_BYTES_PER_S, FIELD(hbm_bytes_per_s), true,
      "a bandwidth such as 3.35TB/s"},
@@ -101,8 +103,8 @@ check_shares(const HwGpu *gpu, const char *path, GError **error)
                        gpu->fp16_flops_per_s, HW_KEYS_MIN_FLOPS_PER_S, "FLOP/s", error) &&
            check_share(path, "gemm_ceiling_fp8", gpu->gemm_ceiling_fp8,
                        fp8 ? "peak_fp8" : "peak_fp16",
-                       fp8 ? gpu->fp8_flops_per_s : gpu->fp16_flops_per_s,
-                       HW_KEYS_MIN_FLOPS_PER_S, "FLOP/s", error) &&
+                       fp8 ? gpu->fp8_flops_per_s : gpu->fp16_flops_per_s, HW_KEYS_MIN_FLOPS_PER_S,
+                       "FLOP/s", error) &&
            check_share(path, "hbm_efficiency", gpu->hbm_efficiency, "hbm_bandwidth",
                        gpu->hbm_bytes_per_s, HW_KEYS_MIN_BYTES_PER_S, "B/s", error);
 }

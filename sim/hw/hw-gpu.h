@@ -8,13 +8,15 @@
 
 #include "hw/hw-keys.h"
 
-
 typedef struct HwGpu {
     char *name; /* "H100 SXM5" */
     uint64_t n_sms;
     uint64_t fp32_flops_per_s; /* dense, non-tensor */
     uint64_t fp16_flops_per_s; /* dense fp16/bf16, tensor cores where present */
     uint64_t fp8_flops_per_s;  /* dense; 0 where the GPU has no fp8 */
+    /* Dense fp4 tensor rate (Blackwell on); 0 where the GPU has no fp4
+     * tensor cores. Listed by nvlsim list; no workload computes in fp4. */
+    uint64_t fp4_flops_per_s;
     uint64_t hbm_bytes;
     uint64_t hbm_bytes_per_s;
     uint64_t nvlink_generation; /* 1 ... 5 */

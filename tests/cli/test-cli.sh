@@ -98,7 +98,16 @@ expect 2 err "Missing argument for --pending" -- bench-core --pending
 # usage error, a broken model file bad input naming the file.
 expect 0 out "dgx1-v100 " -- list systems
 expect 0 out "gb200-nvl72 " -- list systems
+expect 0 out "gb300-nvl72        72  gb300           gen 5 x 18  18 x nvswitch4   72 x 800 Gb/s" -- list systems
+expect 0 out "hgx-b300            8  b300            gen 5 x 18  2 x nvswitch4    8 x 800 Gb/s" -- list systems
 expect 0 out "h100-sxm5 " -- list gpus
+# The fp4 peak: '-' before Blackwell, the dense figure from it on.
+expect 0 out "SMs  fp16 TF/s  fp4 TF/s  HBM GB" -- list gpus
+expect 0 out "h100-sxm5        H100 SXM5               132      989.4         -      80" -- list gpus
+expect 0 out "b200             B200                    148       2250      9000     180      7.67  18 (gen 5)" -- list gpus
+expect 0 out "gb300            GB300                   160       2500     15000     288         8  18 (gen 5)" -- list gpus
+expect 0 out "b300             B300                    160       2250     13125     288       7.7  18 (gen 5)" -- list gpus
+expect 0 out "  peak_fp4               FLOP rate   1GFLOP/s to 1000PFLOP/s; dense fp4 tensor rate" -- list keys
 expect 0 out "nvlink4 " -- list links
 expect 0 out "nvswitch3 " -- list switches
 expect 0 out "cx7-ndr " -- list nics

@@ -15,8 +15,9 @@
 #define KIB 1024ull
 
 static const char *const shipped[] = {
-    "aws-p5-h100", "aws-p6-b200", "dgx-a100",  "dgx-b200",    "dgx-h100",        "dgx-h200",
-    "dgx1-p100",   "dgx1-v100",   "dgx2-v100", "gb200-nvl72", "gcp-a3mega-h100", "hgx-h800",
+    "aws-p5-h100", "aws-p6-b200",     "dgx-a100",  "dgx-b200",  "dgx-h100",
+    "dgx-h200",    "dgx1-p100",       "dgx1-v100", "dgx2-v100", "gb200-nvl72",
+    "gb300-nvl72", "gcp-a3mega-h100", "hgx-b300",  "hgx-h800",
 };
 
 /* ---- NCCL's view of the systems ---------------------------------------- */
@@ -42,6 +43,9 @@ static const struct {
     {"dgx2-v100", 1, 70, 0, 0, 120.0, 12.0, 6.25, true, false},
     /* C2C host link: the GPU's own Gen6 for pci_bw */
     {"gb200-nvl72", 1, 100, 3, 0, 721.8, 96.0, 50.0, true, true},
+    /* Blackwell Ultra, SM 10.3: NCCL's SM100 tables; one 800 Gb/s NIC per GPU */
+    {"gb300-nvl72", 1, 103, 3, 0, 721.8, 96.0, 100.0, true, true},
+    {"hgx-b300", 4, 103, 3, 2, 721.8, 48.0, 100.0, true, true},
 };
 
 START_TEST(info_from_systems)

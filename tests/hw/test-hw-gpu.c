@@ -26,6 +26,8 @@ static const struct {
     {"h800.ini", 132, 989400000000000, 1978900000000000, 80000000000, 4, 8, 90},
     {"b200.ini", 148, 2250000000000000, 4500000000000000, 180000000000, 5, 18, 100},
     {"gb200.ini", 148, 2500000000000000, 5000000000000000, 186000000000, 5, 18, 100},
+    {"b300.ini", 160, 2250000000000000, 4500000000000000, 288000000000, 5, 18, 103},
+    {"gb300.ini", 160, 2500000000000000, 5000000000000000, 288000000000, 5, 18, 103},
 };
 
 START_TEST(shipped_models_load)
@@ -42,6 +44,49 @@ START_TEST(shipped_models_load)
     ck_assert_uint_eq(gpu->n_nvlinks, shipped[_i].n_nvlinks);
     ck_assert_uint_eq(gpu->sm_version, shipped[_i].sm_version);
     ck_assert(gpu->fp32_flops_per_s > 0 && gpu->fp32_flops_per_s < gpu->fp16_flops_per_s);
+    /* fp4 tensor cores from Blackwell on, and faster than its fp8 there. */
+    if (shipped[_i].sm_version >= 100)
+        ck_assert_msg(gpu->fp4_flops_per_s > gpu->fp8_flops_per_s, "%s: no fp4 peak above fp8",
+                      shipped[_i].file);
+    else
+        ck_assert_msg(gpu->fp4_flops_per_s == 0, "%s: an fp4 peak before Blackwell",
+                      shipped[_i].file);
+}
+END_TEST
+
+/* Blackwell Ultra and the fp4 peaks, by hand from hardware.md §1a. */
+static HwGpu *
+load_shipped(const char *file)
+{
+    g_autofree char *path = hw_test_model_path("gpu", file);
+    g_autoptr(GError) error = NULL;
+    HwGpu *gpu = hw_gpu_load(path, &error);
+    ck_assert_msg(gpu != NULL, "%s: %s", file, error ? error->message : "");
+    return gpu;
+}
+
+START_TEST(blackwell_ultra_figures)
+{
+    g_autoptr(HwGpu) gb300 = load_shipped("gb300.ini");
+    ck_assert_str_eq(gb300->name, "GB300");
+    ck_assert_uint_eq(gb300->n_sms, 160);                         /* [S: B300-3] */
+    ck_assert_uint_eq(gb300->fp4_flops_per_s, 15000000000000000); /* 15 PFLOP/s dense */
+    ck_assert_uint_eq(gb300->fp32_flops_per_s, 80000000000000);
+    ck_assert_uint_eq(gb300->hbm_bytes_per_s, 8000000000000);
+    ck_assert_uint_eq(gb300->pcie_generation, 6);
+    g_autoptr(HwGpu) b300 = load_shipped("b300.ini");
+    ck_assert_str_eq(b300->name, "B300");
+    /* B300-1's 13.125 PFLOP/s, the lower of it and B300-2's 14, exactly. */
+    ck_assert_uint_eq(b300->fp4_flops_per_s, 13125000000000000);
+    ck_assert_uint_eq(b300->fp32_flops_per_s, 75000000000000);
+    ck_assert_uint_eq(b300->hbm_bytes_per_s, 7700000000000);
+    ck_assert_double_eq(b300->training_efficiency, 0); /* the one share of every generation */
+    g_autoptr(HwGpu) b200 = load_shipped("b200.ini");
+    ck_assert_uint_eq(b200->fp4_flops_per_s, 9000000000000000);
+    g_autoptr(HwGpu) gb200 = load_shipped("gb200.ini");
+    ck_assert_uint_eq(gb200->fp4_flops_per_s, 10000000000000000);
+    g_autoptr(HwGpu) h100 = load_shipped("h100-sxm5.ini");
+    ck_assert_uint_eq(h100->fp4_flops_per_s, 0);
 }
 END_TEST
 
@@ -81,6 +126,12 @@ static const struct {
      ": [gpu] hbm_capacity: '0.5B' is not a whole number of bytes"},
     {"a misspelt group", NULL, "[gpus]\nname = x\n",
      ": [gpus]: unknown group; expected [gpu] only"},
+    {"negative fp4 peak", "sm_version = 90\n", "sm_version = 90\npeak_fp4 = -9PFLOP/s\n",
+     ": [gpu] peak_fp4: '-9PFLOP/s' is negative"},
+    {"fp4 peak not a number", "sm_version = 90\n", "sm_version = 90\npeak_fp4 = fastPFLOP/s\n",
+     ": [gpu] peak_fp4: 'fastPFLOP/s' is not a number"},
+    {"fp4 peak without a unit", "sm_version = 90\n", "sm_version = 90\npeak_fp4 = 9\n",
+     ": [gpu] peak_fp4: '9' has no unit"},
     {"optional key not UTF-8", "sm_version = 90\n", "sm_version = 90\npeak_fp8 = 2TFLOP/s\xff\n",
      ": not text"},
     {"malformed escape", "name = Test GPU", "name = Test\\q",
@@ -140,6 +191,7 @@ hw_gpu_suite(void)
     TCase *tc = tcase_create("gpu");
     tcase_add_loop_test(tc, shipped_models_load, 0, G_N_ELEMENTS(shipped));
     tcase_add_test(tc, every_shipped_model_is_in_the_table);
+    tcase_add_test(tc, blackwell_ultra_figures);
     tcase_add_loop_test(tc, bad_models_fail_with_context, 0, G_N_ELEMENTS(bad));
     tcase_add_test(tc, unreadable_path_is_named);
     suite_add_tcase(s, tc);

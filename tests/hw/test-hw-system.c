@@ -46,6 +46,7 @@ static const struct {
     {"hgx-h800", 8, 4, 4, 1, 8},        {"dgx-b200", 8, 5, 2, 1, 8},
     {"gb200-nvl72", 72, 5, 18, 18, 72}, {"aws-p5-h100", 8, 4, 4, 1, 32},
     {"gcp-a3mega-h100", 8, 4, 4, 1, 8}, {"aws-p6-b200", 8, 5, 2, 1, 8},
+    {"gb300-nvl72", 72, 5, 18, 18, 72}, {"hgx-b300", 8, 5, 2, 1, 8},
 };
 
 /* Every shipped system loads; each GPU uses all its NVLinks; the parts
@@ -137,6 +138,39 @@ START_TEST(switch_planes)
     ck_assert_uint_eq(dgx2->n_switches_per_board, 6);
     ck_assert_uint_eq(dgx2->n_trunk_links, 8);
     ck_assert_uint_eq(dgx2->nvswitch->n_ports, 18);
+}
+END_TEST
+
+/* hardware.md §4.6-4.7: GB300 NVL72 is GB200 NVL72's rack with Blackwell
+ * Ultra and XDR NICs; HGX B300 is DGX B200's baseboard likewise. Every
+ * other part is the sibling's. */
+START_TEST(blackwell_ultra_systems_are_their_siblings)
+{
+    static const char *const pairs[][2] = {{"gb200-nvl72", "gb300-nvl72"},
+                                           {"dgx-b200", "hgx-b300"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++) {
+        g_autoptr(HwSystem) old = load_shipped(pairs[i][0]);
+        g_autoptr(HwSystem) ultra = load_shipped(pairs[i][1]);
+        const char *id = pairs[i][1];
+        ck_assert_uint_eq(ultra->gpu->sm_version, 103);
+        ck_assert_uint_eq(ultra->gpu->n_sms, 160);
+        ck_assert_str_eq(ultra->ids.nic, "cx8-xdr");
+        ck_assert_str_eq(ultra->ids.fabric_switch, "ib-q3400");
+        ck_assert_msg(ultra->nic->port_link->bytes_per_s * 8 == 800000000000, "%s", id);
+        ck_assert_uint_eq(ultra->n_gpus, old->n_gpus);
+        ck_assert_uint_eq(ultra->n_nics, old->n_nics);
+        ck_assert_uint_eq(ultra->n_hosts, old->n_hosts);
+        ck_assert_uint_eq(ultra->n_cpus_per_host, old->n_cpus_per_host);
+        ck_assert_uint_eq(ultra->gpus_per_pcie_switch, old->gpus_per_pcie_switch);
+        ck_assert_uint_eq(ultra->n_switches_per_board, old->n_switches_per_board);
+        for (uint32_t s = 0; s < ultra->n_switches_per_board; s++)
+            ck_assert_uint_eq(ultra->gpu_switch_links[s], old->gpu_switch_links[s]);
+        ck_assert_str_eq(ultra->ids.nvlink, old->ids.nvlink);
+        ck_assert_str_eq(ultra->ids.nvswitch, old->ids.nvswitch);
+        ck_assert_str_eq(ultra->ids.gpu_host_link, old->ids.gpu_host_link);
+        ck_assert_str_eq(ultra->ids.pcie, old->ids.pcie);
+        ck_assert_uint_eq(ultra->rail_optimized, old->rail_optimized);
+    }
 }
 END_TEST
 
@@ -336,6 +370,7 @@ hw_system_suite(void)
     Suite *s = suite_create("hw-system");
     TCase *tc = tcase_create("system");
     tcase_add_loop_test(tc, shipped_systems_load, 0, G_N_ELEMENTS(shipped));
+    tcase_add_test(tc, blackwell_ultra_systems_are_their_siblings);
     tcase_add_test(tc, dgx1_v100_pair_map_is_exact);
     tcase_add_test(tc, dgx1_p100_is_a_single_link_cube_mesh);
     tcase_add_test(tc, switch_planes);

@@ -397,8 +397,8 @@ START_TEST(optimizer_bytes)
 END_TEST
 
 static const char *const gpu_ids[] = {
-    "p100-sxm2", "v100-sxm2", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5",
-    "h200",      "h800",      "b200",           "gb200",
+    "p100-sxm2", "v100-sxm2", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5", "h200",
+    "h800",      "b200",      "gb200",          "b300",           "gb300",
 };
 
 /* MFU counts the FLOPs a causal model needs (work_model_causal_flops_per_
