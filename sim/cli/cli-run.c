@@ -89,8 +89,10 @@ const CliUsage cli_run_usage = {
         "              stage, the loss as one of the last (not with the two before);\n"
         "              with none of the four, pp x vp must divide the layers\n"
         "  [batch]     global_batch, micro_batch, seq_len\n"
-        "  [precision] math (bf16|fp16|fp8), param_bytes, grad_bytes, optimizer_bytes,\n"
-        "              activation_bytes, dropout\n"
+        "  [precision] math (bf16|fp16|fp8|mxfp8|nvfp4: the linear layers; attention,\n"
+        "              norms, logits and the optimizer stay in bf16/fp32; mxfp8 and nvfp4\n"
+        "              on Blackwell), fp8_scaling (delayed|current), param_bytes,\n"
+        "              grad_bytes, optimizer_bytes, activation_bytes, dropout\n"
         "  [faults]    planes_down (NVSwitch planes: 1,3), links_down (bundles: 3:1 is GPU 3\n"
         "              to plane 1, 0-1 GPUs 0 and 1, 3:1x2 two of the links), slow_links,\n"
         "              slow_rate (0.5), crc_links, crc_error_rate (1e-4); on every node\n"
@@ -109,6 +111,34 @@ const CliUsage cli_run_usage = {
         "Exit status: 0 done, 1 bad scenario or model, 2 usage.",
     .entries = run_entries,
 };
+
+/* The linear layers' precision on the system's GPU: fp8 needs fp8 tensor
+ * cores (Hopper, Ada, Blackwell), MXFP8 Blackwell's block-scaled ones
+ * (sm_version 100 and later), NVFP4 fp4 tensor cores (a peak_fp4). */
+static bool
+check_precision(const WorkScenario *s, const HwSystem *system, GError **error)
+{
+    const HwGpu *gpu = system->gpu;
+    const WorkComputeConfig *c = &s->gen.compute;
+    const char *math = NULL, *needs = NULL, *instead = NULL;
+    if (c->scaling == WORK_SCALING_NVFP4 && gpu->fp4_flops_per_s == 0) {
+        math = "nvfp4";
+        needs = "fp4 tensor cores (Blackwell's; the GPU file's peak_fp4)";
+    } else if (c->scaling == WORK_SCALING_MXFP8 && gpu->sm_version < 100) {
+        math = "mxfp8";
+        needs = "block-scaled fp8 tensor cores (Blackwell's, sm_version 100 and later)";
+    } else if (c->linear_math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0) {
+        math = "fp8";
+        needs = "fp8 tensor cores";
+    }
+    if (math == NULL)
+        return true;
+    instead = gpu->fp8_flops_per_s > 0 ? "bf16, fp16 or fp8" : "bf16 or fp16";
+    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                "%s: [precision] math: %s needs %s, which the %s of %s lacks; expected %s", s->path,
+                math, needs, gpu->name, system->id, instead);
+    return false;
+}
 
 bool
 cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *result,
@@ -132,13 +162,8 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
         g_prefix_error(error, "%s: ", s->path);
         return false;
     }
-    if (s->trace_path == NULL && s->gen.compute.linear_math == WORK_MATH_FP8 &&
-        system->gpu->fp8_flops_per_s == 0) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                    "%s: [precision] math: fp8 needs fp8 tensor cores, which the %s of %s lacks",
-                    s->path, system->gpu->name, system->id);
+    if (s->trace_path == NULL && !check_precision(s, system, error))
         return false;
-    }
     g_autoptr(WorkStream) stream = s->trace_path != NULL ? report_trace_read(s->trace_path, error)
                                                          : work_run_stream(s, system->gpu, error);
     if (stream == NULL) {

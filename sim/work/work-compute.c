@@ -62,10 +62,22 @@ div_up(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
+/* Bytes of n operand elements: fp4 half a byte each and, NVFP4's, a
+ * 1-byte scale each block of 16. */
 static uint64_t
-math_bytes(WorkMath math)
+operand_bytes(WorkMath math, uint64_t n)
 {
-    return math == WORK_MATH_FP8 ? 1 : math == WORK_MATH_FP32 ? 4 : 2;
+    switch (math) {
+    case WORK_MATH_FP4:
+        return div_up(n, 2) + div_up(n, WORK_COMPUTE_NVFP4_BLOCK);
+    case WORK_MATH_FP8:
+        return n;
+    case WORK_MATH_FP32:
+        return 4 * n;
+    case WORK_MATH_FP16:
+        break;
+    }
+    return 2 * n;
 }
 
 /* A GEMM's HBM traffic at best: both operands read once, the result (fp16,
@@ -74,8 +86,37 @@ math_bytes(WorkMath math)
 static uint64_t
 gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
 {
-    uint64_t in = math_bytes(math), out = math == WORK_MATH_FP32 ? 4 : 2;
-    return n_batch * ((m * k + k * n) * in + m * n * out);
+    uint64_t out = math == WORK_MATH_FP32 ? 4 : 2;
+    return n_batch * (operand_bytes(math, m * k + k * n) + m * n * out);
+}
+
+/* The cast of a linear layer's input (forward) or output gradient
+ * (backward) of n elements of e bytes, as Transformer Engine runs it [D]:
+ *   delayed fp8: one fused cast-transpose, read e, write the fp8 copy and
+ *     its transpose (the weight gradient's operand), 1 + 1;
+ *   current fp8: an amax pass (read e) first;
+ *   MXFP8: read e, write both orientations (a block runs along K, which
+ *     differs between the forward and the weight gradient's product), each
+ *     1 byte an element and 1 a block of 32;
+ *   NVFP4: an amax pass (the tensor's fp32 scale), then read e and write
+ *     both orientations at half a byte an element and 1 a block of 16.
+ * Integer bytes, scales rounded up to whole blocks. */
+uint64_t
+work_compute_cast_bytes(WorkScaling scaling, uint64_t n, uint64_t e)
+{
+    switch (scaling) {
+    case WORK_SCALING_NONE:
+        return 0;
+    case WORK_SCALING_DELAYED:
+        return n * (e + 2);
+    case WORK_SCALING_CURRENT:
+        return n * (2 * e + 2);
+    case WORK_SCALING_MXFP8:
+        return n * e + 2 * (n + div_up(n, WORK_COMPUTE_MX_BLOCK));
+    case WORK_SCALING_NVFP4:
+        return 2 * n * e + 2 * operand_bytes(WORK_MATH_FP4, n);
+    }
+    g_return_val_if_reached(0);
 }
 
 static Shape
@@ -133,12 +174,6 @@ add_memory(SpecList *list, const char *name, const char *backward, uint64_t byte
     return sp;
 }
 
-/* A linear layer's GEMM, [m, k] x [k, n] n_batch times. In fp8
- * (Transformer Engine's fp8 linear layers) its input is first cast to fp8
- * together with the transposed copy the weight gradient needs (TE's fused
- * cast-transpose: read e bytes an element, write 1 + 1), and backward the
- * output gradient the same way [D]; the weights' casts, once a step (TE
- * caches them over the microbatches), are left out. */
 /* name + suffix, as a string that lives as long as the program. */
 static const char *
 suffixed(const char *name, const char *suffix)
@@ -147,14 +182,21 @@ suffixed(const char *name, const char *suffix)
     return g_intern_string(s);
 }
 
+/* A linear layer's GEMM, [m, k] x [k, n] n_batch times. In fp8 or fp4
+ * (Transformer Engine's low-precision linear layers) its input is first
+ * cast, and backward its output gradient (work_compute_cast_bytes); the
+ * weights' casts, once a step (TE caches them over the microbatches), are
+ * left out. */
 static Spec *
-add_linear(SpecList *list, const char *name, const char *dgrad, const char *wgrad, WorkMath math,
-           uint64_t e, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
+add_linear(SpecList *list, const char *name, const char *dgrad, const char *wgrad,
+           const WorkComputeConfig *c, uint64_t e, uint64_t n_batch, uint64_t m, uint64_t n,
+           uint64_t k)
 {
-    if (math == WORK_MATH_FP8)
+    if (c->scaling != WORK_SCALING_NONE)
         add_memory(list, suffixed(name, ".cast"), suffixed(name, ".cast.bwd"),
-                   n_batch * m * k * (e + 2), n_batch * m * n * (e + 2));
-    return add_gemm(list, name, dgrad, wgrad, math, n_batch, m, n, k);
+                   work_compute_cast_bytes(c->scaling, n_batch * m * k, e),
+                   work_compute_cast_bytes(c->scaling, n_batch * m * n, e));
+    return add_gemm(list, name, dgrad, wgrad, c->linear_math, n_batch, m, n, k);
 }
 
 /* LayerNorm or RMSNorm over rows of h: forward reads x and writes y;
@@ -238,8 +280,8 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
               const WorkComputeConfig *config)
 {
     add_norm(list, "attn.norm", "attn.norm.bwd", x);
-    add_linear(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config->linear_math, x->e, 1,
-               x->tokens, x->heads * x->d + 2 * x->kv, x->h);
+    add_linear(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config, x->e, 1, x->tokens,
+               x->heads * x->d + 2 * x->kv, x->h);
     if (model->positions == WORK_POSITIONS_ROPE) {
         uint64_t qk = x->tokens * (x->heads * x->d + x->kv) * x->e;
         add_memory(list, "attn.rope", "attn.rope.bwd", 2 * qk, 2 * qk);
@@ -248,8 +290,8 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
         add_attention_flash(list, x);
     else
         add_attention_gemm(list, x, config->dropout);
-    add_linear(list, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config->linear_math, x->e,
-               1, x->tokens, x->h, div_up(x->h, x->t));
+    add_linear(list, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config, x->e, 1, x->tokens,
+               x->h, div_up(x->h, x->t));
     add_residual(list, "attn.residual", "attn.residual.bwd", x, config->dropout);
 }
 
@@ -273,15 +315,15 @@ static void
 add_ffn(SpecList *list, const Shape *x, const WorkModel *model, const WorkComputeConfig *config)
 {
     uint64_t f = div_up(model->ffn_hidden_size, x->t);
-    WorkMath lm = config->linear_math;
     if (model->ffn_kind == WORK_FFN_SWIGLU)
-        add_linear(list, "ffn.gate_up", "ffn.gate_up.dgrad", "ffn.gate_up.wgrad", lm, x->e, 1,
+        add_linear(list, "ffn.gate_up", "ffn.gate_up.dgrad", "ffn.gate_up.wgrad", config, x->e, 1,
                    x->tokens, 2 * f, x->h);
     else
-        add_linear(list, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", lm, x->e, 1, x->tokens, f, x->h);
+        add_linear(list, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", config, x->e, 1, x->tokens, f,
+                   x->h);
     add_activation(list, "ffn.act", "ffn.act.bwd", model, x->tokens * f, x->e);
-    add_linear(list, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", lm, x->e, 1, x->tokens, x->h,
-               f);
+    add_linear(list, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", config, x->e, 1, x->tokens,
+               x->h, f);
 }
 
 /* A mixture of experts (Megatron-Core's all-gather dispatcher): the router
@@ -302,17 +344,17 @@ add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout
     uint64_t f = div_up(model->moe_ffn_hidden_size, x->t);
     uint64_t up = model->ffn_kind == WORK_FFN_SWIGLU ? 2 * f : f;
     uint64_t logits = x->norm_tokens * model->n_experts * x->e;
-    WorkMath lm = config->linear_math;
     add_gemm(list, "moe.router", "moe.router.dgrad", "moe.router.wgrad", WORK_MATH_FP16, 1,
              x->norm_tokens, model->n_experts, x->h);
     add_memory(list, "moe.route", "moe.route.bwd", 2 * logits, 2 * logits);
     add_memory(list, "moe.permute", "moe.permute.bwd", 2 * routed * x->h * x->e,
                2 * routed * x->h * x->e);
-    add_linear(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", lm, x->e, n_local, rows, up, x->h)
+    add_linear(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", config, x->e, n_local, rows, up,
+               x->h)
         ->flops = 2 * routed * up * x->h;
     add_activation(list, "moe.act", "moe.act.bwd", model, routed * f, x->e);
-    add_linear(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", lm, x->e, n_local, rows, x->h,
-               f)
+    add_linear(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", config, x->e, n_local, rows,
+               x->h, f)
         ->flops = 2 * routed * x->h * f;
     uint64_t unpermute = (routed + x->tokens) * x->h * x->e;
     add_memory(list, "moe.unpermute", "moe.unpermute.bwd", unpermute, unpermute);
@@ -425,6 +467,7 @@ work_compute_config_init(WorkComputeConfig *config, const WorkModel *model)
 {
     g_return_if_fail(config != NULL && model != NULL);
     config->linear_math = WORK_MATH_FP16;
+    config->scaling = WORK_SCALING_NONE;
     config->dropout = model->positions == WORK_POSITIONS_LEARNED;
 }
 
@@ -587,11 +630,14 @@ ceiling_of(const HwGpu *gpu)
     return c;
 }
 
-/* fp8 on a GPU without fp8 tensor cores runs at the fp16 rate (Transformer
- * Engine falls back to bf16 there; a scenario should reject it first). */
+/* fp8 or fp4 on a GPU without such tensor cores runs at the fastest rate
+ * it has below (Transformer Engine falls back; a scenario rejects it
+ * first). */
 static WorkMath
 math_on(const HwGpu *gpu, WorkMath math)
 {
+    if (math == WORK_MATH_FP4 && gpu->fp4_flops_per_s == 0)
+        math = WORK_MATH_FP8;
     return math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0 ? WORK_MATH_FP16 : math;
 }
 
@@ -599,6 +645,8 @@ static double
 peak_of(const HwGpu *gpu, WorkMath math)
 {
     switch (math_on(gpu, math)) {
+    case WORK_MATH_FP4:
+        return (double)gpu->fp4_flops_per_s;
     case WORK_MATH_FP8:
         return (double)gpu->fp8_flops_per_s;
     case WORK_MATH_FP32:
@@ -616,6 +664,8 @@ work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math)
     const Ceiling *c = ceiling_of(gpu);
     double fp16 = gpu->gemm_ceiling_fp16 > 0 ? gpu->gemm_ceiling_fp16 : c->gemm_fp16;
     switch (math_on(gpu, math)) {
+    case WORK_MATH_FP4:
+        /* No fp4 GEMM search is published: the fp8 ceiling [U]. */
     case WORK_MATH_FP8:
         if (gpu->gemm_ceiling_fp8 > 0)
             return gpu->gemm_ceiling_fp8;

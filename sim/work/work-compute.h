@@ -33,13 +33,38 @@ typedef enum WorkMath {
     WORK_MATH_FP16, /* fp16 or bf16 on tensor cores, fp32 accumulation */
     WORK_MATH_FP8,  /* fp8 on tensor cores (Transformer Engine's linear layers) */
     WORK_MATH_FP32, /* fp32 on CUDA cores */
+    WORK_MATH_FP4,  /* fp4 (E2M1) on Blackwell's tensor cores, block-scaled */
 } WorkMath;
+
+/* How a low-precision linear layer scales its operands (Transformer
+ * Engine's recipes), and so what its casts move. */
+typedef enum WorkScaling {
+    WORK_SCALING_NONE,    /* bf16 or fp16: no casts */
+    WORK_SCALING_DELAYED, /* fp8, one scale a tensor from the amax history (TE's default) */
+    WORK_SCALING_CURRENT, /* fp8, one scale a tensor from its own amax: an amax pass first */
+    WORK_SCALING_MXFP8,   /* fp8 in blocks of 32 along K, an E8M0 scale each (Blackwell) */
+    WORK_SCALING_NVFP4,   /* fp4 in blocks of 16, an E4M3 scale each and one fp32 scale a
+                           * tensor from its amax (Blackwell) */
+} WorkScaling;
 
 /* Choices of the training code that the model and layout do not fix. */
 typedef struct WorkComputeConfig {
     WorkMath linear_math; /* the block's linear layers; attention and logits stay fp16 */
+    WorkScaling scaling;  /* of those linear layers' fp8 or fp4 operands */
     bool dropout;         /* hidden and attention dropout kernels */
 } WorkComputeConfig;
+
+/* The elements of a block-scaled format that share one scale: MXFP8's 32
+ * (OCP Microscaling Formats (MX) Specification v1.0, 2023, Section 5:
+ * k = 32, an E8M0 scale), NVFP4's 16 (NVIDIA, "Introducing NVFP4 for
+ * Efficient and Accurate Low-Precision Inference", 2025: blocks of 16
+ * values with an FP8 E4M3 scale, and an FP32 scale a tensor). */
+#define WORK_COMPUTE_MX_BLOCK 32
+#define WORK_COMPUTE_NVFP4_BLOCK 16
+
+/* The bytes a linear layer's cast kernel moves for n elements of e bytes
+ * under scaling (see work-compute.c); 0 for WORK_SCALING_NONE. */
+uint64_t work_compute_cast_bytes(WorkScaling scaling, uint64_t n, uint64_t e);
 
 /* One kernel. GEMM shapes are per product: the kernel multiplies n_batch
  * pairs [m, k] x [k, n] (attention heads, the experts of a grouped GEMM);

@@ -44,7 +44,7 @@ typedef struct ScenarioFile {
     bool sp, flash_attention, dp_overlap, dropout, account_for_embedding, account_for_loss;
     char *recompute, *schedule;
     uint64_t global_batch, micro_batch, seq_len;
-    char *math;
+    char *math, *fp8_scaling;
     uint64_t param_bytes, grad_bytes, optimizer_bytes, activation_bytes;
     char *straggler_ranks;
     double straggler_rate;
@@ -100,7 +100,10 @@ static const HwKey batch_keys[] = {
 };
 
 static const HwKey precision_keys[] = {
-    K("math", HW_KEY_STRING, math, false, "bf16, fp16 or fp8"),
+    K("math", HW_KEY_STRING, math, false,
+      "the linear layers: bf16, fp16, fp8, mxfp8 or nvfp4 (fp32 too)"),
+    K("fp8_scaling", HW_KEY_STRING, fp8_scaling, false,
+      "fp8's per-tensor scales: delayed (default) or current"),
     K("param_bytes", HW_KEY_COUNT, param_bytes, false, "bytes per working parameter"),
     K("grad_bytes", HW_KEY_COUNT, grad_bytes, false, "bytes per gradient"),
     K("optimizer_bytes", HW_KEY_COUNT, optimizer_bytes, false, "optimizer bytes per parameter"),
@@ -157,6 +160,7 @@ file_clear(ScenarioFile *f)
     g_free(f->recompute);
     g_free(f->schedule);
     g_free(f->math);
+    g_free(f->fp8_scaling);
     g_free(f->straggler_ranks);
 }
 
@@ -460,8 +464,9 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     WorkLayout *l = &s->layout;
     static const char *const recompute_names[] = {"none", "selective", "full"};
     static const char *const schedule_names[] = {"gpipe", "1f1b", "interleaved"};
-    static const char *const math_names[] = {"fp16", "fp8", "fp32", "bf16"};
-    size_t recompute = 0, schedule, math = 0;
+    static const char *const math_names[] = {"fp16", "fp8", "fp32", "bf16", "mxfp8", "nvfp4"};
+    static const char *const scaling_names[] = {"delayed", "current"};
+    size_t recompute = 0, schedule, math = 0, scaling = 0;
     if (f->recompute != NULL &&
         !choice(path, "layout", "recompute", f->recompute, recompute_names, 3, &recompute, error))
         return false;
@@ -469,8 +474,15 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     if (f->schedule != NULL &&
         !choice(path, "layout", "schedule", f->schedule, schedule_names, 3, &schedule, error))
         return false;
-    if (f->math != NULL && !choice(path, "precision", "math", f->math, math_names, 4, &math, error))
+    if (f->math != NULL && !choice(path, "precision", "math", f->math, math_names, 6, &math, error))
         return false;
+    if (f->fp8_scaling != NULL && !choice(path, "precision", "fp8_scaling", f->fp8_scaling,
+                                          scaling_names, 2, &scaling, error))
+        return false;
+    if (f->fp8_scaling != NULL && math != 1)
+        return hw_keys_fail(error, path, "precision", "fp8_scaling",
+                            "%s scales fp8 tensors; expected math = fp8 with it (math is %s)",
+                            f->fp8_scaling, f->math != NULL ? f->math : "bf16");
     if (f->zero > 3)
         return hw_keys_fail(error, path, "layout", "zero",
                             "%" G_GUINT64_FORMAT " is out of range: expected 0 to 3", f->zero);
@@ -545,9 +557,13 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     work_gen_options_init(&s->gen, s->model);
     s->gen.symmetric =
         !work_stragglers_active(&s->stragglers) && !topo_faults_single_out_gpus(s->faults);
-    s->gen.compute.linear_math = math == 1   ? WORK_MATH_FP8
-                                 : math == 2 ? WORK_MATH_FP32
-                                             : WORK_MATH_FP16;
+    static const WorkMath maths[] = {WORK_MATH_FP16, WORK_MATH_FP8, WORK_MATH_FP32,
+                                     WORK_MATH_FP16, WORK_MATH_FP8, WORK_MATH_FP4};
+    static const WorkScaling scalings[] = {WORK_SCALING_NONE,  WORK_SCALING_DELAYED,
+                                           WORK_SCALING_NONE,  WORK_SCALING_NONE,
+                                           WORK_SCALING_MXFP8, WORK_SCALING_NVFP4};
+    s->gen.compute.linear_math = maths[math];
+    s->gen.compute.scaling = scaling == 1 ? WORK_SCALING_CURRENT : scalings[math];
     s->gen.dp_overlap = f->dp_overlap;
     s->gen.bucket_params = f->bucket_params;
     s->gen.compute_efficiency = f->compute_efficiency;

@@ -23,7 +23,8 @@
  *               account_for_embedding, account_for_loss (no): how the
  *               layers split over the stages (work-pipeline.h)
  *   [batch]     global_batch, micro_batch (1), seq_len (the model's)
- *   [precision] math (bf16 | fp16 | fp8: the linear layers), param_bytes
+ *   [precision] math (bf16 | fp16 | fp8 | mxfp8 | nvfp4: the linear
+ *               layers), fp8_scaling (delayed | current; fp8 only), param_bytes
  *               (2), grad_bytes (4), optimizer_bytes (12),
  *               activation_bytes (2), dropout (the model's default)
  *   [faults]    the fabric's faults, on every node (topo-fault.h):

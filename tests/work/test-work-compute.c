@@ -328,6 +328,60 @@ START_TEST(bytes_by_hand)
 }
 END_TEST
 
+/* The casts of each precision recipe, by hand, for 4,096 bf16 elements:
+ * delayed fp8 reads 2 bytes and writes the fp8 copy and its transpose,
+ * 4 x 4,096; current scaling reads the tensor once more for its amax,
+ * 6 x 4,096; MXFP8 writes both orientations with an E8M0 scale a block of
+ * 32, 8,192 + 2 (4,096 + 128); NVFP4 reads twice (amax, cast) and writes
+ * both orientations at half a byte with an E4M3 scale a block of 16,
+ * 16,384 + 2 (2,048 + 256). Then a GPT-3 175B block's QKV under each: its
+ * cast moves those bytes for the b s h input, its GEMM's operands are
+ * fp8, or fp4 with their block scales, at the GPU's fp8 or fp4 peak. */
+START_TEST(precision_recipes_by_hand)
+{
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NONE, 4096, 2), 0);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_DELAYED, 4096, 2), 16384);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_CURRENT, 4096, 2), 24576);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_MXFP8, 4096, 2), 8192 + 2 * 4224);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NVFP4, 4096, 2), 16384 + 2 * 2304);
+    g_autoptr(WorkModel) m = load_model("gpt3-175b");
+    g_autoptr(HwGpu) gpu = load_gpu("gb200");
+    WorkLayout layout = layout_of(8, false, 1, 1, 2048, WORK_RECOMPUTE_NONE);
+    const uint64_t th = 2048ull * 12288, qkv = 3 * 12288 / 8;
+    static const struct {
+        WorkMath math;
+        WorkScaling scaling;
+        uint64_t operand_bytes; /* of the QKV GEMM's two operands */
+    } recipes[] = {
+        {WORK_MATH_FP8, WORK_SCALING_DELAYED, 2048ull * 12288 + 12288ull * qkv},
+        {WORK_MATH_FP8, WORK_SCALING_MXFP8, 2048ull * 12288 + 12288ull * qkv},
+        {WORK_MATH_FP4, WORK_SCALING_NVFP4,
+         (2048ull * 12288 + 12288ull * qkv) / 2 + (2048ull * 12288 + 12288ull * qkv) / 16},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(recipes); i++) {
+        WorkComputeConfig config;
+        work_compute_config_init(&config, m);
+        config.linear_math = recipes[i].math;
+        config.scaling = recipes[i].scaling;
+        g_autoptr(GArray) ops = work_compute_ops_new();
+        work_compute_block(ops, WORK_PASS_FORWARD, m, &layout, &config);
+        ck_assert_uint_eq(find_op(ops, "attn.qkv.cast")->bytes,
+                          work_compute_cast_bytes(recipes[i].scaling, th, 2));
+        const WorkOp *gemm = find_op(ops, "attn.qkv");
+        ck_assert_int_eq(gemm->math, recipes[i].math);
+        ck_assert_uint_eq(gemm->bytes, recipes[i].operand_bytes + 2048ull * qkv * 2);
+        /* Attention and the logits stay in bf16. */
+        ck_assert_int_eq(find_op(ops, "attn.core")->math, WORK_MATH_FP16);
+        double peak = recipes[i].math == WORK_MATH_FP4 ? (double)gpu->fp4_flops_per_s
+                                                       : (double)gpu->fp8_flops_per_s;
+        double seconds = (double)(work_compute_op_ps(gemm, gpu) - WORK_COMPUTE_LAUNCH_PS) / 1e12;
+        ck_assert(gemm->flops / seconds <= peak * work_compute_gemm_ceiling(gpu, recipes[i].math));
+        ck_assert(gemm->flops / seconds >
+                  0.5 * peak * work_compute_gemm_ceiling(gpu, recipes[i].math));
+    }
+}
+END_TEST
+
 /* Sequence parallelism divides the norms', dropouts' and residual adds'
  * bytes by t and leaves every GEMM alone. */
 START_TEST(sequence_parallelism_shards_the_norms)
@@ -646,6 +700,7 @@ work_compute_suite(void)
     tcase_add_test(tc, gqa_and_swiglu_shapes);
     tcase_add_test(tc, moe_shapes);
     tcase_add_test(tc, bytes_by_hand);
+    tcase_add_test(tc, precision_recipes_by_hand);
     tcase_add_test(tc, sequence_parallelism_shards_the_norms);
     tcase_add_test(tc, embedding_and_head);
     tcase_add_test(tc, optimizer_bytes);
