@@ -37,6 +37,7 @@
 typedef struct TrainColumns {
     int source, system, model, params_b, layers, hidden, heads, seq_len, global_batch, micro_batch,
         tp, pp, dp, num_gpus, time, notes;
+    int precision, cp, vp, fsdp; /* optional: -1 when absent (then the notes say) */
 } TrainColumns;
 
 bool
@@ -68,6 +69,10 @@ find_columns(const ReportCsv *csv, TrainColumns *col, GError **error)
                   &col->layers,       &col->hidden,      &col->heads, &col->seq_len,
                   &col->global_batch, &col->micro_batch, &col->tp,    &col->pp,
                   &col->dp,           &col->num_gpus,    &col->time,  &col->notes};
+    col->precision = report_csv_column(csv, "precision");
+    col->cp = report_csv_column(csv, "cp");
+    col->vp = report_csv_column(csv, "vp");
+    col->fsdp = report_csv_column(csv, "fsdp");
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
         *out[i] = report_csv_column(csv, names[i]);
         if (*out[i] < 0) {
@@ -97,6 +102,34 @@ count(Validation *v, const ReportCsv *csv, guint r, int c, const char *name, uin
     }
     *out = n;
     return true;
+}
+
+/* An optional column's whole number: false (reported) when malformed;
+ * *out untouched when the column is absent or the field empty. */
+static bool
+count_column(Validation *v, const ReportCsv *csv, guint r, int c, const char *name, uint64_t *out)
+{
+    if (c < 0 || *report_csv_field(csv, r, c) == '\0')
+        return true;
+    return count(v, csv, r, c, name, out);
+}
+
+/* The precision column: the scenario's math (bf16, fp16, fp8, mxfp8,
+ * nvfp4); *math untouched when absent or empty. */
+static bool
+precision_column(Validation *v, const ReportCsv *csv, guint r, int c, const char **math)
+{
+    static const char *const names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4"};
+    const char *text = c >= 0 ? report_csv_field(csv, r, c) : "";
+    if (*text == '\0')
+        return true;
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+        if (strcmp(text, names[i]) == 0) {
+            *math = names[i];
+            return true;
+        }
+    validate_bad(v, csv, r, "precision", "'%s': expected bf16, fp16, fp8, mxfp8 or nvfp4", text);
+    return false;
 }
 
 /* The number after key in notes ("VP=6"); 0 when absent. */
@@ -234,7 +267,20 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
         !count(v, csv, r, col->dp, "dp", &dp) ||
         !count(v, csv, r, col->num_gpus, "num_gpus", &gpus))
         return false;
-    uint64_t cp = MAX(note_number(notes, "CP="), 1);
+    uint64_t cp = MAX(note_number(notes, "CP="), 1), fsdp = 0;
+    const char *math = strstr(notes, "FP8") != NULL ? "fp8" : "bf16";
+    if (!count_column(v, csv, r, col->cp, "cp", &cp) ||
+        !count_column(v, csv, r, col->fsdp, "fsdp", &fsdp) ||
+        !precision_column(v, csv, r, col->precision, &math))
+        return false;
+    if (cp == 0) {
+        validate_bad(v, csv, r, "cp", "0: expected 1 or more");
+        return false;
+    }
+    if (fsdp > 1) {
+        validate_bad(v, csv, r, "fsdp", "%" G_GUINT64_FORMAT ": expected 0 or 1", fsdp);
+        return false;
+    }
     if (gb == 0) {
         validate_skip(v, "no global batch");
         return false;
@@ -267,6 +313,8 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     uint64_t per_chunk = note_number(notes, "--num-layers-per-virtual-pipeline-stage ");
     if (per_chunk > 0 && layers > 0)
         vp = layers / pp / per_chunk;
+    if (!count_column(v, csv, r, col->vp, "vp", &vp))
+        return false;
     bool nemo = strstr(source, "NeMo") != NULL;
     bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
     GString *ini = g_string_new(NULL);
@@ -279,14 +327,13 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
                            "\nvp = %" G_GUINT64_FORMAT "\nrecompute = %s\n",
                            tp, cp, pp, dp, MAX(vp, 1), recompute ? "full" : "none");
     g_string_append_printf(ini, "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n",
-                           nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no", nemo ? "yes" : "no",
-                           nemo ? "yes" : "no");
+                           fsdp ? 3 : nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no",
+                           nemo ? "yes" : "no", nemo || fsdp ? "yes" : "no");
     g_string_append_printf(ini, "[batch]\nglobal_batch = %" G_GUINT64_FORMAT "\n", gb);
     g_string_append_printf(ini, "micro_batch = %" G_GUINT64_FORMAT "\n", mb ? mb : gb / dp);
     if (seq_len > 0)
         g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
-    g_string_append_printf(ini, "[precision]\nmath = %s\n",
-                           strstr(notes, "FP8") != NULL ? "fp8" : "bf16");
+    g_string_append_printf(ini, "[precision]\nmath = %s\n", math);
     char vp_text[32] = "", cp_text[32] = "";
     if (vp > 1)
         g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);
