@@ -5,7 +5,7 @@
  * the median of those rows' own (the efficiency at which a row's step is
  * its measured one, as calibrate compute-efficiency fits it). Beside it,
  * each row at the efficiency nvlsim ships and at one efficiency fitted on
- * every row. Each row is simulated six times (three to find its own
+ * every row. Each row is simulated five times (two to find its own
  * efficiency, then shipped, held out and shared); times in seconds.
  */
 #include <math.h>

@@ -379,17 +379,18 @@ train_row_run_at(const TrainRow *row, double k, double *step_s, double *compute_
 
 /* The efficiency at which row's simulated step equals its measured one:
  * compute time scales as 1 / k, so from a run at k the step would be met
- * at 1 / k' = 1 / k + (measured - step) / (compute k); two such steps. */
+ * at 1 / k' = 1 / k + (measured - step) / (compute k); two such steps, a
+ * run each (the step at the second k is not needed to give it). */
 bool
 train_row_efficiency(const TrainRow *row, double *k_out, double *step1_s, GError **error)
 {
     double k = 1.0, step, compute;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++) {
         if (!train_row_run_at(row, k, &step, &compute, error))
             return false;
         if (i == 0)
             *step1_s = step;
-        if (i == 2 || compute <= 0)
+        if (compute <= 0)
             break;
         double inv = 1.0 / k + (row->measured_s - step) / (compute * k);
         k = CLAMP(1.0 / MAX(inv, 1e-3), 0.05, 1.0);
