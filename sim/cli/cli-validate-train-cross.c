@@ -125,9 +125,10 @@ cross_measure(GArray *rows, GPtrArray *groups, GError **error)
     return true;
 }
 
-/* Prints the rows and the table; returns the held-out MAPE. */
+/* Prints the rows, the table and the rows v skipped; returns the held-out
+ * MAPE. */
 static double
-cross_print(const GArray *rows, const GPtrArray *groups, const char *key_name)
+cross_print(const Validation *v, const GArray *rows, const GPtrArray *groups, const char *key_name)
 {
     printf("%5s %-14s %-36s %-10s %9s %7s %9s %7s %9s %7s\n", "line", "system", "model and layout",
            key_name, "measured", "own_k", "plain_s", "err_%", "held_s", "err_%");
@@ -164,6 +165,7 @@ cross_print(const GArray *rows, const GPtrArray *groups, const char *key_name)
            "one efficiency for every row, k = %.4f (the median of all %u)\n",
            median_outside(rows, NULL), rows->len);
     printf("# plain MAPE %.2f%%, shared MAPE %.2f%%\n", plain / n, shared / n);
+    validate_print_skipped(v);
     printf("CROSS MAPE: %.1f%% over %u rows\n", held / n, rows->len);
     return held / n;
 }
@@ -203,7 +205,12 @@ validate_train_cross(Validation *v, const char *path, ValidateCross key, const c
         g_array_append_val(rows, c);
     }
     int status = CLI_EXIT_OK;
-    if (error == NULL && v->n_bad == 0 && groups->len < 2)
+    if (error == NULL && v->n_bad == 0 && rows->len == 0)
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: --cross %s: no training row to replay (%u skipped, why on stdout); "
+                    "expected rows of two %ss or more",
+                    path, key_name, validate_print_skipped(v), key_name);
+    else if (error == NULL && v->n_bad == 0 && groups->len < 2)
         g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                     "%s: --cross %s: the training rows are of %u %s; expected two or more, "
                     "one to leave out and one to fit on",
@@ -213,7 +220,7 @@ validate_train_cross(Validation *v, const char *path, ValidateCross key, const c
                "compute efficiency fitted on the other %ss' rows (%s fidelity)\n",
                key_name, path, key_name, key_name, net_fidelity_name(v->fidelity));
         if (cross_measure(rows, groups, &error)) {
-            double mape = cross_print(rows, groups, key_name);
+            double mape = cross_print(v, rows, groups, key_name);
             if (max_mape > 0 && mape > max_mape) {
                 fprintf(stderr, "nvlsim validate: %s: CROSS MAPE %.2f%% exceeds --max-mape %g%%\n",
                         path, mape, max_mape);

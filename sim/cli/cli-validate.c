@@ -274,6 +274,20 @@ replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint 
         validate_coll_row(v, csv, col, r);
 }
 
+uint32_t
+validate_print_skipped(const Validation *v)
+{
+    uint32_t n_skipped = 0;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, v->skipped);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        printf("# skipped %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
+        n_skipped += GPOINTER_TO_UINT(value);
+    }
+    return n_skipped;
+}
+
 /* Prints the groups; returns the MAPE over all rows (0 when none). */
 static double
 print_summary(const Validation *v)
@@ -304,14 +318,7 @@ print_summary(const Validation *v)
                    g->measure ? g->measure : "(all)", g->n, g->sum_abs_pct / g->n, g->max_abs_pct,
                    model);
         }
-    uint32_t n_skipped = 0;
-    GHashTableIter it;
-    gpointer key, value;
-    g_hash_table_iter_init(&it, v->skipped);
-    while (g_hash_table_iter_next(&it, &key, &value)) {
-        printf("# skipped %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
-        n_skipped += GPOINTER_TO_UINT(value);
-    }
+    uint32_t n_skipped = validate_print_skipped(v);
     if (v->n_bad)
         printf("# %u malformed rows (reported on stderr)\n", v->n_bad);
     double mape = all ? all->sum_abs_pct / all->n : 0;
