@@ -78,7 +78,8 @@ const CliUsage cli_validate_usage = {
         "Without FILE.csv: the shipped measurement suite, data/measurements/\n"
         "collectives.csv then training.csv, found where the models are (nvlsim\n"
         "--version prints the folder), each under a line naming it; --max-mape\n"
-        "gates each file, --csv and --plot need a FILE.csv.\n"
+        "gates each file, --cross crosses each (its collective rows, then its\n"
+        "training rows), --csv and --plot need a FILE.csv.\n"
         "FILE.csv has the columns of data/measurements/collectives.csv (found by name),\n"
         "or those of data/measurements/training.csv (training steps, recognised by\n"
         "iteration_time_s).\n"
@@ -274,6 +275,20 @@ replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint 
         validate_coll_row(v, csv, col, r);
 }
 
+uint32_t
+validate_print_skipped(const Validation *v)
+{
+    uint32_t n_skipped = 0;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, v->skipped);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        printf("# skipped %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
+        n_skipped += GPOINTER_TO_UINT(value);
+    }
+    return n_skipped;
+}
+
 /* Prints the groups; returns the MAPE over all rows (0 when none). */
 static double
 print_summary(const Validation *v)
@@ -304,14 +319,7 @@ print_summary(const Validation *v)
                    g->measure ? g->measure : "(all)", g->n, g->sum_abs_pct / g->n, g->max_abs_pct,
                    model);
         }
-    uint32_t n_skipped = 0;
-    GHashTableIter it;
-    gpointer key, value;
-    g_hash_table_iter_init(&it, v->skipped);
-    while (g_hash_table_iter_next(&it, &key, &value)) {
-        printf("# skipped %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
-        n_skipped += GPOINTER_TO_UINT(value);
-    }
+    uint32_t n_skipped = validate_print_skipped(v);
     if (v->n_bad)
         printf("# %u malformed rows (reported on stderr)\n", v->n_bad);
     double mape = all ? all->sum_abs_pct / all->n : 0;

@@ -108,6 +108,9 @@ bool validate_rows(Validation *v, ReportCsvStream *rows, GError **error);
 void validate_row_done(Validation *v);
 
 void validate_skip(Validation *v, const char *reason);
+/* Prints a line "# skipped N rows: REASON" for each reason rows were
+ * skipped for; returns the rows skipped. */
+uint32_t validate_print_skipped(const Validation *v);
 void validate_record(Validation *v, const ValidateRow *row);
 /* Reports a malformed row on v->err ("FILE:LINE: column C: message") and
  * counts it; the run goes on. */

@@ -358,7 +358,7 @@ expect 0 out "MAPE 0.00%" -- calibrate compute-efficiency \
 expect 1 err "no training rows of dgx-h100" -- calibrate compute-efficiency \
     "$top_srcdir/tests/data/training-fixture.csv" --system dgx-h100
 # Without --system, one efficiency for every generation: the median of the
-# two rows' own, 0.7699 (A100) and 0.9703 (V100; validate --cross below).
+# two rows' own, 0.7699 (A100) and 0.9703 (V100).
 expect 0 out "WORK_COMPUTE_STEP_EFFICIENCY 0.870 (sim/work/work-compute.h)" -- \
     calibrate compute-efficiency "$top_srcdir/tests/data/training-fixture.csv"
 
@@ -375,23 +375,44 @@ MAPE:*) echo "ok: validate training rows ends with '$last'" ;;
     ;;
 esac
 
-# validate --cross generation on the fixture's two rows, an A100 and a V100:
-# each generation is simulated at the efficiency fitted on the other alone,
-# which is that row's own; the held-out step at it, and the CROSS line.
-expect 0 out "CROSS MAPE:" -- validate --cross generation \
-    "$top_srcdir/tests/data/training-fixture.csv"
-own_a=$(awk '$2 == "dgx-a100" {print $(NF - 4)}' "$tmp/out")
-own_v=$(awk '$2 == "dgx2-v100" {print $(NF - 4)}' "$tmp/out")
-used_a=$(awk '$1 == "Ampere" && NF == 6 {print $3}' "$tmp/out")
-used_v=$(awk '$1 == "Volta" && NF == 6 {print $3}' "$tmp/out")
-if [ -n "$own_a" ] && [ "$used_a" = "$own_v" ] && [ "$used_v" = "$own_a" ] &&
-    [ "$own_a" != "$own_v" ]; then
-    echo "ok: validate --cross generation: Ampere at Volta's k $own_v, Volta at Ampere's $own_a"
+# validate --cross generation on two SC21 A100 rows and three Megatron V1.0
+# V100 rows: each generation is simulated at the median of the other's rows'
+# own efficiency (Ampere at the middle Volta row's, Volta at the mean of the
+# two Ampere rows'), the one shared k is the median of all five, the CROSS
+# MAPE is the mean of the held-out errors, and --max-mape gates it.
+cross_csv="$top_srcdir/tests/data/training-cross-fixture.csv"
+expect 0 out "CROSS MAPE:" -- validate --cross generation "$cross_csv"
+if awk '
+    $1 ~ /^[0-9]+$/ && NF > 9 {
+        own[$(NF - 6)] = own[$(NF - 6)] " " $(NF - 4); all = all " " $(NF - 4)
+        e = $NF + 0; sum += e < 0 ? -e : e; n++
+    }
+    $1 ~ /^(Ampere|Volta)$/ && NF == 6 { used[$1] = $3; rows[$1] = $2 }
+    /^# own_k: / { shared = $0; sub(/.*k = /, "", shared); sub(/ .*/, "", shared) }
+    /^CROSS MAPE: [0-9.]+% over 5 rows$/ { cross = $3 + 0; crossed = 1 }
+    function sorted(list, v,   m, i, j, t) {
+        m = split(list, v, " ")
+        for (i = 1; i <= m; i++)
+            for (j = i + 1; j <= m; j++)
+                if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+        return m
+    }
+    function near(a, b) { return a - b < 0.00015 && b - a < 0.00015 }
+    END {
+        if (n != 5 || rows["Ampere"] != 2 || rows["Volta"] != 3) exit 1
+        if (sorted(own["Volta"], v) != 3 || used["Ampere"] != v[2]) exit 1
+        if (sorted(own["Ampere"], a) != 2 || !near(used["Volta"], (a[1] + a[2]) / 2)) exit 1
+        if (used["Volta"] == used["Ampere"] || sorted(all, s) != 5 || shared != s[3]) exit 1
+        if (!crossed || cross - sum / n > 0.06 || sum / n - cross > 0.06) exit 1
+    }' "$tmp/out"; then
+    echo "ok: validate --cross generation: each generation at the median of the other's own k"
 else
-    echo "FAIL: validate --cross generation: own k $own_a, $own_v; used $used_a, $used_v:"
+    echo "FAIL: validate --cross generation: k used, shared k or CROSS MAPE not as fitted:"
     cat "$tmp/out"
     n_fail=$((n_fail + 1))
 fi
+expect 1 err "exceeds --max-mape 0.01%" -- validate --cross generation --max-mape 0.01 "$cross_csv"
+expect 0 out "CROSS MAPE: " -- validate --cross generation --max-mape 99 "$cross_csv"
 
 # Without FILE validate replays the shipped suite, collective rows then
 # training rows, each file under a line naming it (one system's rows here:
