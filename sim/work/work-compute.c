@@ -332,15 +332,18 @@ add_ffn(SpecList *list, const Shape *x, const WorkModel *model, const WorkComput
  * routed rows into expert order (read, write), grouped GEMMs over the
  * experts / ep local experts with the FFN split by t as a dense one, and
  * the unpermutation (read the routed rows, write each token's weighted
- * sum). Routing is taken as balanced: every GPU of an expert-parallel group
- * receives T top_k rows on average. A grouped GEMM's m is the rows an
- * expert gets, rounded up; its FLOPs are exact. */
+ * sum). Every GPU of an expert-parallel group receives T top_k rows on
+ * average; the one simulated receives config->moe_load times that (the
+ * busiest, which the all-to-all waits for), rounded up. A grouped GEMM's m
+ * is the rows an expert gets, rounded up; its FLOPs are exact. */
 static void
 add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout *layout,
         const WorkComputeConfig *config)
 {
     uint64_t n_local = div_up(model->n_experts, layout->ep);
-    uint64_t routed = x->tokens * model->top_k, rows = div_up(routed, n_local);
+    uint64_t routed = x->tokens * model->top_k;
+    uint64_t received = (uint64_t)ceil((double)routed * MAX(config->moe_load, 1e-9));
+    uint64_t rows = div_up(received, n_local);
     uint64_t f = div_up(model->moe_ffn_hidden_size, x->t);
     uint64_t up = model->ffn_kind == WORK_FFN_SWIGLU ? 2 * f : f;
     uint64_t logits = x->norm_tokens * model->n_experts * x->e;
@@ -351,12 +354,12 @@ add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout
                2 * routed * x->h * x->e);
     add_linear(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", config, x->e, n_local, rows, up,
                x->h)
-        ->flops = 2 * routed * up * x->h;
-    add_activation(list, "moe.act", "moe.act.bwd", model, routed * f, x->e);
+        ->flops = 2 * received * up * x->h;
+    add_activation(list, "moe.act", "moe.act.bwd", model, received * f, x->e);
     add_linear(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", config, x->e, n_local, rows,
                x->h, f)
-        ->flops = 2 * routed * x->h * f;
-    uint64_t unpermute = (routed + x->tokens) * x->h * x->e;
+        ->flops = 2 * received * x->h * f;
+    uint64_t unpermute = (received + x->tokens) * x->h * x->e;
     add_memory(list, "moe.unpermute", "moe.unpermute.bwd", unpermute, unpermute);
 }
 
@@ -468,6 +471,7 @@ work_compute_config_init(WorkComputeConfig *config, const WorkModel *model)
     g_return_if_fail(config != NULL && model != NULL);
     config->linear_math = WORK_MATH_FP16;
     config->scaling = WORK_SCALING_NONE;
+    config->moe_load = 1.0;
     config->dropout = model->positions == WORK_POSITIONS_LEARNED;
 }
 

@@ -52,6 +52,11 @@ typedef struct WorkComputeConfig {
     WorkMath linear_math; /* the block's linear layers; attention and logits stay fp16 */
     WorkScaling scaling;  /* of those linear layers' fp8 or fp4 operands */
     bool dropout;         /* hidden and attention dropout kernels */
+    /* A mixture of experts' routing: the tokens the busiest expert-parallel
+     * rank receives over the mean (1: balanced; with a capacity factor c,
+     * at most c, the rest dropped). The simulated rank is that one: the
+     * others wait for it at the all-to-all. */
+    double moe_load;
 } WorkComputeConfig;
 
 /* The elements of a block-scaled format that share one scale: MXFP8's 32

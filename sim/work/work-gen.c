@@ -4,6 +4,7 @@
  * as tasks. */
 #include "work/work-gen.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/core-time.h"
@@ -153,7 +154,9 @@ comm_bytes(const Gen *g, const Rule *r)
     if (r->category == WORK_CAT_EP) {
         uint64_t tokens =
             g->l->micro_batch * work_layout_local_seq(g->l) / (g->l->sp ? g->l->tp : 1);
-        return tokens * g->model->top_k * g->model->hidden_size * g->l->activation_bytes;
+        /* The busiest rank's share: the exchange ends when it has. */
+        uint64_t rows = (uint64_t)ceil((double)(tokens * g->model->top_k) * g->o->compute.moe_load);
+        return rows * g->model->hidden_size * g->l->activation_bytes;
     }
     return g->act_bytes;
 }

@@ -38,6 +38,8 @@ const char work_scenario_default[] =
 typedef struct ScenarioFile {
     char *name, *system, *model, *fidelity, *trace;
     double compute_efficiency;
+    double moe_balance;
+    char *moe_capacity_factor;
     uint64_t nodes;
     uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
@@ -84,6 +86,10 @@ static const HwKey layout_keys[] = {
     K("account_for_loss", HW_KEY_BOOL, account_for_loss, false,
       "count the loss as a layer of the last stage"),
     K("ep", HW_KEY_COUNT, ep, false, "expert-parallel ranks"),
+    K("moe_balance", HW_KEY_FRACTION, moe_balance, false,
+      "the tokens an expert-parallel rank receives on average over the busiest's (1: balanced)"),
+    K("moe_capacity_factor", HW_KEY_STRING, moe_capacity_factor, false,
+      "the most tokens an expert takes over its even share, such as 1.25 (none: dropless)"),
     K("sp", HW_KEY_BOOL, sp, false, "sequence parallelism"),
     K("zero", HW_KEY_COUNT, zero, false, "ZeRO stage 0 to 3"),
     K("recompute", HW_KEY_STRING, recompute, false, "none, selective or full"),
@@ -161,6 +167,7 @@ file_clear(ScenarioFile *f)
     g_free(f->schedule);
     g_free(f->math);
     g_free(f->fp8_scaling);
+    g_free(f->moe_capacity_factor);
     g_free(f->straggler_ranks);
 }
 
@@ -213,6 +220,7 @@ static const Alias megatron_names[] = {
     {"account_for_embedding_in_pipeline_split", "layout", "account_for_embedding"},
     {"account_for_loss_in_pipeline_split", "layout", "account_for_loss"},
     {"expert_model_parallel_size", "layout", "ep"},
+    {"moe_expert_capacity_factor", "layout", "moe_capacity_factor"},
     {"context_parallel_size", "layout", "cp"},
     {"sequence_parallel", "layout", "sp"},
     {"recompute_granularity", "layout", "recompute"},
@@ -398,6 +406,38 @@ resolve_stragglers(const ScenarioFile *f, const char *path, WorkScenario *s, GEr
     return true;
 }
 
+/* [layout] moe_balance and moe_capacity_factor: the busiest expert-
+ * parallel rank's tokens over the mean, 1 / balance, at most the capacity
+ * factor (Megatron-Core's --moe-expert-capacity-factor: an expert takes at
+ * most that many times its even share and drops the rest); only for a
+ * mixture of experts. */
+static bool
+moe_load(const ScenarioFile *f, const WorkModel *model, const char *path, GKeyFile *kf,
+         double *load, GError **error)
+{
+    bool balance = g_key_file_has_key(kf, "layout", "moe_balance", NULL);
+    const char *key = balance ? "moe_balance" : "moe_capacity_factor";
+    if ((balance || f->moe_capacity_factor != NULL) && model->n_experts == 0)
+        return hw_keys_fail(error, path, "layout", key,
+                            "routes tokens to experts; expected a mixture-of-experts model, and "
+                            "%s is dense",
+                            model->name);
+    *load = 1.0 / f->moe_balance;
+    if (f->moe_capacity_factor == NULL)
+        return true;
+    char *end;
+    double c = g_ascii_strtod(f->moe_capacity_factor, &end);
+    double most = (double)model->n_experts / (double)model->top_k;
+    if (*end != '\0' || end == f->moe_capacity_factor || !(c > 0) || !(c <= most))
+        return hw_keys_fail(error, path, "layout", "moe_capacity_factor",
+                            "'%s': expected a factor above 0 and at most %g (the %" G_GUINT64_FORMAT
+                            " experts over top_k %" G_GUINT64_FORMAT
+                            ", where no token is dropped), such as 1.25",
+                            f->moe_capacity_factor, most, model->n_experts, model->top_k);
+    *load = MIN(*load, c);
+    return true;
+}
+
 /* A straggler beyond the job: an error once the layout gives its size. */
 static bool
 check_stragglers(const WorkScenario *s, const char *path, GError **error)
@@ -564,6 +604,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
                                            WORK_SCALING_MXFP8, WORK_SCALING_NVFP4};
     s->gen.compute.linear_math = maths[math];
     s->gen.compute.scaling = scaling == 1 ? WORK_SCALING_CURRENT : scalings[math];
+    if (!moe_load(f, s->model, path, kf, &s->gen.compute.moe_load, error))
+        return false;
     s->gen.dp_overlap = f->dp_overlap;
     s->gen.bucket_params = f->bucket_params;
     s->gen.compute_efficiency = f->compute_efficiency;
@@ -611,6 +653,7 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
         .optimizer_bytes = 12,
         .activation_bytes = 2,
         .straggler_rate = 1.0,
+        .moe_balance = 1.0,
     };
     bool ok = check_groups(kf, name, error);
     for (unsigned i = 0; ok && i < G_N_ELEMENTS(groups); i++) {

@@ -21,7 +21,9 @@
  *               dp_overlap (yes), bucket_params (0: Megatron's default),
  *               first_stage_layers, last_stage_layers (an even split),
  *               account_for_embedding, account_for_loss (no): how the
- *               layers split over the stages (work-pipeline.h)
+ *               layers split over the stages (work-pipeline.h);
+ *               moe_balance (1), moe_capacity_factor (none): a mixture
+ *               of experts' routing (the busiest rank's load, WorkComputeConfig)
  *   [batch]     global_batch, micro_batch (1), seq_len (the model's)
  *   [precision] math (bf16 | fp16 | fp8 | mxfp8 | nvfp4: the linear
  *               layers), fp8_scaling (delayed | current; fp8 only), param_bytes

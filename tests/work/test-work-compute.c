@@ -299,6 +299,33 @@ START_TEST(moe_shapes)
 }
 END_TEST
 
+/* Routing imbalance: the simulated rank is the busiest, receiving
+ * moe_load times the mean T top_k rows (16,384 for Mixtral at b 2, s 4096,
+ * ep 8): at 1.25, 20,480 rows through each expert GEMM, their FLOPs 1.25
+ * times, the unpermute reading them, while the router and the local
+ * permutation stay on the GPU's own tokens. */
+START_TEST(moe_load_by_hand)
+{
+    g_autoptr(WorkModel) m = load_model("mixtral-8x7b");
+    WorkLayout layout = layout_of(4, true, 8, 2, 4096, WORK_RECOMPUTE_NONE);
+    WorkComputeConfig config;
+    work_compute_config_init(&config, m);
+    g_autoptr(GArray) even = work_compute_ops_new();
+    work_compute_block(even, WORK_PASS_FORWARD, m, &layout, &config);
+    config.moe_load = 1.25;
+    g_autoptr(GArray) busy = work_compute_ops_new();
+    work_compute_block(busy, WORK_PASS_FORWARD, m, &layout, &config);
+    const uint64_t f = 14336 / 4, h = 4096;
+    ck_assert_uint_eq(find_op(busy, "moe.up")->m, 20480);
+    ck_assert_uint_eq(find_op(busy, "moe.up")->flops, 2ull * 20480 * 2 * f * h);
+    ck_assert_uint_eq(find_op(busy, "moe.down")->flops, 2ull * 20480 * h * f);
+    ck_assert_uint_eq(4 * find_op(busy, "moe.up")->flops, 5 * find_op(even, "moe.up")->flops);
+    ck_assert_uint_eq(find_op(busy, "moe.unpermute")->bytes, (20480ull + 8192) * h * 2);
+    ck_assert_uint_eq(find_op(busy, "moe.permute")->bytes, find_op(even, "moe.permute")->bytes);
+    ck_assert_uint_eq(find_op(busy, "moe.router")->flops, find_op(even, "moe.router")->flops);
+}
+END_TEST
+
 /* GPT-3 175B, tp 8, b 1, s 2048, GEMM attention with dropout, by hand
  * (T = 2048, h = 12288, 12 local heads, f / t = 6144, 2-byte elements). */
 START_TEST(bytes_by_hand)
@@ -699,6 +726,7 @@ work_compute_suite(void)
     tc = tcase_create("shapes");
     tcase_add_test(tc, gqa_and_swiglu_shapes);
     tcase_add_test(tc, moe_shapes);
+    tcase_add_test(tc, moe_load_by_hand);
     tcase_add_test(tc, bytes_by_hand);
     tcase_add_test(tc, precision_recipes_by_hand);
     tcase_add_test(tc, sequence_parallelism_shards_the_norms);

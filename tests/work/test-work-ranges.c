@@ -25,7 +25,8 @@ load_scenario(const HwKeyTable *t, const HwKey *key, const char *value, GError *
     const char *companion = strcmp(t->group, "stragglers") == 0        ? "stragglers.ranks=1"
                             : strcmp(key->name, "slow_rate") == 0      ? "faults.slow_links=0:1"
                             : strcmp(key->name, "crc_error_rate") == 0 ? "faults.crc_links=0:1"
-                                                                       : NULL;
+                            : strcmp(key->name, "moe_balance") == 0 ? "scenario.model=mixtral-8x7b"
+                                                                    : NULL;
     char *sets[] = {set, (char *)companion, NULL};
     g_autofree char *models = work_test_models_dir();
     g_autoptr(WorkScenario) s = work_scenario_load_data(BASE, "s.ini", sets, models, error);
