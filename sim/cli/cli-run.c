@@ -74,7 +74,8 @@ const CliUsage cli_run_usage = {
     .description =
         "Scenario groups and keys:\n"
         "  [scenario]  name, system, nodes, model, fidelity (flow|packet|analytic), trace\n"
-        "  [layout]    tp, cp, pp, dp | gpus, vp, ep, sp, zero, recompute\n"
+        "  [layout]    tp, cp, pp, dp | gpus, vp, ep, sp, zero, fsdp (zero 3's sharding,\n"
+        "              gradients reduce-scattered block by block every microbatch), recompute\n"
         "              (none|selective|full), schedule (gpipe|1f1b|interleaved),\n"
         "              flash_attention, dp_overlap, bucket_params; cp: context-parallel\n"
         "              ranks (ring attention: each holds seq_len / cp tokens, passes\n"

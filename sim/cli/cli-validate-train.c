@@ -312,6 +312,8 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
     g_string_append_printf(ini, "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n",
                            fsdp ? 3 : nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no",
                            nemo ? "yes" : "no", nemo || fsdp ? "yes" : "no");
+    if (fsdp)
+        g_string_append(ini, "fsdp = yes\n");
     g_string_append_printf(ini, "[batch]\nglobal_batch = %" G_GUINT64_FORMAT "\n", gb);
     g_string_append_printf(ini, "micro_batch = %" G_GUINT64_FORMAT "\n", mb ? mb : gb / dp);
     if (seq_len > 0)

@@ -521,7 +521,7 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
         emit_items(g, r, g->rec, label);
         emit_items(g, r, g->bwd, label);
         prev_first = r->first_of_block;
-        if (last && zero3(g)) {
+        if ((last || g->l->fsdp) && zero3(g)) {
             bucket_add(g, r, g->block_dense, false, true);
         } else if (last) {
             bucket_add(g, r, g->block_dense, false, false);
@@ -618,7 +618,8 @@ emit_rank(Gen *g, Rank *r)
         expert = g->block_expert * mem.n_layers;
         dense = mem.n_params - expert;
         if (zero3(g)) {
-            for (uint64_t b = 0; b < mem.n_layers; b++) {
+            /* FSDP reduced each block after its backward already. */
+            for (uint64_t b = 0; !g->l->fsdp && b < mem.n_layers; b++) {
                 r->bucket = g->block_dense;
                 bucket_add(g, r, 0, false, true);
             }
@@ -719,7 +720,8 @@ work_gen_stream_bytes(const WorkModel *model, const WorkLayout *layout, const Hw
      * under ZeRO 3) and its parameter gather, the optimizer. */
     double tasks = 0, labels;
     double gathers = zero3(&g) ? 2 : 0;
-    double block = gathers + item_tasks(g.fwd) + item_tasks(g.rec) + item_tasks(g.bwd);
+    double block = gathers + (layout->fsdp ? 1 : 0) + item_tasks(g.fwd) + item_tasks(g.rec) +
+                   item_tasks(g.bwd);
     for (uint32_t p = 0; p < layout->pp; p++) {
         WorkMemory mem;
         work_memory_stage(layout, model, p, &mem);

@@ -202,6 +202,18 @@ check_experts(const WorkLayout *l, const WorkModel *m, GError **error)
     return true;
 }
 
+/* FSDP shards what ZeRO 3 shards. */
+static bool
+check_fsdp(const WorkLayout *l, GError **error)
+{
+    if (l->fsdp && l->zero != WORK_ZERO_3)
+        return hw_keys_failf(error,
+                             "fsdp: shards parameters, gradients and optimizer states (ZeRO 3); "
+                             "expected zero 3 with it, or none given (zero is %d)",
+                             (int)l->zero);
+    return true;
+}
+
 bool
 work_layout_check(const WorkLayout *layout, const WorkModel *model, GError **error)
 {
@@ -212,5 +224,5 @@ work_layout_check(const WorkLayout *layout, const WorkModel *model, GError **err
     return check_counts(layout, error) && check_seq_len(layout, model, error) &&
            check_tp(layout, model, error) && check_cp(layout, error) &&
            check_pipeline(layout, model, error) && check_batch(layout, error) &&
-           check_experts(layout, model, error);
+           check_experts(layout, model, error) && check_fsdp(layout, error);
 }

@@ -45,6 +45,13 @@ typedef struct WorkLayout {
      * as Korthikanti et al. 2022 count. */
     bool flash_attention;
     WorkZero zero;
+    /* Fully sharded data parallelism (PyTorch FSDP's FULL_SHARD, Megatron-
+     * Core's FSDP), with zero 3's sharding: each transformer block a unit
+     * whose parameters are gathered before its forward and again before
+     * its backward, one unit ahead, and whose gradients are reduce-
+     * scattered after every microbatch's backward (no full gradient buffer
+     * to accumulate into), where zero 3 reduces the last microbatch's. */
+    bool fsdp;
     WorkRecompute recompute;
     WorkSchedule schedule;
     /* Uneven pipeline stages, Megatron-LM's --decoder-first-pipeline-num-

@@ -144,6 +144,20 @@ fill_states(const WorkLayout *l, const StageParams *p, WorkMemory *out)
             state_bytes(p->expert, expert_dp, l->zero >= WORK_ZERO_3, l->param_bytes));
 }
 
+/* ZeRO 3 and FSDP hold two blocks' parameters whole while they run: the
+ * block computing and the one gathered ahead; FSDP also a block's whole
+ * gradients until they are reduce-scattered [D]. */
+static void
+add_gathered(const WorkLayout *l, const WorkModel *m, WorkMemory *out)
+{
+    if (l->zero < WORK_ZERO_3 || work_layout_grad_ranks(l) < 2)
+        return;
+    StageParams block = block_params(l, m);
+    out->weights_bytes = add(out->weights_bytes, mul(2 * block.dense, l->param_bytes));
+    if (l->fsdp)
+        out->gradients_bytes = add(out->gradients_bytes, mul(block.dense, l->grad_bytes));
+}
+
 /* Korthikanti et al. 2022, Section 4.1, count a GPT block's stored tensors
  * per token (e bytes an element, 1 byte a dropout mask):
  *   outside the tensor-parallel region (whole on every rank; 1/t of the
@@ -246,6 +260,7 @@ work_memory_stage(const WorkLayout *layout, const WorkModel *model, uint32_t sta
         (WorkMemory){.stage = stage, .n_layers = work_pipeline_stage_layers(layout, model, stage)};
     StageParams params = stage_params(layout, model, stage);
     fill_states(layout, &params, memory);
+    add_gathered(layout, model, memory);
     fill_activations(layout, model, stage, memory);
     uint64_t parts[] = {memory->weights_bytes,
                         memory->gradients_bytes,

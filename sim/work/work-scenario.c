@@ -43,7 +43,7 @@ typedef struct ScenarioFile {
     uint64_t nodes;
     uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
-    bool sp, flash_attention, dp_overlap, dropout, account_for_embedding, account_for_loss;
+    bool sp, flash_attention, dp_overlap, dropout, account_for_embedding, account_for_loss, fsdp;
     char *recompute, *schedule;
     uint64_t global_batch, micro_batch, seq_len;
     char *math, *fp8_scaling;
@@ -92,6 +92,9 @@ static const HwKey layout_keys[] = {
       "the most tokens an expert takes over its even share, such as 1.25 (none: dropless)"),
     K("sp", HW_KEY_BOOL, sp, false, "sequence parallelism"),
     K("zero", HW_KEY_COUNT, zero, false, "ZeRO stage 0 to 3"),
+    K("fsdp", HW_KEY_BOOL, fsdp, false,
+      "fully sharded data parallelism: zero 3's sharding, every microbatch's gradients "
+      "reduce-scattered block by block"),
     K("recompute", HW_KEY_STRING, recompute, false, "none, selective or full"),
     K("schedule", HW_KEY_STRING, schedule, false, "gpipe, 1f1b or interleaved"),
     K("flash_attention", HW_KEY_BOOL, flash_attention, false, "fused attention"),
@@ -571,7 +574,9 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         .ep = (uint32_t)f->ep,
         .sp = f->sp,
         .flash_attention = f->flash_attention,
-        .zero = (WorkZero)f->zero,
+        .zero = f->fsdp && !g_key_file_has_key(kf, "layout", "zero", NULL) ? WORK_ZERO_3
+                                                                           : (WorkZero)f->zero,
+        .fsdp = f->fsdp,
         .recompute = (WorkRecompute)recompute,
         .schedule = (WorkSchedule)schedule,
         .first_stage_layers = (uint32_t)f->first_stage_layers,

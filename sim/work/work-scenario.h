@@ -15,7 +15,8 @@
  *   [layout]    tp, cp (1), pp, dp (or gpus = tp cp pp dp; a --set of
  *               either replaces the other as the file gives it), vp, ep (1),
  *               sp (no),
- *               zero (0 to 3), recompute (none | selective | full),
+ *               zero (0 to 3), fsdp (no; yes makes zero 3 unless zero is
+ *               given), recompute (none | selective | full),
  *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
  *               interleaved when vp > 1), flash_attention (yes),
  *               dp_overlap (yes), bucket_params (0: Megatron's default),

@@ -438,6 +438,37 @@ START_TEST(dp_zero3_gathers_every_block_twice)
 }
 END_TEST
 
+/* FSDP on the same model, dp 2 and 3 microbatches: every block's
+ * parameters gathered before its forward and its backward in every
+ * microbatch (2 x 4 x 3), and its gradients reduce-scattered after every
+ * microbatch's backward (4 x 3 of the block's 49,984 parameters), where
+ * ZeRO 3 reduces once: a call a block and microbatch at least (the last
+ * backward's first may carry the head's gradients too), the rest of the
+ * stage's gradients once. With or without overlap the same bytes. */
+START_TEST(dp_fsdp_scatters_every_microbatch)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    uint64_t mb = 3;
+    WorkLayout l = layout_of(1, 1, 2, mb);
+    l.zero = WORK_ZERO_3;
+    l.fsdp = true;
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    o.dp_overlap = _i == 0;
+    o.symmetric = false;
+    g_autoptr(WorkStream) s = gen(m, &l, &o, "fsdp");
+    uint64_t dense, expert;
+    work_memory_block_params(&l, m, &dense, &expert);
+    Count ag = dp_count(s, 0, COLL_OP_ALL_GATHER);
+    ck_assert_uint_eq(ag.n, 2 * m->n_layers * mb);
+    ck_assert_uint_eq(ag.bytes, 2 * m->n_layers * mb * dense * l.param_bytes);
+    Count rs = dp_count(s, 0, COLL_OP_REDUCE_SCATTER);
+    uint64_t n_params = stage_params(&l, m, 0), rest = n_params - m->n_layers * dense;
+    ck_assert_uint_eq(rs.bytes, (m->n_layers * mb * dense + rest) * l.grad_bytes);
+    ck_assert_uint_ge(rs.n, m->n_layers * mb);
+}
+END_TEST
+
 /* ---- Replay of generated steps. ---- */
 
 static uint64_t
@@ -921,6 +952,7 @@ work_gen_suite(void)
     tcase_add_test(tc, dp_buckets_split_the_same_bytes);
     tcase_add_test(tc, dp_pipeline_stages_and_tied_embedding);
     tcase_add_loop_test(tc, dp_zero3_gathers_every_block_twice, 0, G_N_ELEMENTS(zero3_cases));
+    tcase_add_loop_test(tc, dp_fsdp_scatters_every_microbatch, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("cp");
     tcase_add_loop_test(tc, cp_ring_exchanges_per_block, 0, G_N_ELEMENTS(cp_cases));

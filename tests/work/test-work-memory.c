@@ -35,7 +35,8 @@ assert_valid(const WorkLayout *l, const WorkModel *m)
  * over tp) 512 x 64 = 32,768 and the positions 128 x 64 = 8,192: 91,200.
  * Stage 1: 2 blocks, the final norm 128 and the tied embedding's copy
  * 32,768: 83,136. ZeRO shards over dp = 4: 22,800 and 20,784. Bytes: 2 a weight, 4 a gradient, 12
- * of Adam. */
+ * of Adam. ZeRO 3 also holds two blocks' parameters whole, the one running
+ * and the one gathered ahead: 2 x 25,120 x 2 bytes more. */
 static const struct {
     WorkZero zero;
     uint32_t stage;
@@ -44,11 +45,11 @@ static const struct {
     {WORK_ZERO_0, 0, 2 * 91200, 4 * 91200, 12 * 91200},
     {WORK_ZERO_1, 0, 2 * 91200, 4 * 91200, 12 * 22800},
     {WORK_ZERO_2, 0, 2 * 91200, 4 * 22800, 12 * 22800},
-    {WORK_ZERO_3, 0, 2 * 22800, 4 * 22800, 12 * 22800},
+    {WORK_ZERO_3, 0, 2 * 22800 + 4 * 25120, 4 * 22800, 12 * 22800},
     {WORK_ZERO_0, 1, 2 * 83136, 4 * 83136, 12 * 83136},
     {WORK_ZERO_1, 1, 2 * 83136, 4 * 83136, 12 * 20784},
     {WORK_ZERO_2, 1, 2 * 83136, 4 * 20784, 12 * 20784},
-    {WORK_ZERO_3, 1, 2 * 20784, 4 * 20784, 12 * 20784},
+    {WORK_ZERO_3, 1, 2 * 20784 + 4 * 25120, 4 * 20784, 12 * 20784},
 };
 
 START_TEST(zero_stages_by_hand)
@@ -92,6 +93,28 @@ START_TEST(tiny_activations_by_hand)
     ck_assert_uint_eq(last.output_activations_bytes, 32768 + 256000);
     ck_assert_uint_eq(first.total_bytes, 18 * 91200 + 4 * 344064 + 2 * 9216);
     ck_assert_uint_eq(last.total_bytes, 18 * 83136 + 2 * 344064 + 32768 + 256000);
+}
+END_TEST
+
+/* FSDP, by hand, on the same layout: ZeRO 3's states and gathered blocks,
+ * and one block's whole gradients, 25,120 x 4 bytes, until their
+ * reduce-scatter. */
+START_TEST(fsdp_by_hand)
+{
+    g_autoptr(WorkModel) m = work_test_tiny_model();
+    WorkLayout l = layout(2, 2, 4, 16, 128);
+    l.zero = WORK_ZERO_3;
+    l.fsdp = true;
+    assert_valid(&l, m);
+    WorkMemory mem;
+    work_memory_stage(&l, m, 0, &mem);
+    ck_assert_uint_eq(mem.weights_bytes, 2 * 22800 + 4 * 25120);
+    ck_assert_uint_eq(mem.gradients_bytes, 4 * 22800 + 4 * 25120);
+    ck_assert_uint_eq(mem.optimizer_bytes, 12 * 22800);
+    l.zero = WORK_ZERO_1;
+    g_autoptr(GError) error = NULL;
+    ck_assert(!work_layout_check(&l, m, &error));
+    ck_assert(g_str_has_prefix(error->message, "fsdp: "));
 }
 END_TEST
 
@@ -515,6 +538,7 @@ work_memory_suite(void)
     tcase_add_test(activations, gqa_and_swiglu_by_hand);
     tcase_add_test(activations, uneven_stages_by_hand);
     tcase_add_test(activations, context_parallel_by_hand);
+    tcase_add_test(activations, fsdp_by_hand);
     tcase_add_test(activations, accounted_loss_stage_by_hand);
     suite_add_tcase(s, activations);
     TCase *fit = tcase_create("fit");
