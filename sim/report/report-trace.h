@@ -22,7 +22,7 @@
  *   kind            compute, coll, send or recv (case ignored, as in
  *                   category).
  *   category        what the task serves, for the breakdown of a step:
- *                   compute, tp, pp, dp or ep. Required on every row.
+ *                   compute, tp, pp, dp, ep or cp. Required on every row.
  *   group           coll: the name of the communicator, any text ("tp0");
  *                   every row naming it must give the same members and
  *                   category, and two names may not share both (a stream has

@@ -532,6 +532,7 @@ expect 0 out "# model Llama 3 8B; layout tp 4 pp 1 dp 4 " -- run "$tiny" \
     --set gpus=16 --set tensor_model_parallel_size=4
 expect 0 out "tensor_model_parallel_size (tp)" -- run --help
 expect 0 out "use_distributed_optimizer (zero 1" -- run --help
+expect 0 out "  recv), category (compute|tp|pp|dp|ep|cp), group and members (coll: a" -- run --help
 expect 1 err "[layout] gpus: 12 is not a multiple of tp x cp x pp = 8 (dp = gpus / (tp x cp x pp))" -- \
     run "$tiny" --set gpus=12
 same_run "run --set context_parallel_size=2 is run --set cp=2" -- \
