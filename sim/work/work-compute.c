@@ -47,6 +47,7 @@ typedef struct Spec {
     uint64_t n_batch, m, n, k;
     uint64_t flops;
     uint64_t bytes, grad_bytes;
+    WorkKernel kernel;
     bool core; /* part of attention's core: replayed by selective recomputation */
     uint64_t cp_steps; /* fused attention under context parallelism: its kernels a pass */
 } Spec;
@@ -188,25 +189,27 @@ suffixed(const char *name, const char *suffix)
  * weights' casts, once a step (TE caches them over the microbatches), are
  * left out. */
 static Spec *
-add_linear(SpecList *list, const char *name, const char *dgrad, const char *wgrad,
-           const WorkComputeConfig *c, uint64_t e, uint64_t n_batch, uint64_t m, uint64_t n,
-           uint64_t k)
+add_linear(SpecList *list, WorkKernel kernel, const char *name, const char *dgrad,
+           const char *wgrad, const WorkComputeConfig *c, uint64_t e, uint64_t n_batch, uint64_t m,
+           uint64_t n, uint64_t k)
 {
     if (c->scaling != WORK_SCALING_NONE)
         add_memory(list, suffixed(name, ".cast"), suffixed(name, ".cast.bwd"),
                    work_compute_cast_bytes(c->scaling, n_batch * m * k, e),
                    work_compute_cast_bytes(c->scaling, n_batch * m * n, e));
-    return add_gemm(list, name, dgrad, wgrad, c->linear_math, n_batch, m, n, k);
+    Spec *sp = add_gemm(list, name, dgrad, wgrad, c->linear_math, n_batch, m, n, k);
+    sp->kernel = kernel;
+    return sp;
 }
 
 /* LayerNorm or RMSNorm over rows of h: forward reads x and writes y;
  * backward reads x and dy and writes dx. The per-row statistics (8 B a row,
  * fp32) and the weight gradients (h or 2 h a GPU) are left out: < 0.1%. */
-static void
+static Spec *
 add_norm(SpecList *list, const char *name, const char *backward, const Shape *x)
 {
     uint64_t elements = x->norm_tokens * x->h;
-    add_memory(list, name, backward, 2 * elements * x->e, 3 * elements * x->e);
+    return add_memory(list, name, backward, 2 * elements * x->e, 3 * elements * x->e);
 }
 
 /* Megatron's fused bias-dropout-add: reads the branch and the residual,
@@ -280,8 +283,8 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
               const WorkComputeConfig *config)
 {
     add_norm(list, "attn.norm", "attn.norm.bwd", x);
-    add_linear(list, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config, x->e, 1, x->tokens,
-               x->heads * x->d + 2 * x->kv, x->h);
+    add_linear(list, WORK_KERNEL_QKV, "attn.qkv", "attn.qkv.dgrad", "attn.qkv.wgrad", config, x->e,
+               1, x->tokens, x->heads * x->d + 2 * x->kv, x->h);
     if (model->positions == WORK_POSITIONS_ROPE) {
         uint64_t qk = x->tokens * (x->heads * x->d + x->kv) * x->e;
         add_memory(list, "attn.rope", "attn.rope.bwd", 2 * qk, 2 * qk);
@@ -290,8 +293,8 @@ add_attention(SpecList *list, const Shape *x, const WorkModel *model, bool flash
         add_attention_flash(list, x);
     else
         add_attention_gemm(list, x, config->dropout);
-    add_linear(list, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config, x->e, 1, x->tokens,
-               x->h, div_up(x->h, x->t));
+    add_linear(list, WORK_KERNEL_PROJ, "attn.proj", "attn.proj.dgrad", "attn.proj.wgrad", config,
+               x->e, 1, x->tokens, x->h, div_up(x->h, x->t));
     add_residual(list, "attn.residual", "attn.residual.bwd", x, config->dropout);
 }
 
@@ -316,14 +319,14 @@ add_ffn(SpecList *list, const Shape *x, const WorkModel *model, const WorkComput
 {
     uint64_t f = div_up(model->ffn_hidden_size, x->t);
     if (model->ffn_kind == WORK_FFN_SWIGLU)
-        add_linear(list, "ffn.gate_up", "ffn.gate_up.dgrad", "ffn.gate_up.wgrad", config, x->e, 1,
-                   x->tokens, 2 * f, x->h);
+        add_linear(list, WORK_KERNEL_FFN_IN, "ffn.gate_up", "ffn.gate_up.dgrad",
+                   "ffn.gate_up.wgrad", config, x->e, 1, x->tokens, 2 * f, x->h);
     else
-        add_linear(list, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", config, x->e, 1, x->tokens, f,
-                   x->h);
+        add_linear(list, WORK_KERNEL_FFN_IN, "ffn.up", "ffn.up.dgrad", "ffn.up.wgrad", config, x->e,
+                   1, x->tokens, f, x->h);
     add_activation(list, "ffn.act", "ffn.act.bwd", model, x->tokens * f, x->e);
-    add_linear(list, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", config, x->e, 1, x->tokens,
-               x->h, f);
+    add_linear(list, WORK_KERNEL_FFN_OUT, "ffn.down", "ffn.down.dgrad", "ffn.down.wgrad", config,
+               x->e, 1, x->tokens, x->h, f);
 }
 
 /* A mixture of experts (Megatron-Core's all-gather dispatcher): the router
@@ -348,19 +351,22 @@ add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout
     uint64_t up = model->ffn_kind == WORK_FFN_SWIGLU ? 2 * f : f;
     uint64_t logits = x->norm_tokens * model->n_experts * x->e;
     add_gemm(list, "moe.router", "moe.router.dgrad", "moe.router.wgrad", WORK_MATH_FP16, 1,
-             x->norm_tokens, model->n_experts, x->h);
+             x->norm_tokens, model->n_experts, x->h)
+        ->kernel = WORK_KERNEL_MOE_ROUTER;
     add_memory(list, "moe.route", "moe.route.bwd", 2 * logits, 2 * logits);
     add_memory(list, "moe.permute", "moe.permute.bwd", 2 * routed * x->h * x->e,
-               2 * routed * x->h * x->e);
-    add_linear(list, "moe.up", "moe.up.dgrad", "moe.up.wgrad", config, x->e, n_local, rows, up,
-               x->h)
+               2 * routed * x->h * x->e)
+        ->kernel = WORK_KERNEL_MOE_PERMUTE;
+    add_linear(list, WORK_KERNEL_OTHER, "moe.up", "moe.up.dgrad", "moe.up.wgrad", config, x->e,
+               n_local, rows, up, x->h)
         ->flops = 2 * received * up * x->h;
     add_activation(list, "moe.act", "moe.act.bwd", model, received * f, x->e);
-    add_linear(list, "moe.down", "moe.down.dgrad", "moe.down.wgrad", config, x->e, n_local, rows,
-               x->h, f)
+    add_linear(list, WORK_KERNEL_MOE_DOWN, "moe.down", "moe.down.dgrad", "moe.down.wgrad", config,
+               x->e, n_local, rows, x->h, f)
         ->flops = 2 * received * x->h * f;
     uint64_t unpermute = (received + x->tokens) * x->h * x->e;
-    add_memory(list, "moe.unpermute", "moe.unpermute.bwd", unpermute, unpermute);
+    add_memory(list, "moe.unpermute", "moe.unpermute.bwd", unpermute, unpermute)->kernel =
+        WORK_KERNEL_MOE_UNPERMUTE;
 }
 
 static void
@@ -369,7 +375,7 @@ block_specs(SpecList *list, const WorkModel *model, const WorkLayout *layout,
 {
     Shape x = shape_of(model, layout);
     add_attention(list, &x, model, layout->flash_attention, config);
-    add_norm(list, "ffn.norm", "ffn.norm.bwd", &x);
+    add_norm(list, "ffn.norm", "ffn.norm.bwd", &x)->kernel = WORK_KERNEL_FFN_NORM;
     if (model->n_experts == 0)
         add_ffn(list, &x, model, config);
     else
@@ -378,11 +384,13 @@ block_specs(SpecList *list, const WorkModel *model, const WorkLayout *layout,
 }
 
 static void
-append(GArray *ops, const Spec *sp, const char *name, WorkPass pass, uint64_t m, uint64_t n,
-       uint64_t k, uint64_t bytes)
+append(GArray *ops, const Spec *sp, const char *name, WorkPass pass, WorkPart part, uint64_t m,
+       uint64_t n, uint64_t k, uint64_t bytes)
 {
     WorkOp op = {
         .name = name,
+        .kernel = sp->kernel,
+        .part = part,
         .kind = sp->kind,
         .pass = pass,
         .math = sp->math,
@@ -423,7 +431,7 @@ emit_forward(GArray *ops, const SpecList *list, WorkPass pass, bool core_only)
     for (unsigned i = 0; i < list->n; i++) {
         const Spec *sp = &list->spec[i];
         if (!core_only || sp->core)
-            append(ops, sp, sp->name, pass, sp->m, sp->n, sp->k, sp->bytes);
+            append(ops, sp, sp->name, pass, WORK_PART_MAIN, sp->m, sp->n, sp->k, sp->bytes);
     }
 }
 
@@ -436,12 +444,13 @@ emit_backward(GArray *ops, const SpecList *list)
     for (unsigned i = list->n; i-- > 0;) {
         const Spec *sp = &list->spec[i];
         if (sp->kind == WORK_OP_GEMM) {
-            append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, sp->m, sp->k, sp->n,
+            append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, WORK_PART_GRAD, sp->m, sp->k, sp->n,
                    gemm_bytes(sp->math, sp->n_batch, sp->m, sp->k, sp->n));
-            append(ops, sp, sp->grad_b, WORK_PASS_BACKWARD, sp->k, sp->n, sp->m,
+            append(ops, sp, sp->grad_b, WORK_PASS_BACKWARD, WORK_PART_WGRAD, sp->k, sp->n, sp->m,
                    gemm_bytes(sp->math, sp->n_batch, sp->k, sp->n, sp->m));
         } else if (sp->grad_a != NULL) {
-            append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, sp->m, sp->n, sp->k, sp->grad_bytes);
+            append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, WORK_PART_GRAD, sp->m, sp->n, sp->k,
+                   sp->grad_bytes);
         }
     }
 }

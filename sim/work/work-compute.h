@@ -71,11 +71,36 @@ typedef struct WorkComputeConfig {
  * under scaling (see work-compute.c); 0 for WORK_SCALING_NONE. */
 uint64_t work_compute_cast_bytes(WorkScaling scaling, uint64_t n, uint64_t e);
 
+/* The kernels of a block that other work is placed around (the
+ * collectives of tensor, sequence and expert parallelism, work-gen), and
+ * which of their kernels a pass runs: the forward one, the backward one
+ * (a GEMM's input gradient, dgrad), or a GEMM's weight gradient. */
+typedef enum WorkKernel {
+    WORK_KERNEL_OTHER,
+    WORK_KERNEL_QKV,           /* attention's fused QKV GEMM */
+    WORK_KERNEL_PROJ,          /* attention's output projection */
+    WORK_KERNEL_FFN_IN,        /* the FFN's up or fused gate and up GEMM */
+    WORK_KERNEL_FFN_OUT,       /* the FFN's down GEMM */
+    WORK_KERNEL_FFN_NORM,      /* the norm before the FFN or the experts */
+    WORK_KERNEL_MOE_ROUTER,    /* the experts' router GEMM */
+    WORK_KERNEL_MOE_PERMUTE,   /* the routed rows into expert order */
+    WORK_KERNEL_MOE_DOWN,      /* the experts' down GEMMs */
+    WORK_KERNEL_MOE_UNPERMUTE, /* each token's weighted sum of its experts' rows */
+} WorkKernel;
+
+typedef enum WorkPart {
+    WORK_PART_MAIN,  /* the forward (or recomputed) kernel */
+    WORK_PART_GRAD,  /* backward: a GEMM's input gradient, or a kernel's backward */
+    WORK_PART_WGRAD, /* backward: a GEMM's weight gradient */
+} WorkPart;
+
 /* One kernel. GEMM shapes are per product: the kernel multiplies n_batch
  * pairs [m, k] x [k, n] (attention heads, the experts of a grouped GEMM);
  * n_batch is 1 for a plain GEMM. */
 typedef struct WorkOp {
     const char *name; /* static: "attn.qkv", "attn.qkv.dgrad", "ffn.act.bwd" */
+    WorkKernel kernel;
+    WorkPart part;
     WorkOpKind kind;
     WorkPass pass;
     WorkMath math;             /* GEMM and attention inputs; WORK_MATH_FP16 for memory kernels */

@@ -94,49 +94,49 @@ gpu_of(const Gen *g, uint32_t t, uint32_t c, uint32_t d, uint32_t p)
 typedef enum Cut { CUT_NONE, CUT_BEFORE, CUT_AFTER } Cut;
 
 typedef struct Rule {
-    const char *name;
     Cut where;
     WorkCategory category;
     CollOp op;
     bool overlap;
 } Rule;
 
-static bool
-name_is(const char *name, const char *a, const char *b, const char *c)
-{
-    return strcmp(name, a) == 0 || (b && strcmp(name, b) == 0) || (c && strcmp(name, c) == 0);
-}
-
-/* The collectives around kernel `name` of a pass, at most two. */
+/* The collectives around a kernel of a pass, at most two: Megatron-LM's
+ * tensor-parallel linear layers (an all-reduce after the row-parallel
+ * output, or with sequence parallelism an all-gather before the
+ * column-parallel input and a reduce-scatter after; backward the
+ * mirror, the input gradient's reduction overlapping the weight
+ * gradient), and the experts' all-to-alls around their FFN. */
 static unsigned
-rules_for(const Gen *g, const char *name, bool backward, Rule *out)
+rules_for(const Gen *g, const WorkOp *op, bool backward, Rule *out)
 {
     unsigned n = 0;
     bool tp = g->l->tp > 1, sp = g->l->sp, ep = g->l->ep > 1;
     bool moe = g->model->n_experts > 0;
-    if (tp && !backward) {
-        if (sp && name_is(name, "attn.qkv", "ffn.up", "ffn.gate_up"))
-            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
-        if (sp && name_is(name, "moe.router", NULL, NULL))
-            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
-        if (name_is(name, "attn.proj", "ffn.down", "moe.unpermute"))
-            out[n++] = (Rule){name, CUT_AFTER, WORK_CAT_TP,
-                              sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE, false};
+    WorkKernel k = op->kernel;
+    bool main = op->part == WORK_PART_MAIN, grad = op->part == WORK_PART_GRAD;
+    CollOp reduce = sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE;
+    bool column_in = k == WORK_KERNEL_QKV || k == WORK_KERNEL_FFN_IN;
+    bool row_out =
+        k == WORK_KERNEL_PROJ || k == WORK_KERNEL_FFN_OUT || k == WORK_KERNEL_MOE_UNPERMUTE;
+    if (tp && !backward && main) {
+        if (sp && (column_in || k == WORK_KERNEL_MOE_ROUTER))
+            out[n++] = (Rule){CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
+        if (row_out)
+            out[n++] = (Rule){CUT_AFTER, WORK_CAT_TP, reduce, false};
     }
-    if (tp && backward) {
-        if (sp && name_is(name, "attn.proj.dgrad", "ffn.down.dgrad", "moe.unpermute.bwd"))
-            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
-        if (name_is(name, "attn.qkv.dgrad", "ffn.up.dgrad", "ffn.gate_up.dgrad"))
-            out[n++] = (Rule){name, CUT_AFTER, WORK_CAT_TP,
-                              sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE, true};
-        if (moe && name_is(name, "ffn.norm.bwd", NULL, NULL))
-            out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_TP,
-                              sp ? COLL_OP_REDUCE_SCATTER : COLL_OP_ALL_REDUCE, false};
+    if (tp && backward && grad) {
+        if (sp && row_out)
+            out[n++] = (Rule){CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, false};
+        if (column_in)
+            out[n++] = (Rule){CUT_AFTER, WORK_CAT_TP, reduce, true};
+        if (moe && k == WORK_KERNEL_FFN_NORM)
+            out[n++] = (Rule){CUT_BEFORE, WORK_CAT_TP, reduce, false};
     }
-    if (ep && !backward && name_is(name, "moe.permute", "moe.down", NULL))
-        out[n++] = (Rule){name, CUT_AFTER, WORK_CAT_EP, COLL_OP_ALLTOALL, false};
-    if (ep && backward && name_is(name, "moe.down.dgrad", "moe.permute.bwd", NULL))
-        out[n++] = (Rule){name, CUT_BEFORE, WORK_CAT_EP, COLL_OP_ALLTOALL, false};
+    bool ep_kernel = k == WORK_KERNEL_MOE_PERMUTE || k == WORK_KERNEL_MOE_DOWN;
+    if (ep && ep_kernel && !backward && main)
+        out[n++] = (Rule){CUT_AFTER, WORK_CAT_EP, COLL_OP_ALLTOALL, false};
+    if (ep && ep_kernel && backward && grad)
+        out[n++] = (Rule){CUT_BEFORE, WORK_CAT_EP, COLL_OP_ALLTOALL, false};
     return n;
 }
 
@@ -211,7 +211,7 @@ items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
     for (guint i = 0; i < ops->len; i++) {
         const WorkOp *op = &g_array_index(ops, WorkOp, i);
         Rule rules[2];
-        unsigned n = cut ? rules_for(g, op->name, backward, rules) : 0;
+        unsigned n = cut ? rules_for(g, op, backward, rules) : 0;
         bool ring = cut && g->l->cp > 1 && op->kind == WORK_OP_ATTENTION;
         uint32_t step = ring ? attention++ % g->l->cp : 0;
         for (unsigned k = 0; k < n; k++)
