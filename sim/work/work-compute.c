@@ -2,18 +2,13 @@
 /* The per-layer compute model: the kernels of a transformer block, the
  * embedding, the output head and the optimizer step on one GPU (Megatron-LM
  * with its fused kernels: QKV and gate/up GEMMs, bias-GELU,
- * bias-dropout-add, scale-mask-softmax), and their time. Time comes from
- * first principles, not profiles: a GEMM runs at its generation's measured
- * cuBLAS ceiling times the useful share of its tile waves, or at the HBM
- * roofline; a memory-bound kernel moves its bytes at HBM bandwidth; each
- * pays a launch. FLOPs and bytes are integers, time integer picoseconds.
- * Sources are given where each figure is used.
+ * bias-dropout-add, scale-mask-softmax), their FLOPs and bytes, integers;
+ * their time, integer picoseconds, in work-compute-time.c. Sources are
+ * given where each figure is used.
  */
 #include "work/work-compute.h"
 
 #include <math.h>
-
-#include "core/core-time.h"
 
 /* A block has at most 18 kernels a pass (GEMM attention with rotary
  * positions and dropout, and a mixture of experts), and with fp8 linear
@@ -81,11 +76,9 @@ operand_bytes(WorkMath math, uint64_t n)
     return 2 * n;
 }
 
-/* A GEMM's HBM traffic at best: both operands read once, the result (fp16,
- * or fp32 for fp32 math) written once. Larger in practice when operand
- * tiles fall out of L2; the roofline uses it as the floor. */
-static uint64_t
-gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
+/* Larger in practice when operand tiles fall out of L2. */
+uint64_t
+work_compute_gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k)
 {
     uint64_t out = math == WORK_MATH_FP32 ? 4 : 2;
     return n_batch * (operand_bytes(math, m * k + k * n) + m * n * out);
@@ -161,7 +154,7 @@ add_gemm(SpecList *list, const char *name, const char *dgrad, const char *wgrad,
     sp->n = n;
     sp->k = k;
     sp->flops = 2 * n_batch * m * n * k;
-    sp->bytes = gemm_bytes(math, n_batch, m, n, k);
+    sp->bytes = work_compute_gemm_bytes(math, n_batch, m, n, k);
     return sp;
 }
 
@@ -445,9 +438,9 @@ emit_backward(GArray *ops, const SpecList *list)
         const Spec *sp = &list->spec[i];
         if (sp->kind == WORK_OP_GEMM) {
             append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, WORK_PART_GRAD, sp->m, sp->k, sp->n,
-                   gemm_bytes(sp->math, sp->n_batch, sp->m, sp->k, sp->n));
+                   work_compute_gemm_bytes(sp->math, sp->n_batch, sp->m, sp->k, sp->n));
             append(ops, sp, sp->grad_b, WORK_PASS_BACKWARD, WORK_PART_WGRAD, sp->k, sp->n, sp->m,
-                   gemm_bytes(sp->math, sp->n_batch, sp->k, sp->n, sp->m));
+                   work_compute_gemm_bytes(sp->math, sp->n_batch, sp->k, sp->n, sp->m));
         } else if (sp->grad_a != NULL) {
             append(ops, sp, sp->grad_a, WORK_PASS_BACKWARD, WORK_PART_GRAD, sp->m, sp->n, sp->k,
                    sp->grad_bytes);
@@ -595,237 +588,4 @@ work_compute_vocab_padded(const WorkModel *model, uint32_t tp)
     g_return_val_if_fail(model != NULL && tp >= 1, 0);
     uint64_t multiple = (uint64_t)WORK_COMPUTE_VOCAB_MULTIPLE * tp;
     return div_up(model->vocab_size, multiple) * multiple;
-}
-
-/* The best fraction of peak each generation reaches, by sm_version.
- *
- * gemm_fp16, gemm_fp8: the Maximum Achievable Matmul FLOPS (MAMF) of a
- * brute-force search over torch.matmul shapes (cuBLAS), mean of 100 runs,
- * measured over the GPU's sustained (power-limited) clocks: Bekman, "Machine
- * Learning Engineering", compute/accelerator/README.md, "Maximum Achievable
- * Matmul FLOPS comparison table" (github.com/stas00/ml-engineering):
- *   A100 SXM bf16 271.2 / 312 = 86.9% (torch 2.6.0+cu126);
- *   H100 SXM bf16 794.5 / 989 = 80.3% (2.7.0+cu126; "H200 is the same"),
- *        fp8 1402.6 / 1979 = 70.9%;
- *   B200 SXM bf16 1745 / 2250 = 77.6%, fp8 3432.5 / 4500 = 76.3% (2.7.1+cu128;
- *        GB200 measured 72.9% and 72.3% with a pre-release torch).
- * P100 and V100: no published cuBLAS search found; 80% [U], A100's and
- * H100's range.
- *
- * flash: FlashAttention's best forward fraction of peak, counting the
- * FLOPs it executes: FA2 on A100 "50-73% of the theoretical maximum"
- * (Dao 2023, arXiv:2307.08691, abstract); FA3 on H100 fp16 "up to 740
- * TFLOPs/s (75% utilization)" (Shah et al. 2024, arXiv:2407.08608,
- * abstract). Older generations (no FlashAttention-2 before sm80) and
- * Blackwell take their GEMM ceiling times the A100's or H100's flash/GEMM
- * ratio (0.84, 0.93) [U].
- */
-typedef struct Ceiling {
-    uint64_t sm_version;
-    double gemm_fp16, gemm_fp8, flash;
-} Ceiling;
-
-static const Ceiling ceilings[] = {
-    {60, 0.80, 0, 0.67},      {70, 0.80, 0, 0.67},       {80, 0.869, 0, 0.73},
-    {90, 0.803, 0.709, 0.75}, {100, 0.776, 0.763, 0.72},
-};
-
-/* SGEMM on CUDA cores: cuBLAS reaches about 90% of the fp32 peak [U]. */
-#define FP32_CEILING 0.90
-
-static const Ceiling *
-ceiling_of(const HwGpu *gpu)
-{
-    const Ceiling *c = &ceilings[0];
-    for (size_t i = 0; i < G_N_ELEMENTS(ceilings); i++)
-        if (ceilings[i].sm_version <= gpu->sm_version)
-            c = &ceilings[i];
-    return c;
-}
-
-/* fp8 or fp4 on a GPU without such tensor cores runs at the fastest rate
- * it has below (Transformer Engine falls back; a scenario rejects it
- * first). */
-static WorkMath
-math_on(const HwGpu *gpu, WorkMath math)
-{
-    if (math == WORK_MATH_FP4 && gpu->fp4_flops_per_s == 0)
-        math = WORK_MATH_FP8;
-    return math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0 ? WORK_MATH_FP16 : math;
-}
-
-static double
-peak_of(const HwGpu *gpu, WorkMath math)
-{
-    switch (math_on(gpu, math)) {
-    case WORK_MATH_FP4:
-        return (double)gpu->fp4_flops_per_s;
-    case WORK_MATH_FP8:
-        return (double)gpu->fp8_flops_per_s;
-    case WORK_MATH_FP32:
-        return (double)gpu->fp32_flops_per_s;
-    case WORK_MATH_FP16:
-        break;
-    }
-    return (double)gpu->fp16_flops_per_s;
-}
-
-double
-work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math)
-{
-    g_return_val_if_fail(gpu != NULL, 0);
-    const Ceiling *c = ceiling_of(gpu);
-    double fp16 = gpu->gemm_ceiling_fp16 > 0 ? gpu->gemm_ceiling_fp16 : c->gemm_fp16;
-    switch (math_on(gpu, math)) {
-    case WORK_MATH_FP4:
-        /* No fp4 GEMM search is published: the fp8 ceiling [U]. */
-    case WORK_MATH_FP8:
-        if (gpu->gemm_ceiling_fp8 > 0)
-            return gpu->gemm_ceiling_fp8;
-        return c->gemm_fp8 > 0 ? c->gemm_fp8 : fp16;
-    case WORK_MATH_FP32:
-        return FP32_CEILING;
-    case WORK_MATH_FP16:
-        break;
-    }
-    return fp16;
-}
-
-/* Wave and tile quantization (NVIDIA, "Matrix Multiplication Background
- * User's Guide", DU-09799-001, Section 3): cuBLAS covers each [m, n] output
- * with 128 x 256 tiles, one thread block a tile and one block an SM at a
- * time, so the kernel runs in ceil(tiles / SMs) waves and every wave lasts
- * as long as a full tile's K loop. The useful share is the outputs over the
- * tile slots the waves offer; of the two orientations, the one with fewer
- * waves is taken (cuBLAS picks its kernel by shape). */
-static double
-wave_share(uint64_t n_sms, uint64_t n_batch, uint64_t m, uint64_t n)
-{
-    const uint64_t ts = WORK_COMPUTE_TILE_SHORT, tl = WORK_COMPUTE_TILE_LONG;
-    uint64_t tall = n_batch * div_up(m, tl) * div_up(n, ts);
-    uint64_t wide = n_batch * div_up(m, ts) * div_up(n, tl);
-    uint64_t waves = div_up(MIN(tall, wide), n_sms);
-    return (double)n_batch * (double)m * (double)n / ((double)waves * n_sms * ts * tl);
-}
-
-/* A GEMM's seconds: compute at peak x ceiling x wave share, or the HBM
- * roofline (operands once, result once) where that is slower, i.e. where
- * the arithmetic intensity is below the ridge peak / bandwidth (A100 fp16:
- * 153 FLOP/B; H100: 295). */
-static double
-gemm_seconds(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k,
-             double flops)
-{
-    math = math_on(gpu, math);
-    double rate = peak_of(gpu, math) * work_compute_gemm_ceiling(gpu, math) *
-                  wave_share(gpu->n_sms, n_batch, m, n);
-    double compute = flops / rate;
-    double memory =
-        (double)gemm_bytes(math, n_batch, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
-    return MAX(compute, memory);
-}
-
-double
-work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m, uint64_t n, uint64_t k,
-                              double flops_per_s)
-{
-    g_return_val_if_fail(gpu != NULL && gpu->n_sms > 0 && m >= 1 && n >= 1 && k >= 1, NAN);
-    math = math_on(gpu, math);
-    double flops = 2.0 * (double)m * (double)n * (double)k;
-    double memory = (double)gemm_bytes(math, 1, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
-    if (flops / flops_per_s <= memory)
-        return NAN;
-    return flops_per_s / (peak_of(gpu, math) * wave_share(gpu->n_sms, 1, m, n));
-}
-
-double
-work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m,
-                             uint64_t n, uint64_t k)
-{
-    g_return_val_if_fail(gpu != NULL && gpu->n_sms > 0 && gpu->hbm_bytes_per_s > 0, 0);
-    g_return_val_if_fail(n_batch >= 1 && m >= 1 && n >= 1 && k >= 1, 0);
-    double flops = 2.0 * (double)n_batch * (double)m * (double)n * (double)k;
-    return flops / (peak_of(gpu, math) * gemm_seconds(gpu, math, n_batch, m, n, k, flops));
-}
-
-/* FlashAttention's seconds. It executes the m x n products of its shape,
- * under the causal mask only those at or below the diagonal (query blocks
- * of 128 rows see the key blocks up to theirs: (nb + 1) / 2 nb of them for
- * nb blocks), and backward 5 / 2 of the forward's (five products to
- * forward's two, as FlashAttention's benchmarks count). Thread blocks are
- * (sequence, head, query block) triples, quantized into waves as GEMM
- * tiles are; then the roofline. */
-static double
-flash_seconds(const WorkOp *op, const HwGpu *gpu)
-{
-    const uint64_t block = WORK_COMPUTE_FLASH_BLOCK;
-    uint64_t nb = div_up(op->m, block);
-    double executed = 4.0 * (double)op->n_batch * (double)op->m * (double)op->n * (double)op->k;
-    if (op->causal)
-        executed *= (double)(nb + 1) / (2.0 * (double)nb);
-    if (op->pass == WORK_PASS_BACKWARD)
-        executed *= 5.0 / 2.0;
-    uint64_t waves = div_up(op->n_batch * nb, gpu->n_sms);
-    double share = (double)op->n_batch * (double)op->m / ((double)waves * gpu->n_sms * block);
-    double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling_of(gpu)->flash * share;
-    double memory = (double)op->bytes / (double)hw_gpu_stream_bytes_per_s(gpu);
-    return MAX(executed / rate, memory);
-}
-
-static uint64_t
-seconds_to_ps(double seconds)
-{
-    double ps = ceil(seconds * (double)SIM_PS_PER_S);
-    return ps >= (double)SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)ps;
-}
-
-uint64_t
-work_compute_op_ps(const WorkOp *op, const HwGpu *gpu)
-{
-    g_return_val_if_fail(op != NULL && gpu != NULL, 0);
-    g_return_val_if_fail(gpu->n_sms > 0 && gpu->hbm_bytes_per_s > 0, 0);
-    uint64_t ps = 0;
-    switch (op->kind) {
-    case WORK_OP_MEMORY:
-        ps = sim_serialization_ps(op->bytes, hw_gpu_stream_bytes_per_s(gpu));
-        break;
-    case WORK_OP_GEMM:
-        ps = seconds_to_ps(
-            gemm_seconds(gpu, op->math, op->n_batch, op->m, op->n, op->k, (double)op->flops));
-        break;
-    case WORK_OP_ATTENTION:
-        ps = seconds_to_ps(flash_seconds(op, gpu));
-        break;
-    }
-    return ps + WORK_COMPUTE_LAUNCH_PS;
-}
-
-uint64_t
-work_compute_ops_flops(const GArray *ops)
-{
-    g_return_val_if_fail(ops != NULL, 0);
-    uint64_t flops = 0;
-    for (guint i = 0; i < ops->len; i++)
-        flops += g_array_index(ops, WorkOp, i).flops;
-    return flops;
-}
-
-uint64_t
-work_compute_ops_bytes(const GArray *ops)
-{
-    g_return_val_if_fail(ops != NULL, 0);
-    uint64_t bytes = 0;
-    for (guint i = 0; i < ops->len; i++)
-        bytes += g_array_index(ops, WorkOp, i).bytes;
-    return bytes;
-}
-
-uint64_t
-work_compute_ops_ps(const GArray *ops, const HwGpu *gpu)
-{
-    g_return_val_if_fail(ops != NULL && gpu != NULL, 0);
-    uint64_t ps = 0;
-    for (guint i = 0; i < ops->len; i++)
-        ps += work_compute_op_ps(&g_array_index(ops, WorkOp, i), gpu);
-    return ps;
 }

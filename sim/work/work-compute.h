@@ -206,6 +206,12 @@ uint64_t work_compute_vocab_padded(const WorkModel *model, uint32_t tp);
  * [m, k] x [k, n] reaches, in (0, 1]: the generation's cuBLAS ceiling, times
  * the useful share of the waves of 128 x 256 tiles the products fill, or the
  * HBM roofline where that is slower. See work-compute.c. All counts >= 1. */
+/* A GEMM's HBM traffic at best, n_batch products [m, k] x [k, n] in math:
+ * both operands read once (fp4's with their block scales), the result
+ * (fp16, or fp32 for fp32 math) written once: the roofline's floor. */
+uint64_t work_compute_gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n,
+                                 uint64_t k);
+
 double work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m,
                                     uint64_t n, uint64_t k);
 
