@@ -113,7 +113,7 @@ count_column(Validation *v, const ReportCsv *csv, guint r, int c, const char *na
 static bool
 precision_column(Validation *v, const ReportCsv *csv, guint r, int c, const char **math)
 {
-    static const char *const names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4"};
+    static const char *const names[] = {"bf16", "fp16", "fp8", "fp8-cs", "mxfp8", "nvfp4"};
     const char *text = c >= 0 ? report_csv_field(csv, r, c) : "";
     if (*text == '\0')
         return true;
@@ -122,7 +122,8 @@ precision_column(Validation *v, const ReportCsv *csv, guint r, int c, const char
             *math = names[i];
             return true;
         }
-    validate_bad(v, csv, r, "precision", "'%s': expected bf16, fp16, fp8, mxfp8 or nvfp4", text);
+    validate_bad(v, csv, r, "precision",
+                 "'%s': expected bf16, fp16, fp8, fp8-cs, mxfp8 or nvfp4", text);
     return false;
 }
 
@@ -157,6 +158,17 @@ models(Validation *v)
         g_ptr_array_add(v->model_ids, g_strdup(ids->pdata[i]));
     }
     return v->models;
+}
+
+/* The layers of the shipped model file id. */
+static uint64_t
+model_layers(Validation *v, const char *id)
+{
+    GPtrArray *list = models(v);
+    for (guint i = 0; i < list->len; i++)
+        if (strcmp(v->model_ids->pdata[i], id) == 0)
+            return ((const WorkModel *)list->pdata[i])->n_layers;
+    return 0;
 }
 
 /* The model file a row means: the same family (the row name's first word,
@@ -314,11 +326,18 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
                            nemo ? "yes" : "no", nemo || fsdp ? "yes" : "no");
     if (fsdp)
         g_string_append(ini, "fsdp = yes\n");
+    /* Layers the stages do not split evenly: NVIDIA's recipes count the
+     * embedding and the loss as a layer each (Llama 3.1 405B's 126 on 8 or
+     * 16 stages, Megatron-Bridge's llama31_405b). */
+    if (model_layers(v, id) % (pp * MAX(vp, 1)) != 0)
+        g_string_append(ini, "account_for_embedding = yes\naccount_for_loss = yes\n");
     g_string_append_printf(ini, "[batch]\nglobal_batch = %" G_GUINT64_FORMAT "\n", gb);
     g_string_append_printf(ini, "micro_batch = %" G_GUINT64_FORMAT "\n", mb ? mb : gb / dp);
     if (seq_len > 0)
         g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
-    g_string_append_printf(ini, "[precision]\nmath = %s\n", math);
+    bool current = strcmp(math, "fp8-cs") == 0;
+    g_string_append_printf(ini, "[precision]\nmath = %s\n%s", current ? "fp8" : math,
+                           current ? "fp8_scaling = current\n" : "");
     char vp_text[32] = "", cp_text[32] = "";
     if (vp > 1)
         g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);

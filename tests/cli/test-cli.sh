@@ -421,10 +421,11 @@ expect 0 out "CROSS MAPE: " -- validate --cross generation --max-mape 99 "$cross
 expect 0 out "data/measurements/training.csv (the shipped measurement suite)" -- \
     validate -q --system dgx2-v100
 if grep -q "data/measurements/collectives.csv (the shipped measurement suite)" "$tmp/out" &&
-    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 2 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
-    echo "ok: validate without FILE: both files of the suite, 4 DGX-2 training rows"
+    grep -q "data/measurements/training-blackwell.csv (the shipped measurement suite)" "$tmp/out" &&
+    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 3 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
+    echo "ok: validate without FILE: the three files of the suite, 4 DGX-2 training rows"
 else
-    echo "FAIL: validate without FILE did not replay both files of the suite:"
+    echo "FAIL: validate without FILE did not replay the three files of the suite:"
     cat "$tmp/out"
     n_fail=$((n_fail + 1))
 fi

@@ -88,7 +88,8 @@ fi
 if run_nvlsim 0 validate -q --system dgx1-p100 &&
     grep -qxF "# nvlsim validate: $data/data/measurements/collectives.csv (the shipped measurement suite)" "$tmp/out" &&
     grep -qxF "# nvlsim validate: $data/data/measurements/training.csv (the shipped measurement suite)" "$tmp/out" &&
-    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 2 ] &&
+    grep -qxF "# nvlsim validate: $data/data/measurements/training-blackwell.csv (the shipped measurement suite)" "$tmp/out" &&
+    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 3 ] &&
     grep '^MAPE: ' "$tmp/out" | head -n 1 | grep -qv ' over 0 rows'; then
     ok "nvlsim validate (the shipped suite, dgx1-p100): $(grep '^MAPE: ' "$tmp/out" | head -n 1)"
 else
@@ -96,8 +97,8 @@ else
     cat "$tmp/out"
 fi
 if run_nvlsim 0 validate -q --system dgx2-v100 &&
-    grep '^MAPE: ' "$tmp/out" | tail -n 1 | grep -q ' over 4 rows'; then
-    ok "nvlsim validate (the shipped suite, dgx2-v100): $(grep '^MAPE: ' "$tmp/out" | tail -n 1)"
+    grep '^MAPE: ' "$tmp/out" | sed -n 2p | grep -q ' over 4 rows'; then
+    ok "nvlsim validate (the shipped suite, dgx2-v100): $(grep '^MAPE: ' "$tmp/out" | sed -n 2p)"
 else
     fail "nvlsim validate --system dgx2-v100 replayed no training rows:"
     cat "$tmp/out"
