@@ -92,6 +92,13 @@ peak_of(const HwGpu *gpu, WorkMath math)
 }
 
 double
+work_compute_peak(const HwGpu *gpu, WorkMath math)
+{
+    g_return_val_if_fail(gpu != NULL, 0);
+    return peak_of(gpu, math);
+}
+
+double
 work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math)
 {
     g_return_val_if_fail(gpu != NULL, 0);

@@ -215,6 +215,10 @@ uint64_t work_compute_gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, ui
 double work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m,
                                     uint64_t n, uint64_t k);
 
+/* gpu's dense peak for math, FLOP/s (fp8 or fp4 on a GPU without them at
+ * the rate its kernels fall back to). */
+double work_compute_peak(const HwGpu *gpu, WorkMath math);
+
 /* The largest fraction of peak a GEMM reaches on gpu's generation (by its
  * sm_version), with its source in work-compute.c. */
 double work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math);

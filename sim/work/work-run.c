@@ -70,8 +70,12 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
         result->tokens_per_s = tokens / result->step_s;
         result->tflops_per_gpu = (double)work_model_flops_per_token(s->model, l->seq_len, full) *
                                  tokens / result->step_s / gpus / 1e12;
+        /* Against the peak of the fastest math the step runs (bf16, or
+         * its linear layers' fp8 or fp4), which no kernel beats. */
+        double peak = MAX(work_compute_peak(system->gpu, WORK_MATH_FP16),
+                          work_compute_peak(system->gpu, s->gen.compute.linear_math));
         result->mfu = work_model_causal_flops_per_token(s->model, l->seq_len) * tokens /
-                      result->step_s / (gpus * (double)system->gpu->fp16_flops_per_s);
+                      result->step_s / (gpus * peak);
         result->fits = work_memory_fits(l, s->model, system->gpu->hbm_bytes, &result->memory);
     }
     return true;

@@ -25,7 +25,8 @@ typedef struct WorkRunResult {
     /* Generated steps only (0 for a trace): */
     double tokens_per_s;
     double tflops_per_gpu; /* Megatron's count: recomputed blocks included with full recompute */
-    double mfu;            /* model FLOPs (no recompute) / (GPUs x fp16/bf16 peak) */
+    double mfu;            /* model FLOPs (no recompute) / (GPUs x the peak of the fastest math run:
+                            * bf16, or the linear layers' fp8 or fp4) */
     WorkMemory memory;     /* the most loaded stage */
     bool fits;
 } WorkRunResult;

@@ -483,33 +483,54 @@ static const char *const gpu_ids[] = {
 };
 
 /* MFU counts the FLOPs a causal model needs (work_model_causal_flops_per_
- * token); no block's kernels, forward and backward, run them faster than
- * the GPU's peak, at any sequence length up to the longest a model may
- * take: MFU never exceeds 100%. */
+ * token) against the peak of the fastest math the step runs (work-run.c);
+ * no block's kernels, forward and backward, run them faster, at any
+ * sequence length up to the longest a model may take, in any precision
+ * recipe the GPU has: MFU never exceeds 100%. */
 START_TEST(causal_flops_never_beat_the_peak)
 {
+    static const struct {
+        WorkMath math;
+        WorkScaling scaling;
+    } recipes[] = {{WORK_MATH_FP16, WORK_SCALING_NONE},
+                   {WORK_MATH_FP8, WORK_SCALING_DELAYED},
+                   {WORK_MATH_FP8, WORK_SCALING_MXFP8},
+                   {WORK_MATH_FP4, WORK_SCALING_NVFP4}};
     g_autoptr(WorkModel) m = load_model("llama3-70b");
     HwGpu *gpu = load_gpu(gpu_ids[_i]);
     const uint64_t seq_lens[] = {2048, 131072, 1 << 20, WORK_MODEL_MAX_SEQ_LEN};
-    for (size_t i = 0; i < G_N_ELEMENTS(seq_lens); i++) {
-        uint64_t s = seq_lens[i];
-        WorkLayout layout = layout_of(8, true, 1, 1, s, WORK_RECOMPUTE_NONE);
-        double seconds = 0;
-        WorkPass passes[] = {WORK_PASS_FORWARD, WORK_PASS_BACKWARD};
-        for (size_t p = 0; p < G_N_ELEMENTS(passes); p++) {
-            g_autoptr(GArray) ops = block_ops(m, &layout, true, passes[p]);
-            for (guint k = 0; k < ops->len; k++)
-                seconds += (double)work_compute_op_ps(&g_array_index(ops, WorkOp, k), gpu) /
-                           (double)SIM_PS_PER_S;
+    for (size_t r = 0; r < G_N_ELEMENTS(recipes); r++) {
+        if ((recipes[r].math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0) ||
+            (recipes[r].math == WORK_MATH_FP4 && gpu->fp4_flops_per_s == 0))
+            continue;
+        WorkComputeConfig config;
+        work_compute_config_init(&config, m);
+        config.linear_math = recipes[r].math;
+        config.scaling = recipes[r].scaling;
+        double peak =
+            MAX(work_compute_peak(gpu, WORK_MATH_FP16), work_compute_peak(gpu, recipes[r].math));
+        for (size_t i = 0; i < G_N_ELEMENTS(seq_lens); i++) {
+            uint64_t s = seq_lens[i];
+            WorkLayout layout = layout_of(8, true, 1, 1, s, WORK_RECOMPUTE_NONE);
+            double seconds = 0;
+            WorkPass passes[] = {WORK_PASS_FORWARD, WORK_PASS_BACKWARD};
+            for (size_t p = 0; p < G_N_ELEMENTS(passes); p++) {
+                g_autoptr(GArray) ops = work_compute_ops_new();
+                work_compute_block(ops, passes[p], m, &layout, &config);
+                for (guint k = 0; k < ops->len; k++)
+                    seconds += (double)work_compute_op_ps(&g_array_index(ops, WorkOp, k), gpu) /
+                               (double)SIM_PS_PER_S;
+            }
+            /* A block's share of a token's causal FLOPs, times its tokens
+             * on one GPU of the tensor-parallel group. */
+            double block = (work_model_causal_flops_per_token(m, s) -
+                            6.0 * (double)m->hidden_size * (double)m->vocab_size) /
+                           (3.0 * (double)m->n_layers);
+            double mfu = block * (double)s / 8 / seconds / peak;
+            ck_assert_msg(mfu > 0 && mfu <= 1.0,
+                          "%s, recipe %zu, s = %" G_GUINT64_FORMAT ": MFU %.3f", gpu_ids[_i], r, s,
+                          mfu);
         }
-        /* A block's share of a token's causal FLOPs, times its tokens on
-         * one GPU of the tensor-parallel group. */
-        double block = (work_model_causal_flops_per_token(m, s) -
-                        6.0 * (double)m->hidden_size * (double)m->vocab_size) /
-                       (3.0 * (double)m->n_layers);
-        double mfu = block * (double)s / 8 / seconds / (double)gpu->fp16_flops_per_s;
-        ck_assert_msg(mfu > 0 && mfu <= 1.0, "%s, s = %" G_GUINT64_FORMAT ": MFU %.3f", gpu_ids[_i],
-                      s, mfu);
     }
     hw_gpu_free(gpu);
 }
