@@ -29,7 +29,8 @@ div_up(uint64_t a, uint64_t b)
  *   H100 SXM bf16 794.5 / 989 = 80.3% (2.7.0+cu126; "H200 is the same"),
  *        fp8 1402.6 / 1979 = 70.9%;
  *   B200 SXM bf16 1745 / 2250 = 77.6%, fp8 3432.5 / 4500 = 76.3% (2.7.1+cu128;
- *        GB200 measured 72.9% and 72.3% with a pre-release torch).
+ *        GB200 measured 72.9% and 72.3% with a pre-release torch, which
+ *        gb200.ini gives as its own gemm_ceiling_fp16 and _fp8).
  * P100 and V100: no published cuBLAS search found; 80% [U], A100's and
  * H100's range.
  *
