@@ -32,20 +32,25 @@ generation_name(uint64_t sm_version)
     return name;
 }
 
-/* Row's group under key: its system, its GPU's generation or its source. */
+/* Row's group under key: its system, its GPU's generation (each system's
+ * kept in generations, so that its file is read once) or its source. */
 static char *
-cross_group(const TrainRow *row, ValidateCross key, GError **error)
+cross_group(const TrainRow *row, ValidateCross key, GHashTable *generations, GError **error)
 {
     if (key == VALIDATE_CROSS_SYSTEM)
         return g_strdup(row->system);
     if (key == VALIDATE_CROSS_SOURCE)
         return g_strdup(row->source);
-    HwSystem *system = hw_system_load_by_id(row->system, hw_models_dir(), error);
-    if (system == NULL)
-        return NULL;
-    char *name = g_strdup(generation_name(system->gpu->sm_version));
-    hw_system_free(system);
-    return name;
+    const char *name = g_hash_table_lookup(generations, row->system);
+    if (name == NULL) {
+        HwSystem *system = hw_system_load_by_id(row->system, hw_models_dir(), error);
+        if (system == NULL)
+            return NULL;
+        name = generation_name(system->gpu->sm_version);
+        hw_system_free(system);
+        g_hash_table_insert(generations, g_strdup(row->system), (gpointer)name);
+    }
+    return g_strdup(name);
 }
 
 /* A row's step at efficiency k, its error against the measurement. */
@@ -194,11 +199,13 @@ validate_train_cross(Validation *v, const char *path, ValidateCross key, const c
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(CrossRow));
     g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) generations =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (guint r = 0; r < csv->rows->len && error == NULL; r++) {
         CrossRow c = {0};
         if (!train_row_scenario(v, csv, &col, r, &c.row))
             continue;
-        c.group = cross_group(&c.row, key, &error);
+        c.group = cross_group(&c.row, key, generations, &error);
         if (c.group != NULL &&
             !g_ptr_array_find_with_equal_func(groups, c.group, g_str_equal, NULL))
             g_ptr_array_add(groups, g_strdup(c.group));

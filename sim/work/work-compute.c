@@ -126,11 +126,18 @@ shape_of(const WorkModel *model, const WorkLayout *layout)
     x.h = model->hidden_size;
     x.d = model->hidden_size / model->n_heads;
     x.heads = div_up(model->n_heads, x.t);
-    x.kv = MAX(model->n_kv_heads / x.t, 1) * x.d;
+    x.kv = work_compute_kv_width(model, layout);
     x.e = layout->activation_bytes;
     x.vocab_shard = work_compute_vocab_padded(model, layout->tp) / x.t;
     x.grad_bytes = layout->grad_bytes;
     return x;
+}
+
+uint64_t
+work_compute_kv_width(const WorkModel *model, const WorkLayout *layout)
+{
+    g_return_val_if_fail(model != NULL && layout != NULL && layout->tp >= 1, 0);
+    return MAX(model->n_kv_heads / layout->tp, 1) * (model->hidden_size / model->n_heads);
 }
 
 static Spec *
@@ -338,7 +345,7 @@ add_moe(SpecList *list, const Shape *x, const WorkModel *model, const WorkLayout
 {
     uint64_t n_local = div_up(model->n_experts, layout->ep);
     uint64_t routed = x->tokens * model->top_k;
-    uint64_t received = (uint64_t)ceil((double)routed * MAX(config->moe_load, 1e-9));
+    uint64_t received = (uint64_t)ceil((double)routed * config->moe_load);
     uint64_t rows = div_up(received, n_local);
     uint64_t f = div_up(model->moe_ffn_hidden_size, x->t);
     uint64_t up = model->ffn_kind == WORK_FFN_SWIGLU ? 2 * f : f;
@@ -410,10 +417,11 @@ append(GArray *ops, const Spec *sp, const char *name, WorkPass pass, WorkPart pa
      * later chunk against both): as many products as the convention's
      * s x s / 2. The convention's FLOPs are counted whole on every kernel,
      * cp s x s a rank in all: the causal full sequence's s cp x s cp / cp. */
-    for (uint64_t step = 1; sp->kind == WORK_OP_ATTENTION && step < sp->cp_steps; step++) {
+    for (uint32_t step = 1; sp->kind == WORK_OP_ATTENTION && step < sp->cp_steps; step++) {
         op.name = pass == WORK_PASS_BACKWARD ? "attn.core.ring.bwd" : "attn.core.ring";
         op.n = m / 2;
         op.causal = false;
+        op.ring_step = step;
         g_array_append_val(ops, op);
     }
 }

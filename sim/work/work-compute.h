@@ -114,7 +114,14 @@ typedef struct WorkOp {
     bool causal;    /* attention: m queries against n = m keys under the causal mask;
                      * false: all m x n products run (a ring step of context
                      * parallelism, n the keys the mask leaves) */
+    uint32_t ring_step; /* attention under context parallelism: which of its cp kernels
+                         * (0: its own keys); 0 for other kernels */
 } WorkOp;
+
+/* The key and value width one GPU of layout holds: its kv_heads / tp
+ * heads of hidden / heads, one head when kv_heads < tp (replicated, as
+ * work_layout_check allows). */
+uint64_t work_compute_kv_width(const WorkModel *model, const WorkLayout *layout);
 
 /* Megatron pads the vocabulary to a multiple of this times tp
  * (--make-vocab-size-divisible-by, default 128), so that every logits

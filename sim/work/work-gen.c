@@ -207,13 +207,12 @@ items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
 {
     GArray *items = g_array_new(FALSE, TRUE, sizeof(Item));
     Item run = {0};
-    uint32_t attention = 0; /* attention kernels so far: ring steps under cp */
     for (guint i = 0; i < ops->len; i++) {
         const WorkOp *op = &g_array_index(ops, WorkOp, i);
         Rule rules[2];
         unsigned n = cut ? rules_for(g, op, backward, rules) : 0;
         bool ring = cut && g->l->cp > 1 && op->kind == WORK_OP_ATTENTION;
-        uint32_t step = ring ? attention++ % g->l->cp : 0;
+        uint32_t step = op->ring_step;
         for (unsigned k = 0; k < n; k++)
             if (rules[k].where == CUT_BEFORE)
                 push_comm(g, items, &run, &rules[k]);
@@ -660,9 +659,7 @@ gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *
     g->n_chunks = layout->pp * layout->vp;
     uint64_t tokens = layout->micro_batch * work_layout_local_seq(layout);
     g->act_bytes = tokens * model->hidden_size * layout->activation_bytes;
-    uint64_t kv_heads = MAX(model->n_kv_heads / layout->tp, 1);
-    g->kv_bytes =
-        tokens * 2 * kv_heads * (model->hidden_size / model->n_heads) * layout->activation_bytes;
+    g->kv_bytes = tokens * 2 * work_compute_kv_width(model, layout) * layout->activation_bytes;
     g->fwd = pass_items(g, work_compute_block, WORK_PASS_FORWARD, true);
     g->bwd = pass_items(g, work_compute_block, WORK_PASS_BACKWARD, true);
     g->rec = pass_items(g, work_compute_block, WORK_PASS_RECOMPUTE, true);
