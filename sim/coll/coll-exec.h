@@ -132,6 +132,26 @@ void coll_exec_set_fenced(CollExec *ex, uint32_t prog, bool fenced);
 void coll_exec_op(CollExec *ex, uint32_t prog, const uint32_t *recv, uint32_t n_recv,
                   const uint32_t *send, uint32_t n_send, uint64_t bytes, uint64_t reduce_bytes);
 
+/* One connection's traffic in a whole run, as a flow between its
+ * participants' vertices: its wire bytes (the protocol's inflation and its
+ * share included), the pace of its sending CTA (0: none), and how many
+ * identical ones it is (folded channels, switch planes alike). */
+typedef struct CollFlow {
+    uint32_t src, dst;
+    uint64_t bytes;
+    uint64_t max_bytes_per_s;
+    uint32_t copies;
+} CollFlow;
+
+/* Appends the schedule's traffic to flows (a GArray of CollFlow): one flow
+ * per connection with what all its operations send on it, a connection
+ * standing for left-out switch planes one flow to each of the planes alike
+ * (the switches its GPU reaches by the same links); flows between the
+ * same vertices at the same pace are one, copies of their mean bytes
+ * (channels whose parts differ by a chunk; on a link they share, the same
+ * bytes in all). After a run (its operations laid out). */
+void coll_exec_traffic(const CollExec *ex, GArray *flows);
+
 /* How many participants there are (ranks first, as builders add them). */
 uint32_t coll_exec_n_participants(const CollExec *ex);
 

@@ -326,9 +326,10 @@ coll_call_plan(const CollComm *comm, const CollCall *call, CollRunPlan *plan, GE
     return (comm->system->loopback ? plan_loopback : plan_nccl)(comm, call, plan, error);
 }
 
-bool
-coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, CollResult *result,
-         GError **error)
+/* coll_run, and the schedule's traffic appended to flows when not NULL. */
+static bool
+run_call(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, CollResult *result,
+         GArray *flows, GError **error)
 {
     if (!check_call(call_in, error))
         return false;
@@ -357,6 +358,8 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
         b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
     bool ok = (comm->n_ranks == 1 || build(&b, error)) &&
               coll_exec_run(b.ex, fidelity, &result->exec, error);
+    if (ok && flows != NULL)
+        coll_exec_traffic(b.ex, flows);
     if (ok) {
         result->time_ps = result->exec.time_ps;
         result->start_ps = rp.start_ps;
@@ -368,6 +371,20 @@ coll_run(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     g_free(b.rank_part);
     coll_exec_free(b.ex);
     return ok;
+}
+
+bool
+coll_run(const CollComm *comm, const CollCall *call, NetFidelity fidelity, CollResult *result,
+         GError **error)
+{
+    return run_call(comm, call, fidelity, result, NULL, error);
+}
+
+bool
+coll_run_traffic(const CollComm *comm, const CollCall *call, NetFidelity fidelity,
+                 CollResult *result, GArray *flows, GError **error)
+{
+    return run_call(comm, call, fidelity, result, flows, error);
 }
 
 uint32_t

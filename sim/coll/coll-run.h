@@ -104,6 +104,12 @@ bool coll_call_plan(const CollComm *comm, const CollCall *call, CollRunPlan *pla
 bool coll_run(const CollComm *comm, const CollCall *call, NetFidelity fidelity, CollResult *result,
               GError **error);
 
+/* coll_run, and the traffic of the schedule it ran appended to flows (a
+ * GArray of CollFlow, coll_exec_traffic): what a network shared with
+ * other work carries for the call. */
+bool coll_run_traffic(const CollComm *comm, const CollCall *call, NetFidelity fidelity,
+                      CollResult *result, GArray *flows, GError **error);
+
 /* The most ranks of comm on one host (a CPU complex: a DGX box, one of a
  * GB200 NVL72 rack's 18 trays): what one process drives when a benchmark
  * runs a thread per host (nccl-tests -g). Ranks on GPU local index i of

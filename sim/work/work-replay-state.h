@@ -1,38 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The replayer's state (work-replay.c runs the step; work-replay-traffic.c
- * lays out each call's traffic and its cost alone, and which replicas'
- * traffic meets the detailed ranks'). Private to the two files. */
+ * prepares each call's shape with the collective session, and finds which
+ * replicas' traffic meets the detailed ranks'). Private to the two files. */
 #pragma once
 
-#include "coll/coll-run.h"
-#include "coll/coll-tune.h"
+#include "coll/coll-session.h"
 #include "core/core-engine.h"
 #include "core/core-memory.h"
 #include "core/core-time.h"
 #include "work/work-compute.h"
 #include "work/work-replay.h"
 
-/* One flow of a call's traffic, between GPUs. */
-typedef struct Flow {
-    uint32_t src, dst;
-    uint64_t bytes;
-} Flow;
-
-/* A call's cost alone: what the collectives layer (or a transfer's flow
- * and launch) takes, and what its flows take. */
-typedef struct Shape {
-    uint64_t total_ps;
-    uint64_t flows_ps;
-    double flow_scale;   /* of the pattern's bytes, so that the flows alone fit the call */
-    uint32_t n_channels; /* a collective's: NCCL's kernel runs one CTA a channel on each GPU */
-} Shape;
-
 typedef struct CallState {
     uint32_t n_arrived;
-    uint32_t flows_left;
     bool started, done;
-    uint64_t t0;
-    const Shape *shape;
 } CallState;
 
 typedef struct Replay {
@@ -45,7 +26,8 @@ typedef struct Replay {
     bool analytic; /* no shared network: calls take their time alone */
     SimEngine *engine;
     NetModel *net;
-    SimHandlerId h_compute, h_flow, h_mirror, h_call_end;
+    CollSession *session; /* the calls' costs alone and their traffic */
+    SimHandlerId h_compute, h_call_end;
     uint32_t per_node;
     /* Tasks. */
     WorkIndex *x;
@@ -65,32 +47,25 @@ typedef struct Replay {
     uint64_t *late_ps; /* per rank: its first compute starts this late (stragglers); or NULL */
     /* Calls. */
     CallState *calls;
-    GHashTable *shapes;      /* key string -> Shape */
+    uint32_t *call_shape;    /* per call: its shape in the session */
     guint8 *used;            /* bitset over links: the detailed ranks' traffic */
     uint32_t n_copies;       /* of the detailed ranks, theirs included */
     uint32_t *call_instance; /* per call: its group, or its pair */
     uint32_t n_instances;
-    GArray *instance_call;      /* uint32_t: a call of each instance */
-    guint8 *copy_memo;          /* [instance x copy]: 0 unknown, 1 issue its traffic, 2 not */
-    GPtrArray *instance_shapes; /* per instance, GArray of InstanceShape */
-    uint64_t launch_ps;
+    GArray *instance_call; /* uint32_t: a call of each instance */
+    guint8 *copy_memo;     /* [instance x copy]: 0 unknown, 1 issue its traffic, 2 not */
     GError *error;
     uint32_t n_done; /* tasks finished */
-    uint64_t n_flows, n_mirror_flows;
 } Replay;
 
-/* The flows of call's traffic (shifted by shift GPUs, bytes times scale):
- * a GArray of Flow. */
-GArray *replay_pattern(const Replay *r, uint32_t call, uint32_t shift, double scale);
-/* Starts flows on net, each ending with an event of handler h for target. */
-void replay_issue(NetModel *net, const TopoGraph *graph, const GArray *flows, SimHandlerId h,
-                  uint32_t target);
-/* The call's cost alone, computed once per shape. */
-const Shape *replay_shape_of(Replay *r, uint32_t call);
-/* Each call's instance (its group, or its pair of ranks) and the shapes
- * each instance has used; which links the detailed ranks' traffic uses;
- * whether copy i of the job's traffic for call meets it. */
+/* The GPUs of a call: its group's ranks, or a transfer's source and
+ * destination (in pair). */
+uint32_t replay_call_gpus(const Replay *r, uint32_t call, const uint32_t **gpus, uint32_t pair[2]);
+/* Each call's instance (its group, or its pair of ranks); every call's
+ * shape, prepared in the session before the run (false and error when
+ * one cannot run); which links the detailed ranks' traffic uses; whether
+ * copy i of the job's traffic for call meets it. */
 void replay_index_instances(Replay *r);
-void replay_shapes_init(Replay *r);
+bool replay_prepare(Replay *r, GError **error);
 void replay_mark_used(Replay *r);
 bool replay_copy_needed(Replay *r, uint32_t call, uint32_t i);

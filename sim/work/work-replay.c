@@ -60,7 +60,7 @@ static void
 call_ctas(Replay *r, uint32_t call, int64_t delta)
 {
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
-    uint32_t n = r->calls[call].shape->n_channels;
+    uint32_t n = coll_session_channels(r->session, r->call_shape[call]);
     if (c->group == WORK_NONE || n == 0)
         return;
     uint64_t now = sim_engine_now(r->engine);
@@ -86,34 +86,17 @@ start_call(Replay *r, uint32_t call)
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
     uint64_t now = sim_engine_now(r->engine);
     cs->started = true;
-    cs->t0 = now;
-    cs->shape = replay_shape_of(r, call);
     call_ctas(r, call, +1);
     for (uint32_t k = 0; k < c->n_tasks; k++)
         r->start[g_array_index(r->m->call_tasks, uint32_t, c->task0 + k)] = now;
-    if (r->analytic) {
-        SimEvent *ev = sim_engine_schedule(r->engine, now + cs->shape->total_ps, 0, r->h_call_end);
-        ev->target = call;
-        return;
-    }
-    GArray *flows = replay_pattern(r, call, 0, cs->shape->flow_scale);
-    cs->flows_left = flows->len;
-    r->n_flows += flows->len;
-    replay_issue(r->net, r->graph, flows, r->h_flow, call);
-    g_array_unref(flows);
-    for (uint32_t i = 1; i < r->n_copies; i++) {
-        if (!replay_copy_needed(r, call, i))
-            continue;
-        GArray *copy = replay_pattern(r, call, (uint32_t)work_stream_copy_offset(r->s, i),
-                                      cs->shape->flow_scale);
-        r->n_mirror_flows += copy->len;
-        replay_issue(r->net, r->graph, copy, r->h_mirror, call);
-        g_array_unref(copy);
-    }
-    if (cs->flows_left == 0) {
-        SimEvent *ev = sim_engine_schedule(r->engine, now + cs->shape->total_ps, 0, r->h_call_end);
-        ev->target = call;
-    }
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    replay_call_gpus(r, call, &gpus, pair);
+    uint32_t shape = r->call_shape[call];
+    coll_session_start(r->session, shape, gpus, call);
+    for (uint32_t i = 1; !r->analytic && i < r->n_copies; i++)
+        if (replay_copy_needed(r, call, i))
+            coll_session_load(r->session, shape, gpus, (uint32_t)work_stream_copy_offset(r->s, i));
 }
 
 static void
@@ -125,29 +108,6 @@ try_call(Replay *r, uint32_t call)
         (c->prev != WORK_NONE && !r->calls[c->prev].done))
         return;
     start_call(r, call);
-}
-
-static void
-on_flow(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    Replay *r = ctx;
-    CallState *cs = &r->calls[event->target];
-    if (--cs->flows_left > 0)
-        return;
-    /* The call ends as much later than alone as its flows did. */
-    uint64_t now = sim_engine_now(engine);
-    uint64_t late = now - cs->t0 > cs->shape->flows_ps ? now - cs->t0 - cs->shape->flows_ps : 0;
-    uint64_t end = MAX(now, cs->t0 + cs->shape->total_ps + late);
-    SimEvent *ev = sim_engine_schedule(engine, end, 0, r->h_call_end);
-    ev->target = event->target;
-}
-
-static void
-on_mirror(SimEngine *engine, const SimEvent *event, void *ctx)
-{
-    (void)engine;
-    (void)event;
-    (void)ctx;
 }
 
 static void
@@ -295,22 +255,15 @@ build_index(Replay *r)
 }
 
 static void
-shape_free(gpointer p)
-{
-    g_free(p);
-}
-
-static void
 replay_clear(Replay *r)
 {
     if (r->net != NULL)
         net_free(r->net);
     if (r->engine != NULL)
         sim_engine_free(r->engine);
-    g_hash_table_unref(r->shapes);
+    coll_session_free(r->session);
     g_free(r->call_instance);
-    if (r->instance_shapes != NULL)
-        g_ptr_array_unref(r->instance_shapes);
+    g_free(r->call_shape);
     g_free(r->copy_memo);
     if (r->instance_call != NULL)
         g_array_unref(r->instance_call);
@@ -359,24 +312,26 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
                                   result, error);
 }
 
-/* The engine, its handlers and the network, and the per-instance state of
- * replica traffic. */
-static void
-replay_start(Replay *r)
+/* Every call's shape, prepared before the run; the engine, its handlers
+ * and the network, lent to the session; the per-instance state of replica
+ * traffic. */
+static bool
+replay_start(Replay *r, GError **error)
 {
     r->n_copies = work_stream_n_copies(r->s);
     replay_index_instances(r);
-    replay_shapes_init(r);
+    if (!replay_prepare(r, error))
+        return false;
     if (r->n_copies > 1 && !r->analytic) {
         replay_mark_used(r);
         r->copy_memo = g_new0(guint8, (size_t)r->n_instances * r->n_copies);
     }
     r->engine = sim_engine_new();
     r->h_compute = sim_engine_register(r->engine, "work-compute", on_compute, r);
-    r->h_flow = sim_engine_register(r->engine, "work-flow", on_flow, r);
-    r->h_mirror = sim_engine_register(r->engine, "work-mirror", on_mirror, r);
     r->h_call_end = sim_engine_register(r->engine, "work-call-end", on_call_end, r);
     r->net = net_new(r->fidelity, r->engine, r->graph, r->router, NULL);
+    coll_session_attach(r->session, r->engine, r->net, r->h_call_end, r->m->calls->len);
+    return true;
 }
 
 /* Runs the step to its end; r->error when it cannot run (compute past the
@@ -417,9 +372,8 @@ replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
     for (uint32_t g = 0; g < stream->n_gpus; g++)
         g_assert(r->next_compute[g] == r->x->compute0[g + 1] && !r->busy[g]);
     result->n_calls = r->m->calls->len;
-    result->n_flows = r->n_flows;
-    result->n_mirror_flows = r->n_mirror_flows;
-    result->n_shapes = g_hash_table_size(r->shapes);
+    coll_session_counts(r->session, &result->n_flows, &result->n_mirror_flows);
+    result->n_shapes = coll_session_n_shapes(r->session);
     SimEngineStats es;
     sim_engine_get_stats(r->engine, &es);
     result->n_events = es.n_events_executed;
@@ -455,14 +409,13 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
     /* A transfer's kernel, queued behind the work before it: its setup and
      * the stream's gap (the host issued it ahead). */
     const HwRuntime *rt = system->runtime;
-    r.launch_ps = rt != NULL ? rt->kernel_setup_ps + rt->kernel_gap_ps : 0;
-    r.shapes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shape_free);
+    uint64_t launch_ps = rt != NULL ? rt->kernel_setup_ps + rt->kernel_gap_ps : 0;
+    r.session = coll_session_new(system, graph, router, r.fidelity, analytic, launch_ps);
     build_index(&r);
-    if (!apply_stragglers(&r, stragglers, error)) {
+    if (!apply_stragglers(&r, stragglers, error) || !replay_start(&r, error)) {
         replay_clear(&r);
         return false;
     }
-    replay_start(&r);
     NetLinkLoad *load = NULL;
     if (link_bin_ps > 0) {
         load = net_link_load_new(topo_graph_n_links(graph), link_bin_ps, WORK_REPLAY_LINK_BINS);

@@ -5,12 +5,16 @@
  * transfers (the bubble (p - 1) / (m + p - 1) when they are free); a
  * data-parallel all-reduce is hidden behind a long enough backward and
  * fully exposed without one, the backward running on the SMs the
- * all-reduce's CTAs leave while they overlap; calls that share links slow each other down,
- * calls on disjoint links do not; replicas and replica members stand for
- * ranks with the same tasks. Times of one call or transfer alone are
- * measured by replaying it alone, so the identities hold whatever the
- * collectives layer's costs are. */
+ * all-reduce's CTAs leave while they overlap; one call alone takes
+ * coll_run's time wherever its GPUs are; twin NVLS calls on the same GPUs
+ * end later by exactly what their flows take longer; calls that share
+ * links slow each other down, calls on disjoint links do not; replicas and replica members stand
+ * for ranks with the same tasks. Times of one call or transfer alone are measured by replaying it
+ * alone, so the identities hold whatever the collectives layer's costs are. */
+#include <math.h>
+
 #include "coll/coll-run.h"
+#include "coll/coll-session.h"
 #include "core/core-time.h"
 #include "work/work-replay.h"
 #include "work/work-stream.h"
@@ -392,6 +396,118 @@ two_at_once_ps(const WorkTestFabric *f, const uint32_t a[2], const uint32_t b[2]
     return step_of(f, s, "two at once");
 }
 
+/* coll_run's time for op of bytes on ranks, and the algorithm it ran. */
+static uint64_t
+coll_run_ps(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op, uint64_t bytes,
+            CollAlgo *algo)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CollComm) comm = coll_comm_new_gpus(f->system, f->graph, f->router, ranks, n, &error);
+    ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
+    CollCall call = {.op = op, .n_bytes = bytes, .elem_bytes = 2};
+    CollResult res;
+    ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &res, &error), "%s",
+                  error ? error->message : "");
+    if (algo != NULL)
+        *algo = res.algo;
+    return res.time_ps;
+}
+
+/* One call alone in the replayer takes exactly coll_run's time, wherever
+ * its GPUs are (the session lays a shape out on the first nodes and
+ * starts it on the call's): all_reduces on node 1's eight GPUs, on two of
+ * them, on all sixteen, and an all_gather on GPU 3 of each node. */
+START_TEST(one_call_alone_is_coll_run)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 2);
+    uint32_t node1[8] = {8, 9, 10, 11, 12, 13, 14, 15}, pair[2] = {10, 11}, rail[2] = {3, 11};
+    uint32_t all[16];
+    for (uint32_t i = 0; i < 16; i++)
+        all[i] = i;
+    const struct {
+        const uint32_t *ranks;
+        uint32_t n;
+        CollOp op;
+    } cases[] = {{node1, 8, COLL_OP_ALL_REDUCE},
+                 {pair, 2, COLL_OP_ALL_REDUCE},
+                 {all, 16, COLL_OP_ALL_REDUCE},
+                 {rail, 2, COLL_OP_ALL_GATHER}};
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        uint64_t bytes = 32 << 20;
+        uint64_t replayed = coll_alone_ps(&f, cases[k].ranks, cases[k].n, cases[k].op, bytes);
+        uint64_t run = coll_run_ps(&f, cases[k].ranks, cases[k].n, cases[k].op, bytes, NULL);
+        ck_assert_msg(replayed == run,
+                      "case %zu: replayed %" G_GUINT64_FORMAT " ps, coll_run %" G_GUINT64_FORMAT
+                      " ps",
+                      k, replayed, run);
+    }
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* The flow engine's time for flow f of a call's traffic alone on its
+ * one-hop path, when its link carries only it and `twins` more like it:
+ * its link's latency, then its copies x twins draining at the link's
+ * rate, each byte weighed with its packets' headers (a float, as
+ * net-flow.c keeps it). */
+static uint64_t
+one_hop_flow_ps(const WorkTestFabric *f, const CollFlow *x, uint32_t twins)
+{
+    TopoRoute route;
+    ck_assert(topo_router_route(f->router, x->src, x->dst, &route));
+    ck_assert_uint_eq(route.n_paths, 1);
+    ck_assert_uint_eq(route.path[0].n_hops, 1);
+    const TopoLink *link = topo_graph_link(f->graph, route.path[0].link[0]);
+    uint64_t payload = net_payload_bytes(link->spec, NET_ISSUER_SM);
+    double weight = 1.0 + (double)((x->bytes + payload - 1) / payload *
+                                   net_header_bytes(link->spec, NET_ISSUER_SM)) /
+                              (double)x->bytes;
+    double rate = (double)link->bytes_per_s / ((double)(float)weight * x->copies * twins);
+    double t = (double)x->bytes / rate * (double)SIM_PS_PER_S;
+    return link->latency_ps + (uint64_t)ceil(t - 1e-6);
+}
+
+/* Twins: the same NVLS all_reduce on the same eight GPUs from two groups
+ * (tensor and data parallel) at once. NVLS's flows each go straight from
+ * a GPU to a switch or back, one flow a link and unpaced, so a flow's
+ * time is its link's latency and its bytes drained at the link's rate
+ * (the session's time for the call's flows alone is the slowest of
+ * them). At once every link carries each flow twice: the calls end at
+ * their time alone plus what their slowest flow took longer. */
+START_TEST(twin_nvls_calls_pay_their_drain_again)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint64_t bytes = 64 << 20;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CollComm) comm = coll_comm_new_gpus(f.system, f.graph, f.router, ranks, 8, &error);
+    CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = bytes, .elem_bytes = 2};
+    CollResult res;
+    g_autoptr(GArray) traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
+    ck_assert(coll_run_traffic(comm, &call, NET_FIDELITY_FLOW, &res, traffic, &error));
+    ck_assert_int_eq(res.algo, COLL_ALGO_NVLS);
+    uint64_t alone_flows = 0, twin_flows = 0;
+    for (guint i = 0; i < traffic->len; i++) {
+        const CollFlow *x = &g_array_index(traffic, CollFlow, i);
+        alone_flows = MAX(alone_flows, one_hop_flow_ps(&f, x, 1));
+        twin_flows = MAX(twin_flows, one_hop_flow_ps(&f, x, 2));
+    }
+    g_autoptr(CollSession) session =
+        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0);
+    uint32_t shape = coll_session_prepare(session, COLL_OP_ALL_REDUCE, bytes, ranks, 8, &error);
+    ck_assert_msg(shape != COLL_SESSION_NONE, "%s", error ? error->message : "");
+    ck_assert_uint_eq(coll_session_flows_ps(session, shape), alone_flows);
+    ck_assert_uint_eq(coll_alone_ps(&f, ranks, 8, COLL_OP_ALL_REDUCE, bytes), res.time_ps);
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    coll_on_all(s, WORK_CAT_DP, ranks, 8, COLL_OP_ALL_REDUCE, bytes);
+    coll_on_all(s, WORK_CAT_TP, ranks, 8, COLL_OP_ALL_REDUCE, bytes);
+    ck_assert_uint_eq(step_of(&f, s, "twins"), res.time_ps + twin_flows - alone_flows);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
 /* On NVSwitch, {0, 1} and {2, 3} use four GPUs' own links: at once they
  * take exactly as long as alone. */
 START_TEST(disjoint_groups_do_not_contend)
@@ -567,6 +683,8 @@ work_replay_suite(void)
     tcase_add_test(tc, disjoint_groups_do_not_contend);
     tcase_add_test(tc, groups_sharing_a_gpu_contend);
     tcase_add_test(tc, groups_across_nodes_contend_on_a_shared_nic);
+    tcase_add_test(tc, one_call_alone_is_coll_run);
+    tcase_add_test(tc, twin_nvls_calls_pay_their_drain_again);
     tcase_add_test(tc, calls_on_a_group_are_serial);
     suite_add_tcase(s, tc);
     tc = tcase_create("replicas");

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The collective session (see coll-session.h). Prepared shapes live in
+ * arrays: their flows' endpoints are stored as a rank of the call, a
+ * vertex of one of the call's nodes (by its place in the node), or a
+ * fabric vertex, so that starting a shape on other GPUs only computes
+ * vertex numbers. */
+#include "coll/coll-session.h"
+
+#include "coll/coll-run.h"
+
+#define NONE UINT32_MAX
+
+/* Where a flow starts or ends: the GPU of the call's rank `rank`; else
+ * vertex `vertex` of node ordinal `ordinal` (the call's nodes in order of
+ * their ranks, the vertex by its place in the node); else (ordinal NONE)
+ * fabric vertex `vertex`. */
+typedef struct Endpoint {
+    uint32_t rank, ordinal, vertex;
+} Endpoint;
+
+typedef struct SessionFlow {
+    Endpoint src, dst;
+    uint64_t bytes, max_bytes_per_s;
+    uint32_t copies;
+} SessionFlow;
+
+typedef struct Prepared {
+    uint64_t alone_ps, flows_ps;
+    uint32_t n_channels;
+    uint32_t flow0, n_flows;       /* into flows */
+    uint32_t ordinal0, n_ordinals; /* into ordinal_rank */
+} Prepared;
+
+/* A started call. */
+typedef struct Slot {
+    uint64_t t0;
+    uint32_t shape, flows_left;
+} Slot;
+
+struct CollSession {
+    const HwSystem *system;
+    const TopoGraph *graph;
+    const TopoRouter *router;
+    NetFidelity fidelity;
+    bool analytic;
+    uint64_t launch_ps;
+    uint32_t per_node;
+    GHashTable *by_key;   /* shape key -> index + 1 */
+    GArray *prepared;     /* Prepared */
+    GArray *flows;        /* SessionFlow */
+    GArray *ordinal_rank; /* uint32_t: per shape, the first rank of each of its nodes */
+    /* Run. */
+    SimEngine *engine;
+    NetModel *net;
+    SimHandlerId h_flow, h_load, on_end;
+    Slot *slots;
+    uint32_t n_tags;
+    uint64_t n_flows, n_load_flows;
+};
+
+#define PREPARED(s, i) (&g_array_index((s)->prepared, Prepared, i))
+
+CollSession *
+coll_session_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
+                 NetFidelity fidelity, bool analytic, uint64_t launch_ps)
+{
+    CollSession *s = g_new0(CollSession, 1);
+    s->system = system;
+    s->graph = graph;
+    s->router = router;
+    s->fidelity = fidelity;
+    s->analytic = analytic;
+    s->launch_ps = launch_ps;
+    s->per_node = graph->gpus->len;
+    s->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    s->prepared = g_array_new(FALSE, FALSE, sizeof(Prepared));
+    s->flows = g_array_new(FALSE, FALSE, sizeof(SessionFlow));
+    s->ordinal_rank = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    return s;
+}
+
+void
+coll_session_free(CollSession *s)
+{
+    if (s == NULL)
+        return;
+    g_hash_table_unref(s->by_key);
+    g_array_unref(s->prepared);
+    g_array_unref(s->flows);
+    g_array_unref(s->ordinal_rank);
+    g_free(s->slots);
+    g_free(s);
+}
+
+/* ---- Vertices. ---- */
+
+static uint32_t
+gpu_node(const CollSession *s, uint32_t gpu)
+{
+    return gpu / s->per_node;
+}
+
+/* The vertex of e for a shape started on gpus[i] + shift. */
+static uint32_t
+endpoint_vertex(const CollSession *s, const Prepared *p, const Endpoint *e, const uint32_t *gpus,
+                uint32_t shift)
+{
+    if (e->rank != NONE)
+        return topo_graph_gpu_vertex(s->graph, gpus[e->rank] + shift);
+    if (e->ordinal == NONE)
+        return e->vertex;
+    uint32_t first = g_array_index(s->ordinal_rank, uint32_t, p->ordinal0 + e->ordinal);
+    return gpu_node(s, gpus[first] + shift) * topo_graph_node_vertices(s->graph) + e->vertex;
+}
+
+/* Vertex v of a shape laid out on home, whose rank i's GPU is home[i] and
+ * whose node ordinal j is node j, as an endpoint. */
+static Endpoint
+endpoint_of(const CollSession *s, GHashTable *rank_of_vertex, uint32_t v)
+{
+    gpointer rank = g_hash_table_lookup(rank_of_vertex, GUINT_TO_POINTER(v + 1));
+    if (rank != NULL)
+        return (Endpoint){GPOINTER_TO_UINT(rank) - 1, NONE, NONE};
+    uint32_t node = topo_graph_vertex(s->graph, v)->node;
+    if (node == TOPO_NONE)
+        return (Endpoint){NONE, NONE, v};
+    uint32_t per = topo_graph_node_vertices(s->graph);
+    return (Endpoint){NONE, node, v - node * per};
+}
+
+/* ---- Preparing. ---- */
+
+/* Appends v in decimal and then c (a shape's key has a number for each of
+ * its GPUs: printf's cost was a sweep point's largest part). */
+static void
+append_number(GString *key, uint64_t v, char c)
+{
+    char digits[24];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    g_string_append_len(key, &digits[sizeof digits - n], (gssize)n);
+    g_string_append_c(key, c);
+}
+
+/* A shape's key: a collective's op or a transfer, its bytes, and where its
+ * GPUs sit: nodes by order of appearance (a new node is a new ordinal),
+ * GPUs by their place in the node. */
+static char *
+shape_key(const CollSession *s, bool transfer, CollOp op, uint64_t n_bytes, const uint32_t *gpus,
+          uint32_t n)
+{
+    GString *key = g_string_sized_new(32 + 8 * (gsize)n);
+    append_number(key, transfer, '/');
+    append_number(key, (uint64_t)op, '/');
+    append_number(key, n_bytes, ':');
+    uint32_t ordinal = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && gpu_node(s, gpus[i]) != gpu_node(s, gpus[i - 1]))
+            ordinal++;
+        append_number(key, ordinal, '.');
+        append_number(key, gpus[i] % s->per_node, ',');
+    }
+    return g_string_free(key, FALSE);
+}
+
+static void
+on_alone_done(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)event;
+    uint64_t *last = ctx;
+    *last = MAX(*last, sim_engine_now(engine));
+}
+
+static void issue(CollSession *s, NetModel *net, const Prepared *p, const uint32_t *gpus,
+                  uint32_t shift, SimHandlerId h, uint32_t tag);
+
+/* How long p's flows, on gpus, take alone on a fresh network. */
+static uint64_t
+flows_alone_ps(CollSession *s, const Prepared *p, const uint32_t *gpus)
+{
+    SimEngine *engine = sim_engine_new();
+    uint64_t last = 0;
+    SimHandlerId h = sim_engine_register(engine, "coll-session-alone", on_alone_done, &last);
+    NetModel *net = net_new(s->fidelity, engine, s->graph, s->router, NULL);
+    issue(s, net, p, gpus, 0, h, 0);
+    sim_engine_run(engine, SIM_TIME_NEVER);
+    net_free(net);
+    sim_engine_free(engine);
+    return last;
+}
+
+/* Stores traffic (CollFlow, between vertices of a layout on home) as p's
+ * flows; the first rank of each node ordinal. */
+static void
+store_flows(CollSession *s, Prepared *p, const GArray *traffic, const uint32_t *home, uint32_t n)
+{
+    g_autoptr(GHashTable) rank_of_vertex = g_hash_table_new(g_direct_hash, g_direct_equal);
+    p->ordinal0 = s->ordinal_rank->len;
+    for (uint32_t i = 0; i < n; i++) {
+        g_hash_table_insert(rank_of_vertex,
+                            GUINT_TO_POINTER(topo_graph_gpu_vertex(s->graph, home[i]) + 1),
+                            GUINT_TO_POINTER(i + 1));
+        if (i == 0 || gpu_node(s, home[i]) != gpu_node(s, home[i - 1])) {
+            g_array_append_val(s->ordinal_rank, i);
+            p->n_ordinals++;
+        }
+    }
+    p->flow0 = s->flows->len;
+    for (guint i = 0; i < traffic->len; i++) {
+        const CollFlow *f = &g_array_index(traffic, CollFlow, i);
+        SessionFlow sf = {endpoint_of(s, rank_of_vertex, f->src),
+                          endpoint_of(s, rank_of_vertex, f->dst), f->bytes, f->max_bytes_per_s,
+                          MAX(f->copies, 1)};
+        g_array_append_val(s->flows, sf);
+    }
+    p->n_flows = s->flows->len - p->flow0;
+}
+
+static uint32_t
+add_prepared(CollSession *s, char *key, const Prepared *p)
+{
+    g_array_append_val(s->prepared, *p);
+    g_hash_table_insert(s->by_key, key, GUINT_TO_POINTER(s->prepared->len));
+    return s->prepared->len - 1;
+}
+
+uint32_t
+coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t *gpus, uint32_t n,
+                     GError **error)
+{
+    char *key = shape_key(s, false, op, n_bytes, gpus, n);
+    gpointer found = g_hash_table_lookup(s->by_key, key);
+    if (found != NULL) {
+        g_free(key);
+        return GPOINTER_TO_UINT(found) - 1;
+    }
+    Prepared p = {0};
+    if (n < 2)
+        return add_prepared(s, key, &p);
+    /* The same GPUs of the first nodes (a symmetric system's others are
+     * alike): the collectives layer lays the schedule out there. */
+    g_autofree uint32_t *home = g_new(uint32_t, n);
+    for (uint32_t i = 0, node = 0; i < n; i++) {
+        if (i > 0 && gpu_node(s, gpus[i]) != gpu_node(s, gpus[i - 1]))
+            node++;
+        home[i] = node * s->per_node + gpus[i] % s->per_node;
+    }
+    g_autoptr(GError) err = NULL;
+    g_autoptr(CollComm) comm = coll_comm_new_gpus(s->system, s->graph, s->router, home, n, &err);
+    CollCall call = {.op = op, .n_bytes = n_bytes, .elem_bytes = 2};
+    CollResult res;
+    g_autoptr(GArray) traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
+    if (comm == NULL ||
+        !coll_run_traffic(comm, &call, s->fidelity, &res, s->analytic ? NULL : traffic, &err)) {
+        g_set_error(error, err->domain, err->code,
+                    "%s of %" G_GUINT64_FORMAT " bytes on %u GPUs from GPU %u: %s",
+                    coll_op_name(op), n_bytes, n, gpus[0], err->message);
+        g_free(key);
+        return COLL_SESSION_NONE;
+    }
+    p.alone_ps = res.time_ps;
+    p.n_channels = res.n_channels;
+    store_flows(s, &p, traffic, home, n);
+    if (!s->analytic)
+        p.flows_ps = flows_alone_ps(s, &p, home);
+    return add_prepared(s, key, &p);
+}
+
+uint32_t
+coll_session_prepare_transfer(CollSession *s, uint32_t src, uint32_t dst, uint64_t n_bytes)
+{
+    uint32_t gpus[2] = {src, dst};
+    char *key = shape_key(s, true, 0, n_bytes, gpus, 2);
+    gpointer found = g_hash_table_lookup(s->by_key, key);
+    if (found != NULL) {
+        g_free(key);
+        return GPOINTER_TO_UINT(found) - 1;
+    }
+    Prepared p = {.ordinal0 = s->ordinal_rank->len, .flow0 = s->flows->len, .n_flows = 1};
+    SessionFlow f = {{0, NONE, NONE}, {1, NONE, NONE}, n_bytes, 0, 1};
+    g_array_append_val(s->flows, f);
+    p.flows_ps = flows_alone_ps(s, &p, gpus);
+    p.alone_ps = p.flows_ps + s->launch_ps;
+    return add_prepared(s, key, &p);
+}
+
+uint32_t
+coll_session_n_shapes(const CollSession *s)
+{
+    return s->prepared->len;
+}
+
+uint64_t
+coll_session_alone_ps(const CollSession *s, uint32_t shape)
+{
+    return PREPARED(s, shape)->alone_ps;
+}
+
+uint32_t
+coll_session_channels(const CollSession *s, uint32_t shape)
+{
+    return PREPARED(s, shape)->n_channels;
+}
+
+uint64_t
+coll_session_flows_ps(const CollSession *s, uint32_t shape)
+{
+    return PREPARED(s, shape)->flows_ps;
+}
+
+uint32_t
+coll_session_n_flows(const CollSession *s, uint32_t shape)
+{
+    return PREPARED(s, shape)->n_flows;
+}
+
+/* ---- Running. ---- */
+
+/* Sends p's flows on gpus[i] + shift on net, each landing as an event of
+ * h for tag; the packet engine takes a flow's copies one by one. */
+static void
+issue(CollSession *s, NetModel *net, const Prepared *p, const uint32_t *gpus, uint32_t shift,
+      SimHandlerId h, uint32_t tag)
+{
+    for (uint32_t i = 0; i < p->n_flows; i++) {
+        const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
+        bool apart = s->fidelity == NET_FIDELITY_PACKET;
+        NetSend send = {
+            .src = endpoint_vertex(s, p, &f->src, gpus, shift),
+            .dst = endpoint_vertex(s, p, &f->dst, gpus, shift),
+            .n_bytes = f->bytes,
+            .channel = tag,
+            .path = NET_PATH_SPRAY,
+            .issuer = NET_ISSUER_SM,
+            .max_bytes_per_s = f->max_bytes_per_s,
+            .copies = apart ? 1 : f->copies,
+            .on_done = h,
+            .target = tag,
+        };
+        for (uint32_t k = 0; k < (apart ? f->copies : 1); k++)
+            net_send(net, &send);
+    }
+}
+
+/* The sends issue makes for p. */
+static uint32_t
+n_sends(const CollSession *s, const Prepared *p)
+{
+    if (s->fidelity != NET_FIDELITY_PACKET)
+        return p->n_flows;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_flows; i++)
+        n += g_array_index(s->flows, SessionFlow, p->flow0 + i).copies;
+    return n;
+}
+
+static void
+end_at(CollSession *s, uint64_t time_ps, uint32_t tag)
+{
+    SimEvent *ev = sim_engine_schedule(s->engine, time_ps, 0, s->on_end);
+    ev->target = tag;
+}
+
+/* A started call's flow landed; with its last, the call ends as much later
+ * than alone as its flows did. */
+static void
+on_flow(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    CollSession *s = ctx;
+    Slot *slot = &s->slots[event->target];
+    if (--slot->flows_left > 0)
+        return;
+    const Prepared *p = PREPARED(s, slot->shape);
+    uint64_t now = sim_engine_now(engine);
+    uint64_t took = now - slot->t0;
+    uint64_t late = took > p->flows_ps ? took - p->flows_ps : 0;
+    end_at(s, MAX(now, slot->t0 + p->alone_ps + late), event->target);
+}
+
+static void
+on_load(SimEngine *engine, const SimEvent *event, void *ctx)
+{
+    (void)engine;
+    (void)event;
+    (void)ctx;
+}
+
+void
+coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandlerId on_end,
+                    uint32_t n_tags)
+{
+    g_return_if_fail(s->engine == NULL);
+    s->engine = engine;
+    s->net = net;
+    s->on_end = on_end;
+    s->h_flow = sim_engine_register(engine, "coll-session-flow", on_flow, s);
+    s->h_load = sim_engine_register(engine, "coll-session-load", on_load, s);
+    s->slots = g_new0(Slot, MAX(n_tags, 1));
+    s->n_tags = n_tags;
+}
+
+void
+coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t tag)
+{
+    g_return_if_fail(tag < s->n_tags && shape < s->prepared->len);
+    const Prepared *p = PREPARED(s, shape);
+    uint64_t now = sim_engine_now(s->engine);
+    Slot *slot = &s->slots[tag];
+    *slot = (Slot){.t0 = now, .shape = shape};
+    if (s->analytic || p->n_flows == 0) {
+        end_at(s, now + p->alone_ps, tag);
+        return;
+    }
+    slot->flows_left = n_sends(s, p);
+    s->n_flows += slot->flows_left;
+    issue(s, s->net, p, gpus, 0, s->h_flow, tag);
+}
+
+void
+coll_session_load(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift)
+{
+    g_return_if_fail(shape < s->prepared->len);
+    const Prepared *p = PREPARED(s, shape);
+    if (s->analytic)
+        return;
+    s->n_load_flows += n_sends(s, p);
+    issue(s, s->net, p, gpus, shift, s->h_load, 0);
+}
+
+bool
+coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift,
+                   guint8 *bits, const guint8 *test)
+{
+    const Prepared *p = PREPARED(s, shape);
+    bool hit = false;
+    for (uint32_t i = 0; i < p->n_flows; i++) {
+        const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
+        TopoRoute route;
+        if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
+                               endpoint_vertex(s, p, &f->dst, gpus, shift), &route))
+            continue;
+        for (uint32_t k = 0; k < route.n_paths; k++)
+            for (uint32_t h = 0; h < route.path[k].n_hops; h++) {
+                uint32_t l = route.path[k].link[h];
+                if (bits != NULL)
+                    bits[l / 8] |= (guint8)(1u << (l % 8));
+                if (test != NULL && (test[l / 8] & (1u << (l % 8))))
+                    hit = true;
+            }
+    }
+    return hit;
+}
+
+void
+coll_session_counts(const CollSession *s, uint64_t *n_flows, uint64_t *n_load_flows)
+{
+    *n_flows = s->n_flows;
+    *n_load_flows = s->n_load_flows;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A collective session: the calls of a run that shares one engine and one
+ * network with other work (a training step's compute, its other calls and
+ * transfers): CODES' request and completion, one level up.
+ *
+ * Before the run, each call shape is prepared once: its time alone
+ * (coll_run: NCCL's choice and its schedule, on GPUs that sit in their
+ * nodes as the call's do, on the first nodes) and the traffic of that
+ * schedule, one flow per connection of the algorithm NCCL picked (ring,
+ * tree, NVLS, NVLS-tree, direct ...; coll_run_traffic), with how long
+ * those flows take alone. A transfer (one rank's send to another) is
+ * prepared the same way: one flow, and its kernel's launch.
+ *
+ * During the run (coll_session_attach: the caller's engine and network,
+ * borrowed) a prepared call starts on its own GPUs: its flows go on the
+ * network relocated there (a rank's flows to its GPU, a node's switches
+ * to the node of the call's ranks), and it ends as much later than alone
+ * as its flows take longer than alone:
+ *     end = start + alone + max(0, flows here - flows alone),
+ * so a call alone ends exactly when coll_run says, and one whose links
+ * are shared ends later by what the sharing costs its traffic. Starting
+ * allocates nothing and looks nothing up.
+ *
+ * What a shared network sees of a call is its connections' bytes, each
+ * over the call's time as a fluid flow, not its messages one by one (a
+ * training step makes thousands of calls; their messages would be most
+ * of its events). Symmetric systems are assumed: a shape's cost is
+ * measured once, where its GPUs sit in their nodes.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "core/core-engine.h"
+#include "hw/hw-system.h"
+#include "net/net.h"
+#include "topo/topo-graph.h"
+#include "topo/topo-route.h"
+
+#define COLL_SESSION_NONE UINT32_MAX
+
+typedef struct CollSession CollSession;
+
+/* Calls on system's graph at fidelity. analytic: calls take their time
+ * alone and put nothing on the network (their traffic is not laid out).
+ * launch_ps: what a transfer's kernel adds to its flow. */
+CollSession *coll_session_new(const HwSystem *system, const TopoGraph *graph,
+                              const TopoRouter *router, NetFidelity fidelity, bool analytic,
+                              uint64_t launch_ps);
+void coll_session_free(CollSession *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollSession, coll_session_free)
+
+/* Prepares op of n_bytes (nccl-tests' size, 2-byte elements) on the n
+ * GPUs gpus (ascending global numbers, as coll_comm_new_gpus takes them)
+ * and returns its shape, the one of every call of the same op and size
+ * whose GPUs sit in their nodes alike; COLL_SESSION_NONE and error when
+ * the collectives layer cannot run it. One GPU: a call of no time. */
+uint32_t coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t *gpus,
+                              uint32_t n, GError **error);
+/* Prepares a transfer of n_bytes from GPU src to GPU dst. */
+uint32_t coll_session_prepare_transfer(CollSession *s, uint32_t src, uint32_t dst,
+                                       uint64_t n_bytes);
+
+uint32_t coll_session_n_shapes(const CollSession *s);
+/* A shape's time alone, and the channels its kernel runs (one CTA each on
+ * every GPU of the call; 0 for a transfer). */
+uint64_t coll_session_alone_ps(const CollSession *s, uint32_t shape);
+uint32_t coll_session_channels(const CollSession *s, uint32_t shape);
+/* How long its flows take alone, and how many there are. */
+uint64_t coll_session_flows_ps(const CollSession *s, uint32_t shape);
+uint32_t coll_session_n_flows(const CollSession *s, uint32_t shape);
+
+/* Runs calls on engine and net (borrowed; net on engine, of the session's
+ * fidelity): a started call's end is an event of handler on_end with the
+ * call's tag as target; tags are below n_tags. Once. */
+void coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandlerId on_end,
+                         uint32_t n_tags);
+/* Starts shape now on gpus (the call's, as prepared: its ranks' GPUs, or
+ * a transfer's source and destination), tagged tag. */
+void coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t tag);
+/* Puts shape's traffic on gpus[i] + shift on the network and waits for
+ * nothing (the copy of a call a replica makes). */
+void coll_session_load(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift);
+/* The links shape's traffic on gpus[i] + shift crosses: set in bits when
+ * it is not NULL; true when one of them is set in test (not NULL). */
+bool coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift,
+                        guint8 *bits, const guint8 *test);
+/* Flows put on the network since attach: by started calls, and by loads. */
+void coll_session_counts(const CollSession *s, uint64_t *n_flows, uint64_t *n_load_flows);
