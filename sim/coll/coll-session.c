@@ -29,12 +29,15 @@ typedef struct Prepared {
     uint32_t n_channels;
     uint32_t flow0, n_flows;       /* into flows */
     uint32_t ordinal0, n_ordinals; /* into ordinal_rank */
+    bool transfer;                 /* its ranks are a source and a destination */
 } Prepared;
 
-/* A started call. */
+/* A started call: its GPUs (the caller's, or a transfer's two, copied). */
 typedef struct Slot {
     uint64_t t0;
     uint32_t shape, flows_left;
+    const uint32_t *gpus;
+    uint32_t pair[2];
 } Slot;
 
 struct CollSession {
@@ -56,6 +59,13 @@ struct CollSession {
     Slot *slots;
     uint32_t n_tags;
     uint64_t n_flows, n_load_flows;
+    /* Analytic: the rate (payload bytes/s) the calls and loads in flight
+     * ask of each link, what each link can carry, and the links a call's
+     * demand touched (a list, and a mark each). */
+    double *demand, *capacity;
+    uint32_t *touched;
+    uint32_t n_touched;
+    guint8 *marked;
 };
 
 #define PREPARED(s, i) (&g_array_index((s)->prepared, Prepared, i))
@@ -89,6 +99,10 @@ coll_session_free(CollSession *s)
     g_array_unref(s->flows);
     g_array_unref(s->ordinal_rank);
     g_free(s->slots);
+    g_free(s->demand);
+    g_free(s->capacity);
+    g_free(s->touched);
+    g_free(s->marked);
     g_free(s);
 }
 
@@ -253,8 +267,7 @@ coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t
     CollCall call = {.op = op, .n_bytes = n_bytes, .elem_bytes = 2};
     CollResult res;
     g_autoptr(GArray) traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
-    if (comm == NULL ||
-        !coll_run_traffic(comm, &call, s->fidelity, &res, s->analytic ? NULL : traffic, &err)) {
+    if (comm == NULL || !coll_run_traffic(comm, &call, s->fidelity, &res, traffic, &err)) {
         g_set_error(error, err->domain, err->code,
                     "%s of %" G_GUINT64_FORMAT " bytes on %u GPUs from GPU %u: %s",
                     coll_op_name(op), n_bytes, n, gpus[0], err->message);
@@ -279,7 +292,7 @@ coll_session_prepare_transfer(CollSession *s, uint32_t src, uint32_t dst, uint64
         g_free(key);
         return GPOINTER_TO_UINT(found) - 1;
     }
-    Prepared p = {.ordinal0 = s->ordinal_rank->len, .flow0 = s->flows->len, .n_flows = 1};
+    Prepared p = {.flow0 = s->flows->len, .n_flows = 1, .transfer = true};
     SessionFlow f = {{0, NONE, NONE}, {1, NONE, NONE}, n_bytes, 0, 1};
     g_array_append_val(s->flows, f);
     p.flows_ps = flows_alone_ps(s, &p, gpus);
@@ -388,6 +401,58 @@ on_load(SimEngine *engine, const SimEvent *event, void *ctx)
     (void)ctx;
 }
 
+/* Adds sign x the rate p's traffic on gpus[i] + shift asks of each link
+ * it crosses (its bytes over the time its flows take alone, sprayed over
+ * a route's paths by weight), listing the links. */
+static void
+add_demand(CollSession *s, const Prepared *p, const uint32_t *gpus, uint32_t shift, double sign)
+{
+    if (p->alone_ps == 0)
+        return;
+    double per_byte = sign * (double)SIM_PS_PER_S / (double)p->alone_ps;
+    for (uint32_t i = 0; i < p->n_flows; i++) {
+        const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
+        TopoRoute route;
+        if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
+                               endpoint_vertex(s, p, &f->dst, gpus, shift), &route))
+            continue;
+        double rate = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
+        for (uint32_t k = 0; k < route.n_paths; k++)
+            for (uint32_t h = 0; h < route.path[k].n_hops; h++) {
+                uint32_t l = route.path[k].link[h];
+                s->demand[l] += rate * route.path[k].weight;
+                if (!s->marked[l]) {
+                    s->marked[l] = 1;
+                    s->touched[s->n_touched++] = l;
+                }
+            }
+    }
+}
+
+/* The most any link a call touched is asked beyond what it carries (1:
+ * none is), and the marks cleared. */
+static double
+stretch_of_touched(CollSession *s)
+{
+    double stretch = 1.0;
+    for (uint32_t k = 0; k < s->n_touched; k++) {
+        uint32_t l = s->touched[k];
+        if (s->capacity[l] > 0)
+            stretch = MAX(stretch, s->demand[l] / s->capacity[l]);
+        s->marked[l] = 0;
+    }
+    s->n_touched = 0;
+    return stretch;
+}
+
+static void
+clear_touched(CollSession *s)
+{
+    for (uint32_t k = 0; k < s->n_touched; k++)
+        s->marked[s->touched[k]] = 0;
+    s->n_touched = 0;
+}
+
 void
 coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandlerId on_end,
                     uint32_t n_tags)
@@ -400,6 +465,20 @@ coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandler
     s->h_load = sim_engine_register(engine, "coll-session-load", on_load, s);
     s->slots = g_new0(Slot, MAX(n_tags, 1));
     s->n_tags = n_tags;
+    if (!s->analytic)
+        return;
+    uint32_t n_links = topo_graph_n_links(s->graph);
+    s->demand = g_new0(double, MAX(n_links, 1));
+    s->capacity = g_new0(double, MAX(n_links, 1));
+    s->touched = g_new(uint32_t, MAX(n_links, 1));
+    s->marked = g_new0(guint8, MAX(n_links, 1));
+    /* A link carries payload at its rate less its packets' headers. */
+    for (uint32_t l = 0; l < n_links; l++) {
+        const TopoLink *link = topo_graph_link(s->graph, l);
+        double payload = (double)net_payload_bytes(link->spec, NET_ISSUER_SM);
+        double header = (double)net_header_bytes(link->spec, NET_ISSUER_SM);
+        s->capacity[l] = (double)link->bytes_per_s * payload / (payload + header);
+    }
 }
 
 void
@@ -409,8 +488,22 @@ coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_
     const Prepared *p = PREPARED(s, shape);
     uint64_t now = sim_engine_now(s->engine);
     Slot *slot = &s->slots[tag];
-    *slot = (Slot){.t0 = now, .shape = shape};
-    if (s->analytic || p->n_flows == 0) {
+    *slot = (Slot){.t0 = now, .shape = shape, .gpus = gpus};
+    if (p->transfer) {
+        slot->pair[0] = gpus[0];
+        slot->pair[1] = gpus[1];
+        slot->gpus = slot->pair;
+    }
+    if (s->analytic) {
+        /* Its flows slowed by the most any of its links is asked beyond
+         * what it carries, by the calls in flight and this one. */
+        add_demand(s, p, slot->gpus, 0, 1.0);
+        double stretch = stretch_of_touched(s);
+        uint64_t late = (uint64_t)((stretch - 1.0) * (double)p->alone_ps);
+        end_at(s, now + p->alone_ps + late, tag);
+        return;
+    }
+    if (p->n_flows == 0) {
         end_at(s, now + p->alone_ps, tag);
         return;
     }
@@ -420,16 +513,39 @@ coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_
 }
 
 void
+coll_session_end(CollSession *s, uint32_t tag)
+{
+    g_return_if_fail(tag < s->n_tags);
+    if (!s->analytic)
+        return;
+    const Slot *slot = &s->slots[tag];
+    add_demand(s, PREPARED(s, slot->shape), slot->gpus, 0, -1.0);
+    clear_touched(s);
+}
+
+void
 coll_session_load(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift)
 {
     g_return_if_fail(shape < s->prepared->len);
     const Prepared *p = PREPARED(s, shape);
-    if (s->analytic)
+    if (s->analytic) {
+        add_demand(s, p, gpus, shift, 1.0);
+        clear_touched(s);
         return;
+    }
     s->n_load_flows += n_sends(s, p);
     issue(s, s->net, p, gpus, shift, s->h_load, 0);
 }
 
+void
+coll_session_unload(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift)
+{
+    g_return_if_fail(shape < s->prepared->len);
+    if (!s->analytic)
+        return;
+    add_demand(s, PREPARED(s, shape), gpus, shift, -1.0);
+    clear_touched(s);
+}
 bool
 coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift,
                    guint8 *bits, const guint8 *test)

@@ -26,6 +26,16 @@
  * training step makes thousands of calls; their messages would be most
  * of its events). Symmetric systems are assumed: a shape's cost is
  * measured once, where its GPUs sit in their nodes.
+ *
+ * Analytic (no flows on the network, and none simulated but a transfer's
+ * own): each call and load in flight asks of every link its traffic
+ * crosses the rate of its bytes over its time alone; a call starting when
+ * some link of its own is asked for more than it carries (its rate less
+ * its packets' headers) by everything in flight, itself included, is
+ * slowed by the worst such ratio r: end = start + alone x r. A closed
+ * form, one event a call: what it leaves out is that a call starting
+ * later slows the ones already running, and max-min's sharing between
+ * unequal flows.
  */
 #pragma once
 
@@ -44,9 +54,10 @@
 
 typedef struct CollSession CollSession;
 
-/* Calls on system's graph at fidelity. analytic: calls take their time
- * alone and put nothing on the network (their traffic is not laid out).
- * launch_ps: what a transfer's kernel adds to its flow. */
+/* Calls on system's graph at fidelity. analytic: calls put nothing on the
+ * network and take their time alone, stretched by a closed form of what
+ * their links are asked for. launch_ps: what a transfer's kernel adds to
+ * its flow. */
 CollSession *coll_session_new(const HwSystem *system, const TopoGraph *graph,
                               const TopoRouter *router, NetFidelity fidelity, bool analytic,
                               uint64_t launch_ps);
@@ -69,7 +80,8 @@ uint32_t coll_session_n_shapes(const CollSession *s);
  * every GPU of the call; 0 for a transfer). */
 uint64_t coll_session_alone_ps(const CollSession *s, uint32_t shape);
 uint32_t coll_session_channels(const CollSession *s, uint32_t shape);
-/* How long its flows take alone, and how many there are. */
+/* How long its flows take alone (0 analytic, but for a transfer), and
+ * how many there are. */
 uint64_t coll_session_flows_ps(const CollSession *s, uint32_t shape);
 uint32_t coll_session_n_flows(const CollSession *s, uint32_t shape);
 
@@ -78,12 +90,19 @@ uint32_t coll_session_n_flows(const CollSession *s, uint32_t shape);
  * call's tag as target; tags are below n_tags. Once. */
 void coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandlerId on_end,
                          uint32_t n_tags);
-/* Starts shape now on gpus (the call's, as prepared: its ranks' GPUs, or
- * a transfer's source and destination), tagged tag. */
+/* Starts shape now on gpus (the call's, as prepared: its ranks' GPUs,
+ * valid until coll_session_end; or a transfer's source and destination,
+ * copied), tagged tag. */
 void coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t tag);
+/* The caller has handled the end of the call tagged tag: analytic, what
+ * it asked of its links is free again. */
+void coll_session_end(CollSession *s, uint32_t tag);
 /* Puts shape's traffic on gpus[i] + shift on the network and waits for
- * nothing (the copy of a call a replica makes). */
+ * nothing (the copy of a call a replica makes); analytic, asks its links
+ * for its rate until coll_session_unload of the same. Loads of a call go
+ * before its start, which they may slow. */
 void coll_session_load(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift);
+void coll_session_unload(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift);
 /* The links shape's traffic on gpus[i] + shift crosses: set in bits when
  * it is not NULL; true when one of them is set in test (not NULL). */
 bool coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift,

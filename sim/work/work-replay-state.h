@@ -23,7 +23,7 @@ typedef struct Replay {
     const TopoGraph *graph;
     const TopoRouter *router;
     NetFidelity fidelity;
-    bool analytic; /* no shared network: calls take their time alone */
+    bool analytic; /* no shared network: calls take their time alone, stretched */
     SimEngine *engine;
     NetModel *net;
     CollSession *session; /* the calls' costs alone and their traffic */

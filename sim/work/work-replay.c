@@ -93,10 +93,26 @@ start_call(Replay *r, uint32_t call)
     uint32_t pair[2];
     replay_call_gpus(r, call, &gpus, pair);
     uint32_t shape = r->call_shape[call];
-    coll_session_start(r->session, shape, gpus, call);
-    for (uint32_t i = 1; !r->analytic && i < r->n_copies; i++)
+    for (uint32_t i = 1; i < r->n_copies; i++)
         if (replay_copy_needed(r, call, i))
             coll_session_load(r->session, shape, gpus, (uint32_t)work_stream_copy_offset(r->s, i));
+    coll_session_start(r->session, shape, gpus, call);
+}
+
+/* The call's end, and its replicas' copies', in the session. */
+static void
+end_call(Replay *r, uint32_t call)
+{
+    coll_session_end(r->session, call);
+    if (!r->analytic)
+        return;
+    const uint32_t *gpus;
+    uint32_t pair[2];
+    replay_call_gpus(r, call, &gpus, pair);
+    for (uint32_t i = 1; i < r->n_copies; i++)
+        if (replay_copy_needed(r, call, i))
+            coll_session_unload(r->session, r->call_shape[call], gpus,
+                                (uint32_t)work_stream_copy_offset(r->s, i));
 }
 
 static void
@@ -116,6 +132,7 @@ on_call_end(SimEngine *engine, const SimEvent *event, void *ctx)
     (void)engine;
     Replay *r = ctx;
     uint32_t call = event->target;
+    end_call(r, call);
     r->calls[call].done = true;
     call_ctas(r, call, -1);
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
@@ -322,7 +339,7 @@ replay_start(Replay *r, GError **error)
     replay_index_instances(r);
     if (!replay_prepare(r, error))
         return false;
-    if (r->n_copies > 1 && !r->analytic) {
+    if (r->n_copies > 1) {
         replay_mark_used(r);
         r->copy_memo = g_new0(guint8, (size_t)r->n_instances * r->n_copies);
     }

@@ -5,21 +5,17 @@
  * each other down.
  *
  * A compute task takes its duration (a trace task that gives FLOPs only
- * runs at the GPU's fp16 peak times its cuBLAS ceiling). A collective call
- * takes what the collectives layer simulates for it alone (coll_run:
- * NCCL's algorithm, protocol, channels and launch cost, on the group's
- * GPUs of the same system), plus whatever contention adds: while it runs,
- * its traffic is on the shared network as one flow per ring neighbour of
- * the bytes a rank sends (all-reduce 2 (n - 1) / n of the buffer,
- * all-gather and reduce-scatter (n - 1) / n, broadcast and reduce all of
- * it; all-to-all 1 / n to every other rank), and the call ends that much
- * later than alone as those flows end later than they do alone. A transfer
- * is its flow, plus the system's launch cost of a call. Calls of identical
- * shape (op, bytes, the group's GPUs within their nodes, nodes) are
- * simulated alone once, on the system's first nodes. Where NCCL would
- * pick an algorithm the collectives layer does not simulate (NVLS_TREE
- * across NVLink domains, PAT), the call runs as a ring (counted in the
- * result). A group must put as many GPUs on each node it touches.
+ * runs at the GPU's fp16 peak times its cuBLAS ceiling). Calls go through
+ * a collective session (coll-session.h), prepared before the run, once
+ * per shape (op, bytes, the group's GPUs within their nodes, nodes; on
+ * the system's first nodes): a collective takes what the collectives
+ * layer simulates for it alone (coll_run: NCCL's algorithm, protocol,
+ * channels and launch cost), plus whatever contention adds: while it runs,
+ * its schedule's traffic is on the shared network, one flow per
+ * connection of that algorithm, and the call ends as much later than
+ * alone as those flows end later than they do alone. A transfer is its
+ * flow, plus the system's launch cost of a call. A group must put as many
+ * GPUs on each node it touches.
  *
  * Replicas (work-stream.h): a call whose group has members without tasks
  * runs over all of them; a call or transfer of detailed ranks only is also
@@ -100,8 +96,8 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
 #define WORK_REPLAY_MAX_COMPUTE_PS (UINT64_C(1) << 62)
 
 /* The same, also counting every link's wire bytes on the shared network
- * (the replayer's flows: each call's ring-neighbour traffic and replica
- * copies, not the per-shape runs of the collectives layer) in bins of
+ * (the session's flows: each call's connections and replica copies, not
+ * the per-shape runs of the collectives layer) in bins of
  * link_bin_ps (0: not counted) into result->link_load. */
 bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
                          const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
@@ -113,11 +109,13 @@ bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const
  * analytic: the step's tasks in the same order and by the same rules, but
  * with no traffic on a shared network: each call takes its time alone
  * (the collectives layer at flow fidelity, or a transfer's flow and
- * launch, simulated once per shape as always), so that the cost is that
- * of the task graph, not of its flows. What it leaves out is contention
- * between calls that overlap on links, and the replicas' traffic: the
- * flow replay's step over the analytic one is that (nvlsim explain run
- * prints it). */
+ * launch, simulated once per shape as always), stretched when it starts
+ * by the closed form of coll-session.h: the worst ratio of what the calls
+ * and replicas' copies in flight ask of one of its links to what the link
+ * carries. The cost is the task graph's, not its flows'. What it leaves
+ * out is that a call slows the ones already running, and max-min's
+ * sharing between unequal flows: the flow replay's step over the analytic
+ * one is that (nvlsim explain run prints it). */
 bool work_replay_stragglers(const WorkStream *stream, const HwSystem *system,
                             const TopoGraph *graph, const TopoRouter *router, NetFidelity fidelity,
                             bool analytic, uint64_t link_bin_ps, const WorkStragglers *stragglers,

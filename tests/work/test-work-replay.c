@@ -508,6 +508,54 @@ START_TEST(twin_nvls_calls_pay_their_drain_again)
 }
 END_TEST
 
+/* The same twins at the analytic tier: the first to start asks of each
+ * link d = its bytes over its time alone (less than the link carries), so
+ * it takes its time alone; the second finds 2 d asked of its links and
+ * takes its time alone x the worst 2 d / C, C a link's rate less its
+ * packets' headers (the same arithmetic as coll-session.c's). */
+START_TEST(twin_nvls_calls_stretch_at_the_analytic_tier)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint64_t bytes = 64 << 20;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CollComm) comm = coll_comm_new_gpus(f.system, f.graph, f.router, ranks, 8, &error);
+    CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = bytes, .elem_bytes = 2};
+    CollResult res;
+    g_autoptr(GArray) traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
+    ck_assert(coll_run_traffic(comm, &call, NET_FIDELITY_FLOW, &res, traffic, &error));
+    ck_assert_int_eq(res.algo, COLL_ALGO_NVLS);
+    double per_byte = (double)SIM_PS_PER_S / (double)res.time_ps, stretch = 1.0;
+    for (guint i = 0; i < traffic->len; i++) {
+        const CollFlow *x = &g_array_index(traffic, CollFlow, i);
+        TopoRoute route;
+        ck_assert(topo_router_route(f.router, x->src, x->dst, &route));
+        ck_assert_uint_eq(route.n_paths, 1);
+        const TopoLink *link = topo_graph_link(f.graph, route.path[0].link[0]);
+        double rate = (double)x->bytes * x->copies * per_byte / route.total_weight;
+        double d = rate * route.path[0].weight;
+        double payload = (double)net_payload_bytes(link->spec, NET_ISSUER_SM);
+        double header = (double)net_header_bytes(link->spec, NET_ISSUER_SM);
+        double c = (double)link->bytes_per_s * payload / (payload + header);
+        ck_assert_double_lt(d, c);
+        stretch = MAX(stretch, (d + d) / c);
+    }
+    ck_assert_double_gt(stretch, 1.0);
+    g_autoptr(WorkStream) s = work_stream_new(8);
+    coll_on_all(s, WORK_CAT_DP, ranks, 8, COLL_OP_ALL_REDUCE, bytes);
+    coll_on_all(s, WORK_CAT_TP, ranks, 8, COLL_OP_ALL_REDUCE, bytes);
+    WorkReplayResult out;
+    ck_assert_msg(work_replay_stragglers(s, f.system, f.graph, f.router, NET_FIDELITY_FLOW, true, 0,
+                                         NULL, &out, &error),
+                  "%s", error ? error->message : "");
+    ck_assert_uint_eq(out.step_ps, res.time_ps + (uint64_t)((stretch - 1.0) * (double)res.time_ps));
+    ck_assert_uint_eq(out.n_flows, 0);
+    work_replay_result_clear(&out);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
 /* On NVSwitch, {0, 1} and {2, 3} use four GPUs' own links: at once they
  * take exactly as long as alone. */
 START_TEST(disjoint_groups_do_not_contend)
@@ -685,6 +733,7 @@ work_replay_suite(void)
     tcase_add_test(tc, groups_across_nodes_contend_on_a_shared_nic);
     tcase_add_test(tc, one_call_alone_is_coll_run);
     tcase_add_test(tc, twin_nvls_calls_pay_their_drain_again);
+    tcase_add_test(tc, twin_nvls_calls_stretch_at_the_analytic_tier);
     tcase_add_test(tc, calls_on_a_group_are_serial);
     suite_add_tcase(s, tc);
     tc = tcase_create("replicas");
