@@ -30,7 +30,19 @@ typedef struct Prepared {
     uint32_t flow0, n_flows;       /* into flows */
     uint32_t ordinal0, n_ordinals; /* into ordinal_rank */
     bool transfer;                 /* its ranks are a source and a destination */
+    /* Analytic: what its traffic asks of each link, for the links inside
+     * its nodes (relocated with them), and the flows that leave a node
+     * (routed where the call runs). */
+    uint32_t foot0, n_foot; /* into foot */
+    uint32_t far0, n_far;   /* into far: flows, by index from flow0 */
 } Prepared;
+
+/* Part of a shape's demand: link `link` of node ordinal `ordinal` (by its
+ * place in the node) asked for rate bytes/s. */
+typedef struct Foot {
+    uint32_t ordinal, link;
+    double rate;
+} Foot;
 
 /* A started call: its GPUs (the caller's, or a transfer's two, copied). */
 typedef struct Slot {
@@ -52,6 +64,8 @@ struct CollSession {
     GArray *prepared;     /* Prepared */
     GArray *flows;        /* SessionFlow */
     GArray *ordinal_rank; /* uint32_t: per shape, the first rank of each of its nodes */
+    GArray *foot;         /* Foot */
+    GArray *far;          /* uint32_t */
     /* Run. */
     SimEngine *engine;
     NetModel *net;
@@ -86,6 +100,8 @@ coll_session_new(const HwSystem *system, const TopoGraph *graph, const TopoRoute
     s->prepared = g_array_new(FALSE, FALSE, sizeof(Prepared));
     s->flows = g_array_new(FALSE, FALSE, sizeof(SessionFlow));
     s->ordinal_rank = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    s->foot = g_array_new(FALSE, FALSE, sizeof(Foot));
+    s->far = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     return s;
 }
 
@@ -98,6 +114,8 @@ coll_session_free(CollSession *s)
     g_array_unref(s->prepared);
     g_array_unref(s->flows);
     g_array_unref(s->ordinal_rank);
+    g_array_unref(s->foot);
+    g_array_unref(s->far);
     g_free(s->slots);
     g_free(s->demand);
     g_free(s->capacity);
@@ -206,22 +224,29 @@ flows_alone_ps(CollSession *s, const Prepared *p, const uint32_t *gpus)
     return last;
 }
 
+/* p's node ordinals on gpus[0 .. n): the first rank of each new node. */
+static void
+add_ordinals(CollSession *s, Prepared *p, const uint32_t *gpus, uint32_t n)
+{
+    p->ordinal0 = s->ordinal_rank->len;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || gpu_node(s, gpus[i]) != gpu_node(s, gpus[i - 1])) {
+            g_array_append_val(s->ordinal_rank, i);
+            p->n_ordinals++;
+        }
+}
+
 /* Stores traffic (CollFlow, between vertices of a layout on home) as p's
  * flows; the first rank of each node ordinal. */
 static void
 store_flows(CollSession *s, Prepared *p, const GArray *traffic, const uint32_t *home, uint32_t n)
 {
     g_autoptr(GHashTable) rank_of_vertex = g_hash_table_new(g_direct_hash, g_direct_equal);
-    p->ordinal0 = s->ordinal_rank->len;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         g_hash_table_insert(rank_of_vertex,
                             GUINT_TO_POINTER(topo_graph_gpu_vertex(s->graph, home[i]) + 1),
                             GUINT_TO_POINTER(i + 1));
-        if (i == 0 || gpu_node(s, home[i]) != gpu_node(s, home[i - 1])) {
-            g_array_append_val(s->ordinal_rank, i);
-            p->n_ordinals++;
-        }
-    }
+    add_ordinals(s, p, home, n);
     p->flow0 = s->flows->len;
     for (guint i = 0; i < traffic->len; i++) {
         const CollFlow *f = &g_array_index(traffic, CollFlow, i);
@@ -231,6 +256,63 @@ store_flows(CollSession *s, Prepared *p, const GArray *traffic, const uint32_t *
         g_array_append_val(s->flows, sf);
     }
     p->n_flows = s->flows->len - p->flow0;
+}
+
+/* Whether link l is the fabric's (past every node's links). */
+static bool
+fabric_link(const CollSession *s, uint32_t l)
+{
+    return l >= s->graph->n_nodes * topo_graph_node_links(s->graph);
+}
+
+/* p's demand on its links (its bytes over its time alone, a route's paths
+ * by weight), laid out on home: per link of its nodes, by node ordinal
+ * and place in the node; the flows that cross the fabric apart. */
+static void
+store_footprint(CollSession *s, Prepared *p, const uint32_t *home)
+{
+    p->foot0 = s->foot->len;
+    p->far0 = s->far->len;
+    if (p->alone_ps == 0)
+        return;
+    uint32_t n_links = topo_graph_n_links(s->graph), per_node = topo_graph_node_links(s->graph);
+    g_autofree double *rate = g_new0(double, MAX(n_links, 1));
+    g_autoptr(GArray) links = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    double per_byte = (double)SIM_PS_PER_S / (double)p->alone_ps;
+    for (uint32_t i = 0; i < p->n_flows; i++) {
+        const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
+        TopoRoute route;
+        if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, home, 0),
+                               endpoint_vertex(s, p, &f->dst, home, 0), &route))
+            continue;
+        bool far = false;
+        for (uint32_t k = 0; k < route.n_paths; k++)
+            for (uint32_t h = 0; h < route.path[k].n_hops; h++)
+                far = far || fabric_link(s, route.path[k].link[h]);
+        if (far) {
+            g_array_append_val(s->far, i);
+            continue;
+        }
+        double r = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
+        for (uint32_t k = 0; k < route.n_paths; k++)
+            for (uint32_t h = 0; h < route.path[k].n_hops; h++) {
+                uint32_t l = route.path[k].link[h];
+                if (rate[l] == 0)
+                    g_array_append_val(links, l);
+                rate[l] += r * route.path[k].weight;
+            }
+    }
+    for (guint k = 0; k < links->len; k++) {
+        uint32_t l = g_array_index(links, uint32_t, k), node = l / per_node, j = 0;
+        while (j < p->n_ordinals &&
+               gpu_node(s, home[g_array_index(s->ordinal_rank, uint32_t, p->ordinal0 + j)]) != node)
+            j++;
+        g_return_if_fail(j < p->n_ordinals);
+        Foot foot = {j, l % per_node, rate[l]};
+        g_array_append_val(s->foot, foot);
+    }
+    p->n_foot = s->foot->len - p->foot0;
+    p->n_far = s->far->len - p->far0;
 }
 
 static uint32_t
@@ -277,7 +359,9 @@ coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t
     p.alone_ps = res.time_ps;
     p.n_channels = res.n_channels;
     store_flows(s, &p, traffic, home, n);
-    if (!s->analytic)
+    if (s->analytic)
+        store_footprint(s, &p, home);
+    else
         p.flows_ps = flows_alone_ps(s, &p, home);
     return add_prepared(s, key, &p);
 }
@@ -295,8 +379,11 @@ coll_session_prepare_transfer(CollSession *s, uint32_t src, uint32_t dst, uint64
     Prepared p = {.flow0 = s->flows->len, .n_flows = 1, .transfer = true};
     SessionFlow f = {{0, NONE, NONE}, {1, NONE, NONE}, n_bytes, 0, 1};
     g_array_append_val(s->flows, f);
+    add_ordinals(s, &p, gpus, 2);
     p.flows_ps = flows_alone_ps(s, &p, gpus);
     p.alone_ps = p.flows_ps + s->launch_ps;
+    if (s->analytic)
+        store_footprint(s, &p, gpus);
     return add_prepared(s, key, &p);
 }
 
@@ -401,32 +488,60 @@ on_load(SimEngine *engine, const SimEvent *event, void *ctx)
     (void)ctx;
 }
 
+static void
+touch(CollSession *s, uint32_t l, double rate)
+{
+    s->demand[l] += rate;
+    if (!s->marked[l]) {
+        s->marked[l] = 1;
+        s->touched[s->n_touched++] = l;
+    }
+}
+
+/* Adds sign x the rate flow f of p on gpus[i] + shift asks of each link
+ * of its route (its bytes over p's time alone, by the paths' weights). */
+static void
+route_demand(CollSession *s, const Prepared *p, const SessionFlow *f, const uint32_t *gpus,
+             uint32_t shift, double per_byte)
+{
+    TopoRoute route;
+    if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
+                           endpoint_vertex(s, p, &f->dst, gpus, shift), &route))
+        return;
+    double rate = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
+    for (uint32_t i = 0; i < route.n_paths; i++)
+        for (uint32_t h = 0; h < route.path[i].n_hops; h++)
+            touch(s, route.path[i].link[h], rate * route.path[i].weight);
+}
+
 /* Adds sign x the rate p's traffic on gpus[i] + shift asks of each link
- * it crosses (its bytes over the time its flows take alone, sprayed over
- * a route's paths by weight), listing the links. */
+ * it crosses, listing the links. Shifted by whole nodes (or not), its GPUs
+ * sit in their nodes as where it was laid out: store_footprint's links of
+ * its nodes move with them and only the fabric's flows are routed; a copy
+ * shifted within nodes is routed whole. */
 static void
 add_demand(CollSession *s, const Prepared *p, const uint32_t *gpus, uint32_t shift, double sign)
 {
     if (p->alone_ps == 0)
         return;
     double per_byte = sign * (double)SIM_PS_PER_S / (double)p->alone_ps;
-    for (uint32_t i = 0; i < p->n_flows; i++) {
-        const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
-        TopoRoute route;
-        if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
-                               endpoint_vertex(s, p, &f->dst, gpus, shift), &route))
-            continue;
-        double rate = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
-        for (uint32_t k = 0; k < route.n_paths; k++)
-            for (uint32_t h = 0; h < route.path[k].n_hops; h++) {
-                uint32_t l = route.path[k].link[h];
-                s->demand[l] += rate * route.path[k].weight;
-                if (!s->marked[l]) {
-                    s->marked[l] = 1;
-                    s->touched[s->n_touched++] = l;
-                }
-            }
+    if (shift % s->per_node != 0) {
+        for (uint32_t i = 0; i < p->n_flows; i++)
+            route_demand(s, p, &g_array_index(s->flows, SessionFlow, p->flow0 + i), gpus, shift,
+                         per_byte);
+        return;
     }
+    uint32_t per_node = topo_graph_node_links(s->graph);
+    for (uint32_t k = 0; k < p->n_foot; k++) {
+        const Foot *f = &g_array_index(s->foot, Foot, p->foot0 + k);
+        uint32_t first = g_array_index(s->ordinal_rank, uint32_t, p->ordinal0 + f->ordinal);
+        touch(s, gpu_node(s, gpus[first] + shift) * per_node + f->link, sign * f->rate);
+    }
+    for (uint32_t k = 0; k < p->n_far; k++)
+        route_demand(s, p,
+                     &g_array_index(s->flows, SessionFlow,
+                                    p->flow0 + g_array_index(s->far, uint32_t, p->far0 + k)),
+                     gpus, shift, per_byte);
 }
 
 /* The most any link a call touched is asked beyond what it carries (1:
