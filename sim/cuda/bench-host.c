@@ -372,8 +372,10 @@ put_number(ReportCsvWriter *w, const char *format, double value)
 static void
 put_source(ReportCsvWriter *w, const BenchRow *row)
 {
-    report_csv_putf(w, "nvlsim-bench %s on %s, %s", row->bench_version ? row->bench_version : "",
-                    row->gpu ? row->gpu : "", row->date ? row->date : "");
+    g_autofree char *source =
+        g_strdup_printf("nvlsim-bench %s on %s, %s", row->bench_version ? row->bench_version : "",
+                        row->gpu ? row->gpu : "", row->date ? row->date : "");
+    report_csv_put(w, source);
     g_autoptr(GString) note = g_string_new(NULL);
     const char *labels[] = {"driver ", "CUDA ", ""};
     const char *parts[] = {row->driver_version, row->cuda_version, row->note};

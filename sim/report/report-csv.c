@@ -308,16 +308,6 @@ report_csv_put_line(ReportCsvWriter *w, const char *text)
 }
 
 void
-report_csv_putf(ReportCsvWriter *w, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    g_autofree char *text = g_strdup_vprintf(format, args);
-    va_end(args);
-    report_csv_put(w, text);
-}
-
-void
 report_csv_put_plain(ReportCsvWriter *w, const char *format, ...)
 {
     va_list args;

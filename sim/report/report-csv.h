@@ -69,8 +69,6 @@ void report_csv_put(ReportCsvWriter *w, const char *text);
 /* One field of text with its line breaks made spaces, so that the row
  * stays one line (messages, names read from files). */
 void report_csv_put_line(ReportCsvWriter *w, const char *text);
-/* One field, formatted as printf does, then as report_csv_put. */
-void report_csv_putf(ReportCsvWriter *w, const char *format, ...) G_GNUC_PRINTF(2, 3);
 /* One or more fields that need no quoting (numbers, words, a header),
  * formatted as printf does, commas in the text separating them ("" is one
  * empty field). A quote or line break in the text is a bug. */

@@ -114,7 +114,7 @@ write_rows(ReportCsvWriter *w)
     report_csv_end_row(w);
     report_csv_put_plain(w, "%u,%.3f", 7u, 0.5);
     report_csv_put(w, NULL);
-    report_csv_putf(w, "%d%%, %s", 50, "half");
+    report_csv_put(w, "50%, half");
     report_csv_put_line(w, "x\r\ny");
     report_csv_put_plain(w, ",");
     report_csv_put(w, "z");
