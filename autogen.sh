@@ -7,10 +7,10 @@
 set -eu
 cd "$(dirname "$0")"
 
-# Build: compiler, autotools, pkg-config, GLib, libcsv. Tests: Check, and
+# Build: compiler, autotools, pkg-config, GLib, json-glib, libcsv. Tests: Check, and
 # valgrind for make memcheck. Plots (optional at run time): gnuplot.
 # Sweeps across machines: Open MPI.
-PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libcsv-dev check valgrind gnuplot-nox libopenmpi-dev openmpi-bin"
+PACKAGES="gcc libc6-dev make autoconf automake pkg-config libglib2.0-dev libjson-glib-dev libcsv-dev check valgrind gnuplot-nox libopenmpi-dev openmpi-bin"
 
 install_deps() {
     missing=""

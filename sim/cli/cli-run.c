@@ -17,6 +17,7 @@
 #include "work/work-pipeline.h"
 #include "work/work-run.h"
 #include "report/report-chrome.h"
+#include "report/report-csv.h"
 #include "report/report-links.h"
 #include "report/report-trace.h"
 
@@ -282,35 +283,39 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
         return false;
     const WorkLayout *l = &s->layout;
     bool gen = s->trace_path == NULL;
-    fprintf(out, "scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,schedule,"
-                 "global_batch,micro_batch,seq_len,fidelity,step_time_s,tokens_per_s,"
-                 "tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
+    ReportCsvWriter w = {.file = out};
+    report_csv_put_plain(&w, "scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,"
+                             "schedule,global_batch,micro_batch,seq_len,fidelity,step_time_s,"
+                             "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        fprintf(out, ",%s_s", work_time_name(k));
-    fprintf(out, "\n");
-    g_autofree char *name = g_strdup(s->name);
-    g_strdelimit(name, ",\"\n", ' ');
-    fprintf(out, "%s,%s,%u,%u,%s,", name, f->system->id, f->graph->n_nodes, r->n_gpus,
-            gen ? s->model_id : "");
+        report_csv_put_plain(&w, "%s_s", work_time_name(k));
+    report_csv_end_row(&w);
+    /* The name's commas and quotes become spaces, so that the row splits
+     * on commas as it is (README and the guide cut it). */
+    g_autofree char *name = g_strdelimit(g_strdup(s->name), ",\"", ' ');
+    report_csv_put_line(&w, name);
+    report_csv_put(&w, f->system->id);
+    report_csv_put_plain(&w, "%u,%u", f->graph->n_nodes, r->n_gpus);
+    report_csv_put(&w, gen ? s->model_id : NULL);
     if (gen)
-        fprintf(out,
-                "%u,%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                ",%" G_GUINT64_FORMAT ",",
-                l->tp, l->cp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero,
-                recompute_names[l->recompute], schedule_names[l->schedule], l->global_batch,
-                l->micro_batch, l->seq_len);
+        report_csv_put_plain(&w,
+                             "%u,%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT
+                             ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
+                             l->tp, l->cp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero,
+                             recompute_names[l->recompute], schedule_names[l->schedule],
+                             l->global_batch, l->micro_batch, l->seq_len);
     else
-        fprintf(out, ",,,,,,,,,,,,,");
-    fprintf(out, "%s,%.9f,", work_scenario_fidelity_name(s), r->step_s);
+        report_csv_put_plain(&w, ",,,,,,,,,,,,");
+    report_csv_put_plain(&w, "%s,%.9f", work_scenario_fidelity_name(s), r->step_s);
     if (gen)
-        fprintf(out, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu, r->mfu,
-                (double)r->memory.total_bytes / (1 << 30),
-                (double)f->system->gpu->hbm_bytes / (1 << 30), r->fits);
+        report_csv_put_plain(&w, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
+                             r->mfu, (double)r->memory.total_bytes / (1 << 30),
+                             (double)f->system->gpu->hbm_bytes / (1 << 30), r->fits);
     else
-        fprintf(out, ",,,,,");
+        report_csv_put_plain(&w, ",,,,,");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        fprintf(out, ",%.9f", seconds(r->replay.time_ps[k]));
-    fprintf(out, "\n");
+        report_csv_put_plain(&w, "%.9f", seconds(r->replay.time_ps[k]));
+    report_csv_end_row(&w);
     return sim_output_commit(out, tmp, path, error);
 }
 
@@ -355,12 +360,16 @@ write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError
     char *tmp = NULL;
     FILE *out = sim_output_open(path, &tmp, error);
     if (out != NULL) {
-        fprintf(out, "time_s,link,utilization\n");
+        ReportCsvWriter w = {.file = out};
+        report_csv_put_plain(&w, "time_s,link,utilization");
+        report_csv_end_row(&w);
         for (uint32_t i = 0; i < n_links; i++)
-            for (uint32_t k = 0; k < links[i].n_samples; k++)
-                fprintf(out, "%.9f,%s,%.6f\n",
-                        (double)links[i].samples[k].t_ps / (double)SIM_PS_PER_S, links[i].name,
-                        links[i].samples[k].utilization);
+            for (uint32_t k = 0; k < links[i].n_samples; k++) {
+                report_csv_put_plain(&w, "%.9f", seconds(links[i].samples[k].t_ps));
+                report_csv_put(&w, links[i].name);
+                report_csv_put_plain(&w, "%.6f", links[i].samples[k].utilization);
+                report_csv_end_row(&w);
+            }
     }
     report_chrome_links_free(links, n_links);
     return out != NULL && sim_output_commit(out, tmp, path, error);

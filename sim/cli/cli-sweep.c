@@ -260,25 +260,17 @@ static const char result_header[] = "step_time_s,tokens_per_s,tflops_per_gpu,mfu
                                     "compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s,gpus,nodes";
 enum { N_RESULT_COLUMNS = 15 };
 
-/* text as a CSV field (report_csv_append_field) with its line breaks made
- * spaces, so that a row is one line. */
-static void
-append_field(GString *row, const char *text)
-{
-    g_autofree char *line = g_strdelimit(g_strdup(text), "\r\n", ' ');
-    report_csv_append_field(row, line);
-}
-
 char *
 cli_sweep_header(const CliSweep *sweep)
 {
-    GString *h = g_string_new("point,status,reason");
+    GString *h = g_string_new(NULL);
+    ReportCsvWriter w = {.text = h};
+    report_csv_put_plain(&w, "point,status,reason");
     for (guint a = 0; a < sweep->axes->len; a++) {
         const CliSweepAxis *axis = g_ptr_array_index(sweep->axes, a);
-        g_string_append_c(h, ',');
-        append_field(h, axis->key);
+        report_csv_put_line(&w, axis->key);
     }
-    g_string_append_printf(h, ",%s", result_header);
+    report_csv_put_plain(&w, "%s", result_header);
     return g_string_free(h, FALSE);
 }
 
@@ -291,17 +283,17 @@ seconds(uint64_t ps)
 /* The result columns of a simulated point, as nvlsim run --csv prints
  * them; a replayed trace has no model, so no throughput or memory. */
 static void
-append_result(GString *row, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r)
+put_result(ReportCsvWriter *w, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r)
 {
-    g_string_append_printf(row, ",%.9f", r->step_s);
+    report_csv_put_plain(w, "%.9f", r->step_s);
     if (s->trace_path == NULL)
-        g_string_append_printf(row, ",%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
-                               r->mfu, (double)r->memory.total_bytes / (1 << 30), r->fits);
+        report_csv_put_plain(w, "%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
+                             r->mfu, (double)r->memory.total_bytes / (1 << 30), r->fits);
     else
-        g_string_append(row, ",,,,,");
+        report_csv_put_plain(w, ",,,,");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        g_string_append_printf(row, ",%.9f", seconds(r->replay.time_ps[k]));
-    g_string_append_printf(row, ",%u,%u\n", r->n_gpus, f->graph->n_nodes);
+        report_csv_put_plain(w, "%.9f", seconds(r->replay.time_ps[k]));
+    report_csv_put_plain(w, "%u,%u", r->n_gpus, f->graph->n_nodes);
 }
 
 /* Point index simulated, as its CSV row: a point that does not load or run
@@ -317,20 +309,18 @@ cli_sweep_point_row(const CliSweep *sweep, uint32_t index)
     WorkRunResult result = {0};
     bool ok = s != NULL && cli_run_scenario(s, &fabric, &result, NULL, &error);
     GString *row = g_string_new(NULL);
-    g_string_append_printf(row, "%u,%s,", index, ok ? "ok" : "invalid");
-    if (!ok)
-        append_field(row, error->message);
-    for (uint32_t a = 0; a < sweep->axes->len; a++) {
-        g_string_append_c(row, ',');
-        append_field(row, cli_sweep_point_value(sweep, index, a));
-    }
+    ReportCsvWriter w = {.text = row};
+    report_csv_put_plain(&w, "%u,%s", index, ok ? "ok" : "invalid");
+    report_csv_put_line(&w, ok ? NULL : error->message);
+    for (uint32_t a = 0; a < sweep->axes->len; a++)
+        report_csv_put_line(&w, cli_sweep_point_value(sweep, index, a));
     if (ok) {
-        append_result(row, s, fabric, &result);
+        put_result(&w, s, fabric, &result);
     } else {
         for (int c = 0; c < N_RESULT_COLUMNS; c++)
-            g_string_append_c(row, ',');
-        g_string_append_c(row, '\n');
+            report_csv_put(&w, NULL);
     }
+    report_csv_end_row(&w);
     g_clear_error(&error);
     work_run_result_clear(&result);
     return g_string_free(row, FALSE);

@@ -26,6 +26,7 @@
 #include "coll/coll-run.h"
 #include "core/core-data.h"
 #include "core/core-units.h"
+#include "report/report-csv.h"
 
 typedef struct ValidateOptions {
     char *fidelity;
@@ -243,10 +244,18 @@ validate_record(Validation *v, const ValidateRow *row)
                row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,
                row->measured, row->simulated, row->unit, pct, model);
     }
-    if (v->out)
-        fprintf(v->out, "%u,%s,%s,%u,%" G_GUINT64_FORMAT ",%s,%s,%.6g,%.6g,%.3f,%.6g,%.3f\n",
-                row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,
-                row->unit, row->measured, row->simulated, pct, row->model, model_pct);
+    if (v->out) {
+        ReportCsvWriter w = {.file = v->out};
+        report_csv_put_plain(&w, "%u", row->line);
+        report_csv_put(&w, row->system);
+        report_csv_put(&w, row->measure);
+        report_csv_put_plain(&w, "%u,%" G_GUINT64_FORMAT, row->n_gpus, row->n_bytes);
+        report_csv_put(&w, row->detail);
+        report_csv_put(&w, row->unit);
+        report_csv_put_plain(&w, "%.6g,%.6g,%.3f,%.6g,%.3f", row->measured, row->simulated, pct,
+                             row->model, model_pct);
+        report_csv_end_row(&w);
+    }
 }
 
 void
@@ -417,8 +426,10 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
             cli_print_error("validate", error);
             return CLI_EXIT_BAD_INPUT;
         }
-        fprintf(v->out, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,error_pct,"
-                        "nccl_model,nccl_model_error_pct\n");
+        ReportCsvWriter w = {.file = v->out};
+        report_csv_put_plain(&w, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,"
+                                 "error_pct,nccl_model,nccl_model_error_pct");
+        report_csv_end_row(&w);
     }
     bool read = validate_stream(v, rows, path, &error);
     /* No rows would pass any --max-mape gate with a MAPE of 0. */

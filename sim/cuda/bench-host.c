@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/core-units.h"
+#include "report/report-csv.h"
 
 /* The options as text, parsed after GOption has split the line. */
 typedef struct BenchOptionText {
@@ -360,42 +361,21 @@ bench_csv_header(void)
            "source_note,harness,launch_mode,cuda_graph";
 }
 
-/* Appends a field, quoted when it holds a comma, quote or line break. */
 static void
-append_field(GString *line, const char *text, bool first)
-{
-    if (!first)
-        g_string_append_c(line, ',');
-    if (text == NULL)
-        return;
-    if (strpbrk(text, ",\"\r\n") == NULL) {
-        g_string_append(line, text);
-        return;
-    }
-    g_string_append_c(line, '"');
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            g_string_append_c(line, '"');
-        g_string_append_c(line, *p);
-    }
-    g_string_append_c(line, '"');
-}
-
-static void
-append_number(GString *line, const char *format, double value)
+put_number(ReportCsvWriter *w, const char *format, double value)
 {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    append_field(line, g_ascii_formatd(buf, sizeof buf, format, value), false);
+    report_csv_put(w, g_ascii_formatd(buf, sizeof buf, format, value));
 }
 
 /* source_url: where the row comes from; source_note: what has no column. */
 static void
-append_source(GString *line, const BenchRow *row)
+put_source(ReportCsvWriter *w, const BenchRow *row)
 {
     g_autofree char *source =
         g_strdup_printf("nvlsim-bench %s on %s, %s", row->bench_version ? row->bench_version : "",
                         row->gpu ? row->gpu : "", row->date ? row->date : "");
-    append_field(line, source, false);
+    report_csv_put(w, source);
     g_autoptr(GString) note = g_string_new(NULL);
     const char *labels[] = {"driver ", "CUDA ", ""};
     const char *parts[] = {row->driver_version, row->cuda_version, row->note};
@@ -404,50 +384,44 @@ append_source(GString *line, const BenchRow *row)
             continue;
         g_string_append_printf(note, "%s%s%s", note->len ? "; " : "", labels[i], parts[i]);
     }
-    append_field(line, note->str, false);
+    report_csv_put(w, note->str);
 }
 
 static void
-append_row(GString *line, const BenchRow *row)
+put_row(ReportCsvWriter *w, const BenchRow *row)
 {
-    char count[24];
-    append_field(line, row->system, true);
-    append_field(line, row->nvlsim_system, false);
-    append_field(line, row->gpu, false);
-    append_field(line, row->generation, false);
-    append_field(line, row->nvlink_gen, false);
-    g_snprintf(count, sizeof count, "%u", row->n_gpus);
-    append_field(line, count, false);
-    g_snprintf(count, sizeof count, "%u", row->n_nodes);
-    append_field(line, count, false);
-    append_field(line, row->collective, false);
-    append_field(line, row->algorithm, false); /* NULL: NCCL's choice */
-    append_field(line, row->protocol, false);
-    append_field(line, row->dtype, false);
-    g_snprintf(count, sizeof count, "%" G_GUINT64_FORMAT, row->n_bytes);
-    append_field(line, count, false);
-    append_number(line, "%.3f", row->time_us);
-    append_number(line, "%.3f", row->algbw_bytes_per_s / 1e9);
-    append_number(line, "%.3f", row->busbw_bytes_per_s / 1e9);
-    append_field(line, row->in_place ? "1" : "0", false);
-    append_field(line, row->nccl_version, false);
-    append_source(line, row);
+    report_csv_put(w, row->system);
+    report_csv_put(w, row->nvlsim_system);
+    report_csv_put(w, row->gpu);
+    report_csv_put(w, row->generation);
+    report_csv_put(w, row->nvlink_gen);
+    report_csv_put_plain(w, "%u,%u", row->n_gpus, row->n_nodes);
+    report_csv_put(w, row->collective);
+    report_csv_put(w, row->algorithm); /* NULL: NCCL's choice */
+    report_csv_put(w, row->protocol);
+    report_csv_put(w, row->dtype);
+    report_csv_put_plain(w, "%" G_GUINT64_FORMAT, row->n_bytes);
+    put_number(w, "%.3f", row->time_us);
+    put_number(w, "%.3f", row->algbw_bytes_per_s / 1e9);
+    put_number(w, "%.3f", row->busbw_bytes_per_s / 1e9);
+    report_csv_put_plain(w, "%d", row->in_place ? 1 : 0);
+    report_csv_put(w, row->nccl_version);
+    put_source(w, row);
     /* One process drives every GPU through NCCL group calls, timed as
      * nccl-tests times them (bench-coll.cu). */
-    append_field(line, "nccl-tests", false);
-    append_field(line, "threads", false);
-    append_field(line, "0", false);
+    report_csv_put_plain(w, "nccl-tests,threads,0");
+    report_csv_end_row(w);
 }
 
 bool
 bench_csv_write(FILE *out, const BenchRow *rows, guint n, GError **error)
 {
-    g_autoptr(GString) text = g_string_new(bench_csv_header());
-    g_string_append_c(text, '\n');
-    for (guint i = 0; i < n; i++) {
-        append_row(text, &rows[i]);
-        g_string_append_c(text, '\n');
-    }
+    g_autoptr(GString) text = g_string_new(NULL);
+    ReportCsvWriter w = {.text = text};
+    report_csv_put_plain(&w, "%s", bench_csv_header());
+    report_csv_end_row(&w);
+    for (guint i = 0; i < n; i++)
+        put_row(&w, &rows[i]);
     if (fwrite(text->str, 1, text->len, out) != text->len || fflush(out) != 0) {
         int saved = errno;
         g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "writing the CSV rows: %s",

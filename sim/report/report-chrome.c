@@ -5,16 +5,20 @@
  * track free at the task's start), so that no track holds slices that
  * partly overlap, which the viewers cannot draw. Past the size limit the
  * smallest gaps between a track's neighbouring slices are closed first, so
- * the picture loses the least time detail for the events it saves. Times
- * are integer picoseconds, printed as microseconds with six decimals, never
- * through a double; the text is built in memory (bounded by the limits)
- * and written as a whole.
+ * the picture loses the least time detail for the events it saves. JSON
+ * goes through json-glib: each event is built (JsonBuilder) and printed
+ * (JsonGenerator) on its own, one a line, inside the printed object
+ * around them, since a tree of every event costs about 2.5 KiB an event (a
+ * gigabyte at the limits). Times are integer picoseconds until printed as
+ * microseconds in a double; the text is built in memory (bounded by the
+ * limits) and written as a whole.
  */
 #include "report/report-chrome.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "core/core-output.h"
@@ -45,8 +49,10 @@ typedef struct Chrome {
     GArray *tracks;  /* Track */
     uint64_t gap_ps; /* neighbouring slices this close merge; UINT64_MAX: all */
     bool any_gap;    /* merging is on */
-    GString *out;
-    bool first; /* no event written yet */
+    JsonBuilder *builder;  /* the event being built */
+    JsonGenerator *writer; /* prints it */
+    GString *out;          /* the file's text so far */
+    bool first;            /* no event printed yet */
     ReportChromeStats stats;
 } Chrome;
 
@@ -168,72 +174,79 @@ plan_merging(Chrome *c)
     c->stats.merge_gap_ps = n_closed > 0 ? gaps[n_closed - 1] : 0;
 }
 
-/* ---- JSON text. ---- */
+/* ---- JSON through json-glib. ---- */
 
-/* text as a JSON string: quotes, backslashes and control characters
- * escaped; invalid UTF-8 (a label read from a file) replaced by U+FFFD. */
+/* A string member; invalid UTF-8 (a label read from a file) is replaced
+ * by U+FFFD, since JSON text is UTF-8. */
 static void
-put_string(GString *out, const char *text)
+set_string(JsonBuilder *b, const char *key, const char *text)
 {
     g_autofree char *valid = g_utf8_validate(text, -1, NULL) ? NULL : g_utf8_make_valid(text, -1);
-    g_string_append_c(out, '"');
-    for (const unsigned char *p = (const unsigned char *)(valid ? valid : text); *p; p++) {
-        switch (*p) {
-        case '"':
-            g_string_append(out, "\\\"");
-            break;
-        case '\\':
-            g_string_append(out, "\\\\");
-            break;
-        case '\n':
-            g_string_append(out, "\\n");
-            break;
-        case '\r':
-            g_string_append(out, "\\r");
-            break;
-        case '\t':
-            g_string_append(out, "\\t");
-            break;
-        default:
-            if (*p < 0x20)
-                g_string_append_printf(out, "\\u%04x", *p);
-            else
-                g_string_append_c(out, (char)*p);
-        }
-    }
-    g_string_append_c(out, '"');
+    json_builder_set_member_name(b, key);
+    json_builder_add_string_value(b, valid != NULL ? valid : text);
 }
 
-/* ps as microseconds, exact: "1234.000500". */
 static void
-put_us(GString *out, uint64_t ps)
+set_int(JsonBuilder *b, const char *key, int64_t value)
 {
-    g_string_append_printf(out, "%" PRIu64 ".%06" PRIu64, ps / PS_PER_US, ps % PS_PER_US);
+    json_builder_set_member_name(b, key);
+    json_builder_add_int_value(b, value);
 }
 
-/* Starts an event: the separator from the previous one. */
-static GString *
-event(Chrome *c)
+static void
+set_bool(JsonBuilder *b, const char *key, bool value)
 {
+    json_builder_set_member_name(b, key);
+    json_builder_add_boolean_value(b, value);
+}
+
+/* ps as microseconds: the double nearest ps / 10^6, which reads back to
+ * the picosecond below 2^52 ps (75 minutes). */
+static void
+set_us(JsonBuilder *b, const char *key, uint64_t ps)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_double_value(b, (double)ps / (double)PS_PER_US);
+}
+
+/* Starts an event: an object, its members to follow. */
+static JsonBuilder *
+event_begin(Chrome *c)
+{
+    json_builder_reset(c->builder);
+    json_builder_begin_object(c->builder);
+    return c->builder;
+}
+
+/* Ends the event and prints it on a line of its own. */
+static void
+event_end(Chrome *c)
+{
+    json_builder_end_object(c->builder);
+    g_autoptr(JsonNode) root = json_builder_get_root(c->builder);
+    json_generator_set_root(c->writer, root);
     g_string_append(c->out, c->first ? "\n" : ",\n");
     c->first = false;
-    return c->out;
+    json_generator_to_gstring(c->writer, c->out);
 }
 
 static void
 put_meta(Chrome *c, const char *what, uint32_t pid, int64_t tid, const char *name, int64_t index)
 {
-    GString *out = event(c);
-    g_string_append_printf(out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,", what, pid);
+    JsonBuilder *b = event_begin(c);
+    set_string(b, "name", what);
+    set_string(b, "ph", "M");
+    set_int(b, "pid", pid);
     if (tid >= 0)
-        g_string_append_printf(out, "\"tid\":%" PRId64 ",", tid);
-    if (name != NULL) {
-        g_string_append(out, "\"args\":{\"name\":");
-        put_string(out, name);
-        g_string_append(out, "}}");
-    } else {
-        g_string_append_printf(out, "\"args\":{\"sort_index\":%" PRId64 "}}", index);
-    }
+        set_int(b, "tid", tid);
+    json_builder_set_member_name(b, "args");
+    json_builder_begin_object(b);
+    if (name != NULL)
+        set_string(b, "name", name);
+    else
+        set_int(b, "sort_index", index);
+    json_builder_end_object(b);
+    event_end(c);
 }
 
 static uint32_t
@@ -283,20 +296,30 @@ task_name(const WorkStream *stream, const WorkTask *t)
     }
 }
 
-/* The start of an "X" event up to its args. */
-static void
-put_slice_head(Chrome *c, const char *name, WorkCategory category, uint64_t start_ps,
-               uint64_t end_ps, uint32_t pid, uint32_t tid)
+/* Starts an "X" event, its members up to args, and opens args. */
+static JsonBuilder *
+slice_begin(Chrome *c, const char *name, WorkCategory category, uint64_t start_ps, uint64_t end_ps,
+            uint32_t pid, uint32_t tid)
 {
-    GString *out = event(c);
-    g_string_append(out, "{\"name\":");
-    put_string(out, name);
-    g_string_append_printf(out,
-                           ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", work_category_name(category));
-    put_us(out, start_ps);
-    g_string_append(out, ",\"dur\":");
-    put_us(out, end_ps - start_ps);
-    g_string_append_printf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{", pid, tid);
+    JsonBuilder *b = event_begin(c);
+    set_string(b, "name", name);
+    set_string(b, "cat", work_category_name(category));
+    set_string(b, "ph", "X");
+    set_us(b, "ts", start_ps);
+    set_us(b, "dur", end_ps - start_ps);
+    set_int(b, "pid", pid);
+    set_int(b, "tid", tid);
+    json_builder_set_member_name(b, "args");
+    json_builder_begin_object(b);
+    return b;
+}
+
+/* Closes a slice's args and ends it. */
+static void
+slice_end(Chrome *c)
+{
+    json_builder_end_object(c->builder);
+    event_end(c);
 }
 
 static void
@@ -304,18 +327,21 @@ put_task(Chrome *c, const Item *it, uint32_t tid)
 {
     const WorkTask *t = work_stream_task(c->stream, it->task);
     g_autofree char *name = task_name(c->stream, t);
-    put_slice_head(c, name, t->category, it->start_ps, it->end_ps, pid_of(c, t->rank), tid);
-    GString *out = c->out;
-    g_string_append_printf(out, "\"task\":%u,\"kind\":\"%s\"", it->task,
-                           work_task_kind_name(t->kind));
-    if (t->kind == WORK_TASK_COMPUTE)
-        g_string_append_printf(out, ",\"flops\":%" PRIu64, t->flops);
-    else if (t->kind == WORK_TASK_COLL)
-        g_string_append_printf(out, ",\"op\":\"%s\",\"group\":%u,\"bytes\":%" PRIu64,
-                               coll_op_name(t->op), t->group, t->bytes);
-    else
-        g_string_append_printf(out, ",\"peer\":%u,\"bytes\":%" PRIu64, t->peer, t->bytes);
-    g_string_append(out, "}}");
+    JsonBuilder *b =
+        slice_begin(c, name, t->category, it->start_ps, it->end_ps, pid_of(c, t->rank), tid);
+    set_int(b, "task", it->task);
+    set_string(b, "kind", work_task_kind_name(t->kind));
+    if (t->kind == WORK_TASK_COMPUTE) {
+        set_int(b, "flops", (int64_t)t->flops);
+    } else if (t->kind == WORK_TASK_COLL) {
+        set_string(b, "op", coll_op_name(t->op));
+        set_int(b, "group", t->group);
+        set_int(b, "bytes", (int64_t)t->bytes);
+    } else {
+        set_int(b, "peer", t->peer);
+        set_int(b, "bytes", (int64_t)t->bytes);
+    }
+    slice_end(c);
 }
 
 /* items[0 .. n), n > 1, of one track as one slice. */
@@ -330,11 +356,13 @@ put_merged(Chrome *c, const Item *items, uint32_t n, uint32_t tid)
     }
     g_autofree char *name =
         g_strdup_printf("%s (%u tasks)", work_category_name(items[0].category), n);
-    put_slice_head(c, name, items[0].category, items[0].start_ps, items[n - 1].end_ps,
-                   pid_of(c, items[0].rank), tid);
-    g_string_append_printf(
-        c->out, "\"tasks\":%u,\"first_task\":%u,\"bytes\":%" PRIu64 ",\"flops\":%" PRIu64 "}}", n,
-        items[0].task, bytes, flops);
+    JsonBuilder *b = slice_begin(c, name, items[0].category, items[0].start_ps, items[n - 1].end_ps,
+                                 pid_of(c, items[0].rank), tid);
+    set_int(b, "tasks", n);
+    set_int(b, "first_task", items[0].task);
+    set_int(b, "bytes", (int64_t)bytes);
+    set_int(b, "flops", (int64_t)flops);
+    slice_end(c);
 }
 
 /* Every track's slices, neighbours closer than the planned gap merged. */
@@ -380,14 +408,19 @@ links_valid(const ReportChromeOptions *o)
 static void
 put_sample(Chrome *c, const char *name, uint32_t pid, uint64_t t_ps, double utilization)
 {
-    uint32_t ppm = (uint32_t)llround(utilization * PPM);
-    GString *out = event(c);
-    g_string_append(out, "{\"name\":");
-    put_string(out, name);
-    g_string_append(out, ",\"ph\":\"C\",\"ts\":");
-    put_us(out, t_ps);
-    g_string_append_printf(out, ",\"pid\":%u,\"args\":{\"utilization\":%u.%06u}}", pid, ppm / PPM,
-                           ppm % PPM);
+    /* Six decimals: the share to the ppm. */
+    double ppm = (double)llround(utilization * PPM);
+    JsonBuilder *b = event_begin(c);
+    set_string(b, "name", name);
+    set_string(b, "ph", "C");
+    set_us(b, "ts", t_ps);
+    set_int(b, "pid", pid);
+    json_builder_set_member_name(b, "args");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "utilization");
+    json_builder_add_double_value(b, ppm / PPM);
+    json_builder_end_object(b);
+    event_end(c);
     c->stats.n_samples_written++;
 }
 
@@ -457,29 +490,47 @@ note(const Chrome *c)
     return g_string_free(text, FALSE);
 }
 
+/* How the file's text starts: the events follow. */
+static const char HEAD[] = "{\"traceEvents\":[";
+
+/* The rest of the object around the events, after them: printed by
+ * json-glib with an empty "traceEvents" array, and what follows HEAD in
+ * that text appended. */
 static void
-put_metadata(Chrome *c)
+put_outer(Chrome *c)
 {
     const ReportChromeStats *s = &c->stats;
-    GString *out = c->out;
-    g_string_append(out, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":{\"generator\":\"nvlsim\",");
-    if (c->opts->title != NULL) {
-        g_string_append(out, "\"title\":");
-        put_string(out, c->opts->title);
-        g_string_append_c(out, ',');
-    }
-    g_string_append_printf(out,
-                           "\"tasks\":%" PRIu64 ",\"events\":%" PRIu64 ",\"tracks\":%u,"
-                           "\"max_events\":%" PRIu64 ",\"merged\":%s,\"merge_gap_ps\":%" PRIu64
-                           ",\"link_samples\":%" PRIu64 ",\"link_samples_written\":%" PRIu64
-                           ",\"max_samples\":%" PRIu64 ",\"averaged\":%s,\"note\":",
-                           s->n_tasks, s->n_events, s->n_tracks, c->opts->max_events,
-                           s->merged ? "true" : "false", s->merge_gap_ps, s->n_samples,
-                           s->n_samples_written, c->opts->max_samples,
-                           s->averaged ? "true" : "false");
+    JsonBuilder *b = c->builder;
+    json_builder_reset(b);
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "traceEvents");
+    json_builder_begin_array(b);
+    json_builder_end_array(b);
+    set_string(b, "displayTimeUnit", "ns");
+    json_builder_set_member_name(b, "metadata");
+    json_builder_begin_object(b);
+    set_string(b, "generator", "nvlsim");
+    if (c->opts->title != NULL)
+        set_string(b, "title", c->opts->title);
+    set_int(b, "tasks", (int64_t)s->n_tasks);
+    set_int(b, "events", (int64_t)s->n_events);
+    set_int(b, "tracks", s->n_tracks);
+    set_int(b, "max_events", (int64_t)c->opts->max_events);
+    set_bool(b, "merged", s->merged);
+    set_int(b, "merge_gap_ps", (int64_t)s->merge_gap_ps);
+    set_int(b, "link_samples", (int64_t)s->n_samples);
+    set_int(b, "link_samples_written", (int64_t)s->n_samples_written);
+    set_int(b, "max_samples", (int64_t)c->opts->max_samples);
+    set_bool(b, "averaged", s->averaged);
     g_autofree char *text = note(c);
-    put_string(out, text);
-    g_string_append(out, "}}\n");
+    set_string(b, "note", text);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    json_generator_set_root(c->writer, root);
+    g_autofree char *outer = json_generator_to_data(c->writer, NULL);
+    g_assert(g_str_has_prefix(outer, HEAD));
+    g_string_append_printf(c->out, "\n%s\n", outer + strlen(HEAD));
 }
 
 void
@@ -508,7 +559,9 @@ report_chrome_write(const WorkStream *stream, const WorkReplayResult *result,
         return false;
     build_tracks(&c, result);
     plan_merging(&c);
-    c.out = g_string_new("{\"traceEvents\":[");
+    c.builder = json_builder_new();
+    c.writer = json_generator_new();
+    c.out = g_string_new(HEAD);
     put_names(&c);
     put_slices(&c);
     uint32_t n_pids = 0;
@@ -517,13 +570,15 @@ report_chrome_write(const WorkStream *stream, const WorkReplayResult *result,
         n_pids = pid_of(&c, last->rank) + 1;
     }
     put_links(&c, n_pids);
-    put_metadata(&c);
+    put_outer(&c);
     /* Written to a temporary beside path and renamed into place (an
      * interrupt removes it). */
     bool ok = sim_output_write_all(path, c.out->str, c.out->len, error);
     if (ok && stats != NULL)
         *stats = c.stats;
     g_string_free(c.out, TRUE);
+    g_object_unref(c.writer);
+    g_object_unref(c.builder);
     g_array_unref(c.tracks);
     g_free(c.items);
     return ok;

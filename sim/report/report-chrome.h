@@ -18,8 +18,9 @@
  *   "ph":"M"  process_name, process_sort_index, thread_name,
  *             thread_sort_index: the names above.
  *   "ph":"X"  a task: "ts" its start, "dur" its end less its start, in
- *             microseconds as decimals exact to the picosecond
- *             ("ts":1234.000500 is 1234000500 ps); "name" its label, or
+ *             microseconds, the double nearest the picosecond value as
+ *             json-glib prints it (17 digits: "ts":1234.0005000000001
+ *             is 1234000500 ps; exact below 2^52 ps); "name" its label, or
  *             its kind when it has none; "cat" its category (compute, tp,
  *             pp, dp, ep); "args": "task" (its index in the stream),
  *             "kind", and by kind "flops" (compute), "op", "group" and
@@ -27,7 +28,7 @@
  *             collective task spans its call: from when every member has
  *             reached it to when it ends.
  *   "ph":"C"  a link's utilization, one counter per link named by the
- *             link, "args":{"utilization":U}, U in [0, 1] with six
+ *             link, "args":{"utilization":U}, U in [0, 1] rounded to six
  *             decimals; each sample holds until the next.
  *
  * Size. Past max_events task slices, neighbouring slices of a track merge:

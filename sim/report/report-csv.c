@@ -4,11 +4,13 @@
  * strict mode so a stray quote is an error). Lines come checked as text
  * from a stream (core-text.h) and are parsed one at a time, so that every
  * error names its line; a stream keeps the row it read last, a whole read
- * every row.
+ * every row. Writing quotes a field through libcsv only when a reader
+ * could not take it as it is.
  */
 #include "report/report-csv.h"
 
 #include <csv.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -259,21 +261,67 @@ report_csv_field(const ReportCsv *csv, guint r, int c)
     return row->pdata[c];
 }
 
-void
-report_csv_append_field(GString *out, const char *text)
+/* ---- Writing. ---- */
+
+static void
+put_raw(ReportCsvWriter *w, const char *text, size_t n)
 {
-    size_t n = strlen(text);
+    if (w->file != NULL)
+        fwrite(text, 1, n, w->file);
+    else
+        g_string_append_len(w->text, text, (gssize)n);
+}
+
+/* The separator before a field, when the row has one already. */
+static void
+begin_field(ReportCsvWriter *w)
+{
+    g_return_if_fail((w->file == NULL) != (w->text == NULL));
+    if (w->in_row)
+        put_raw(w, ",", 1);
+    w->in_row = true;
+}
+
+void
+report_csv_put(ReportCsvWriter *w, const char *text)
+{
+    begin_field(w);
+    size_t n = text != NULL ? strlen(text) : 0;
     bool quote = n > 0 && (strpbrk(text, ",\"\r\n") != NULL || text[0] == ' ' || text[0] == '\t' ||
                            text[n - 1] == ' ' || text[n - 1] == '\t');
     if (!quote) {
-        g_string_append(out, text);
-        return;
+        put_raw(w, text, n);
+    } else if (w->file != NULL) {
+        csv_fwrite(w->file, text, n);
+    } else {
+        size_t at = w->text->len, size = csv_write(NULL, 0, text, n);
+        g_string_set_size(w->text, at + size);
+        csv_write(w->text->str + at, size, text, n);
     }
-    g_string_append_c(out, '"');
-    for (const char *p = text; *p != '\0'; p++) {
-        if (*p == '"')
-            g_string_append_c(out, '"');
-        g_string_append_c(out, *p);
-    }
-    g_string_append_c(out, '"');
+}
+
+void
+report_csv_put_line(ReportCsvWriter *w, const char *text)
+{
+    g_autofree char *line = g_strdelimit(g_strdup(text != NULL ? text : ""), "\r\n", ' ');
+    report_csv_put(w, line);
+}
+
+void
+report_csv_put_plain(ReportCsvWriter *w, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *text = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_return_if_fail(strpbrk(text, "\"\r\n") == NULL);
+    begin_field(w);
+    put_raw(w, text, strlen(text));
+}
+
+void
+report_csv_end_row(ReportCsvWriter *w)
+{
+    put_raw(w, "\n", 1);
+    w->in_row = false;
 }

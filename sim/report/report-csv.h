@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reading CSV tables (libcsv): a header row naming the columns, then rows
- * of text fields. Used for measurement files (the schema of
- * shared/reference/collectives.csv) and, later, traces.
+/* CSV tables through libcsv: reading a header row naming the columns, then
+ * rows of text fields (measurement files in the schema of
+ * shared/reference/collectives.csv, traces); and writing rows a field at a
+ * time, quoted only where a reader needs it.
  */
 #pragma once
 
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct ReportCsv {
     char *path;
@@ -49,7 +51,27 @@ int report_csv_column(const ReportCsv *csv, const char *name);
 /* Field of row r in column c (c from report_csv_column, may be -1: "" then). */
 const char *report_csv_field(const ReportCsv *csv, guint r, int c);
 
-/* Appends text to out as one CSV field (RFC 4180): quoted, inner quotes
- * doubled, when it holds a comma, quote or line break or starts or ends
- * with a blank; as it is otherwise. */
-void report_csv_append_field(GString *out, const char *text);
+/* A CSV writer: rows go to file or are appended to text (set one, borrowed;
+ * in_row starts false), a field at a time, each row ended by
+ * report_csv_end_row. A field is written as it is, unless it holds a comma,
+ * quote or line break or starts or ends with a blank (which a reader would
+ * trim): then libcsv quotes it (csv_fwrite, csv_write: in quotes, inner
+ * quotes doubled). So numbers and words come out exactly as formatted.
+ * Write errors on file are left to be seen on it (ferror). */
+typedef struct ReportCsvWriter {
+    FILE *file;
+    GString *text;
+    bool in_row; /* the row has a field: the next one follows a comma */
+} ReportCsvWriter;
+
+/* One field of text; NULL is an empty field. */
+void report_csv_put(ReportCsvWriter *w, const char *text);
+/* One field of text with its line breaks made spaces, so that the row
+ * stays one line (messages, names read from files). */
+void report_csv_put_line(ReportCsvWriter *w, const char *text);
+/* One or more fields that need no quoting (numbers, words, a header),
+ * formatted as printf does, commas in the text separating them ("" is one
+ * empty field). A quote or line break in the text is a bug. */
+void report_csv_put_plain(ReportCsvWriter *w, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* Ends the row with a line break. */
+void report_csv_end_row(ReportCsvWriter *w);

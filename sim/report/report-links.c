@@ -174,21 +174,22 @@ seconds(uint64_t ps)
 bool
 report_link_summary_write(const ReportLinkSummary *summary, const char *path, GError **error)
 {
-    g_autoptr(GString) text = g_string_new("time_s");
+    g_autoptr(GString) text = g_string_new(NULL);
+    ReportCsvWriter w = {.text = text};
+    report_csv_put_plain(&w, "time_s");
     for (guint i = 0; i < summary->series->len; i++) {
         const ReportLinkSeries *s = summary->series->pdata[i];
-        g_string_append_c(text, ',');
-        report_csv_append_field(text, s->name);
+        report_csv_put(&w, s->name);
     }
-    g_string_append_c(text, '\n');
+    report_csv_end_row(&w);
     for (uint32_t k = 0; k <= summary->n_bins; k++) {
         uint64_t t_ps = k < summary->n_bins ? (uint64_t)k * summary->bin_ps : summary->end_ps;
-        g_string_append_printf(text, "%.9f", seconds(t_ps));
+        report_csv_put_plain(&w, "%.9f", seconds(t_ps));
         for (guint i = 0; i < summary->series->len; i++) {
             const ReportLinkSeries *s = summary->series->pdata[i];
-            g_string_append_printf(text, ",%.6f", k < summary->n_bins ? s->utilization[k] : 0.0);
+            report_csv_put_plain(&w, "%.6f", k < summary->n_bins ? s->utilization[k] : 0.0);
         }
-        g_string_append_c(text, '\n');
+        report_csv_end_row(&w);
     }
     char *tmp = NULL;
     FILE *out = sim_output_open(path, &tmp, error);

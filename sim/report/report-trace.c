@@ -44,7 +44,7 @@ static const char *const column_names[N_COLUMNS] = {
 
 #define PS_PER_US UINT64_C(1000000)
 
-/* The column names in order, comma-separated (the header row's text). */
+/* The column names in order, comma-separated (for messages). */
 static void
 put_columns(GString *out)
 {
@@ -97,53 +97,66 @@ number_tasks(const WorkStream *stream, const char *path, uint32_t *number, GErro
     return true;
 }
 
+/* ids[0 .. n) as one field, space-separated ("0 1 2 3"); scratch holds
+ * the text. */
 static void
-put_row(GString *out, const WorkStream *stream, uint32_t i, const uint32_t *number)
+put_ids(ReportCsvWriter *w, GString *scratch, const uint32_t *ids, uint32_t n)
+{
+    g_string_truncate(scratch, 0);
+    for (uint32_t k = 0; k < n; k++)
+        g_string_append_printf(scratch, "%s%u", k > 0 ? " " : "", ids[k]);
+    report_csv_put_plain(w, "%s", scratch->str);
+}
+
+static void
+put_row(ReportCsvWriter *w, GString *scratch, const WorkStream *stream, uint32_t i,
+        const uint32_t *number)
 {
     const WorkTask *t = work_stream_task(stream, i);
-    g_string_append_printf(out, "%u,%u,%s,%s,", t->rank, number[i], work_task_kind_name(t->kind),
-                           work_category_name(t->category));
+    report_csv_put_plain(w, "%u,%u,%s,%s", t->rank, number[i], work_task_kind_name(t->kind),
+                         work_category_name(t->category));
     if (t->kind == WORK_TASK_COLL) {
         const WorkGroup *g = stream->groups->pdata[t->group];
-        g_string_append_printf(out, "%s%u,", work_category_name(g->category), t->group);
-        for (uint32_t r = 0; r < g->n_ranks; r++)
-            g_string_append_printf(out, "%s%u", r > 0 ? " " : "", g->ranks[r]);
+        report_csv_put_plain(w, "%s%u", work_category_name(g->category), t->group);
+        put_ids(w, scratch, g->ranks, g->n_ranks);
     } else {
-        g_string_append_c(out, ',');
+        report_csv_put_plain(w, ","); /* group, members */
     }
-    g_string_append_c(out, ',');
     if (t->kind == WORK_TASK_SEND || t->kind == WORK_TASK_RECV)
-        g_string_append_printf(out, "%u", t->peer);
-    g_string_append_c(out, ',');
-    if (t->kind == WORK_TASK_COLL)
-        g_string_append(out, coll_op_name(t->op));
-    g_string_append_c(out, ',');
+        report_csv_put_plain(w, "%u", t->peer);
+    else
+        report_csv_put(w, NULL);
+    report_csv_put(w, t->kind == WORK_TASK_COLL ? coll_op_name(t->op) : NULL);
     if (t->kind != WORK_TASK_COMPUTE)
-        g_string_append_printf(out, "%" PRIu64, t->bytes);
-    g_string_append_c(out, ',');
+        report_csv_put_plain(w, "%" PRIu64, t->bytes);
+    else
+        report_csv_put(w, NULL);
     /* Duration 0 with FLOPs is a time left to the replayer: no duration. */
     if (t->kind == WORK_TASK_COMPUTE && (t->duration_ps > 0 || t->flops == 0))
-        g_string_append_printf(out, "%" PRIu64 ".%06" PRIu64, t->duration_ps / PS_PER_US,
-                               t->duration_ps % PS_PER_US);
-    g_string_append_c(out, ',');
+        report_csv_put_plain(w, "%" PRIu64 ".%06" PRIu64, t->duration_ps / PS_PER_US,
+                             t->duration_ps % PS_PER_US);
+    else
+        report_csv_put(w, NULL);
     if (t->kind == WORK_TASK_COMPUTE && t->flops > 0)
-        g_string_append_printf(out, "%" PRIu64, t->flops);
-    g_string_append_c(out, ',');
+        report_csv_put_plain(w, "%" PRIu64, t->flops);
+    else
+        report_csv_put(w, NULL);
+    g_string_truncate(scratch, 0);
     for (uint32_t d = 0; d < t->n_deps; d++)
-        g_string_append_printf(out, "%s%u", d > 0 ? " " : "",
+        g_string_append_printf(scratch, "%s%u", d > 0 ? " " : "",
                                number[g_array_index(stream->deps, uint32_t, t->dep0 + d)]);
+    report_csv_put_plain(w, "%s", scratch->str);
     /* The replica axes in use, axis 0 first; "1" and "0" when none. */
-    GString *counts = g_string_new(NULL), *strides = g_string_new(NULL);
+    uint32_t counts[WORK_REPLICA_AXES], strides[WORK_REPLICA_AXES], n_axes = 0;
     for (int a = 0; a < WORK_REPLICA_AXES; a++)
         if (a == 0 || stream->replicas[a].count > 1) {
-            g_string_append_printf(counts, "%s%u", a ? " " : "", stream->replicas[a].count);
-            g_string_append_printf(strides, "%s%u", a ? " " : "", stream->replicas[a].stride);
+            counts[n_axes] = stream->replicas[a].count;
+            strides[n_axes++] = stream->replicas[a].stride;
         }
-    g_string_append_printf(out, ",%s,%s,", counts->str, strides->str);
-    g_string_free(counts, TRUE);
-    g_string_free(strides, TRUE);
-    report_csv_append_field(out, work_stream_label(stream, t));
-    g_string_append_c(out, '\n');
+    put_ids(w, scratch, counts, n_axes);
+    put_ids(w, scratch, strides, n_axes);
+    report_csv_put(w, work_stream_label(stream, t));
+    report_csv_end_row(w);
 }
 
 bool
@@ -153,11 +166,13 @@ report_trace_write(const WorkStream *stream, const char *path, GError **error)
     g_autofree uint32_t *number = g_new(uint32_t, stream->tasks->len + 1);
     if (!number_tasks(stream, path, number, error))
         return false;
-    g_autoptr(GString) out = g_string_new(NULL);
-    put_columns(out);
-    g_string_append_c(out, '\n');
+    g_autoptr(GString) out = g_string_new(NULL), scratch = g_string_new(NULL);
+    ReportCsvWriter w = {.text = out};
+    for (int c = 0; c < N_COLUMNS; c++)
+        report_csv_put_plain(&w, "%s", column_names[c]);
+    report_csv_end_row(&w);
     for (uint32_t i = 0; i < stream->tasks->len; i++)
-        put_row(out, stream, i, number);
+        put_row(&w, scratch, stream, i, number);
     /* Written to a temporary beside path and renamed into place (an
      * interrupt removes it); the cost is the whole trace held in memory as
      * text until then. */

@@ -15,8 +15,8 @@
 #   top_srcdir     the source tree (absolute)
 #   FUZZ_SOURCES   the sim/ sources of the program, relative to top_srcdir
 #                  (.c files are compiled, the rest ignored)
-#   FUZZ_CPPFLAGS  include paths and flags of GLib (and MPI)
-#   FUZZ_LIBS      GLib, libcsv (and MPI) to link
+#   FUZZ_CPPFLAGS  include paths and flags of GLib and json-glib (and MPI)
+#   FUZZ_LIBS      GLib, json-glib, libcsv (and MPI) to link
 #   FUZZ_CC        the compiler (clang)
 #   FUZZ_SECONDS   seconds per target (60); 0 builds only
 #   FUZZ_JOBS      compilers run at once (2)

@@ -5,6 +5,7 @@
 #include "report-test-json.h"
 
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 void
@@ -262,14 +263,12 @@ json_us(const Json *object, const char *key)
 {
     const Json *v = json_get(object, key);
     ck_assert_msg(v != NULL && v->type == J_NUMBER, "\"%s\": not a number", key);
-    const char *dot = strchr(v->text, '.');
-    ck_assert_msg(dot != NULL && strlen(dot + 1) == 6 && v->text[0] != '-',
-                  "\"%s\": %s is not microseconds to the ps", key, v->text);
-    g_autofree char *whole = g_strndup(v->text, (gsize)(dot - v->text));
-    guint64 us, frac;
-    ck_assert(g_ascii_string_to_unsigned(whole, 10, 0, G_MAXUINT64 / 1000000, &us, NULL));
-    ck_assert(g_ascii_string_to_unsigned(dot + 1, 10, 0, 999999, &frac, NULL));
-    return us * 1000000 + frac;
+    double us = g_ascii_strtod(v->text, NULL);
+    ck_assert_msg(us >= 0 && us < 9e9, "\"%s\": %s is not microseconds of a step", key, v->text);
+    uint64_t ps = (uint64_t)llround(us * 1e6);
+    ck_assert_msg((double)ps / 1e6 == us, "\"%s\": %s is not the double nearest a ps", key,
+                  v->text);
+    return ps;
 }
 
 bool

@@ -30,8 +30,8 @@ Json *json_parse(const char *text, char **error);
 const Json *json_get(const Json *object, const char *key);
 
 /* object's value at key as a string, a non-negative integer, microseconds
- * with six decimals (in ps), a boolean; each fails the running Check test
- * when the value is missing or not of its kind. */
+ * (in ps: the number must be the double nearest a whole ps), a boolean; each fails the running
+ * Check test when the value is missing or not of its kind. */
 const char *json_str(const Json *object, const char *key);
 uint64_t json_uint(const Json *object, const char *key);
 uint64_t json_us(const Json *object, const char *key);

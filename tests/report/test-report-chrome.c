@@ -2,8 +2,8 @@
 /* Timelines: Chrome traces of generated steps, replayed, parsed back by a
  * strict JSON reader (objects, arrays, strings with escapes, numbers, true,
  * false, null; duplicate keys and trailing text are errors) and checked
- * event by event: known phases, begin <= end, times exact to the
- * picosecond, one slice per task, tracks named and never partly
+ * event by event: known phases, begin <= end, times the doubles nearest
+ * their picoseconds, one slice per task, tracks named and never partly
  * overlapping, processes by node. Past the event limit the trace still
  * parses, fits (one slice a track at least), keeps every task counted and
  * says it merged. Labels with quotes, backslashes and control characters
@@ -411,7 +411,8 @@ static const ReportChromeSample link_a[] = {
     {0, 1.0}, {1000000, 0.0}, {3000000, 0.5}, {4000000, 0.0}};
 static const ReportChromeSample link_b[] = {{500, 0.25}, {7000001, 0.0}};
 
-/* Counters with max_samples (0: none), as (link, ts, utilization text). */
+/* Counters with max_samples (0: none), as (link, ts, utilization to six
+ * decimals). */
 static void
 check_links(uint64_t max_samples, const char *const *want, guint n_want)
 {
@@ -439,8 +440,8 @@ check_links(uint64_t max_samples, const char *const *want, guint n_want)
         const Json *e = seen.counters->pdata[i];
         const Json *u = json_get(json_get(e, "args"), "utilization");
         ck_assert(u != NULL && u->type == J_NUMBER);
-        g_autofree char *got = g_strdup_printf("%s %" G_GUINT64_FORMAT " %s", json_str(e, "name"),
-                                               json_us(e, "ts"), u->text);
+        g_autofree char *got = g_strdup_printf("%s %" G_GUINT64_FORMAT " %.6f", json_str(e, "name"),
+                                               json_us(e, "ts"), g_ascii_strtod(u->text, NULL));
         ck_assert_str_eq(got, want[i]);
         ck_assert_uint_eq(json_uint(e, "pid"), 3);
     }

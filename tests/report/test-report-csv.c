@@ -2,7 +2,8 @@
 /* report-csv's stream: rows come one at a time with the line they start
  * on, a malformed row is an error at its line after the rows before it
  * were read, and reading a stream to its end gives the whole read's
- * table. */
+ * table. Its writer: plain fields come out as formatted, the others
+ * quoted, and what it writes reads back field for field. */
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -99,6 +100,76 @@ START_TEST(file_across_blocks)
 }
 END_TEST
 
+/* Fields a reader could not take as they are, and plain ones around them. */
+static const char *const AWKWARD[] = {
+    "a,b", "say \"hi\"", "two\nlines", " lead", "trail\t", "", "plain words", "1.2500",
+};
+
+/* One row of AWKWARD, then a row of numbers, written by w. */
+static void
+write_rows(ReportCsvWriter *w)
+{
+    for (guint i = 0; i < G_N_ELEMENTS(AWKWARD); i++)
+        report_csv_put(w, AWKWARD[i]);
+    report_csv_end_row(w);
+    report_csv_put_plain(w, "%u,%.3f", 7u, 0.5);
+    report_csv_put(w, NULL);
+    report_csv_put(w, "50%, half");
+    report_csv_put_line(w, "x\r\ny");
+    report_csv_put_plain(w, ",");
+    report_csv_put(w, "z");
+    report_csv_end_row(w);
+}
+
+static const char WRITTEN[] = "\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" lead\",\"trail\t\",,"
+                              "plain words,1.2500\n"
+                              "7,0.500,,\"50%, half\",x  y,,,z\n";
+
+START_TEST(written_fields_quote_only_when_needed)
+{
+    g_autoptr(GString) text = g_string_new(NULL);
+    ReportCsvWriter w = {.text = text};
+    write_rows(&w);
+    ck_assert_str_eq(text->str, WRITTEN);
+}
+END_TEST
+
+START_TEST(written_fields_read_back)
+{
+    g_autoptr(GString) text = g_string_new(NULL);
+    ReportCsvWriter w = {.text = text};
+    write_rows(&w);
+    GError *error = NULL;
+    g_autoptr(ReportCsv) t = report_csv_read_data(text->str, text->len, "w.csv", &error);
+    ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(t->columns->len, G_N_ELEMENTS(AWKWARD));
+    for (guint i = 0; i < G_N_ELEMENTS(AWKWARD); i++)
+        ck_assert_str_eq(t->columns->pdata[i], AWKWARD[i]);
+    static const char *const second[] = {"7", "0.500", "", "50%, half", "x  y", "", "", "z"};
+    ck_assert_uint_eq(t->rows->len, 1);
+    for (guint i = 0; i < G_N_ELEMENTS(second); i++)
+        ck_assert_str_eq(report_csv_field(t, 0, (int)i), second[i]);
+}
+END_TEST
+
+/* A writer on a file writes the bytes a writer on text appends. */
+START_TEST(file_writer_writes_the_same_bytes)
+{
+    g_autofree char *dir = g_dir_make_tmp("report-csv-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "w.csv", NULL);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ReportCsvWriter w = {.file = f};
+    write_rows(&w);
+    ck_assert_int_eq(fclose(f), 0);
+    g_autofree char *got = NULL;
+    ck_assert(g_file_get_contents(path, &got, NULL, NULL));
+    ck_assert_str_eq(got, WRITTEN);
+    g_unlink(path);
+    g_rmdir(dir);
+}
+END_TEST
+
 Suite *
 report_csv_suite(void)
 {
@@ -109,5 +180,10 @@ report_csv_suite(void)
     tcase_add_test(tc, whole_read_is_the_stream);
     tcase_add_test(tc, file_across_blocks);
     suite_add_tcase(s, tc);
+    TCase *write = tcase_create("write");
+    tcase_add_test(write, written_fields_quote_only_when_needed);
+    tcase_add_test(write, written_fields_read_back);
+    tcase_add_test(write, file_writer_writes_the_same_bytes);
+    suite_add_tcase(s, write);
     return s;
 }
