@@ -32,15 +32,15 @@ typedef struct LoopRow {
 /* The loopback rows of system_id in csv: all_reduce and all_gather with a
  * time. NULL after printing the error of a malformed row. */
 static GArray *
-read_rows(const char *path, const ReportCsv *csv, const CliRowColumns *col, const char *system_id)
+read_rows(const char *path, const SimCsv *csv, const CliRowColumns *col, const char *system_id)
 {
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(LoopRow));
     for (guint r = 0; r < csv->rows->len; r++) {
         LoopRow row = {.line = g_array_index(csv->lines, uint32_t, r)};
-        if (strcmp(report_csv_field(csv, r, col->system), system_id) != 0 ||
-            !coll_op_parse(report_csv_field(csv, r, col->collective), &row.op) ||
+        if (strcmp(sim_csv_field(csv, r, col->system), system_id) != 0 ||
+            !coll_op_parse(sim_csv_field(csv, r, col->collective), &row.op) ||
             (row.op != COLL_OP_ALL_REDUCE && row.op != COLL_OP_ALL_GATHER) ||
-            *report_csv_field(csv, r, col->time_us) == '\0')
+            *sim_csv_field(csv, r, col->time_us) == '\0')
             continue;
         g_autoptr(GError) error = NULL;
         double gpus, bytes;
@@ -237,7 +237,7 @@ cli_calibrate_loopback(const char *path, const char *system_id, uint32_t fit_ran
                        NetFidelity fidelity)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(SimCsv) csv = sim_csv_read(path, &error);
     CliRowColumns col;
     g_autoptr(HwSystem) system = csv != NULL && cli_rows_find_columns(csv, &col, &error)
                                      ? hw_system_load_by_id(system_id, hw_models_dir(), &error)

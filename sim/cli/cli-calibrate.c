@@ -45,7 +45,7 @@
 #include "coll/coll-run.h"
 #include "net/net-p2p.h"
 #include "core/core-units.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 #include "work/work-compute.h"
 #include "hw/hw-models.h"
 
@@ -61,7 +61,7 @@ typedef struct CalibrateOptions {
 typedef struct Calibration {
     const CalibrateOptions *o;
     NetFidelity fidelity;
-    const ReportCsv *csv;
+    const SimCsv *csv;
     CliRowColumns col;
     CliFabric *fabric;             /* one node */
     GArray *measured_us, *base_us; /* base: the simulated time without the fixed cost */
@@ -125,25 +125,25 @@ add_sample(Calibration *c, double measured_us, double base_us)
 static bool
 collect_copies(Calibration *c, GError **error)
 {
-    const ReportCsv *csv = c->csv;
+    const SimCsv *csv = c->csv;
     const CalibrateOptions *o = c->o;
     NetP2p p2p = {.fidelity = c->fidelity,
                   .issuer = NET_ISSUER_CE,
                   .graph = c->fabric->graph,
                   .router = c->fabric->router};
     for (guint r = 0; r < csv->rows->len; r++) {
-        if (strcmp(report_csv_field(csv, r, c->col.system), o->system) != 0 ||
-            strcmp(report_csv_field(csv, r, c->col.collective), "p2p_latency") != 0 ||
-            (o->match && !strstr(report_csv_field(csv, r, c->col.algorithm), o->match)))
+        if (strcmp(sim_csv_field(csv, r, c->col.system), o->system) != 0 ||
+            strcmp(sim_csv_field(csv, r, c->col.collective), "p2p_latency") != 0 ||
+            (o->match && !strstr(sim_csv_field(csv, r, c->col.algorithm), o->match)))
             continue;
         double measured, bytes = LATENCY_BYTES;
         if (!cli_rows_measure(csv, r, c->col.time_us, "time_us", &measured, error))
             return false;
-        if (*report_csv_field(csv, r, c->col.bytes) != '\0' &&
+        if (*sim_csv_field(csv, r, c->col.bytes) != '\0' &&
             !cli_rows_number(csv, r, c->col.bytes, "bytes", &bytes, error))
             return false;
         uint32_t a, b, n = topo_graph_n_gpus(p2p.graph);
-        cli_rows_pair(report_csv_field(csv, r, c->col.note), &a, &b);
+        cli_rows_pair(sim_csv_field(csv, r, c->col.note), &a, &b);
         if (a >= n || b >= n || a == b || bytes < 1 || !net_p2p_nvlink(&p2p, a, b))
             continue;
         add_sample(c, measured,
@@ -184,7 +184,7 @@ static int
 calibrate_run(Calibration *c, const char *what, const char *path)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(SimCsv) csv = sim_csv_read(path, &error);
     g_autoptr(CliFabric) fabric = csv ? cli_fabric_load(c->o->system, 1, &error) : NULL;
     c->csv = csv;
     c->fabric = fabric;
@@ -251,17 +251,17 @@ fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
  * columns names[0 .. n) found into col; false after printing the error. */
 static bool
 open_gpu_csv(const char *path, const char *system_id, const char *const *names, unsigned n,
-             int *col, ReportCsv **csv, HwSystem **system)
+             int *col, SimCsv **csv, HwSystem **system)
 {
     g_autoptr(GError) error = NULL;
-    *csv = report_csv_read(path, &error);
+    *csv = sim_csv_read(path, &error);
     *system = *csv != NULL ? hw_system_load_by_id(system_id, hw_models_dir(), &error) : NULL;
     if (*system == NULL) {
         cli_print_error("calibrate", error);
         return false;
     }
     for (unsigned i = 0; i < n; i++)
-        if ((col[i] = report_csv_column(*csv, names[i])) < 0) {
+        if ((col[i] = sim_csv_column(*csv, names[i])) < 0) {
             fprintf(stderr,
                     "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
                     names[i]);
@@ -276,7 +276,7 @@ calibrate_gemm(const char *path, const char *system_id)
 {
     static const char *const names[] = {"kind", "dtype", "m", "n", "k", "flops_per_s"};
     int col[G_N_ELEMENTS(names)];
-    g_autoptr(ReportCsv) csv = NULL;
+    g_autoptr(SimCsv) csv = NULL;
     g_autoptr(HwSystem) system = NULL;
     if (!open_gpu_csv(path, system_id, names, G_N_ELEMENTS(names), col, &csv, &system))
         return CLI_EXIT_BAD_INPUT;
@@ -286,9 +286,9 @@ calibrate_gemm(const char *path, const char *system_id)
     g_autoptr(GArray) shapes8 = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     g_autoptr(GArray) rates8 = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint r = 0; r < csv->rows->len; r++) {
-        if (strcmp(report_csv_field(csv, r, col[0]), "gemm") != 0)
+        if (strcmp(sim_csv_field(csv, r, col[0]), "gemm") != 0)
             continue;
-        const char *dtype = report_csv_field(csv, r, col[1]);
+        const char *dtype = sim_csv_field(csv, r, col[1]);
         bool fp8 = g_str_has_prefix(dtype, "fp8");
         if (!fp8 && strcmp(dtype, "bf16") != 0 && strcmp(dtype, "fp16") != 0)
             continue;
@@ -328,7 +328,7 @@ calibrate_memory(const char *path, const char *system_id)
 {
     static const char *const names[] = {"kind", "name", "dtype", "bytes_per_s"};
     int col[G_N_ELEMENTS(names)];
-    g_autoptr(ReportCsv) csv = NULL;
+    g_autoptr(SimCsv) csv = NULL;
     g_autoptr(HwSystem) system = NULL;
     if (!open_gpu_csv(path, system_id, names, G_N_ELEMENTS(names), col, &csv, &system))
         return CLI_EXIT_BAD_INPUT;
@@ -336,11 +336,11 @@ calibrate_memory(const char *path, const char *system_id)
     g_autoptr(GArray) shares = g_array_new(FALSE, FALSE, sizeof(double));
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
     for (guint r = 0; r < csv->rows->len; r++) {
-        const char *kind = report_csv_field(csv, r, col[0]);
+        const char *kind = sim_csv_field(csv, r, col[0]);
         if (strcmp(kind, "reduce") != 0 && strcmp(kind, "copy") != 0)
             continue;
         char *end = NULL;
-        double rate = g_ascii_strtod(report_csv_field(csv, r, col[3]), &end);
+        double rate = g_ascii_strtod(sim_csv_field(csv, r, col[3]), &end);
         if (end == NULL || *end != '\0' || !(rate > 0) || !isfinite(rate)) {
             fprintf(stderr, "nvlsim calibrate: %s:%u: bytes_per_s: expected a positive number\n",
                     path, g_array_index(csv->lines, uint32_t, r));
@@ -366,10 +366,10 @@ calibrate_memory(const char *path, const char *system_id)
            "error");
     for (guint i = 0; i < rows->len; i++) {
         guint r = g_array_index(rows, guint, i);
-        double rate = g_ascii_strtod(report_csv_field(csv, r, col[3]), NULL);
-        const char *kind = report_csv_field(csv, r, col[0]);
+        double rate = g_ascii_strtod(sim_csv_field(csv, r, col[3]), NULL);
+        const char *kind = sim_csv_field(csv, r, col[0]);
         printf("  %-7s %-22s %-5s %7.1f GB/s %7.1f GB/s %+7.2f%%%s\n", kind,
-               report_csv_field(csv, r, col[1]), report_csv_field(csv, r, col[2]), rate / 1e9,
+               sim_csv_field(csv, r, col[1]), sim_csv_field(csv, r, col[2]), rate / 1e9,
                fit * hbm / 1e9, 100 * (fit * hbm - rate) / rate,
                strcmp(kind, "copy") == 0 ? "  (held out)" : "");
     }

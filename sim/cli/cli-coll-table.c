@@ -15,7 +15,7 @@
 #include "cli/cli-coll.h"
 #include "cli/cli.h"
 #include "hw/hw-gpu-list.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 /* nccl-tests' -n when neither the command nor a runtime model gives one. */
 #define NCCL_TESTS_ITERS 20
@@ -194,11 +194,11 @@ cli_coll_print_footer(double busbw_sum_gb_per_s, uint32_t n_groups)
 void
 cli_coll_csv_header(FILE *csv)
 {
-    ReportCsvWriter w = {.file = csv};
-    report_csv_put_plain(&w, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
+    SimCsvWriter w = {.file = csv};
+    sim_csv_put_plain(&w, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
                              "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us,"
                              "in_place_time_us,in_place_algbw_GB_per_s,in_place_busbw_GB_per_s");
-    report_csv_end_row(&w);
+    sim_csv_end_row(&w);
 }
 
 void
@@ -206,18 +206,18 @@ cli_coll_csv_row(FILE *csv, const CollRow *row)
 {
     const CollResult *r = row->result;
     const CollRowTime *o = &row->out_of_place, *i = &row->in_place;
-    ReportCsvWriter w = {.file = csv};
-    report_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, row->n_bytes,
+    SimCsvWriter w = {.file = csv};
+    sim_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, row->n_bytes,
                          row->n_elements);
-    report_csv_put(&w, row->dtype);
-    report_csv_put(&w, row->redop);
-    report_csv_put_plain(&w, "%d,%.4f,%.4f,%.4f,%s,%s,%u", row->root, o->time_us, o->algbw_gb_per_s,
+    sim_csv_put(&w, row->dtype);
+    sim_csv_put(&w, row->redop);
+    sim_csv_put_plain(&w, "%d,%.4f,%.4f,%.4f,%s,%s,%u", row->root, o->time_us, o->algbw_gb_per_s,
                          o->busbw_gb_per_s, coll_algo_name(r->algo), coll_proto_name(r->proto),
                          r->n_channels);
     if (r->nccl_model_us >= 0)
-        report_csv_put_plain(&w, "%.4f", r->nccl_model_us);
+        sim_csv_put_plain(&w, "%.4f", r->nccl_model_us);
     else
-        report_csv_put(&w, NULL);
-    report_csv_put_plain(&w, "%.4f,%.4f,%.4f", i->time_us, i->algbw_gb_per_s, i->busbw_gb_per_s);
-    report_csv_end_row(&w);
+        sim_csv_put(&w, NULL);
+    sim_csv_put_plain(&w, "%.4f,%.4f,%.4f", i->time_us, i->algbw_gb_per_s, i->busbw_gb_per_s);
+    sim_csv_end_row(&w);
 }

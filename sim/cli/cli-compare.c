@@ -20,7 +20,7 @@
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 #include "core/core-time.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 #include "work/work-run.h"
 
 #define DEFAULT_SYSTEMS "dgx1-p100,dgx1-v100,dgx-a100,dgx-h100,dgx-b200"
@@ -149,33 +149,33 @@ write_rows(const char *path, const Row *rows, guint n, double base_s, GError **e
     FILE *out = sim_output_open(path, &tmp, error);
     if (out == NULL)
         return false;
-    ReportCsvWriter csv = {.file = out};
-    report_csv_put_plain(&csv, "system,gpu,gpus,nodes,status,reason,step_time_s,speedup,"
+    SimCsvWriter csv = {.file = out};
+    sim_csv_put_plain(&csv, "system,gpu,gpus,nodes,status,reason,step_time_s,speedup,"
                                "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        report_csv_put_plain(&csv, "%s_s", work_time_name(k));
-    report_csv_end_row(&csv);
+        sim_csv_put_plain(&csv, "%s_s", work_time_name(k));
+    sim_csv_end_row(&csv);
     for (guint i = 0; i < n; i++) {
         const Row *r = &rows[i];
-        report_csv_put(&csv, r->system);
+        sim_csv_put(&csv, r->system);
         if (r->reason != NULL) {
-            report_csv_put_plain(&csv, ",,,invalid");
-            report_csv_put_line(&csv, r->reason);
-            report_csv_put_plain(&csv, ",,,,,,,");
+            sim_csv_put_plain(&csv, ",,,invalid");
+            sim_csv_put_line(&csv, r->reason);
+            sim_csv_put_plain(&csv, ",,,,,,,");
             for (int k = 0; k < WORK_N_TIMES; k++)
-                report_csv_put(&csv, NULL);
-            report_csv_end_row(&csv);
+                sim_csv_put(&csv, NULL);
+            sim_csv_end_row(&csv);
             continue;
         }
         const WorkRunResult *w = &r->result;
-        report_csv_put(&csv, r->gpu);
-        report_csv_put_plain(&csv, "%u,%u,ok,,%.9f,%.4f,%.1f,%.3f,%.5f,%.4f,%.4f,%d", w->n_gpus,
+        sim_csv_put(&csv, r->gpu);
+        sim_csv_put_plain(&csv, "%u,%u,ok,,%.9f,%.4f,%.1f,%.3f,%.5f,%.4f,%.4f,%d", w->n_gpus,
                              r->n_nodes, w->step_s, base_s / w->step_s, w->tokens_per_s,
                              w->tflops_per_gpu, w->mfu, (double)w->memory.total_bytes / (1 << 30),
                              (double)r->hbm_bytes / (1 << 30), w->fits);
         for (int k = 0; k < WORK_N_TIMES; k++)
-            report_csv_put_plain(&csv, "%.9f", (double)w->replay.time_ps[k] / (double)SIM_PS_PER_S);
-        report_csv_end_row(&csv);
+            sim_csv_put_plain(&csv, "%.9f", (double)w->replay.time_ps[k] / (double)SIM_PS_PER_S);
+        sim_csv_end_row(&csv);
     }
     return sim_output_commit(out, tmp, path, error);
 }
@@ -227,16 +227,16 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
     FILE *out = sim_output_open(csv, &tmp, error);
     if (out == NULL)
         return false;
-    ReportCsvWriter w = {.file = out};
-    report_csv_put_plain(&w, "system,size_bytes,busbw_GB_per_s");
-    report_csv_end_row(&w);
+    SimCsvWriter w = {.file = out};
+    sim_csv_put_plain(&w, "system,size_bytes,busbw_GB_per_s");
+    sim_csv_end_row(&w);
     for (guint s = 0; s < n; s++)
         for (guint i = 0; i < sizes->len; i++) {
-            report_csv_put(&w, systems[s]);
-            report_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%.4f",
+            sim_csv_put(&w, systems[s]);
+            sim_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%.4f",
                                  g_array_index(sizes, uint64_t, i),
                                  busbw[(size_t)s * sizes->len + i]);
-            report_csv_end_row(&w);
+            sim_csv_end_row(&w);
         }
     return sim_output_commit(out, tmp, csv, error);
 }

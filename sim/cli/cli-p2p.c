@@ -17,7 +17,7 @@
 #include "core/core-units.h"
 #include "hw/hw-models.h"
 #include "net/net-p2p.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 #define LATENCY_BYTES 4
 
@@ -214,17 +214,17 @@ csv_matrix(FILE *csv, const char *measure, const P2pTables *t, const double *m, 
                 continue;
             double v = m[i * t->n + j];
             bool is_lat = strcmp(measure, "latency") == 0;
-            ReportCsvWriter w = {.file = csv};
-            report_csv_put_plain(&w, "%s,%u,%u,%" G_GUINT64_FORMAT, measure, t->gpu[i], t->gpu[j],
+            SimCsvWriter w = {.file = csv};
+            sim_csv_put_plain(&w, "%s,%u,%u,%" G_GUINT64_FORMAT, measure, t->gpu[i], t->gpu[j],
                                  is_lat ? (uint64_t)LATENCY_BYTES : n_bytes);
             if (is_lat)
-                report_csv_put_plain(&w, "%.4f,", v);
+                sim_csv_put_plain(&w, "%.4f,", v);
             else
-                report_csv_put_plain(&w, "%.4f,%.4f",
+                sim_csv_put_plain(&w, "%.4f,%.4f",
                                      (double)n_bytes / v * 1e6 *
                                          (strcmp(measure, "bidirectional") == 0 ? 2 : 1),
                                      v / 1e9);
-            report_csv_end_row(&w);
+            sim_csv_end_row(&w);
         }
 }
 
@@ -242,13 +242,13 @@ run_sweep(const NetP2p *p2p, const P2pPlan *plan, FILE *csv)
         printf("%14" G_GUINT64_FORMAT " %12.3f %10.2f %12.3f %10.2f\n", s, (double)tu / 1e6,
                uni / 1e9, (double)tb / 1e6, bi / 1e9);
         if (csv) {
-            ReportCsvWriter w = {.file = csv};
-            report_csv_put_plain(&w, "sweep_unidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f",
+            SimCsvWriter w = {.file = csv};
+            sim_csv_put_plain(&w, "sweep_unidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f",
                                  a, b, s, (double)tu / 1e6, uni / 1e9);
-            report_csv_end_row(&w);
-            report_csv_put_plain(&w, "sweep_bidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f", a,
+            sim_csv_end_row(&w);
+            sim_csv_put_plain(&w, "sweep_bidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f", a,
                                  b, s, (double)tb / 1e6, bi / 1e9);
-            report_csv_end_row(&w);
+            sim_csv_end_row(&w);
         }
         if (s > plan->max_bytes / plan->factor)
             break;
@@ -330,9 +330,9 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
             cli_print_error("p2p", error);
             return CLI_EXIT_BAD_INPUT;
         }
-        ReportCsvWriter w = {.file = csv};
-        report_csv_put_plain(&w, "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s");
-        report_csv_end_row(&w);
+        SimCsvWriter w = {.file = csv};
+        sim_csv_put_plain(&w, "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s");
+        sim_csv_end_row(&w);
     }
     printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s, %s fidelity, %s copies\n", system_id,
            fabric->system->name, n_shown, fabric->graph->n_nodes,

@@ -11,7 +11,7 @@
 #include "core/core-units.h"
 
 bool
-cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
+cli_rows_find_columns(const SimCsv *csv, CliRowColumns *col, GError **error)
 {
     static const char *const names[] = {
         "nvlsim_system", "collective", "algorithm",  "protocol", "dtype",       "num_gpus",
@@ -23,7 +23,7 @@ cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
         &col->busbw,  &col->in_place,   &col->note,
     };
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-        *slots[i] = report_csv_column(csv, names[i]);
+        *slots[i] = sim_csv_column(csv, names[i]);
         if (*slots[i] < 0) {
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s:1: no column '%s': expected the columns of collectives.csv", csv->path,
@@ -31,14 +31,14 @@ cli_rows_find_columns(const ReportCsv *csv, CliRowColumns *col, GError **error)
             return false;
         }
     }
-    col->harness = report_csv_column(csv, "harness");
-    col->launch_mode = report_csv_column(csv, "launch_mode");
-    col->cuda_graph = report_csv_column(csv, "cuda_graph");
-    col->visible_devices = report_csv_column(csv, "visible_devices");
-    col->gpus_per_node = report_csv_column(csv, "gpus_per_node");
-    col->generation = report_csv_column(csv, "generation");
-    col->source = report_csv_column(csv, "source_url");
-    col->nodes = report_csv_column(csv, "nodes");
+    col->harness = sim_csv_column(csv, "harness");
+    col->launch_mode = sim_csv_column(csv, "launch_mode");
+    col->cuda_graph = sim_csv_column(csv, "cuda_graph");
+    col->visible_devices = sim_csv_column(csv, "visible_devices");
+    col->gpus_per_node = sim_csv_column(csv, "gpus_per_node");
+    col->generation = sim_csv_column(csv, "generation");
+    col->source = sim_csv_column(csv, "source_url");
+    col->nodes = sim_csv_column(csv, "nodes");
     return true;
 }
 
@@ -59,10 +59,10 @@ cli_rows_pair(const char *note, uint32_t *a, uint32_t *b)
 }
 
 bool
-cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double *out,
+cli_rows_number(const SimCsv *csv, guint r, int c, const char *column, double *out,
                 GError **error)
 {
-    const char *text = report_csv_field(csv, r, c);
+    const char *text = sim_csv_field(csv, r, c);
     char *end;
     *out = g_ascii_strtod(text, &end);
     if (*text == '\0' || *end != '\0' || !isfinite(*out) || *out < 0) {
@@ -75,10 +75,10 @@ cli_rows_number(const ReportCsv *csv, guint r, int c, const char *column, double
 }
 
 bool
-cli_rows_measure(const ReportCsv *csv, guint r, int c, const char *column, double *out,
+cli_rows_measure(const SimCsv *csv, guint r, int c, const char *column, double *out,
                  GError **error)
 {
-    const char *text = report_csv_field(csv, r, c);
+    const char *text = sim_csv_field(csv, r, c);
     char *end;
     *out = g_ascii_strtod(text, &end);
     if (*text != '\0' && *end == '\0' && isfinite(*out) && *out > 0)
@@ -90,10 +90,10 @@ cli_rows_measure(const ReportCsv *csv, guint r, int c, const char *column, doubl
 }
 
 bool
-cli_rows_whole(const ReportCsv *csv, guint r, int c, const char *column, uint64_t min, uint64_t max,
+cli_rows_whole(const SimCsv *csv, guint r, int c, const char *column, uint64_t min, uint64_t max,
                uint64_t *out, GError **error)
 {
-    const char *text = report_csv_field(csv, r, c);
+    const char *text = sim_csv_field(csv, r, c);
     if (sim_units_parse_count(text, out, NULL) && *out >= min && *out <= max)
         return true;
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,

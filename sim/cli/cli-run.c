@@ -17,7 +17,7 @@
 #include "work/work-pipeline.h"
 #include "work/work-run.h"
 #include "report/report-chrome.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 #include "report/report-links.h"
 #include "report/report-trace.h"
 
@@ -283,39 +283,39 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
         return false;
     const WorkLayout *l = &s->layout;
     bool gen = s->trace_path == NULL;
-    ReportCsvWriter w = {.file = out};
-    report_csv_put_plain(&w, "scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,"
+    SimCsvWriter w = {.file = out};
+    sim_csv_put_plain(&w, "scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,"
                              "schedule,global_batch,micro_batch,seq_len,fidelity,step_time_s,"
                              "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        report_csv_put_plain(&w, "%s_s", work_time_name(k));
-    report_csv_end_row(&w);
+        sim_csv_put_plain(&w, "%s_s", work_time_name(k));
+    sim_csv_end_row(&w);
     /* The name's commas and quotes become spaces, so that the row splits
      * on commas as it is (README and the guide cut it). */
     g_autofree char *name = g_strdelimit(g_strdup(s->name), ",\"", ' ');
-    report_csv_put_line(&w, name);
-    report_csv_put(&w, f->system->id);
-    report_csv_put_plain(&w, "%u,%u", f->graph->n_nodes, r->n_gpus);
-    report_csv_put(&w, gen ? s->model_id : NULL);
+    sim_csv_put_line(&w, name);
+    sim_csv_put(&w, f->system->id);
+    sim_csv_put_plain(&w, "%u,%u", f->graph->n_nodes, r->n_gpus);
+    sim_csv_put(&w, gen ? s->model_id : NULL);
     if (gen)
-        report_csv_put_plain(&w,
+        sim_csv_put_plain(&w,
                              "%u,%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT
                              ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
                              l->tp, l->cp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero,
                              recompute_names[l->recompute], schedule_names[l->schedule],
                              l->global_batch, l->micro_batch, l->seq_len);
     else
-        report_csv_put_plain(&w, ",,,,,,,,,,,,");
-    report_csv_put_plain(&w, "%s,%.9f", work_scenario_fidelity_name(s), r->step_s);
+        sim_csv_put_plain(&w, ",,,,,,,,,,,,");
+    sim_csv_put_plain(&w, "%s,%.9f", work_scenario_fidelity_name(s), r->step_s);
     if (gen)
-        report_csv_put_plain(&w, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
+        sim_csv_put_plain(&w, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
                              r->mfu, (double)r->memory.total_bytes / (1 << 30),
                              (double)f->system->gpu->hbm_bytes / (1 << 30), r->fits);
     else
-        report_csv_put_plain(&w, ",,,,,");
+        sim_csv_put_plain(&w, ",,,,,");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        report_csv_put_plain(&w, "%.9f", seconds(r->replay.time_ps[k]));
-    report_csv_end_row(&w);
+        sim_csv_put_plain(&w, "%.9f", seconds(r->replay.time_ps[k]));
+    sim_csv_end_row(&w);
     return sim_output_commit(out, tmp, path, error);
 }
 
@@ -360,15 +360,15 @@ write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError
     char *tmp = NULL;
     FILE *out = sim_output_open(path, &tmp, error);
     if (out != NULL) {
-        ReportCsvWriter w = {.file = out};
-        report_csv_put_plain(&w, "time_s,link,utilization");
-        report_csv_end_row(&w);
+        SimCsvWriter w = {.file = out};
+        sim_csv_put_plain(&w, "time_s,link,utilization");
+        sim_csv_end_row(&w);
         for (uint32_t i = 0; i < n_links; i++)
             for (uint32_t k = 0; k < links[i].n_samples; k++) {
-                report_csv_put_plain(&w, "%.9f", seconds(links[i].samples[k].t_ps));
-                report_csv_put(&w, links[i].name);
-                report_csv_put_plain(&w, "%.6f", links[i].samples[k].utilization);
-                report_csv_end_row(&w);
+                sim_csv_put_plain(&w, "%.9f", seconds(links[i].samples[k].t_ps));
+                sim_csv_put(&w, links[i].name);
+                sim_csv_put_plain(&w, "%.6f", links[i].samples[k].utilization);
+                sim_csv_end_row(&w);
             }
     }
     report_chrome_links_free(links, n_links);

@@ -12,7 +12,7 @@
 #include "cli/cli-sweep.h"
 #include "cli/cli.h"
 #include "core/core-output.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 bool
 cli_sweep_set_analytic(CliSweep *sweep, char **event_base, GError **error)
@@ -64,11 +64,11 @@ by_value(const void *a, const void *b, void *ctx)
 static GArray *
 rank_points(const char *results, const char *rank_by, GError **error)
 {
-    g_autoptr(ReportCsv) csv = report_csv_read(results, error);
+    g_autoptr(SimCsv) csv = sim_csv_read(results, error);
     if (csv == NULL)
         return NULL;
-    int c_point = report_csv_column(csv, "point"), c_status = report_csv_column(csv, "status");
-    int c_rank = report_csv_column(csv, rank_by), c_time = report_csv_column(csv, "step_time_s");
+    int c_point = sim_csv_column(csv, "point"), c_status = sim_csv_column(csv, "status");
+    int c_rank = sim_csv_column(csv, rank_by), c_time = sim_csv_column(csv, "step_time_s");
     if (c_rank < 0 || strcmp(rank_by, "point") == 0 || strcmp(rank_by, "status") == 0 ||
         strcmp(rank_by, "reason") == 0) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -80,11 +80,11 @@ rank_points(const char *results, const char *rank_by, GError **error)
     GArray *ranked = g_array_new(FALSE, FALSE, sizeof(Ranked));
     for (guint r = 0; r < csv->rows->len; r++) {
         char *end;
-        Ranked x = {.point = (uint32_t)strtoul(report_csv_field(csv, r, c_point), NULL, 10)};
-        x.value = g_ascii_strtod(report_csv_field(csv, r, c_rank), &end);
-        x.analytic_s = g_ascii_strtod(report_csv_field(csv, r, c_time), NULL);
-        if (strcmp(report_csv_field(csv, r, c_status), "ok") == 0 && *end == '\0' &&
-            end != report_csv_field(csv, r, c_rank) && isfinite(x.value))
+        Ranked x = {.point = (uint32_t)strtoul(sim_csv_field(csv, r, c_point), NULL, 10)};
+        x.value = g_ascii_strtod(sim_csv_field(csv, r, c_rank), &end);
+        x.analytic_s = g_ascii_strtod(sim_csv_field(csv, r, c_time), NULL);
+        if (strcmp(sim_csv_field(csv, r, c_status), "ok") == 0 && *end == '\0' &&
+            end != sim_csv_field(csv, r, c_rank) && isfinite(x.value))
             g_array_append_val(ranked, x);
     }
     bool smaller = smaller_first(rank_by);
@@ -111,10 +111,10 @@ static double
 row_step_s(const char *header, const char *row)
 {
     g_autofree char *text = g_strconcat(header, "\n", row, NULL);
-    g_autoptr(ReportCsv) csv = report_csv_read_data(text, strlen(text), "row", NULL);
+    g_autoptr(SimCsv) csv = sim_csv_read_data(text, strlen(text), "row", NULL);
     if (csv == NULL || csv->rows->len != 1)
         return NAN;
-    const char *field = report_csv_field(csv, 0, report_csv_column(csv, "step_time_s"));
+    const char *field = sim_csv_field(csv, 0, sim_csv_column(csv, "step_time_s"));
     return *field != '\0' ? g_ascii_strtod(field, NULL) : NAN;
 }
 

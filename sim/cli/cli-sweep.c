@@ -23,7 +23,7 @@
 #include "core/core-time.h"
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 #include "work/work-run.h"
 #include "work/work-scenario.h"
 
@@ -264,13 +264,13 @@ char *
 cli_sweep_header(const CliSweep *sweep)
 {
     GString *h = g_string_new(NULL);
-    ReportCsvWriter w = {.text = h};
-    report_csv_put_plain(&w, "point,status,reason");
+    SimCsvWriter w = {.text = h};
+    sim_csv_put_plain(&w, "point,status,reason");
     for (guint a = 0; a < sweep->axes->len; a++) {
         const CliSweepAxis *axis = g_ptr_array_index(sweep->axes, a);
-        report_csv_put_line(&w, axis->key);
+        sim_csv_put_line(&w, axis->key);
     }
-    report_csv_put_plain(&w, "%s", result_header);
+    sim_csv_put_plain(&w, "%s", result_header);
     return g_string_free(h, FALSE);
 }
 
@@ -283,17 +283,17 @@ seconds(uint64_t ps)
 /* The result columns of a simulated point, as nvlsim run --csv prints
  * them; a replayed trace has no model, so no throughput or memory. */
 static void
-put_result(ReportCsvWriter *w, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r)
+put_result(SimCsvWriter *w, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r)
 {
-    report_csv_put_plain(w, "%.9f", r->step_s);
+    sim_csv_put_plain(w, "%.9f", r->step_s);
     if (s->trace_path == NULL)
-        report_csv_put_plain(w, "%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
+        sim_csv_put_plain(w, "%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
                              r->mfu, (double)r->memory.total_bytes / (1 << 30), r->fits);
     else
-        report_csv_put_plain(w, ",,,,");
+        sim_csv_put_plain(w, ",,,,");
     for (int k = 0; k < WORK_N_TIMES; k++)
-        report_csv_put_plain(w, "%.9f", seconds(r->replay.time_ps[k]));
-    report_csv_put_plain(w, "%u,%u", r->n_gpus, f->graph->n_nodes);
+        sim_csv_put_plain(w, "%.9f", seconds(r->replay.time_ps[k]));
+    sim_csv_put_plain(w, "%u,%u", r->n_gpus, f->graph->n_nodes);
 }
 
 /* Point index simulated, as its CSV row: a point that does not load or run
@@ -309,18 +309,18 @@ cli_sweep_point_row(const CliSweep *sweep, uint32_t index)
     WorkRunResult result = {0};
     bool ok = s != NULL && cli_run_scenario(s, &fabric, &result, NULL, &error);
     GString *row = g_string_new(NULL);
-    ReportCsvWriter w = {.text = row};
-    report_csv_put_plain(&w, "%u,%s", index, ok ? "ok" : "invalid");
-    report_csv_put_line(&w, ok ? NULL : error->message);
+    SimCsvWriter w = {.text = row};
+    sim_csv_put_plain(&w, "%u,%s", index, ok ? "ok" : "invalid");
+    sim_csv_put_line(&w, ok ? NULL : error->message);
     for (uint32_t a = 0; a < sweep->axes->len; a++)
-        report_csv_put_line(&w, cli_sweep_point_value(sweep, index, a));
+        sim_csv_put_line(&w, cli_sweep_point_value(sweep, index, a));
     if (ok) {
         put_result(&w, s, fabric, &result);
     } else {
         for (int c = 0; c < N_RESULT_COLUMNS; c++)
-            report_csv_put(&w, NULL);
+            sim_csv_put(&w, NULL);
     }
-    report_csv_end_row(&w);
+    sim_csv_end_row(&w);
     g_clear_error(&error);
     work_run_result_clear(&result);
     return g_string_free(row, FALSE);

@@ -133,24 +133,24 @@ simulate(Validation *v, const CollComm *comm, const CollCall *call, double *kern
 
 /* Reads the row's call; false with the row skipped or reported. */
 static bool
-read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r, CollCall *call,
+read_call(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, CollCall *call,
           uint32_t *n_gpus, bool *collnet)
 {
     g_autoptr(GError) error = NULL;
-    const char *op_text = report_csv_field(csv, r, col->collective);
+    const char *op_text = sim_csv_field(csv, r, col->collective);
     if (!coll_op_parse(op_text, &call->op)) {
         validate_bad(v, csv, r, "collective", "'%s' is not a collective: expected %s", op_text,
                      "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
                      "sendrecv or p2p_*");
         return false;
     }
-    const char *why = row_algo(report_csv_field(csv, r, col->algorithm), &call->algo, collnet);
-    const char *proto = report_csv_field(csv, r, col->protocol);
+    const char *why = row_algo(sim_csv_field(csv, r, col->algorithm), &call->algo, collnet);
+    const char *proto = sim_csv_field(csv, r, col->protocol);
     if (why == NULL && *proto != '\0' && !coll_proto_parse(proto, &call->proto))
         why = "a protocol nvlsim does not model";
-    if (why == NULL && *report_csv_field(csv, r, col->num_gpus) == '\0')
+    if (why == NULL && *sim_csv_field(csv, r, col->num_gpus) == '\0')
         why = "no GPU count";
-    if (why == NULL && *report_csv_field(csv, r, col->bytes) == '\0')
+    if (why == NULL && *sim_csv_field(csv, r, col->bytes) == '\0')
         why = "no message size (a peak figure)";
     if (why != NULL) {
         validate_skip(v, why);
@@ -163,7 +163,7 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
         validate_bad_error(v, error);
         return false;
     }
-    const char *dtype = report_csv_field(csv, r, col->dtype);
+    const char *dtype = sim_csv_field(csv, r, col->dtype);
     call->elem_bytes = *dtype == '\0' ? 4 : coll_dtype_bytes(dtype);
     if (call->elem_bytes == 0) {
         validate_bad(v, csv, r, "dtype",
@@ -172,7 +172,7 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
                      dtype);
         return false;
     }
-    const char *in_place = report_csv_field(csv, r, col->in_place);
+    const char *in_place = sim_csv_field(csv, r, col->in_place);
     if (*in_place != '\0' && strcmp(in_place, "0") != 0 && strcmp(in_place, "1") != 0) {
         validate_bad(v, csv, r, "in_place",
                      "'%s': expected 1 (nccl-tests' in-place columns), 0 or blank", in_place);
@@ -186,13 +186,13 @@ read_call(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r
 /* The row's harness, launch mode and CUDA graph (blank: nccl-tests'
  * defaults); false with the row reported. */
 static bool
-read_harness(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r,
+read_harness(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r,
              CollHarness *h)
 {
     *h = COLL_HARNESS_DEFAULT;
-    const char *kind = report_csv_field(csv, r, col->harness);
-    const char *mode = report_csv_field(csv, r, col->launch_mode);
-    const char *graph = report_csv_field(csv, r, col->cuda_graph);
+    const char *kind = sim_csv_field(csv, r, col->harness);
+    const char *mode = sim_csv_field(csv, r, col->launch_mode);
+    const char *graph = sim_csv_field(csv, r, col->cuda_graph);
     if (*kind != '\0' && !coll_harness_kind_parse(kind, &h->kind)) {
         validate_bad(v, csv, r, "harness", "'%s' is not a harness: expected nccl-tests or blocking",
                      kind);
@@ -236,10 +236,10 @@ validate_sample_free(gpointer sample)
 }
 
 void
-validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
+validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r)
 {
     g_autoptr(GError) error = NULL;
-    const char *system = report_csv_field(csv, r, col->system);
+    const char *system = sim_csv_field(csv, r, col->system);
     CollCall call = {.algo = COLL_ALGO_AUTO, .proto = COLL_PROTO_AUTO};
     uint32_t n_gpus;
     bool collnet;
@@ -251,7 +251,7 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
         validate_skip(v, "below --min-bytes");
         return;
     }
-    bool by_time = *report_csv_field(csv, r, col->time_us) != '\0';
+    bool by_time = *sim_csv_field(csv, r, col->time_us) != '\0';
     int mcol = by_time ? col->time_us : col->busbw;
     double measured;
     if (!cli_rows_number(csv, r, mcol, by_time ? "time_us" : "busbw_gbps", &measured, &error)) {
@@ -275,7 +275,7 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
                      measured);
         return;
     }
-    if (validate_rounding_share(report_csv_field(csv, r, mcol), measured) >
+    if (validate_rounding_share(sim_csv_field(csv, r, mcol), measured) >
         VALIDATE_MAX_ROUNDING_SHARE) {
         validate_skip(v, "measured value printed to too few digits (its rounding alone exceeds "
                          "5%)");
@@ -283,10 +283,10 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     }
     if (v->read_only)
         return;
-    const char *devices = report_csv_field(csv, r, col->visible_devices);
+    const char *devices = sim_csv_field(csv, r, col->visible_devices);
     const char *column;
     CollComm *comm = comm_for(v, system, n_gpus, devices,
-                              report_csv_field(csv, r, col->gpus_per_node), collnet, &column,
+                              sim_csv_field(csv, r, col->gpus_per_node), collnet, &column,
                               &error);
     if (comm == NULL) {
         validate_bad(v, csv, r, column, "%s", error->message);
@@ -295,7 +295,7 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     /* The hosts the row says its ranks span must be those they are placed
      * on (num_gpus filling whole nodes, or gpus_per_node). */
     uint64_t nodes = comm->n_nodes;
-    if (*report_csv_field(csv, r, col->nodes) != '\0' &&
+    if (*sim_csv_field(csv, r, col->nodes) != '\0' &&
         !cli_rows_whole(csv, r, col->nodes, "nodes", 1, 65536, &nodes, &error)) {
         validate_bad_error(v, error);
         return;
@@ -321,8 +321,8 @@ validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col,
     const HwRuntime *runtime = comm->system->runtime;
     *sample = (ValidateSample){
         .system = g_strdup(system),
-        .generation = g_strdup(report_csv_field(csv, r, col->generation)),
-        .source = g_strdup(report_csv_field(csv, r, col->source)),
+        .generation = g_strdup(sim_csv_field(csv, r, col->generation)),
+        .source = g_strdup(sim_csv_field(csv, r, col->source)),
         .ppn = coll_comm_ranks_per_host(comm),
         .n_bytes = call.n_bytes,
         .harness = harness,

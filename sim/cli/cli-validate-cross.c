@@ -267,7 +267,7 @@ int
 validate_calibrate_runtime(const char *path, NetFidelity fidelity)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsvStream) rows = report_csv_stream_open(path, &error);
+    g_autoptr(SimCsvStream) rows = sim_csv_stream_open(path, &error);
     if (rows == NULL) {
         cli_print_error("calibrate", error);
         return CLI_EXIT_BAD_INPUT;

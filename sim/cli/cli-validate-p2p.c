@@ -58,10 +58,10 @@ simulate(Validation *v, CliFabric *fabric, NetP2pKind kind, bool latency, uint32
 }
 
 void
-validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
+validate_p2p_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r)
 {
-    const char *system = report_csv_field(csv, r, col->system);
-    const char *measure = report_csv_field(csv, r, col->collective);
+    const char *system = sim_csv_field(csv, r, col->system);
+    const char *measure = sim_csv_field(csv, r, col->collective);
     uint32_t line = g_array_index(csv->lines, uint32_t, r);
     NetP2pKind kind;
     bool latency;
@@ -69,12 +69,12 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
         validate_skip(v, "unknown p2p measure");
         return;
     }
-    const char *text = report_csv_field(csv, r, latency ? col->time_us : col->busbw);
+    const char *text = sim_csv_field(csv, r, latency ? col->time_us : col->busbw);
     g_autoptr(GError) error = NULL;
     double measured, bytes = latency ? DEFAULT_LATENCY_BYTES : DEFAULT_COPY_BYTES;
     if (!cli_rows_number(csv, r, latency ? col->time_us : col->busbw,
                          latency ? "time_us" : "busbw_gbps", &measured, &error) ||
-        (*report_csv_field(csv, r, col->bytes) != '\0' &&
+        (*sim_csv_field(csv, r, col->bytes) != '\0' &&
          !cli_rows_number(csv, r, col->bytes, "bytes", &bytes, &error))) {
         validate_bad_error(v, error);
         return;
@@ -89,7 +89,7 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
         return;
     }
     uint32_t a, b;
-    cli_rows_pair(report_csv_field(csv, r, col->note), &a, &b);
+    cli_rows_pair(sim_csv_field(csv, r, col->note), &a, &b);
     if (v->read_only)
         return;
     CliFabric *fabric = validate_fabric(v, system, 1, false, &error);
@@ -106,7 +106,7 @@ validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, 
     /* Tartan's variant relays copies between GPUs without a direct NVLink
      * through an intermediate GPU; its rows say so in the algorithm column. */
     NetP2p probe = {.graph = fabric->graph, .router = fabric->router};
-    if (strstr(report_csv_field(csv, r, col->algorithm), "intermediate GPU") != NULL &&
+    if (strstr(sim_csv_field(csv, r, col->algorithm), "intermediate GPU") != NULL &&
         !net_p2p_nvlink(&probe, a, b) && kind != NET_P2P_VIA_HOST)
         kind = kind == NET_P2P_BIDIRECTIONAL ? NET_P2P_RELAY_BIDIRECTIONAL : NET_P2P_RELAY;
     g_autofree char *pair = g_strdup_printf("GPU%u->GPU%u", a, b);

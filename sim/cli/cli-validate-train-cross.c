@@ -191,7 +191,7 @@ validate_train_cross(Validation *v, const char *path, ValidateCross key, const c
                      double max_mape)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(SimCsv) csv = sim_csv_read(path, &error);
     TrainColumns col;
     if (csv == NULL || !train_columns_find(csv, &col, &error)) {
         cli_print_error("validate", error);

@@ -35,13 +35,13 @@
 #include "hw/hw-models.h"
 
 bool
-validate_is_training(const ReportCsv *csv)
+validate_is_training(const SimCsv *csv)
 {
-    return report_csv_column(csv, "iteration_time_s") >= 0;
+    return sim_csv_column(csv, "iteration_time_s") >= 0;
 }
 
 bool
-train_columns_find(const ReportCsv *csv, TrainColumns *col, GError **error)
+train_columns_find(const SimCsv *csv, TrainColumns *col, GError **error)
 {
     static const char *const names[] = {"source",
                                         "nvlsim_system",
@@ -63,12 +63,12 @@ train_columns_find(const ReportCsv *csv, TrainColumns *col, GError **error)
                   &col->layers,       &col->hidden,      &col->heads, &col->seq_len,
                   &col->global_batch, &col->micro_batch, &col->tp,    &col->pp,
                   &col->dp,           &col->num_gpus,    &col->time,  &col->notes};
-    col->precision = report_csv_column(csv, "precision");
-    col->cp = report_csv_column(csv, "cp");
-    col->vp = report_csv_column(csv, "vp");
-    col->fsdp = report_csv_column(csv, "fsdp");
+    col->precision = sim_csv_column(csv, "precision");
+    col->cp = sim_csv_column(csv, "cp");
+    col->vp = sim_csv_column(csv, "vp");
+    col->fsdp = sim_csv_column(csv, "fsdp");
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
-        *out[i] = report_csv_column(csv, names[i]);
+        *out[i] = sim_csv_column(csv, names[i]);
         if (*out[i] < 0) {
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s: no column %s (training rows need the columns of "
@@ -82,9 +82,9 @@ train_columns_find(const ReportCsv *csv, TrainColumns *col, GError **error)
 
 /* A whole number in a field; 0 when empty; false (reported) when not. */
 static bool
-count(Validation *v, const ReportCsv *csv, guint r, int c, const char *name, uint64_t *out)
+count(Validation *v, const SimCsv *csv, guint r, int c, const char *name, uint64_t *out)
 {
-    const char *text = report_csv_field(csv, r, c);
+    const char *text = sim_csv_field(csv, r, c);
     *out = 0;
     if (*text == '\0')
         return true;
@@ -101,9 +101,9 @@ count(Validation *v, const ReportCsv *csv, guint r, int c, const char *name, uin
 /* An optional column's whole number: false (reported) when malformed;
  * *out untouched when the column is absent or the field empty. */
 static bool
-count_column(Validation *v, const ReportCsv *csv, guint r, int c, const char *name, uint64_t *out)
+count_column(Validation *v, const SimCsv *csv, guint r, int c, const char *name, uint64_t *out)
 {
-    if (c < 0 || *report_csv_field(csv, r, c) == '\0')
+    if (c < 0 || *sim_csv_field(csv, r, c) == '\0')
         return true;
     return count(v, csv, r, c, name, out);
 }
@@ -111,10 +111,10 @@ count_column(Validation *v, const ReportCsv *csv, guint r, int c, const char *na
 /* The precision column: the scenario's math (bf16, fp16, fp8, mxfp8,
  * nvfp4); *math untouched when absent or empty. */
 static bool
-precision_column(Validation *v, const ReportCsv *csv, guint r, int c, const char **math)
+precision_column(Validation *v, const SimCsv *csv, guint r, int c, const char **math)
 {
     static const char *const names[] = {"bf16", "fp16", "fp8", "fp8-cs", "mxfp8", "nvfp4"};
-    const char *text = c >= 0 ? report_csv_field(csv, r, c) : "";
+    const char *text = c >= 0 ? sim_csv_field(csv, r, c) : "";
     if (*text == '\0')
         return true;
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
@@ -226,13 +226,13 @@ train_row_clear(TrainRow *row)
 /* Row r as a scenario; false when it is skipped (counted) or malformed
  * (reported). */
 bool
-train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r,
+train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, guint r,
                    TrainRow *row)
 {
-    const char *system = report_csv_field(csv, r, col->system);
-    const char *source = report_csv_field(csv, r, col->source);
-    const char *notes = report_csv_field(csv, r, col->notes);
-    const char *time_text = report_csv_field(csv, r, col->time);
+    const char *system = sim_csv_field(csv, r, col->system);
+    const char *source = sim_csv_field(csv, r, col->source);
+    const char *notes = sim_csv_field(csv, r, col->notes);
+    const char *time_text = sim_csv_field(csv, r, col->time);
     if (v->only_system != NULL && strcmp(system, v->only_system) != 0)
         return false;
     if (*system == '\0') {
@@ -298,7 +298,7 @@ train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col,
                      gpus, tp, cp, pp, dp);
         return false;
     }
-    const char *model_text = report_csv_field(csv, r, col->model);
+    const char *model_text = sim_csv_field(csv, r, col->model);
     const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
     if (id == NULL) {
         validate_skip(v, "no model file matches the row's model");
@@ -365,7 +365,7 @@ train_row_run(const TrainRow *row, char **sets, WorkRunResult *result, GError **
 }
 
 static void
-train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
+train_row(Validation *v, const SimCsv *csv, const TrainColumns *col, guint r)
 {
     TrainRow tr = {0};
     if (!train_row_scenario(v, csv, col, r, &tr))
@@ -410,13 +410,13 @@ train_row(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r)
 }
 
 bool
-validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error)
+validate_train_rows(Validation *v, SimCsvStream *rows, GError **error)
 {
-    const ReportCsv *csv = report_csv_stream_table(rows);
+    const SimCsv *csv = sim_csv_stream_table(rows);
     TrainColumns col;
     if (!train_columns_find(csv, &col, error))
         return false;
-    while (report_csv_stream_next(rows, error)) {
+    while (sim_csv_stream_next(rows, error)) {
         v->n_rows++;
         train_row(v, csv, &col, 0);
         validate_row_done(v);
@@ -470,7 +470,7 @@ int
 validate_train_calibrate(Validation *v, const char *path)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsv) csv = report_csv_read(path, &error);
+    g_autoptr(SimCsv) csv = sim_csv_read(path, &error);
     TrainColumns col;
     if (csv == NULL || !train_columns_find(csv, &col, &error)) {
         cli_print_error("calibrate", error);

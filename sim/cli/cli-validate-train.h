@@ -27,11 +27,11 @@ typedef struct TrainRow {
 
 /* Finds the columns of training.csv in csv; false and error naming the
  * first missing one. */
-bool train_columns_find(const ReportCsv *csv, TrainColumns *col, GError **error);
+bool train_columns_find(const SimCsv *csv, TrainColumns *col, GError **error);
 
 /* Row r of csv as a scenario in row (cleared by train_row_clear); false
  * when it is skipped (counted in v) or malformed (reported in v). */
-bool train_row_scenario(Validation *v, const ReportCsv *csv, const TrainColumns *col, guint r,
+bool train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, guint r,
                         TrainRow *row);
 void train_row_clear(TrainRow *row);
 

@@ -26,7 +26,7 @@
 #include "coll/coll-run.h"
 #include "core/core-data.h"
 #include "core/core-units.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 typedef struct ValidateOptions {
     char *fidelity;
@@ -122,7 +122,7 @@ validate_skip(Validation *v, const char *reason)
 }
 
 void
-validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column, const char *format,
+validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column, const char *format,
              ...)
 {
     va_list args;
@@ -245,16 +245,16 @@ validate_record(Validation *v, const ValidateRow *row)
                row->measured, row->simulated, row->unit, pct, model);
     }
     if (v->out) {
-        ReportCsvWriter w = {.file = v->out};
-        report_csv_put_plain(&w, "%u", row->line);
-        report_csv_put(&w, row->system);
-        report_csv_put(&w, row->measure);
-        report_csv_put_plain(&w, "%u,%" G_GUINT64_FORMAT, row->n_gpus, row->n_bytes);
-        report_csv_put(&w, row->detail);
-        report_csv_put(&w, row->unit);
-        report_csv_put_plain(&w, "%.6g,%.6g,%.3f,%.6g,%.3f", row->measured, row->simulated, pct,
+        SimCsvWriter w = {.file = v->out};
+        sim_csv_put_plain(&w, "%u", row->line);
+        sim_csv_put(&w, row->system);
+        sim_csv_put(&w, row->measure);
+        sim_csv_put_plain(&w, "%u,%" G_GUINT64_FORMAT, row->n_gpus, row->n_bytes);
+        sim_csv_put(&w, row->detail);
+        sim_csv_put(&w, row->unit);
+        sim_csv_put_plain(&w, "%.6g,%.6g,%.3f,%.6g,%.3f", row->measured, row->simulated, pct,
                              row->model, model_pct);
-        report_csv_end_row(&w);
+        sim_csv_end_row(&w);
     }
 }
 
@@ -271,10 +271,10 @@ validate_trim_caches(Validation *v)
 }
 
 static void
-replay_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r)
+replay_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r)
 {
-    const char *system = report_csv_field(csv, r, col->system);
-    const char *measure = report_csv_field(csv, r, col->collective);
+    const char *system = sim_csv_field(csv, r, col->system);
+    const char *measure = sim_csv_field(csv, r, col->collective);
     if (v->only_system != NULL && strcmp(system, v->only_system) != 0)
         return;
     if (*system == '\0')
@@ -341,9 +341,9 @@ print_summary(const Validation *v)
 }
 
 bool
-validate_rows(Validation *v, ReportCsvStream *rows, GError **error)
+validate_rows(Validation *v, SimCsvStream *rows, GError **error)
 {
-    const ReportCsv *csv = report_csv_stream_table(rows);
+    const SimCsv *csv = sim_csv_stream_table(rows);
     v->training = validate_is_training(csv);
     if (v->training) {
         if (!v->quiet)
@@ -359,7 +359,7 @@ validate_rows(Validation *v, ReportCsvStream *rows, GError **error)
         printf("%5s %-15s %-32s %5s %11s %-16s %10s %10s %-4s %9s %9s\n", "line", "system",
                "measure", "gpus", "bytes", "detail", "measured", "simulated", "unit", "error",
                "nccl_mod");
-    while (report_csv_stream_next(rows, error)) {
+    while (sim_csv_stream_next(rows, error)) {
         v->n_rows++;
         validate_trim_caches(v);
         replay_row(v, csv, &col, 0);
@@ -398,7 +398,7 @@ count_data_lines(const char *path)
 
 /* Replays the rows of path, a progress line over them on a terminal. */
 static bool
-validate_stream(Validation *v, ReportCsvStream *rows, const char *path, GError **error)
+validate_stream(Validation *v, SimCsvStream *rows, const char *path, GError **error)
 {
     g_autoptr(CliProgress) progress = cli_progress_new("rows", 0);
     if (cli_progress_active(progress)) {
@@ -415,7 +415,7 @@ static int
 validate_run(Validation *v, const ValidateOptions *o, const char *path, double max_mape)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(ReportCsvStream) rows = report_csv_stream_open(path, &error);
+    g_autoptr(SimCsvStream) rows = sim_csv_stream_open(path, &error);
     if (rows == NULL) {
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
@@ -426,10 +426,10 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
             cli_print_error("validate", error);
             return CLI_EXIT_BAD_INPUT;
         }
-        ReportCsvWriter w = {.file = v->out};
-        report_csv_put_plain(&w, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,"
+        SimCsvWriter w = {.file = v->out};
+        sim_csv_put_plain(&w, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,"
                                  "error_pct,nccl_model,nccl_model_error_pct");
-        report_csv_end_row(&w);
+        sim_csv_end_row(&w);
     }
     bool read = validate_stream(v, rows, path, &error);
     /* No rows would pass any --max-mape gate with a MAPE of 0. */
@@ -566,8 +566,8 @@ validate_suite_file(const char *name)
 static bool
 is_training(const char *path)
 {
-    g_autoptr(ReportCsvStream) rows = report_csv_stream_open(path, NULL);
-    return rows != NULL && validate_is_training(report_csv_stream_table(rows));
+    g_autoptr(SimCsvStream) rows = sim_csv_stream_open(path, NULL);
+    return rows != NULL && validate_is_training(sim_csv_stream_table(rows));
 }
 
 /* Replays the file at path with the options of o and settings (fidelity,

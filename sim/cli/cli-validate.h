@@ -13,7 +13,7 @@
 #include "cli/cli-rows.h"
 #include "coll/coll-harness.h"
 #include "net/net.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 /* Rows whose printed value cannot be judged this finely are skipped. */
 #define VALIDATE_MAX_ROUNDING_SHARE 0.05
@@ -102,7 +102,7 @@ void validate_trim_caches(Validation *v);
  * schema; with read_only, reads and checks them only) as it reads them,
  * printing them unless quiet; false and error when a column is missing or
  * the file is malformed past its rows so far (those are replayed). */
-bool validate_rows(Validation *v, ReportCsvStream *rows, GError **error);
+bool validate_rows(Validation *v, SimCsvStream *rows, GError **error);
 
 /* A row was read and replayed: counts it on the progress line. */
 void validate_row_done(Validation *v);
@@ -114,7 +114,7 @@ uint32_t validate_print_skipped(const Validation *v);
 void validate_record(Validation *v, const ValidateRow *row);
 /* Reports a malformed row on v->err ("FILE:LINE: column C: message") and
  * counts it; the run goes on. */
-void validate_bad(Validation *v, const ReportCsv *csv, guint r, const char *column,
+void validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column,
                   const char *format, ...) G_GNUC_PRINTF(5, 6);
 /* The same for an error whose message names file and line already. */
 void validate_bad_error(Validation *v, const GError *error);
@@ -126,13 +126,13 @@ CliFabric *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, 
 /* Half a unit of the printed value's last decimal, over the value. */
 double validate_rounding_share(const char *text, double value);
 
-void validate_p2p_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r);
-void validate_coll_row(Validation *v, const ReportCsv *csv, const CliRowColumns *col, guint r);
+void validate_p2p_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r);
+void validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r);
 
 /* Whether csv has the schema of shared/reference/training.csv. */
-bool validate_is_training(const ReportCsv *csv);
+bool validate_is_training(const SimCsv *csv);
 /* Replays every training row as validate_rows does. */
-bool validate_train_rows(Validation *v, ReportCsvStream *rows, GError **error);
+bool validate_train_rows(Validation *v, SimCsvStream *rows, GError **error);
 /* nvlsim calibrate compute-efficiency: fits the compute efficiency on the
  * training rows of path, of v->only_system (a GPU's training_efficiency)
  * or of every system (WORK_COMPUTE_STEP_EFFICIENCY); prints each row, the

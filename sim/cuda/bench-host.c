@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/core-units.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 /* The options as text, parsed after GOption has split the line. */
 typedef struct BenchOptionText {
@@ -362,20 +362,20 @@ bench_csv_header(void)
 }
 
 static void
-put_number(ReportCsvWriter *w, const char *format, double value)
+put_number(SimCsvWriter *w, const char *format, double value)
 {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    report_csv_put(w, g_ascii_formatd(buf, sizeof buf, format, value));
+    sim_csv_put(w, g_ascii_formatd(buf, sizeof buf, format, value));
 }
 
 /* source_url: where the row comes from; source_note: what has no column. */
 static void
-put_source(ReportCsvWriter *w, const BenchRow *row)
+put_source(SimCsvWriter *w, const BenchRow *row)
 {
     g_autofree char *source =
         g_strdup_printf("nvlsim-bench %s on %s, %s", row->bench_version ? row->bench_version : "",
                         row->gpu ? row->gpu : "", row->date ? row->date : "");
-    report_csv_put(w, source);
+    sim_csv_put(w, source);
     g_autoptr(GString) note = g_string_new(NULL);
     const char *labels[] = {"driver ", "CUDA ", ""};
     const char *parts[] = {row->driver_version, row->cuda_version, row->note};
@@ -384,42 +384,42 @@ put_source(ReportCsvWriter *w, const BenchRow *row)
             continue;
         g_string_append_printf(note, "%s%s%s", note->len ? "; " : "", labels[i], parts[i]);
     }
-    report_csv_put(w, note->str);
+    sim_csv_put(w, note->str);
 }
 
 static void
-put_row(ReportCsvWriter *w, const BenchRow *row)
+put_row(SimCsvWriter *w, const BenchRow *row)
 {
-    report_csv_put(w, row->system);
-    report_csv_put(w, row->nvlsim_system);
-    report_csv_put(w, row->gpu);
-    report_csv_put(w, row->generation);
-    report_csv_put(w, row->nvlink_gen);
-    report_csv_put_plain(w, "%u,%u", row->n_gpus, row->n_nodes);
-    report_csv_put(w, row->collective);
-    report_csv_put(w, row->algorithm); /* NULL: NCCL's choice */
-    report_csv_put(w, row->protocol);
-    report_csv_put(w, row->dtype);
-    report_csv_put_plain(w, "%" G_GUINT64_FORMAT, row->n_bytes);
+    sim_csv_put(w, row->system);
+    sim_csv_put(w, row->nvlsim_system);
+    sim_csv_put(w, row->gpu);
+    sim_csv_put(w, row->generation);
+    sim_csv_put(w, row->nvlink_gen);
+    sim_csv_put_plain(w, "%u,%u", row->n_gpus, row->n_nodes);
+    sim_csv_put(w, row->collective);
+    sim_csv_put(w, row->algorithm); /* NULL: NCCL's choice */
+    sim_csv_put(w, row->protocol);
+    sim_csv_put(w, row->dtype);
+    sim_csv_put_plain(w, "%" G_GUINT64_FORMAT, row->n_bytes);
     put_number(w, "%.3f", row->time_us);
     put_number(w, "%.3f", row->algbw_bytes_per_s / 1e9);
     put_number(w, "%.3f", row->busbw_bytes_per_s / 1e9);
-    report_csv_put_plain(w, "%d", row->in_place ? 1 : 0);
-    report_csv_put(w, row->nccl_version);
+    sim_csv_put_plain(w, "%d", row->in_place ? 1 : 0);
+    sim_csv_put(w, row->nccl_version);
     put_source(w, row);
     /* One process drives every GPU through NCCL group calls, timed as
      * nccl-tests times them (bench-coll.cu). */
-    report_csv_put_plain(w, "nccl-tests,threads,0");
-    report_csv_end_row(w);
+    sim_csv_put_plain(w, "nccl-tests,threads,0");
+    sim_csv_end_row(w);
 }
 
 bool
 bench_csv_write(FILE *out, const BenchRow *rows, guint n, GError **error)
 {
     g_autoptr(GString) text = g_string_new(NULL);
-    ReportCsvWriter w = {.text = text};
-    report_csv_put_plain(&w, "%s", bench_csv_header());
-    report_csv_end_row(&w);
+    SimCsvWriter w = {.text = text};
+    sim_csv_put_plain(&w, "%s", bench_csv_header());
+    sim_csv_end_row(&w);
     for (guint i = 0; i < n; i++)
         put_row(&w, &rows[i]);
     if (fwrite(text->str, 1, text->len, out) != text->len || fflush(out) != 0) {

@@ -129,7 +129,7 @@ const char *bench_csv_header(void);
  * source_url holds "nvlsim-bench VERSION on GPU, DATE" (the row was measured
  * here, there is no address); source_note holds "driver X; CUDA Y; NOTE"
  * for the parts given. Times are in us, bandwidths in GB/s, in_place 1 or
- * 0; fields are quoted as report_csv_put quotes them (a comma, quote or
+ * 0; fields are quoted as sim_csv_put quotes them (a comma, quote or
  * line break, or a blank at either end). Sets error (G_FILE_ERROR) and returns false if writing
  * fails. */
 bool bench_csv_write(FILE *out, const BenchRow *rows, guint n, GError **error);

@@ -14,7 +14,7 @@
 
 #include "core/core-output.h"
 #include "core/core-time.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 char *
 report_link_class(const TopoGraph *graph, uint32_t link)
@@ -175,21 +175,21 @@ bool
 report_link_summary_write(const ReportLinkSummary *summary, const char *path, GError **error)
 {
     g_autoptr(GString) text = g_string_new(NULL);
-    ReportCsvWriter w = {.text = text};
-    report_csv_put_plain(&w, "time_s");
+    SimCsvWriter w = {.text = text};
+    sim_csv_put_plain(&w, "time_s");
     for (guint i = 0; i < summary->series->len; i++) {
         const ReportLinkSeries *s = summary->series->pdata[i];
-        report_csv_put(&w, s->name);
+        sim_csv_put(&w, s->name);
     }
-    report_csv_end_row(&w);
+    sim_csv_end_row(&w);
     for (uint32_t k = 0; k <= summary->n_bins; k++) {
         uint64_t t_ps = k < summary->n_bins ? (uint64_t)k * summary->bin_ps : summary->end_ps;
-        report_csv_put_plain(&w, "%.9f", seconds(t_ps));
+        sim_csv_put_plain(&w, "%.9f", seconds(t_ps));
         for (guint i = 0; i < summary->series->len; i++) {
             const ReportLinkSeries *s = summary->series->pdata[i];
-            report_csv_put_plain(&w, "%.6f", k < summary->n_bins ? s->utilization[k] : 0.0);
+            sim_csv_put_plain(&w, "%.6f", k < summary->n_bins ? s->utilization[k] : 0.0);
         }
-        report_csv_end_row(&w);
+        sim_csv_end_row(&w);
     }
     char *tmp = NULL;
     FILE *out = sim_output_open(path, &tmp, error);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Traces (the format is in work-trace.h). The writer prints a stream's
  * tasks in stream order, numbering each rank's tasks and naming groups by
- * category and index. The reader takes the rows from report-csv, checks
+ * category and index. The reader takes the rows from core-csv, checks
  * each on its own (fields, numbers, task order, group membership) so that
  * errors name a line and a column, builds the stream, and leaves the rules
  * of the whole stream (pairing, deadlock) to work_stream_check. Times stay
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/core-output.h"
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 typedef enum Column {
     COL_RANK,
@@ -100,52 +100,52 @@ number_tasks(const WorkStream *stream, const char *path, uint32_t *number, GErro
 /* ids[0 .. n) as one field, space-separated ("0 1 2 3"); scratch holds
  * the text. */
 static void
-put_ids(ReportCsvWriter *w, GString *scratch, const uint32_t *ids, uint32_t n)
+put_ids(SimCsvWriter *w, GString *scratch, const uint32_t *ids, uint32_t n)
 {
     g_string_truncate(scratch, 0);
     for (uint32_t k = 0; k < n; k++)
         g_string_append_printf(scratch, "%s%u", k > 0 ? " " : "", ids[k]);
-    report_csv_put_plain(w, "%s", scratch->str);
+    sim_csv_put_plain(w, "%s", scratch->str);
 }
 
 static void
-put_row(ReportCsvWriter *w, GString *scratch, const WorkStream *stream, uint32_t i,
+put_row(SimCsvWriter *w, GString *scratch, const WorkStream *stream, uint32_t i,
         const uint32_t *number)
 {
     const WorkTask *t = work_stream_task(stream, i);
-    report_csv_put_plain(w, "%u,%u,%s,%s", t->rank, number[i], work_task_kind_name(t->kind),
+    sim_csv_put_plain(w, "%u,%u,%s,%s", t->rank, number[i], work_task_kind_name(t->kind),
                          work_category_name(t->category));
     if (t->kind == WORK_TASK_COLL) {
         const WorkGroup *g = stream->groups->pdata[t->group];
-        report_csv_put_plain(w, "%s%u", work_category_name(g->category), t->group);
+        sim_csv_put_plain(w, "%s%u", work_category_name(g->category), t->group);
         put_ids(w, scratch, g->ranks, g->n_ranks);
     } else {
-        report_csv_put_plain(w, ","); /* group, members */
+        sim_csv_put_plain(w, ","); /* group, members */
     }
     if (t->kind == WORK_TASK_SEND || t->kind == WORK_TASK_RECV)
-        report_csv_put_plain(w, "%u", t->peer);
+        sim_csv_put_plain(w, "%u", t->peer);
     else
-        report_csv_put(w, NULL);
-    report_csv_put(w, t->kind == WORK_TASK_COLL ? coll_op_name(t->op) : NULL);
+        sim_csv_put(w, NULL);
+    sim_csv_put(w, t->kind == WORK_TASK_COLL ? coll_op_name(t->op) : NULL);
     if (t->kind != WORK_TASK_COMPUTE)
-        report_csv_put_plain(w, "%" PRIu64, t->bytes);
+        sim_csv_put_plain(w, "%" PRIu64, t->bytes);
     else
-        report_csv_put(w, NULL);
+        sim_csv_put(w, NULL);
     /* Duration 0 with FLOPs is a time left to the replayer: no duration. */
     if (t->kind == WORK_TASK_COMPUTE && (t->duration_ps > 0 || t->flops == 0))
-        report_csv_put_plain(w, "%" PRIu64 ".%06" PRIu64, t->duration_ps / PS_PER_US,
+        sim_csv_put_plain(w, "%" PRIu64 ".%06" PRIu64, t->duration_ps / PS_PER_US,
                              t->duration_ps % PS_PER_US);
     else
-        report_csv_put(w, NULL);
+        sim_csv_put(w, NULL);
     if (t->kind == WORK_TASK_COMPUTE && t->flops > 0)
-        report_csv_put_plain(w, "%" PRIu64, t->flops);
+        sim_csv_put_plain(w, "%" PRIu64, t->flops);
     else
-        report_csv_put(w, NULL);
+        sim_csv_put(w, NULL);
     g_string_truncate(scratch, 0);
     for (uint32_t d = 0; d < t->n_deps; d++)
         g_string_append_printf(scratch, "%s%u", d > 0 ? " " : "",
                                number[g_array_index(stream->deps, uint32_t, t->dep0 + d)]);
-    report_csv_put_plain(w, "%s", scratch->str);
+    sim_csv_put_plain(w, "%s", scratch->str);
     /* The replica axes in use, axis 0 first; "1" and "0" when none. */
     uint32_t counts[WORK_REPLICA_AXES], strides[WORK_REPLICA_AXES], n_axes = 0;
     for (int a = 0; a < WORK_REPLICA_AXES; a++)
@@ -155,8 +155,8 @@ put_row(ReportCsvWriter *w, GString *scratch, const WorkStream *stream, uint32_t
         }
     put_ids(w, scratch, counts, n_axes);
     put_ids(w, scratch, strides, n_axes);
-    report_csv_put(w, work_stream_label(stream, t));
-    report_csv_end_row(w);
+    sim_csv_put(w, work_stream_label(stream, t));
+    sim_csv_end_row(w);
 }
 
 bool
@@ -167,10 +167,10 @@ report_trace_write(const WorkStream *stream, const char *path, GError **error)
     if (!number_tasks(stream, path, number, error))
         return false;
     g_autoptr(GString) out = g_string_new(NULL), scratch = g_string_new(NULL);
-    ReportCsvWriter w = {.text = out};
+    SimCsvWriter w = {.text = out};
     for (int c = 0; c < N_COLUMNS; c++)
-        report_csv_put_plain(&w, "%s", column_names[c]);
-    report_csv_end_row(&w);
+        sim_csv_put_plain(&w, "%s", column_names[c]);
+    sim_csv_end_row(&w);
     for (uint32_t i = 0; i < stream->tasks->len; i++)
         put_row(&w, scratch, stream, i, number);
     /* Written to a temporary beside path and renamed into place (an
@@ -182,7 +182,7 @@ report_trace_write(const WorkStream *stream, const char *path, GError **error)
 /* ---- Reading. ---- */
 
 typedef struct Reader {
-    const ReportCsv *csv;
+    const SimCsv *csv;
     int columns[N_COLUMNS];
     guint row;
     WorkStream *stream;
@@ -221,7 +221,7 @@ static bool G_GNUC_PRINTF(4, 5)
 static const char *
 field(const Reader *r, Column col)
 {
-    return report_csv_field(r->csv, r->row, r->columns[col]);
+    return sim_csv_field(r->csv, r->row, r->columns[col]);
 }
 
 static bool
@@ -626,7 +626,7 @@ find_columns(Reader *r, GError **error)
     }
     g_autoptr(GString) missing = g_string_new(NULL);
     for (int c = 0; c < N_COLUMNS; c++)
-        if (report_csv_column(r->csv, column_names[c]) < 0)
+        if (sim_csv_column(r->csv, column_names[c]) < 0)
             g_string_append_printf(missing, "%s%s", missing->len ? ", " : "", column_names[c]);
     if (unknown->len == 0 && missing->len == 0)
         return true;
@@ -640,7 +640,7 @@ find_columns(Reader *r, GError **error)
 
 /* The trace whose rows csv holds (read from path). */
 static WorkStream *
-trace_read(ReportCsv *csv, const char *path, GError **error)
+trace_read(SimCsv *csv, const char *path, GError **error)
 {
     g_autoptr(WorkStream) stream = work_stream_new(0);
     Reader r = {
@@ -678,7 +678,7 @@ WorkStream *
 report_trace_read(const char *path, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
-    g_autoptr(ReportCsv) csv = report_csv_read(path, error);
+    g_autoptr(SimCsv) csv = sim_csv_read(path, error);
     return csv != NULL ? trace_read(csv, path, error) : NULL;
 }
 
@@ -686,6 +686,6 @@ WorkStream *
 report_trace_read_data(const char *data, size_t length, const char *path, GError **error)
 {
     g_return_val_if_fail(data != NULL && path != NULL, NULL);
-    g_autoptr(ReportCsv) csv = report_csv_read_data(data, length, path, error);
+    g_autoptr(SimCsv) csv = sim_csv_read_data(data, length, path, error);
     return csv != NULL ? trace_read(csv, path, error) : NULL;
 }

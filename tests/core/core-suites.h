@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <inttypes.h>
 
+Suite *core_csv_suite(void);
 Suite *core_engine_suite(void);
 Suite *core_output_suite(void);
 Suite *core_queue_suite(void);

@@ -8,6 +8,7 @@ int
 main(void)
 {
     SRunner *runner = srunner_create(core_engine_suite());
+    srunner_add_suite(runner, core_csv_suite());
     srunner_add_suite(runner, core_output_suite());
     srunner_add_suite(runner, core_queue_suite());
     srunner_add_suite(runner, core_rng_suite());

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: a measurement CSV read whole (report_csv_read_data), and
+/* Fuzz target: a measurement CSV read whole (sim_csv_read_data), and
  * streamed as nvlsim validate reads it, every row read and checked as
  * validate would before simulating it (validate_rows, read only): collective and
  * p2p rows in the schema of collectives.csv, training rows (training.csv)
@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (models == NULL)
         load_models();
     GError *error = NULL;
-    ReportCsv *csv = report_csv_read_data((const char *)data, size, "fuzz.csv", &error);
+    SimCsv *csv = sim_csv_read_data((const char *)data, size, "fuzz.csv", &error);
     if ((csv == NULL) != (error != NULL))
         abort();
     g_clear_error(&error);
@@ -46,11 +46,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (guint r = 0; r < csv->rows->len; r++)
             if (((GPtrArray *)csv->rows->pdata[r])->len != csv->columns->len)
                 abort();
-        report_csv_free(csv);
+        sim_csv_free(csv);
     }
     /* The same text streamed, as validate reads it. */
-    ReportCsvStream *rows =
-        report_csv_stream_new_data((const char *)data, size, "fuzz.csv", &error);
+    SimCsvStream *rows =
+        sim_csv_stream_new_data((const char *)data, size, "fuzz.csv", &error);
     if ((rows == NULL) != (error != NULL))
         abort();
     if (rows != NULL) {
@@ -64,7 +64,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!validate_rows(&v, rows, &error) && error == NULL)
             abort();
         validate_clear(&v);
-        report_csv_stream_free(rows);
+        sim_csv_stream_free(rows);
     }
     g_clear_error(&error);
     return 0;

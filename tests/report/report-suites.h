@@ -4,7 +4,6 @@
 
 #include <check.h>
 
-Suite *report_csv_suite(void);
 Suite *report_trace_suite(void);
 Suite *report_chrome_suite(void);
 Suite *report_replay_suite(void);

@@ -9,7 +9,6 @@ int
 main(void)
 {
     SRunner *runner = srunner_create(report_trace_suite());
-    srunner_add_suite(runner, report_csv_suite());
     srunner_add_suite(runner, report_replay_suite());
     srunner_add_suite(runner, report_chrome_suite());
     srunner_add_suite(runner, report_links_suite());

@@ -7,7 +7,7 @@
  * every row. Writing quotes a field through libcsv only when a reader
  * could not take it as it is.
  */
-#include "report/report-csv.h"
+#include "core/core-csv.h"
 
 #include <csv.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 #include "core/core-text.h"
 
 typedef struct Reader {
-    ReportCsv *csv;
+    SimCsv *csv;
     GPtrArray *row;    /* being filled */
     uint32_t line;     /* line the current row started on */
     uint32_t newlines; /* newlines consumed so far */
@@ -47,7 +47,7 @@ on_row(int terminator, void *ctx)
             g_ptr_array_unref(row);
         return;
     }
-    ReportCsv *csv = r->csv;
+    SimCsv *csv = r->csv;
     if (csv->columns == NULL) {
         csv->columns = row;
         /* The first column named twice is the error (a second would set
@@ -91,8 +91,8 @@ parse_fail(Reader *r, struct csv_parser *parser, const char *path)
                 what);
 }
 
-struct ReportCsvStream {
-    ReportCsv *csv;
+struct SimCsvStream {
+    SimCsv *csv;
     SimTextStream *text;
     struct csv_parser parser;
     Reader reader;
@@ -101,7 +101,7 @@ struct ReportCsvStream {
 };
 
 void
-report_csv_stream_free(ReportCsvStream *s)
+sim_csv_stream_free(SimCsvStream *s)
 {
     if (s == NULL)
         return;
@@ -110,14 +110,14 @@ report_csv_stream_free(ReportCsvStream *s)
         g_ptr_array_unref(s->reader.row);
     g_clear_error(&s->reader.error);
     sim_text_stream_free(s->text);
-    report_csv_free(s->csv);
+    sim_csv_free(s->csv);
     g_free(s);
 }
 
 /* Feeds lines until want_rows rows are read (and the header), the text
  * ends or an error. */
 static bool
-feed(ReportCsvStream *s, guint want_rows, GError **error)
+feed(SimCsvStream *s, guint want_rows, GError **error)
 {
     Reader *r = &s->reader;
     while (r->error == NULL && !s->done &&
@@ -149,47 +149,47 @@ feed(ReportCsvStream *s, guint want_rows, GError **error)
     return true;
 }
 
-static ReportCsvStream *
+static SimCsvStream *
 stream_new(SimTextStream *text, const char *path, GError **error)
 {
-    ReportCsvStream *s = g_new0(ReportCsvStream, 1);
+    SimCsvStream *s = g_new0(SimCsvStream, 1);
     s->text = text;
-    s->csv = g_new0(ReportCsv, 1);
+    s->csv = g_new0(SimCsv, 1);
     s->csv->path = g_strdup(path);
     s->csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
     s->csv->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     csv_init(&s->parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
     s->reader = (Reader){.csv = s->csv, .line = 1};
     if (!feed(s, 0, error)) {
-        report_csv_stream_free(s);
+        sim_csv_stream_free(s);
         return NULL;
     }
     return s;
 }
 
-ReportCsvStream *
-report_csv_stream_open(const char *path, GError **error)
+SimCsvStream *
+sim_csv_stream_open(const char *path, GError **error)
 {
     SimTextStream *text = sim_text_stream_open(path, "a CSV file", error);
     return text != NULL ? stream_new(text, path, error) : NULL;
 }
 
-ReportCsvStream *
-report_csv_stream_new_data(const char *data, size_t length, const char *path, GError **error)
+SimCsvStream *
+sim_csv_stream_new_data(const char *data, size_t length, const char *path, GError **error)
 {
     return stream_new(sim_text_stream_new_data(path, data, length), path, error);
 }
 
-const ReportCsv *
-report_csv_stream_table(const ReportCsvStream *s)
+const SimCsv *
+sim_csv_stream_table(const SimCsvStream *s)
 {
     return s->csv;
 }
 
 bool
-report_csv_stream_next(ReportCsvStream *s, GError **error)
+sim_csv_stream_next(SimCsvStream *s, GError **error)
 {
-    ReportCsv *csv = s->csv;
+    SimCsv *csv = s->csv;
     if (!s->keep && csv->rows->len > 0) {
         g_ptr_array_remove_index(csv->rows, 0);
         g_array_remove_index(csv->lines, 0);
@@ -200,38 +200,38 @@ report_csv_stream_next(ReportCsvStream *s, GError **error)
 }
 
 /* Every row of a stream, into its table. */
-static ReportCsv *
-read_whole(ReportCsvStream *s, GError **error)
+static SimCsv *
+read_whole(SimCsvStream *s, GError **error)
 {
     if (s == NULL)
         return NULL;
     s->keep = true;
     GError *failed = NULL;
-    while (report_csv_stream_next(s, &failed))
+    while (sim_csv_stream_next(s, &failed))
         ;
-    ReportCsv *csv = NULL;
+    SimCsv *csv = NULL;
     if (failed != NULL)
         g_propagate_error(error, failed);
     else
         csv = g_steal_pointer(&s->csv);
-    report_csv_stream_free(s);
+    sim_csv_stream_free(s);
     return csv;
 }
 
-ReportCsv *
-report_csv_read(const char *path, GError **error)
+SimCsv *
+sim_csv_read(const char *path, GError **error)
 {
-    return read_whole(report_csv_stream_open(path, error), error);
+    return read_whole(sim_csv_stream_open(path, error), error);
 }
 
-ReportCsv *
-report_csv_read_data(const char *data, size_t length, const char *path, GError **error)
+SimCsv *
+sim_csv_read_data(const char *data, size_t length, const char *path, GError **error)
 {
-    return read_whole(report_csv_stream_new_data(data, length, path, error), error);
+    return read_whole(sim_csv_stream_new_data(data, length, path, error), error);
 }
 
 void
-report_csv_free(ReportCsv *csv)
+sim_csv_free(SimCsv *csv)
 {
     if (csv == NULL)
         return;
@@ -244,7 +244,7 @@ report_csv_free(ReportCsv *csv)
 }
 
 int
-report_csv_column(const ReportCsv *csv, const char *name)
+sim_csv_column(const SimCsv *csv, const char *name)
 {
     for (guint i = 0; i < csv->columns->len; i++)
         if (g_strcmp0(csv->columns->pdata[i], name) == 0)
@@ -253,7 +253,7 @@ report_csv_column(const ReportCsv *csv, const char *name)
 }
 
 const char *
-report_csv_field(const ReportCsv *csv, guint r, int c)
+sim_csv_field(const SimCsv *csv, guint r, int c)
 {
     if (c < 0)
         return "";
@@ -264,7 +264,7 @@ report_csv_field(const ReportCsv *csv, guint r, int c)
 /* ---- Writing. ---- */
 
 static void
-put_raw(ReportCsvWriter *w, const char *text, size_t n)
+put_raw(SimCsvWriter *w, const char *text, size_t n)
 {
     if (w->file != NULL)
         fwrite(text, 1, n, w->file);
@@ -274,7 +274,7 @@ put_raw(ReportCsvWriter *w, const char *text, size_t n)
 
 /* The separator before a field, when the row has one already. */
 static void
-begin_field(ReportCsvWriter *w)
+begin_field(SimCsvWriter *w)
 {
     g_return_if_fail((w->file == NULL) != (w->text == NULL));
     if (w->in_row)
@@ -283,7 +283,7 @@ begin_field(ReportCsvWriter *w)
 }
 
 void
-report_csv_put(ReportCsvWriter *w, const char *text)
+sim_csv_put(SimCsvWriter *w, const char *text)
 {
     begin_field(w);
     size_t n = text != NULL ? strlen(text) : 0;
@@ -301,14 +301,14 @@ report_csv_put(ReportCsvWriter *w, const char *text)
 }
 
 void
-report_csv_put_line(ReportCsvWriter *w, const char *text)
+sim_csv_put_line(SimCsvWriter *w, const char *text)
 {
     g_autofree char *line = g_strdelimit(g_strdup(text != NULL ? text : ""), "\r\n", ' ');
-    report_csv_put(w, line);
+    sim_csv_put(w, line);
 }
 
 void
-report_csv_put_plain(ReportCsvWriter *w, const char *format, ...)
+sim_csv_put_plain(SimCsvWriter *w, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -320,7 +320,7 @@ report_csv_put_plain(ReportCsvWriter *w, const char *format, ...)
 }
 
 void
-report_csv_end_row(ReportCsvWriter *w)
+sim_csv_end_row(SimCsvWriter *w)
 {
     put_raw(w, "\n", 1);
     w->in_row = false;

@@ -11,67 +11,67 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef struct ReportCsv {
+typedef struct SimCsv {
     char *path;
     GPtrArray *columns; /* char *, the header */
     GPtrArray *rows;    /* GPtrArray of char *, one per row, as many fields as columns */
     GArray *lines;      /* uint32_t: the line each row starts on (1 = the header) */
-} ReportCsv;
+} SimCsv;
 
 /* Reads a whole CSV file. Errors name the file and line: unreadable file,
  * malformed quoting, a row whose field count differs from the header's,
  * no header, duplicate column names. */
-ReportCsv *report_csv_read(const char *path, GError **error);
+SimCsv *sim_csv_read(const char *path, GError **error);
 /* The same from the text of a CSV file, length bytes (NUL not needed);
  * path names it in messages. */
-ReportCsv *report_csv_read_data(const char *data, size_t length, const char *path, GError **error);
-void report_csv_free(ReportCsv *csv);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCsv, report_csv_free)
+SimCsv *sim_csv_read_data(const char *data, size_t length, const char *path, GError **error);
+void sim_csv_free(SimCsv *csv);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimCsv, sim_csv_free)
 
 /* A CSV file read a row at a time: the header when it opens, then each
  * row in turn, in memory that holds one row (the same checks and messages
- * as report_csv_read, each found when its line is read). */
-typedef struct ReportCsvStream ReportCsvStream;
+ * as sim_csv_read, each found when its line is read). */
+typedef struct SimCsvStream SimCsvStream;
 
-ReportCsvStream *report_csv_stream_open(const char *path, GError **error);
+SimCsvStream *sim_csv_stream_open(const char *path, GError **error);
 /* The same over text in memory (borrowed: it must outlive the stream). */
-ReportCsvStream *report_csv_stream_new_data(const char *data, size_t length, const char *path,
+SimCsvStream *sim_csv_stream_new_data(const char *data, size_t length, const char *path,
                                             GError **error);
 /* The table as read so far: the path and columns, and in rows (and lines)
- * the row the last report_csv_stream_next read, at index 0. */
-const ReportCsv *report_csv_stream_table(const ReportCsvStream *s);
+ * the row the last sim_csv_stream_next read, at index 0. */
+const SimCsv *sim_csv_stream_table(const SimCsvStream *s);
 /* Reads the next row; false at the end (error unset) or on an error. */
-bool report_csv_stream_next(ReportCsvStream *s, GError **error);
-void report_csv_stream_free(ReportCsvStream *s);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(ReportCsvStream, report_csv_stream_free)
+bool sim_csv_stream_next(SimCsvStream *s, GError **error);
+void sim_csv_stream_free(SimCsvStream *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimCsvStream, sim_csv_stream_free)
 
 /* Index of column name, or -1. */
-int report_csv_column(const ReportCsv *csv, const char *name);
+int sim_csv_column(const SimCsv *csv, const char *name);
 
-/* Field of row r in column c (c from report_csv_column, may be -1: "" then). */
-const char *report_csv_field(const ReportCsv *csv, guint r, int c);
+/* Field of row r in column c (c from sim_csv_column, may be -1: "" then). */
+const char *sim_csv_field(const SimCsv *csv, guint r, int c);
 
 /* A CSV writer: rows go to file or are appended to text (set one, borrowed;
  * in_row starts false), a field at a time, each row ended by
- * report_csv_end_row. A field is written as it is, unless it holds a comma,
+ * sim_csv_end_row. A field is written as it is, unless it holds a comma,
  * quote or line break or starts or ends with a blank (which a reader would
  * trim): then libcsv quotes it (csv_fwrite, csv_write: in quotes, inner
  * quotes doubled). So numbers and words come out exactly as formatted.
  * Write errors on file are left to be seen on it (ferror). */
-typedef struct ReportCsvWriter {
+typedef struct SimCsvWriter {
     FILE *file;
     GString *text;
     bool in_row; /* the row has a field: the next one follows a comma */
-} ReportCsvWriter;
+} SimCsvWriter;
 
 /* One field of text; NULL is an empty field. */
-void report_csv_put(ReportCsvWriter *w, const char *text);
+void sim_csv_put(SimCsvWriter *w, const char *text);
 /* One field of text with its line breaks made spaces, so that the row
  * stays one line (messages, names read from files). */
-void report_csv_put_line(ReportCsvWriter *w, const char *text);
+void sim_csv_put_line(SimCsvWriter *w, const char *text);
 /* One or more fields that need no quoting (numbers, words, a header),
  * formatted as printf does, commas in the text separating them ("" is one
  * empty field). A quote or line break in the text is a bug. */
-void report_csv_put_plain(ReportCsvWriter *w, const char *format, ...) G_GNUC_PRINTF(2, 3);
+void sim_csv_put_plain(SimCsvWriter *w, const char *format, ...) G_GNUC_PRINTF(2, 3);
 /* Ends the row with a line break. */
-void report_csv_end_row(ReportCsvWriter *w);
+void sim_csv_end_row(SimCsvWriter *w);
