@@ -115,7 +115,7 @@ const CliUsage cli_run_usage = {
         "  replicas and replica_stride (copies of the job's ranks, at most two\n"
         "  axes: \"24 8\" and \"8 1\"), label (free text). A task starts when its deps\n"
         "  are done; a rank's compute runs one at a time, its calls on a group in\n"
-        "  order. The whole format: sim/report/report-trace.h.\n"
+        "  order. The whole format: sim/work/work-trace.h.\n"
         "Megatron-LM's argument names, for --set (with _ or -):\n"
         "  tensor_model_parallel_size (tp), pipeline_model_parallel_size (pp),\n"
         "  virtual_pipeline_model_parallel_size (vp), expert_model_parallel_size (ep),\n"
@@ -184,7 +184,7 @@ cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *r
     }
     if (s->trace_path == NULL && !check_precision(s, system, error))
         return false;
-    g_autoptr(WorkStream) stream = s->trace_path != NULL ? report_trace_read(s->trace_path, error)
+    g_autoptr(WorkStream) stream = s->trace_path != NULL ? work_trace_read(s->trace_path, error)
                                                          : work_run_stream(s, system->gpu, error);
     if (stream == NULL) {
         if (s->trace_path != NULL)

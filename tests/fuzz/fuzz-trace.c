@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: a trace CSV (report_trace_read_data). A trace that reads
+/* Fuzz target: a trace CSV (work_trace_read_data). A trace that reads
  * must write, and read back with the same tasks (report-trace.h). */
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ round_trip(const WorkStream *stream)
     GError *error = NULL;
     if (!report_trace_write(stream, path, &error))
         abort();
-    WorkStream *back = report_trace_read(path, &error);
+    WorkStream *back = work_trace_read(path, &error);
     if (back == NULL || back->tasks->len != stream->tasks->len)
         abort();
     for (uint32_t i = 0; i < stream->tasks->len; i++)
@@ -63,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_setup();
     GError *error = NULL;
-    WorkStream *stream = report_trace_read_data((const char *)data, size, "fuzz.csv", &error);
+    WorkStream *stream = work_trace_read_data((const char *)data, size, "fuzz.csv", &error);
     if ((stream == NULL) != (error != NULL))
         abort();
     if (stream != NULL)

@@ -2,7 +2,7 @@
 /* Traces of generated steps: a step work_gen_stream writes (tensor,
  * pipeline and data parallelism, sequence parallelism, ZeRO, replicas,
  * interleaving, recompute) written with report_trace_write and read back
- * with report_trace_read replays to the same step, to the picosecond, with
+ * with work_trace_read replays to the same step, to the picosecond, with
  * the same breakdown and the same task times, on a DGX H100. */
 #include <glib/gstdio.h>
 
@@ -65,7 +65,7 @@ START_TEST(generated_step_replays_the_same_from_a_trace)
     ck_assert(dir != NULL);
     g_autofree char *path = g_build_filename(dir, "step.csv", NULL);
     bool written = report_trace_write(s, path, &error);
-    g_autoptr(WorkStream) back = written ? report_trace_read(path, &error) : NULL;
+    g_autoptr(WorkStream) back = written ? work_trace_read(path, &error) : NULL;
     g_unlink(path);
     g_rmdir(dir);
     ck_assert_msg(written, "%s: write: %s", what, error ? error->message : "");

@@ -145,7 +145,7 @@ START_TEST(round_trip_keeps_every_field)
     g_autoptr(GError) error = NULL;
     ck_assert_msg(work_stream_check(s, &error), "%s", error ? error->message : "");
     ck_assert_msg(report_trace_write(s, tmp.path, &error), "%s", error ? error->message : "");
-    g_autoptr(WorkStream) back = report_trace_read(tmp.path, &error);
+    g_autoptr(WorkStream) back = work_trace_read(tmp.path, &error);
     ck_assert_msg(back != NULL, "%s", error ? error->message : "");
     assert_same_stream(s, back);
     ck_assert_uint_eq(back->n_gpus, 8);
@@ -254,7 +254,7 @@ START_TEST(durations_read_to_the_picosecond)
         g_strdup_printf(HEADER "\n0,0,compute,compute,,,,,,%s,,,,,\n", durations[_i].text);
     ck_assert(g_file_set_contents(tmp.path, text, -1, NULL));
     g_autoptr(GError) error = NULL;
-    g_autoptr(WorkStream) s = report_trace_read(tmp.path, &error);
+    g_autoptr(WorkStream) s = work_trace_read(tmp.path, &error);
     ck_assert_msg(s != NULL, "%s: %s", durations[_i].text, error ? error->message : "");
     ck_assert_msg(work_stream_task(s, 0)->duration_ps == durations[_i].ps,
                   "%s: %" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT, durations[_i].text,
@@ -277,7 +277,7 @@ START_TEST(columns_found_by_name)
         "c,coll,1,1,dp,g,0 1,,AllReduce,64,,,0,,\n";
     ck_assert(g_file_set_contents(tmp.path, text, -1, NULL));
     g_autoptr(GError) error = NULL;
-    g_autoptr(WorkStream) s = report_trace_read(tmp.path, &error);
+    g_autoptr(WorkStream) s = work_trace_read(tmp.path, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
     ck_assert_uint_eq(s->tasks->len, 3);
     ck_assert_uint_eq(s->groups->len, 1);
@@ -394,7 +394,7 @@ START_TEST(malformed_traces_fail_with_line_and_column)
         g_strconcat(bad[_i].header, *bad[_i].header ? "\n" : "", bad[_i].rows, NULL);
     ck_assert(g_file_set_contents(tmp.path, text, -1, NULL));
     g_autoptr(GError) error = NULL;
-    g_autoptr(WorkStream) s = report_trace_read(tmp.path, &error);
+    g_autoptr(WorkStream) s = work_trace_read(tmp.path, &error);
     ck_assert_msg(s == NULL, "%s: accepted", bad[_i].name);
     ck_assert_msg(error != NULL, "%s: no error", bad[_i].name);
     ck_assert_msg(g_str_has_prefix(error->message, tmp.dir) &&
@@ -409,7 +409,7 @@ END_TEST
 START_TEST(missing_file_is_named)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(WorkStream) s = report_trace_read("/nonexistent/nvlsim/trace.csv", &error);
+    g_autoptr(WorkStream) s = work_trace_read("/nonexistent/nvlsim/trace.csv", &error);
     ck_assert(s == NULL);
     ck_assert_msg(g_str_has_prefix(error->message, "/nonexistent/nvlsim/trace.csv: "), "%s",
                   error->message);
