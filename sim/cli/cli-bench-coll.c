@@ -6,7 +6,7 @@
  * not. */
 #include <stdio.h>
 
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
 
@@ -45,7 +45,7 @@ cli_bench_coll(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     g_autoptr(GError) error = NULL;
-    g_autoptr(CliFabric) fabric = cli_fabric_load("dgx-h100", 1, &error);
+    g_autoptr(TopoWorld) fabric = topo_world_load("dgx-h100", 1, NULL, &error);
     g_autoptr(CollComm) comm =
         fabric ? coll_comm_new(fabric->system, fabric->graph, fabric->router, 8, &error) : NULL;
     if (comm == NULL) {

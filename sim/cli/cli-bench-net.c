@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "cli/cli.h"
 #include "core/core-units.h"
 #include "net/net-probe.h"
@@ -49,7 +49,7 @@ all_to_all(const TopoGraph *graph, uint32_t n_gpus, uint64_t n_bytes, size_t *n)
 }
 
 static void
-bench_one(const char *label, NetFidelity fidelity, const CliFabric *fabric, uint64_t n_bytes)
+bench_one(const char *label, NetFidelity fidelity, const TopoWorld *fabric, uint64_t n_bytes)
 {
     uint32_t n_gpus = topo_graph_n_gpus(fabric->graph);
     size_t n;
@@ -75,7 +75,7 @@ bench_net_run(const BenchNetOptions *o, uint32_t n_nodes)
            "transfers", "bytes_each", "sim_time_us", "wall_s", "packets", "Mpkt/s", "events",
            "Mev/s", "ns/ev");
     if (o->only == NULL || g_strcmp0(o->only, "packet") == 0) {
-        g_autoptr(CliFabric) one = cli_fabric_load(system, 1, &error);
+        g_autoptr(TopoWorld) one = topo_world_load(system, 1, NULL, &error);
         if (one == NULL) {
             cli_print_error("bench-net", error);
             return CLI_EXIT_BAD_INPUT;
@@ -85,7 +85,7 @@ bench_net_run(const BenchNetOptions *o, uint32_t n_nodes)
         bench_one("all-to-all 1GiB total", NET_FIDELITY_PACKET, one, per_pair);
     }
     if (o->only == NULL || g_strcmp0(o->only, "flow") == 0) {
-        g_autoptr(CliFabric) many = cli_fabric_load(system, n_nodes, &error);
+        g_autoptr(TopoWorld) many = topo_world_load(system, n_nodes, NULL, &error);
         if (many == NULL) {
             cli_print_error("bench-net", error);
             return CLI_EXIT_BAD_INPUT;

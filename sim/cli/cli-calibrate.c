@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "cli/cli-rows.h"
 #include "cli/cli-validate-cross.h"
 #include "cli/cli-validate.h"
@@ -63,7 +63,7 @@ typedef struct Calibration {
     NetFidelity fidelity;
     const SimCsv *csv;
     CliRowColumns col;
-    CliFabric *fabric;             /* one node */
+    TopoWorld *fabric;             /* one node */
     GArray *measured_us, *base_us; /* base: the simulated time without the fixed cost */
 } Calibration;
 
@@ -185,7 +185,7 @@ calibrate_run(Calibration *c, const char *what, const char *path)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(SimCsv) csv = sim_csv_read(path, &error);
-    g_autoptr(CliFabric) fabric = csv ? cli_fabric_load(c->o->system, 1, &error) : NULL;
+    g_autoptr(TopoWorld) fabric = csv ? topo_world_load(c->o->system, 1, NULL, &error) : NULL;
     c->csv = csv;
     c->fabric = fabric;
     c->measured_us = g_array_new(FALSE, FALSE, sizeof(double));

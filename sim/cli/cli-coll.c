@@ -24,7 +24,8 @@
 #include <string.h>
 
 #include "cli/cli-coll.h"
-#include "cli/cli-fabric.h"
+#include "core/core-output.h"
+#include "topo/topo-world.h"
 #include "cli/cli-plot.h"
 #include "cli/cli.h"
 #include "coll/coll-run.h"
@@ -561,16 +562,16 @@ check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
  * does not load (*fabric NULL) or the ranks do not fit it. */
 static CollComm *
 open_comm(const char *system_id, const HwSystem *probe, const CollPlan *plan,
-          const TopoFaults *faults, const uint32_t *listed, uint32_t n_listed, CliFabric **fabric,
+          const TopoFaults *faults, const uint32_t *listed, uint32_t n_listed, TopoWorld **fabric,
           GError **error)
 {
     uint32_t per_node = probe->n_gpus;
     uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : listed ? n_listed : per_node;
     uint32_t n_nodes = listed ? n_gpus / n_listed : (n_gpus + per_node - 1) / per_node;
-    *fabric = cli_fabric_load_faults(system_id, n_nodes, faults, error);
+    *fabric = topo_world_load(system_id, n_nodes, faults, error);
     if (*fabric == NULL)
         return NULL;
-    const CliFabric *f = *fabric;
+    const TopoWorld *f = *fabric;
     if (!cli_collnet(f->system, plan->collnet, plan->algo, n_nodes, error))
         return NULL;
     return listed ? coll_comm_new_local(f->system, f->graph, f->router, listed, n_listed, n_nodes,
@@ -588,7 +589,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    g_autoptr(TopoFaults) faults = cli_fabric_faults(fault_items, probe, &error);
+    g_autoptr(TopoFaults) faults = topo_world_faults(fault_items, "--fault", probe, &error);
     if (faults == NULL) {
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
@@ -601,7 +602,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
-    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(TopoWorld) fabric = NULL;
     g_autoptr(CollComm) comm =
         open_comm(system_id, probe, plan, faults, listed, n_listed, &fabric, &error);
     if (comm == NULL) {

@@ -14,7 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli-fabric.h"
+#include "core/core-output.h"
+#include "topo/topo-world.h"
 #include "cli/cli-plot.h"
 #include "cli/cli-run.h"
 #include "cli/cli.h"
@@ -100,8 +101,8 @@ run_on(const char *path, char **sets, const char *system, Row *row)
     g_ptr_array_add(all, NULL);
     GError *error = NULL;
     g_autoptr(WorkScenario) s = work_scenario_load(path, (char **)all->pdata, NULL, &error);
-    g_autoptr(CliFabric) fabric = NULL;
-    if (s == NULL || !cli_run_scenario(s, &fabric, &row->result, NULL, &error)) {
+    g_autoptr(TopoWorld) fabric = NULL;
+    if (s == NULL || !work_run_scenario(s, &fabric, &row->result, NULL, &error)) {
         row->reason = g_strdup(error->message);
         g_error_free(error);
     } else {
@@ -190,7 +191,7 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
         g_array_append_val(sizes, b);
     g_autofree double *busbw = g_new0(double, (size_t)n * sizes->len);
     for (guint s = 0; s < n; s++) {
-        g_autoptr(CliFabric) f = cli_fabric_load(systems[s], 1, error);
+        g_autoptr(TopoWorld) f = topo_world_load(systems[s], 1, NULL, error);
         if (f == NULL)
             return false;
         g_autoptr(CollComm) comm =

@@ -16,7 +16,7 @@
 
 #include "cli/cli-coll.h"
 #include "cli/cli-explain.h"
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "cli/cli.h"
 #include "coll/coll-build.h"
 #include "coll/coll-estimate.h"
@@ -77,7 +77,7 @@ call_from_options(const ExplainOptions *o, const char *collective, ExplainCall *
  * its exit status (a usage error when --gpus-per-node, --collnet or --algo
  * does not fit). */
 static CollComm *
-explain_comm(const ExplainCall *c, const char *gpus_per_node, CliFabric **fabric, int *status)
+explain_comm(const ExplainCall *c, const char *gpus_per_node, TopoWorld **fabric, int *status)
 {
     GError *error = NULL;
     g_autoptr(HwSystem) probe = hw_system_load_by_id(c->system_id, hw_models_dir(), &error);
@@ -90,11 +90,11 @@ explain_comm(const ExplainCall *c, const char *gpus_per_node, CliFabric **fabric
         *status = CLI_EXIT_USAGE;
     } else if (probe != NULL) {
         uint32_t n_nodes = (ranks + ppn - 1) / ppn;
-        *fabric = cli_fabric_load(c->system_id, n_nodes, &error);
+        *fabric = topo_world_load(c->system_id, n_nodes, NULL, &error);
         g_autofree uint32_t *local = g_new(uint32_t, ppn);
         for (uint32_t i = 0; i < ppn; i++)
             local[i] = i;
-        CliFabric *f = *fabric;
+        TopoWorld *f = *fabric;
         if (f != NULL && !cli_collnet(f->system, c->collnet, c->call.algo, n_nodes, &error)) {
             *status = CLI_EXIT_USAGE;
         } else if (f != NULL) {
@@ -586,7 +586,7 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
         cli_print_error("explain", error);
         return CLI_EXIT_USAGE;
     }
-    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(TopoWorld) fabric = NULL;
     int status;
     g_autoptr(CollComm) comm = explain_comm(&c, o->gpus_per_node, &fabric, &status);
     if (comm == NULL)

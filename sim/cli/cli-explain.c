@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/cli-explain.h"
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "cli/cli-run.h"
 #include "cli/cli.h"
 #include "work/work-compute.h"
@@ -79,10 +79,10 @@ explain_tiers(WorkScenario *s, double step_s)
 {
     const char *ran = work_scenario_fidelity_name(s);
     s->analytic = !s->analytic;
-    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(TopoWorld) fabric = NULL;
     WorkRunResult other = {0};
     GError *error = NULL;
-    bool ok = cli_run_scenario(s, &fabric, &other, NULL, &error);
+    bool ok = work_run_scenario(s, &fabric, &other, NULL, &error);
     s->analytic = !s->analytic;
     if (!ok) {
         cli_print_error("explain", error);
@@ -109,10 +109,10 @@ explain_run(const ExplainOptions *o, const char *path)
 {
     GError *error = NULL;
     g_autoptr(WorkScenario) s = work_scenario_load(path, o->sets, NULL, &error);
-    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(TopoWorld) fabric = NULL;
     WorkRunResult result = {0};
     if (s == NULL || s->trace_path != NULL ||
-        !cli_run_scenario(s, &fabric, &result, NULL, &error)) {
+        !work_run_scenario(s, &fabric, &result, NULL, &error)) {
         if (error == NULL)
             fprintf(stderr,
                     "nvlsim explain: %s replays a trace: nothing to explain from a "

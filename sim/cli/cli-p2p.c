@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli-fabric.h"
+#include "core/core-output.h"
+#include "topo/topo-world.h"
 #include "cli/cli.h"
 #include "core/core-units.h"
 #include "hw/hw-models.h"
@@ -288,12 +289,12 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         cli_print_error("p2p", error);
         return CLI_EXIT_BAD_INPUT;
     }
-    g_autoptr(TopoFaults) faults = cli_fabric_faults(o->faults, probe, &error);
+    g_autoptr(TopoFaults) faults = topo_world_faults(o->faults, "--fault", probe, &error);
     if (faults == NULL) {
         cli_print_error("p2p", error);
         return CLI_EXIT_USAGE;
     }
-    g_autoptr(CliFabric) fabric = cli_fabric_load_faults(system_id, plan->n_nodes, faults, &error);
+    g_autoptr(TopoWorld) fabric = topo_world_load(system_id, plan->n_nodes, faults, &error);
     if (fabric == NULL) {
         cli_print_error("p2p", error);
         return CLI_EXIT_BAD_INPUT;

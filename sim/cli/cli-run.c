@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli-fabric.h"
+#include "core/core-output.h"
+#include "topo/topo-world.h"
 #include "cli/cli-plot.h"
 #include "cli/cli-run.h"
 #include "cli/cli.h"
@@ -132,77 +133,6 @@ const CliUsage cli_run_usage = {
     .entries = run_entries,
 };
 
-/* The linear layers' precision on the system's GPU: fp8 needs fp8 tensor
- * cores (Hopper, Ada, Blackwell), MXFP8 Blackwell's block-scaled ones
- * (sm_version 100 and later), NVFP4 fp4 tensor cores (a peak_fp4). */
-static bool
-check_precision(const WorkScenario *s, const HwSystem *system, GError **error)
-{
-    const HwGpu *gpu = system->gpu;
-    const WorkComputeConfig *c = &s->gen.compute;
-    const char *math = NULL, *needs = NULL, *instead = NULL;
-    if (c->scaling == WORK_SCALING_NVFP4 && gpu->fp4_flops_per_s == 0) {
-        math = "nvfp4";
-        needs = "fp4 tensor cores (Blackwell's; the GPU file's peak_fp4)";
-    } else if (c->scaling == WORK_SCALING_MXFP8 && gpu->sm_version < 100) {
-        math = "mxfp8";
-        needs = "block-scaled fp8 tensor cores (Blackwell's, sm_version 100 and later)";
-    } else if (c->linear_math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0) {
-        math = "fp8";
-        needs = "fp8 tensor cores";
-    }
-    if (math == NULL)
-        return true;
-    instead = gpu->fp8_flops_per_s > 0 ? "bf16, fp16 or fp8" : "bf16 or fp16";
-    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                "%s: [precision] math: %s needs %s, which the %s of %s lacks; expected %s", s->path,
-                math, needs, gpu->name, system->id, instead);
-    return false;
-}
-
-bool
-cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *result,
-                 WorkStream **stream_out, GError **error)
-{
-    /* The GPU model shapes the generated kernels: load the system first. */
-    g_autoptr(HwSystem) system = hw_system_load_by_id(s->system_id, hw_models_dir(), error);
-    if (system == NULL) {
-        g_prefix_error(error, "%s: [scenario] system: ", s->path);
-        return false;
-    }
-    if (system->loopback != NULL) {
-        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                    "%s: [scenario] system: %s is virtual ranks on one GPU (nvlsim-bench's "
-                    "loopback kernel), not a system to train on; expected a real system such as "
-                    "dgx-h100",
-                    s->path, system->id);
-        return false;
-    }
-    if (!topo_faults_check(s->faults, system, error)) {
-        g_prefix_error(error, "%s: ", s->path);
-        return false;
-    }
-    if (s->trace_path == NULL && !check_precision(s, system, error))
-        return false;
-    g_autoptr(WorkStream) stream = s->trace_path != NULL ? work_trace_read(s->trace_path, error)
-                                                         : work_run_stream(s, system->gpu, error);
-    if (stream == NULL) {
-        if (s->trace_path != NULL)
-            g_prefix_error(error, "%s: [scenario] trace: ", s->path);
-        return false;
-    }
-    g_autoptr(CliFabric) fabric =
-        cli_fabric_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, s->faults, error);
-    if (fabric == NULL ||
-        !work_run(s, stream, fabric->system, fabric->graph, fabric->router, result, error))
-        return false;
-    if (fabric_out != NULL)
-        *fabric_out = g_steal_pointer(&fabric);
-    if (stream_out != NULL)
-        *stream_out = g_steal_pointer(&stream);
-    return true;
-}
-
 void
 cli_run_print_injected(const WorkScenario *s, const HwSystem *system)
 {
@@ -226,7 +156,7 @@ seconds(uint64_t ps)
 }
 
 static void
-print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, double wall_s)
+print_table(const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r, double wall_s)
 {
     const WorkLayout *l = &s->layout;
     printf("# nvlsim run: %s\n", s->name);
@@ -274,7 +204,7 @@ print_table(const WorkScenario *s, const CliFabric *f, const WorkRunResult *r, d
 }
 
 static bool
-write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r,
+write_csv(const char *path, const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r,
           GError **error)
 {
     char *tmp = NULL;
@@ -322,7 +252,7 @@ write_csv(const char *path, const WorkScenario *s, const CliFabric *f, const Wor
 /* The timeline of the step: a process per node, tracks per GPU; says on
  * stderr when it had to merge slices to stay viewable. */
 static bool
-write_timeline(const char *path, const WorkScenario *s, const CliFabric *f,
+write_timeline(const char *path, const WorkScenario *s, const TopoWorld *f,
                const WorkStream *stream, const WorkRunResult *r, GError **error)
 {
     ReportChromeOptions opts;
@@ -352,7 +282,7 @@ write_timeline(const char *path, const WorkScenario *s, const CliFabric *f,
 /* Every used link's utilization over the step, long format: one row per
  * link and time bin (the bin's start), and 0 at the step's end. */
 static bool
-write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError **error)
+write_links(const char *path, const TopoWorld *f, const WorkRunResult *r, GError **error)
 {
     uint32_t n_links = 0;
     ReportChromeLink *links =
@@ -378,7 +308,7 @@ write_links(const char *path, const CliFabric *f, const WorkRunResult *r, GError
 /* --links-plot's data: the link classes and the n_top busiest links, one
  * column each (report-links.h). */
 static bool
-write_links_plot(const char *path, const CliFabric *f, const WorkRunResult *r, uint32_t n_top,
+write_links_plot(const char *path, const TopoWorld *f, const WorkRunResult *r, uint32_t n_top,
                  GError **error)
 {
     g_autoptr(ReportLinkSummary) summary =
@@ -392,7 +322,7 @@ run(const RunOptions *o, const char *path)
     GError *error = NULL;
     gint64 t0 = g_get_monotonic_time();
     g_autoptr(WorkScenario) s = work_scenario_load(path, o->sets, NULL, &error);
-    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(TopoWorld) fabric = NULL;
     g_autoptr(WorkStream) stream = NULL;
     WorkRunResult result = {0};
     int status = CLI_EXIT_OK;
@@ -401,7 +331,7 @@ run(const RunOptions *o, const char *path)
     const char *const outputs[] = {o->csv,  o->trace_out,  o->timeline,      o->links,
                                    o->plot, o->links_plot, o->links_plot_csv};
     for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(outputs); i++)
-        if (outputs[i] != NULL && !cli_output_check(outputs[i], &error)) {
+        if (outputs[i] != NULL && !sim_output_check(outputs[i], &error)) {
             cli_print_error("run", error);
             g_error_free(error);
             return CLI_EXIT_BAD_INPUT;
@@ -410,7 +340,7 @@ run(const RunOptions *o, const char *path)
      * (widened as the step needs, WORK_REPLAY_LINK_BINS at most). */
     if (s != NULL && (o->timeline != NULL || o->links != NULL || o->links_plot != NULL))
         s->link_bin_ps = SIM_PS_PER_US;
-    if (s == NULL || !cli_run_scenario(s, &fabric, &result, &stream, &error) ||
+    if (s == NULL || !work_run_scenario(s, &fabric, &result, &stream, &error) ||
         (o->csv != NULL && !write_csv(o->csv, s, fabric, &result, &error)) ||
         (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error)) ||
         (o->timeline != NULL && !write_timeline(o->timeline, s, fabric, stream, &result, &error)) ||

@@ -1,21 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Running a scenario, shared by nvlsim run and nvlsim validate. */
+/* What nvlsim run prints of a scenario beside its figures (work_run_scenario,
+ * work-run.h, simulates it), shared by the commands that run scenarios. */
 #pragma once
 
 #include <glib.h>
 #include <stdbool.h>
 
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "work/work-run.h"
 #include "work/work-scenario.h"
 #include "work/work-stream.h"
-
-/* Builds the scenario's step (its trace read, or generated), loads its
- * system with enough nodes for the step's GPUs (or scenario.nodes), and
- * replays it. fabric_out and stream_out, when not NULL, receive the fabric
- * and the stream (the caller frees them). */
-bool cli_run_scenario(const WorkScenario *s, CliFabric **fabric_out, WorkRunResult *result,
-                      WorkStream **stream_out, GError **error);
 
 /* Prints what the scenario injects, when it does: "# faults: ..." and
  * "# stragglers: ..." lines (system names the bundles' link counts). */

@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli-fabric.h"
+#include "core/core-output.h"
+#include "topo/topo-world.h"
 #include "cli/cli-run.h"
 #include "cli/cli-plot.h"
 #include "cli/cli-progress.h"
@@ -283,7 +284,7 @@ seconds(uint64_t ps)
 /* The result columns of a simulated point, as nvlsim run --csv prints
  * them; a replayed trace has no model, so no throughput or memory. */
 static void
-put_result(SimCsvWriter *w, const WorkScenario *s, const CliFabric *f, const WorkRunResult *r)
+put_result(SimCsvWriter *w, const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r)
 {
     sim_csv_put_plain(w, "%.9f", r->step_s);
     if (s->trace_path == NULL)
@@ -305,9 +306,9 @@ cli_sweep_point_row(const CliSweep *sweep, uint32_t index)
     GError *error = NULL;
     g_autoptr(WorkScenario) s =
         work_scenario_load_data(sweep->base_text, sweep->base_name, sets, NULL, &error);
-    g_autoptr(CliFabric) fabric = NULL;
+    g_autoptr(TopoWorld) fabric = NULL;
     WorkRunResult result = {0};
-    bool ok = s != NULL && cli_run_scenario(s, &fabric, &result, NULL, &error);
+    bool ok = s != NULL && work_run_scenario(s, &fabric, &result, NULL, &error);
     GString *row = g_string_new(NULL);
     SimCsvWriter w = {.text = row};
     sim_csv_put_plain(&w, "%u,%s", index, ok ? "ok" : "invalid");
@@ -641,7 +642,7 @@ plot_possible(const char *path, const char *plot_path)
                 sweep->axes->len);
         return false;
     }
-    if (sweep == NULL || !cli_output_check(plot_path, &error)) {
+    if (sweep == NULL || !sim_output_check(plot_path, &error)) {
         cli_print_error("sweep", error);
         g_error_free(error);
         return false;

@@ -50,7 +50,7 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices
     *column = "nvlsim_system";
     if (comm != NULL)
         return comm;
-    CliFabric *one = validate_fabric(v, system, 1, false, error);
+    TopoWorld *one = validate_fabric(v, system, 1, false, error);
     if (one == NULL)
         return NULL;
     uint32_t per_node = one->system->n_gpus;
@@ -87,7 +87,7 @@ comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices
     if (local != NULL)
         per_node = ppn;
     *column = collnet ? "algorithm" : "nvlsim_system";
-    CliFabric *fabric =
+    TopoWorld *fabric =
         validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, collnet, error);
     if (fabric == NULL)
         return NULL;

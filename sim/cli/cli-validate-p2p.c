@@ -34,7 +34,7 @@ p2p_kind(const char *measure, NetP2pKind *kind, bool *latency)
 
 /* The simulated value: GB/s for bandwidths, us for latency. */
 static double
-simulate(Validation *v, CliFabric *fabric, NetP2pKind kind, bool latency, uint32_t a, uint32_t b,
+simulate(Validation *v, TopoWorld *fabric, NetP2pKind kind, bool latency, uint32_t a, uint32_t b,
          uint64_t n_bytes)
 {
     g_autofree char *key = g_strdup_printf("p2p|%s|%d|%d|%u|%u|%" G_GUINT64_FORMAT,
@@ -92,7 +92,7 @@ validate_p2p_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gui
     cli_rows_pair(sim_csv_field(csv, r, col->note), &a, &b);
     if (v->read_only)
         return;
-    CliFabric *fabric = validate_fabric(v, system, 1, false, &error);
+    TopoWorld *fabric = validate_fabric(v, system, 1, false, &error);
     if (fabric == NULL) {
         validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);
         return;

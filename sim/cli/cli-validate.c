@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/core-output.h"
 #include "cli/cli-plot.h"
 #include "cli/cli-validate-cross.h"
 #include "cli/cli.h"
@@ -146,13 +147,13 @@ validate_bad_error(Validation *v, const GError *error)
     v->n_bad++;
 }
 
-CliFabric *
+TopoWorld *
 validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet, GError **error)
 {
     g_autofree char *key = g_strdup_printf("%s|%u|%d", system, n_nodes, collnet);
-    CliFabric *fabric = g_hash_table_lookup(v->fabrics, key);
+    TopoWorld *fabric = g_hash_table_lookup(v->fabrics, key);
     if (fabric == NULL) {
-        fabric = cli_fabric_load(system, n_nodes, error);
+        fabric = topo_world_load(system, n_nodes, NULL, error);
         if (fabric == NULL)
             return NULL;
         if (collnet && (!hw_system_sharp(fabric->system) || n_nodes < 2)) {
@@ -161,7 +162,7 @@ validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collne
                         n_nodes < 2 ? "two nodes or more"
                                     : "a fabric switch with SHARPv2 or later (ib-qm8700, "
                                       "ib-qm9700, ib-q3400)");
-            cli_fabric_free(fabric);
+            topo_world_free(fabric);
             return NULL;
         }
         fabric->system->collnet |= collnet;
@@ -527,7 +528,7 @@ validate_init(Validation *v)
         .command = "validate",
         .fidelity = NET_FIDELITY_FLOW,
         .fabrics =
-            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cli_fabric_free),
+            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)topo_world_free),
         .comms =
             g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)coll_comm_free),
         .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/cli-fabric.h"
+#include "topo/topo-world.h"
 #include "cli/cli-progress.h"
 #include "cli/cli-rows.h"
 #include "coll/coll-harness.h"
@@ -27,7 +27,7 @@ typedef struct Validation {
     bool quiet;
     bool read_only;        /* read and check every row, simulate none */
     FILE *err;             /* where malformed rows are reported: stderr; NULL: counted only */
-    GHashTable *fabrics;   /* "system|nodes" -> CliFabric */
+    GHashTable *fabrics;   /* "system|nodes" -> TopoWorld */
     GHashTable *comms;     /* "system|gpus" -> CollComm (on a fabric of fabrics) */
     GHashTable *memo;      /* a row's simulation key -> double* (simulated, model) */
     uint32_t n_rows;       /* rows read */
@@ -121,7 +121,7 @@ void validate_bad_error(Validation *v, const GError *error);
 /* The fabric of n_nodes nodes of system, built once; with collnet, a
  * fabric of its own whose system runs NCCL's CollNet (false and an error
  * when its fabric switch has no SHARPv2 or later, or on one node). */
-CliFabric *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet,
+TopoWorld *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet,
                            GError **error);
 /* Half a unit of the printed value's last decimal, over the value. */
 double validate_rounding_share(const char *text, double value);

@@ -266,6 +266,8 @@ sim_csv_field(const SimCsv *csv, guint r, int c)
 static void
 put_raw(SimCsvWriter *w, const char *text, size_t n)
 {
+    if (n == 0)
+        return; /* an empty field: nothing (text may be NULL) */
     if (w->file != NULL)
         fwrite(text, 1, n, w->file);
     else

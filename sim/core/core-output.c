@@ -325,3 +325,14 @@ sim_output_write_all(const char *path, const char *data, size_t length, GError *
     }
     return sim_output_commit(f, tmp, path, error);
 }
+
+bool
+sim_output_check(const char *path, GError **error)
+{
+    char *tmp = NULL;
+    FILE *f = sim_output_open(path, &tmp, error);
+    if (f == NULL)
+        return false;
+    sim_output_abandon(f, tmp);
+    return true;
+}

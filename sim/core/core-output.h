@@ -40,6 +40,11 @@ bool sim_output_commit(FILE *f, char *tmp_path, const char *path, GError **error
  * without one): nothing is written. */
 void sim_output_abandon(FILE *f, char *tmp_path);
 
+/* Whether path could be written (its folder exists and takes a file, and
+ * path is not a folder), tried with a temporary that is removed: for a
+ * command that writes several files, before it writes any. */
+bool sim_output_check(const char *path, GError **error);
+
 /* Renames tmp_path (not taken) to path, or removes it and sets error. */
 bool sim_output_rename(const char *tmp_path, const char *path, GError **error);
 

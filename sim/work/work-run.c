@@ -7,8 +7,10 @@
 #include "core/core-memory.h"
 #include "core/core-time.h"
 #include "hw/hw-keys.h"
+#include "hw/hw-models.h"
 
 #include "work/work-gen.h"
+#include "work/work-trace.h"
 
 void
 work_run_result_clear(WorkRunResult *result)
@@ -78,5 +80,76 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
                       result->step_s / (gpus * peak);
         result->fits = work_memory_fits(l, s->model, system->gpu->hbm_bytes, &result->memory);
     }
+    return true;
+}
+
+/* The linear layers' precision on the system's GPU: fp8 needs fp8 tensor
+ * cores (Hopper, Ada, Blackwell), MXFP8 Blackwell's block-scaled ones
+ * (sm_version 100 and later), NVFP4 fp4 tensor cores (a peak_fp4). */
+static bool
+check_precision(const WorkScenario *s, const HwSystem *system, GError **error)
+{
+    const HwGpu *gpu = system->gpu;
+    const WorkComputeConfig *c = &s->gen.compute;
+    const char *math = NULL, *needs = NULL, *instead = NULL;
+    if (c->scaling == WORK_SCALING_NVFP4 && gpu->fp4_flops_per_s == 0) {
+        math = "nvfp4";
+        needs = "fp4 tensor cores (Blackwell's; the GPU file's peak_fp4)";
+    } else if (c->scaling == WORK_SCALING_MXFP8 && gpu->sm_version < 100) {
+        math = "mxfp8";
+        needs = "block-scaled fp8 tensor cores (Blackwell's, sm_version 100 and later)";
+    } else if (c->linear_math == WORK_MATH_FP8 && gpu->fp8_flops_per_s == 0) {
+        math = "fp8";
+        needs = "fp8 tensor cores";
+    }
+    if (math == NULL)
+        return true;
+    instead = gpu->fp8_flops_per_s > 0 ? "bf16, fp16 or fp8" : "bf16 or fp16";
+    g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                "%s: [precision] math: %s needs %s, which the %s of %s lacks; expected %s", s->path,
+                math, needs, gpu->name, system->id, instead);
+    return false;
+}
+
+bool
+work_run_scenario(const WorkScenario *s, TopoWorld **world_out, WorkRunResult *result,
+                  WorkStream **stream_out, GError **error)
+{
+    /* The GPU model shapes the generated kernels: load the system first. */
+    g_autoptr(HwSystem) system = hw_system_load_by_id(s->system_id, hw_models_dir(), error);
+    if (system == NULL) {
+        g_prefix_error(error, "%s: [scenario] system: ", s->path);
+        return false;
+    }
+    if (system->loopback != NULL) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "%s: [scenario] system: %s is virtual ranks on one GPU (nvlsim-bench's "
+                    "loopback kernel), not a system to train on; expected a real system such as "
+                    "dgx-h100",
+                    s->path, system->id);
+        return false;
+    }
+    if (!topo_faults_check(s->faults, system, error)) {
+        g_prefix_error(error, "%s: ", s->path);
+        return false;
+    }
+    if (s->trace_path == NULL && !check_precision(s, system, error))
+        return false;
+    g_autoptr(WorkStream) stream = s->trace_path != NULL ? work_trace_read(s->trace_path, error)
+                                                         : work_run_stream(s, system->gpu, error);
+    if (stream == NULL) {
+        if (s->trace_path != NULL)
+            g_prefix_error(error, "%s: [scenario] trace: ", s->path);
+        return false;
+    }
+    g_autoptr(TopoWorld) world =
+        topo_world_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, s->faults, error);
+    if (world == NULL ||
+        !work_run(s, stream, world->system, world->graph, world->router, result, error))
+        return false;
+    if (world_out != NULL)
+        *world_out = g_steal_pointer(&world);
+    if (stream_out != NULL)
+        *stream_out = g_steal_pointer(&stream);
     return true;
 }

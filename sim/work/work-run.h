@@ -12,6 +12,7 @@
 #include "hw/hw-system.h"
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
+#include "topo/topo-world.h"
 #include "work/work-memory.h"
 #include "work/work-replay.h"
 #include "work/work-scenario.h"
@@ -33,8 +34,8 @@ typedef struct WorkRunResult {
 
 void work_run_result_clear(WorkRunResult *result);
 
-/* The step of scenario s (which names no trace: the report layer reads
- * those, report-trace.h), generated from its model and layout for gpu,
+/* The step of scenario s (which names no trace: work_trace_read reads
+ * those), generated from its model and layout for gpu,
  * and checked. NULL and an error when the check fails (a bug). */
 WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error);
 
@@ -43,3 +44,14 @@ WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **er
 bool work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
               const TopoGraph *graph, const TopoRouter *router, WorkRunResult *result,
               GError **error);
+
+/* Scenario s simulated whole: its system loaded (by id or path, the
+ * models' search path) and checked against the scenario (a loopback
+ * system, faults that do not fit it, a precision its GPU lacks), its
+ * trace read or its step generated, the world built with enough nodes for
+ * the step's GPUs (or s->nodes) and the step replayed. world_out and
+ * stream_out, when not NULL, receive the world and the stream (the caller
+ * frees them). False and an error naming the scenario's file on bad
+ * input. */
+bool work_run_scenario(const WorkScenario *s, TopoWorld **world_out, WorkRunResult *result,
+                       WorkStream **stream_out, GError **error);
