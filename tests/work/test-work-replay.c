@@ -468,6 +468,21 @@ one_hop_flow_ps(const WorkTestFabric *f, const CollFlow *x, uint32_t twins)
     return link->latency_ps + (uint64_t)ceil(t - 1e-6);
 }
 
+/* The traffic of an all_reduce of bytes on eight ranks, NVLS (checked). */
+static GArray *
+nvls_traffic(const WorkTestFabric *f, const uint32_t ranks[8], uint64_t bytes, CollResult *res)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CollComm) comm = coll_comm_new_gpus(f->system, f->graph, f->router, ranks, 8, &error);
+    ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
+    CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = bytes, .elem_bytes = 2};
+    GArray *traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
+    ck_assert_msg(coll_run_traffic(comm, &call, NET_FIDELITY_FLOW, res, traffic, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_int_eq(res->algo, COLL_ALGO_NVLS);
+    return traffic;
+}
+
 /* Twins: the same NVLS all_reduce on the same eight GPUs from two groups
  * (tensor and data parallel) at once. NVLS's flows each go straight from
  * a GPU to a switch or back, one flow a link and unpaced, so a flow's
@@ -482,12 +497,8 @@ START_TEST(twin_nvls_calls_pay_their_drain_again)
     uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
     uint64_t bytes = 64 << 20;
     g_autoptr(GError) error = NULL;
-    g_autoptr(CollComm) comm = coll_comm_new_gpus(f.system, f.graph, f.router, ranks, 8, &error);
-    CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = bytes, .elem_bytes = 2};
     CollResult res;
-    g_autoptr(GArray) traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
-    ck_assert(coll_run_traffic(comm, &call, NET_FIDELITY_FLOW, &res, traffic, &error));
-    ck_assert_int_eq(res.algo, COLL_ALGO_NVLS);
+    g_autoptr(GArray) traffic = nvls_traffic(&f, ranks, bytes, &res);
     uint64_t alone_flows = 0, twin_flows = 0;
     for (guint i = 0; i < traffic->len; i++) {
         const CollFlow *x = &g_array_index(traffic, CollFlow, i);
@@ -520,12 +531,8 @@ START_TEST(twin_nvls_calls_stretch_at_the_analytic_tier)
     uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
     uint64_t bytes = 64 << 20;
     g_autoptr(GError) error = NULL;
-    g_autoptr(CollComm) comm = coll_comm_new_gpus(f.system, f.graph, f.router, ranks, 8, &error);
-    CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = bytes, .elem_bytes = 2};
     CollResult res;
-    g_autoptr(GArray) traffic = g_array_new(FALSE, FALSE, sizeof(CollFlow));
-    ck_assert(coll_run_traffic(comm, &call, NET_FIDELITY_FLOW, &res, traffic, &error));
-    ck_assert_int_eq(res.algo, COLL_ALGO_NVLS);
+    g_autoptr(GArray) traffic = nvls_traffic(&f, ranks, bytes, &res);
     double per_byte = (double)SIM_PS_PER_S / (double)res.time_ps, stretch = 1.0;
     for (guint i = 0; i < traffic->len; i++) {
         const CollFlow *x = &g_array_index(traffic, CollFlow, i);
