@@ -145,6 +145,15 @@ endpoint_vertex(const CollSession *s, const Prepared *p, const Endpoint *e, cons
     return gpu_node(s, gpus[first] + shift) * topo_graph_node_vertices(s->graph) + e->vertex;
 }
 
+/* The route of p's flow f on gpus[i] + shift; false when there is none. */
+static bool
+route_flow(const CollSession *s, const Prepared *p, const SessionFlow *f, const uint32_t *gpus,
+           uint32_t shift, TopoRoute *route)
+{
+    return topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
+                             endpoint_vertex(s, p, &f->dst, gpus, shift), route);
+}
+
 /* Vertex v of a shape laid out on home, whose rank i's GPU is home[i] and
  * whose node ordinal j is node j, as an endpoint. */
 static Endpoint
@@ -282,8 +291,7 @@ store_footprint(CollSession *s, Prepared *p, const uint32_t *home)
     for (uint32_t i = 0; i < p->n_flows; i++) {
         const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
         TopoRoute route;
-        if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, home, 0),
-                               endpoint_vertex(s, p, &f->dst, home, 0), &route))
+        if (!route_flow(s, p, f, home, 0, &route))
             continue;
         bool far = false;
         for (uint32_t k = 0; k < route.n_paths; k++)
@@ -425,9 +433,9 @@ static void
 issue(CollSession *s, NetModel *net, const Prepared *p, const uint32_t *gpus, uint32_t shift,
       SimHandlerId h, uint32_t tag)
 {
+    bool apart = s->fidelity == NET_FIDELITY_PACKET;
     for (uint32_t i = 0; i < p->n_flows; i++) {
         const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
-        bool apart = s->fidelity == NET_FIDELITY_PACKET;
         NetSend send = {
             .src = endpoint_vertex(s, p, &f->src, gpus, shift),
             .dst = endpoint_vertex(s, p, &f->dst, gpus, shift),
@@ -505,8 +513,7 @@ route_demand(CollSession *s, const Prepared *p, const SessionFlow *f, const uint
              uint32_t shift, double per_byte)
 {
     TopoRoute route;
-    if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
-                           endpoint_vertex(s, p, &f->dst, gpus, shift), &route))
+    if (!route_flow(s, p, f, gpus, shift, &route))
         return;
     double rate = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
     for (uint32_t i = 0; i < route.n_paths; i++)
@@ -544,6 +551,14 @@ add_demand(CollSession *s, const Prepared *p, const uint32_t *gpus, uint32_t shi
                      gpus, shift, per_byte);
 }
 
+static void
+clear_touched(CollSession *s)
+{
+    for (uint32_t k = 0; k < s->n_touched; k++)
+        s->marked[s->touched[k]] = 0;
+    s->n_touched = 0;
+}
+
 /* The most any link a call touched is asked beyond what it carries (1:
  * none is), and the marks cleared. */
 static double
@@ -554,18 +569,9 @@ stretch_of_touched(CollSession *s)
         uint32_t l = s->touched[k];
         if (s->capacity[l] > 0)
             stretch = MAX(stretch, s->demand[l] / s->capacity[l]);
-        s->marked[l] = 0;
     }
-    s->n_touched = 0;
+    clear_touched(s);
     return stretch;
-}
-
-static void
-clear_touched(CollSession *s)
-{
-    for (uint32_t k = 0; k < s->n_touched; k++)
-        s->marked[s->touched[k]] = 0;
-    s->n_touched = 0;
 }
 
 void
@@ -670,8 +676,7 @@ coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, u
     for (uint32_t i = 0; i < p->n_flows; i++) {
         const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
         TopoRoute route;
-        if (!topo_router_route(s->router, endpoint_vertex(s, p, &f->src, gpus, shift),
-                               endpoint_vertex(s, p, &f->dst, gpus, shift), &route))
+        if (!route_flow(s, p, f, gpus, shift, &route))
             continue;
         for (uint32_t k = 0; k < route.n_paths; k++)
             for (uint32_t h = 0; h < route.path[k].n_hops; h++) {

@@ -28,7 +28,6 @@ typedef struct Replay {
     NetModel *net;
     CollSession *session; /* the calls' costs alone and their traffic */
     SimHandlerId h_compute, h_call_end;
-    uint32_t per_node;
     /* Tasks. */
     WorkIndex *x;
     uint32_t *deps_left;

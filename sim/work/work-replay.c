@@ -421,8 +421,7 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
                 .graph = graph,
                 .router = router,
                 .fidelity = analytic ? NET_FIDELITY_FLOW : fidelity,
-                .analytic = analytic,
-                .per_node = graph->gpus->len};
+                .analytic = analytic};
     /* A transfer's kernel, queued behind the work before it: its setup and
      * the stream's gap (the host issued it ahead). */
     const HwRuntime *rt = system->runtime;
