@@ -30,26 +30,32 @@ typedef struct Prepared {
     uint32_t flow0, n_flows;       /* into flows */
     uint32_t ordinal0, n_ordinals; /* into ordinal_rank */
     bool transfer;                 /* its ranks are a source and a destination */
-    /* Analytic: what its traffic asks of each link, for the links inside
-     * its nodes (relocated with them), and the flows that leave a node
-     * (routed where the call runs). */
-    uint32_t foot0, n_foot; /* into foot */
-    uint32_t far0, n_far;   /* into far: flows, by index from flow0 */
 } Prepared;
 
-/* Part of a shape's demand: link `link` of node ordinal `ordinal` (by its
- * place in the node) asked for rate bytes/s. */
-typedef struct Foot {
-    uint32_t ordinal, link;
+/* Analytic: link `link` asked for rate payload bytes/s. */
+typedef struct Ask {
+    uint32_t link;
     double rate;
-} Foot;
+} Ask;
 
-/* A started call: its GPUs (the caller's, or a transfer's two, copied). */
-typedef struct Slot {
-    uint64_t t0;
-    uint32_t shape, flows_left;
+/* A shape where its calls run: their GPUs (the caller's, or a transfer's
+ * two, copied), and the shifts of the copies replicas make with each.
+ * Analytic: what a call asks of each link (own, a link once), and what
+ * its copies ask, summed per link and kept on the links some place's own
+ * traffic crosses (the only ones a stretch reads). */
+typedef struct Place {
+    uint32_t shape;
     const uint32_t *gpus;
     uint32_t pair[2];
+    uint32_t shift0, n_shifts;  /* into shifts */
+    uint32_t own0, n_own;       /* into asks */
+    uint32_t copies0, n_copies; /* into asks */
+} Place;
+
+/* A started call. */
+typedef struct Slot {
+    uint64_t t0;
+    uint32_t place, flows_left;
 } Slot;
 
 struct CollSession {
@@ -64,8 +70,9 @@ struct CollSession {
     GArray *prepared;     /* Prepared */
     GArray *flows;        /* SessionFlow */
     GArray *ordinal_rank; /* uint32_t: per shape, the first rank of each of its nodes */
-    GArray *foot;         /* Foot */
-    GArray *far;          /* uint32_t */
+    GArray *places;       /* Place */
+    GArray *shifts;       /* uint32_t */
+    GArray *asks;         /* Ask */
     /* Run. */
     SimEngine *engine;
     NetModel *net;
@@ -73,16 +80,19 @@ struct CollSession {
     Slot *slots;
     uint32_t n_tags;
     uint64_t n_flows, n_load_flows;
-    /* Analytic: the rate (payload bytes/s) the calls and loads in flight
-     * ask of each link, what each link can carry, and the links a call's
-     * demand touched (a list, and a mark each). */
+    /* Analytic: the rate (payload bytes/s) the calls and copies in flight
+     * ask of each link, and what each link can carry. */
     double *demand, *capacity;
+    /* Analytic, placing: a rate per link being summed, the links it
+     * touched (a list, and a mark each). */
+    double *sum;
     uint32_t *touched;
     uint32_t n_touched;
     guint8 *marked;
 };
 
 #define PREPARED(s, i) (&g_array_index((s)->prepared, Prepared, i))
+#define PLACE(s, i) (&g_array_index((s)->places, Place, i))
 
 CollSession *
 coll_session_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
@@ -100,8 +110,9 @@ coll_session_new(const HwSystem *system, const TopoGraph *graph, const TopoRoute
     s->prepared = g_array_new(FALSE, FALSE, sizeof(Prepared));
     s->flows = g_array_new(FALSE, FALSE, sizeof(SessionFlow));
     s->ordinal_rank = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    s->foot = g_array_new(FALSE, FALSE, sizeof(Foot));
-    s->far = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    s->places = g_array_new(FALSE, FALSE, sizeof(Place));
+    s->shifts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    s->asks = g_array_new(FALSE, FALSE, sizeof(Ask));
     return s;
 }
 
@@ -114,11 +125,13 @@ coll_session_free(CollSession *s)
     g_array_unref(s->prepared);
     g_array_unref(s->flows);
     g_array_unref(s->ordinal_rank);
-    g_array_unref(s->foot);
-    g_array_unref(s->far);
+    g_array_unref(s->places);
+    g_array_unref(s->shifts);
+    g_array_unref(s->asks);
     g_free(s->slots);
     g_free(s->demand);
     g_free(s->capacity);
+    g_free(s->sum);
     g_free(s->touched);
     g_free(s->marked);
     g_free(s);
@@ -267,62 +280,6 @@ store_flows(CollSession *s, Prepared *p, const GArray *traffic, const uint32_t *
     p->n_flows = s->flows->len - p->flow0;
 }
 
-/* Whether link l is the fabric's (past every node's links). */
-static bool
-fabric_link(const CollSession *s, uint32_t l)
-{
-    return l >= s->graph->n_nodes * topo_graph_node_links(s->graph);
-}
-
-/* p's demand on its links (its bytes over its time alone, a route's paths
- * by weight), laid out on home: per link of its nodes, by node ordinal
- * and place in the node; the flows that cross the fabric apart. */
-static void
-store_footprint(CollSession *s, Prepared *p, const uint32_t *home)
-{
-    p->foot0 = s->foot->len;
-    p->far0 = s->far->len;
-    if (p->alone_ps == 0)
-        return;
-    uint32_t n_links = topo_graph_n_links(s->graph), per_node = topo_graph_node_links(s->graph);
-    g_autofree double *rate = g_new0(double, MAX(n_links, 1));
-    g_autoptr(GArray) links = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    double per_byte = (double)SIM_PS_PER_S / (double)p->alone_ps;
-    for (uint32_t i = 0; i < p->n_flows; i++) {
-        const SessionFlow *f = &g_array_index(s->flows, SessionFlow, p->flow0 + i);
-        TopoRoute route;
-        if (!route_flow(s, p, f, home, 0, &route))
-            continue;
-        bool far = false;
-        for (uint32_t k = 0; k < route.n_paths; k++)
-            for (uint32_t h = 0; h < route.path[k].n_hops; h++)
-                far = far || fabric_link(s, route.path[k].link[h]);
-        if (far) {
-            g_array_append_val(s->far, i);
-            continue;
-        }
-        double r = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
-        for (uint32_t k = 0; k < route.n_paths; k++)
-            for (uint32_t h = 0; h < route.path[k].n_hops; h++) {
-                uint32_t l = route.path[k].link[h];
-                if (rate[l] == 0)
-                    g_array_append_val(links, l);
-                rate[l] += r * route.path[k].weight;
-            }
-    }
-    for (guint k = 0; k < links->len; k++) {
-        uint32_t l = g_array_index(links, uint32_t, k), node = l / per_node, j = 0;
-        while (j < p->n_ordinals &&
-               gpu_node(s, home[g_array_index(s->ordinal_rank, uint32_t, p->ordinal0 + j)]) != node)
-            j++;
-        g_return_if_fail(j < p->n_ordinals);
-        Foot foot = {j, l % per_node, rate[l]};
-        g_array_append_val(s->foot, foot);
-    }
-    p->n_foot = s->foot->len - p->foot0;
-    p->n_far = s->far->len - p->far0;
-}
-
 static uint32_t
 add_prepared(CollSession *s, char *key, const Prepared *p)
 {
@@ -367,9 +324,7 @@ coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t
     p.alone_ps = res.time_ps;
     p.n_channels = res.n_channels;
     store_flows(s, &p, traffic, home, n);
-    if (s->analytic)
-        store_footprint(s, &p, home);
-    else
+    if (!s->analytic)
         p.flows_ps = flows_alone_ps(s, &p, home);
     return add_prepared(s, key, &p);
 }
@@ -390,8 +345,6 @@ coll_session_prepare_transfer(CollSession *s, uint32_t src, uint32_t dst, uint64
     add_ordinals(s, &p, gpus, 2);
     p.flows_ps = flows_alone_ps(s, &p, gpus);
     p.alone_ps = p.flows_ps + s->launch_ps;
-    if (s->analytic)
-        store_footprint(s, &p, gpus);
     return add_prepared(s, key, &p);
 }
 
@@ -423,6 +376,110 @@ uint32_t
 coll_session_n_flows(const CollSession *s, uint32_t shape)
 {
     return PREPARED(s, shape)->n_flows;
+}
+
+/* ---- Placing. ---- */
+
+/* Adds to the sum per link the rate flow f of p on gpus[i] + shift asks
+ * of each link of its route (its bytes over p's time alone, by the paths'
+ * weights). */
+static void
+sum_route(CollSession *s, const Prepared *p, const SessionFlow *f, const uint32_t *gpus,
+          uint32_t shift, double per_byte)
+{
+    TopoRoute route;
+    if (!route_flow(s, p, f, gpus, shift, &route))
+        return;
+    double rate = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
+    for (uint32_t i = 0; i < route.n_paths; i++)
+        for (uint32_t h = 0; h < route.path[i].n_hops; h++) {
+            uint32_t l = route.path[i].link[h];
+            if (!s->marked[l]) {
+                s->marked[l] = 1;
+                s->touched[s->n_touched++] = l;
+            }
+            s->sum[l] += rate * route.path[i].weight;
+        }
+}
+
+/* Adds to the sum what p's traffic on gpus[i] + shift asks of each link. */
+static void
+sum_shape(CollSession *s, const Prepared *p, const uint32_t *gpus, uint32_t shift)
+{
+    if (p->alone_ps == 0)
+        return;
+    double per_byte = (double)SIM_PS_PER_S / (double)p->alone_ps;
+    for (uint32_t i = 0; i < p->n_flows; i++)
+        sum_route(s, p, &g_array_index(s->flows, SessionFlow, p->flow0 + i), gpus, shift, per_byte);
+}
+
+/* The sum as asks (only on links own marks, when own is not NULL), and
+ * the sum cleared; the asks' first index. */
+static uint32_t
+take_sum(CollSession *s, const guint8 *own, uint32_t *n)
+{
+    uint32_t first = s->asks->len;
+    for (uint32_t k = 0; k < s->n_touched; k++) {
+        uint32_t l = s->touched[k];
+        if (own == NULL || own[l]) {
+            Ask ask = {l, s->sum[l]};
+            g_array_append_val(s->asks, ask);
+        }
+        s->sum[l] = 0;
+        s->marked[l] = 0;
+    }
+    s->n_touched = 0;
+    *n = s->asks->len - first;
+    return first;
+}
+
+static const uint32_t *
+place_gpus(const CollSession *s, const Place *pl)
+{
+    return PREPARED(s, pl->shape)->transfer ? pl->pair : pl->gpus;
+}
+
+uint32_t
+coll_session_place(CollSession *s, uint32_t shape, const uint32_t *gpus, const uint32_t *shifts,
+                   uint32_t n_shifts)
+{
+    g_return_val_if_fail(shape < s->prepared->len && s->engine == NULL, COLL_SESSION_NONE);
+    Place pl = {.shape = shape, .gpus = gpus, .shift0 = s->shifts->len, .n_shifts = n_shifts};
+    if (PREPARED(s, shape)->transfer) {
+        pl.pair[0] = gpus[0];
+        pl.pair[1] = gpus[1];
+    }
+    g_array_append_vals(s->shifts, shifts, n_shifts);
+    if (s->analytic) {
+        if (s->sum == NULL) {
+            uint32_t n_links = MAX(topo_graph_n_links(s->graph), 1);
+            s->sum = g_new0(double, n_links);
+            s->touched = g_new(uint32_t, n_links);
+            s->marked = g_new0(guint8, n_links);
+        }
+        sum_shape(s, PREPARED(s, shape), place_gpus(s, &pl), 0);
+        pl.own0 = take_sum(s, NULL, &pl.n_own);
+    }
+    g_array_append_val(s->places, pl);
+    return s->places->len - 1;
+}
+
+/* Analytic: each place's copies' asks, on the links some place's own
+ * traffic crosses. */
+static void
+place_copies(CollSession *s)
+{
+    uint32_t n_links = MAX(topo_graph_n_links(s->graph), 1);
+    g_autofree guint8 *own = g_new0(guint8, n_links);
+    for (guint k = 0; k < s->asks->len; k++)
+        own[g_array_index(s->asks, Ask, k).link] = 1;
+    for (guint k = 0; k < s->places->len; k++) {
+        Place *pl = PLACE(s, k);
+        for (uint32_t i = 0; i < pl->n_shifts; i++)
+            sum_shape(s, PREPARED(s, pl->shape), place_gpus(s, pl),
+                      g_array_index(s->shifts, uint32_t, pl->shift0 + i));
+        pl->copies0 = take_sum(s, own, &pl->n_copies);
+    }
 }
 
 /* ---- Running. ---- */
@@ -481,7 +538,7 @@ on_flow(SimEngine *engine, const SimEvent *event, void *ctx)
     Slot *slot = &s->slots[event->target];
     if (--slot->flows_left > 0)
         return;
-    const Prepared *p = PREPARED(s, slot->shape);
+    const Prepared *p = PREPARED(s, PLACE(s, slot->place)->shape);
     uint64_t now = sim_engine_now(engine);
     uint64_t took = now - slot->t0;
     uint64_t late = took > p->flows_ps ? took - p->flows_ps : 0;
@@ -494,84 +551,6 @@ on_load(SimEngine *engine, const SimEvent *event, void *ctx)
     (void)engine;
     (void)event;
     (void)ctx;
-}
-
-static void
-touch(CollSession *s, uint32_t l, double rate)
-{
-    s->demand[l] += rate;
-    if (!s->marked[l]) {
-        s->marked[l] = 1;
-        s->touched[s->n_touched++] = l;
-    }
-}
-
-/* Adds sign x the rate flow f of p on gpus[i] + shift asks of each link
- * of its route (its bytes over p's time alone, by the paths' weights). */
-static void
-route_demand(CollSession *s, const Prepared *p, const SessionFlow *f, const uint32_t *gpus,
-             uint32_t shift, double per_byte)
-{
-    TopoRoute route;
-    if (!route_flow(s, p, f, gpus, shift, &route))
-        return;
-    double rate = (double)f->bytes * f->copies * per_byte / MAX(route.total_weight, 1);
-    for (uint32_t i = 0; i < route.n_paths; i++)
-        for (uint32_t h = 0; h < route.path[i].n_hops; h++)
-            touch(s, route.path[i].link[h], rate * route.path[i].weight);
-}
-
-/* Adds sign x the rate p's traffic on gpus[i] + shift asks of each link
- * it crosses, listing the links. Shifted by whole nodes (or not), its GPUs
- * sit in their nodes as where it was laid out: store_footprint's links of
- * its nodes move with them and only the fabric's flows are routed; a copy
- * shifted within nodes is routed whole. */
-static void
-add_demand(CollSession *s, const Prepared *p, const uint32_t *gpus, uint32_t shift, double sign)
-{
-    if (p->alone_ps == 0)
-        return;
-    double per_byte = sign * (double)SIM_PS_PER_S / (double)p->alone_ps;
-    if (shift % s->per_node != 0) {
-        for (uint32_t i = 0; i < p->n_flows; i++)
-            route_demand(s, p, &g_array_index(s->flows, SessionFlow, p->flow0 + i), gpus, shift,
-                         per_byte);
-        return;
-    }
-    uint32_t per_node = topo_graph_node_links(s->graph);
-    for (uint32_t k = 0; k < p->n_foot; k++) {
-        const Foot *f = &g_array_index(s->foot, Foot, p->foot0 + k);
-        uint32_t first = g_array_index(s->ordinal_rank, uint32_t, p->ordinal0 + f->ordinal);
-        touch(s, gpu_node(s, gpus[first] + shift) * per_node + f->link, sign * f->rate);
-    }
-    for (uint32_t k = 0; k < p->n_far; k++)
-        route_demand(s, p,
-                     &g_array_index(s->flows, SessionFlow,
-                                    p->flow0 + g_array_index(s->far, uint32_t, p->far0 + k)),
-                     gpus, shift, per_byte);
-}
-
-static void
-clear_touched(CollSession *s)
-{
-    for (uint32_t k = 0; k < s->n_touched; k++)
-        s->marked[s->touched[k]] = 0;
-    s->n_touched = 0;
-}
-
-/* The most any link a call touched is asked beyond what it carries (1:
- * none is), and the marks cleared. */
-static double
-stretch_of_touched(CollSession *s)
-{
-    double stretch = 1.0;
-    for (uint32_t k = 0; k < s->n_touched; k++) {
-        uint32_t l = s->touched[k];
-        if (s->capacity[l] > 0)
-            stretch = MAX(stretch, s->demand[l] / s->capacity[l]);
-    }
-    clear_touched(s);
-    return stretch;
 }
 
 void
@@ -588,11 +567,10 @@ coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandler
     s->n_tags = n_tags;
     if (!s->analytic)
         return;
+    place_copies(s);
     uint32_t n_links = topo_graph_n_links(s->graph);
     s->demand = g_new0(double, MAX(n_links, 1));
     s->capacity = g_new0(double, MAX(n_links, 1));
-    s->touched = g_new(uint32_t, MAX(n_links, 1));
-    s->marked = g_new0(guint8, MAX(n_links, 1));
     /* A link carries payload at its rate less its packets' headers. */
     for (uint32_t l = 0; l < n_links; l++) {
         const TopoLink *link = topo_graph_link(s->graph, l);
@@ -602,27 +580,44 @@ coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandler
     }
 }
 
-void
-coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t tag)
+/* Analytic: adds sign x n asks from first to the demand; the most any of
+ * their links is then asked beyond what it carries (1: none is). */
+static double
+ask(CollSession *s, uint32_t first, uint32_t n, double sign)
 {
-    g_return_if_fail(tag < s->n_tags && shape < s->prepared->len);
-    const Prepared *p = PREPARED(s, shape);
+    double stretch = 1.0;
+    for (uint32_t k = 0; k < n; k++) {
+        const Ask *a = &g_array_index(s->asks, Ask, first + k);
+        s->demand[a->link] += sign * a->rate;
+        if (s->capacity[a->link] > 0)
+            stretch = MAX(stretch, s->demand[a->link] / s->capacity[a->link]);
+    }
+    return stretch;
+}
+
+void
+coll_session_start(CollSession *s, uint32_t place, uint32_t tag)
+{
+    g_return_if_fail(tag < s->n_tags && place < s->places->len);
+    const Place *pl = PLACE(s, place);
+    const Prepared *p = PREPARED(s, pl->shape);
+    const uint32_t *gpus = place_gpus(s, pl);
     uint64_t now = sim_engine_now(s->engine);
     Slot *slot = &s->slots[tag];
-    *slot = (Slot){.t0 = now, .shape = shape, .gpus = gpus};
-    if (p->transfer) {
-        slot->pair[0] = gpus[0];
-        slot->pair[1] = gpus[1];
-        slot->gpus = slot->pair;
-    }
+    *slot = (Slot){.t0 = now, .place = place};
     if (s->analytic) {
-        /* Its flows slowed by the most any of its links is asked beyond
-         * what it carries, by the calls in flight and this one. */
-        add_demand(s, p, slot->gpus, 0, 1.0);
-        double stretch = stretch_of_touched(s);
+        /* Its copies first, which may slow it; then its own flows, slowed
+         * by the most any of its links is asked beyond what it carries by
+         * the calls in flight and this one. */
+        ask(s, pl->copies0, pl->n_copies, 1.0);
+        double stretch = ask(s, pl->own0, pl->n_own, 1.0);
         uint64_t late = (uint64_t)((stretch - 1.0) * (double)p->alone_ps);
         end_at(s, now + p->alone_ps + late, tag);
         return;
+    }
+    for (uint32_t i = 0; i < pl->n_shifts; i++) {
+        s->n_load_flows += n_sends(s, p);
+        issue(s, s->net, p, gpus, g_array_index(s->shifts, uint32_t, pl->shift0 + i), s->h_load, 0);
     }
     if (p->n_flows == 0) {
         end_at(s, now + p->alone_ps, tag);
@@ -639,34 +634,11 @@ coll_session_end(CollSession *s, uint32_t tag)
     g_return_if_fail(tag < s->n_tags);
     if (!s->analytic)
         return;
-    const Slot *slot = &s->slots[tag];
-    add_demand(s, PREPARED(s, slot->shape), slot->gpus, 0, -1.0);
-    clear_touched(s);
+    const Place *pl = PLACE(s, s->slots[tag].place);
+    ask(s, pl->own0, pl->n_own, -1.0);
+    ask(s, pl->copies0, pl->n_copies, -1.0);
 }
 
-void
-coll_session_load(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift)
-{
-    g_return_if_fail(shape < s->prepared->len);
-    const Prepared *p = PREPARED(s, shape);
-    if (s->analytic) {
-        add_demand(s, p, gpus, shift, 1.0);
-        clear_touched(s);
-        return;
-    }
-    s->n_load_flows += n_sends(s, p);
-    issue(s, s->net, p, gpus, shift, s->h_load, 0);
-}
-
-void
-coll_session_unload(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift)
-{
-    g_return_if_fail(shape < s->prepared->len);
-    if (!s->analytic)
-        return;
-    add_demand(s, PREPARED(s, shape), gpus, shift, -1.0);
-    clear_touched(s);
-}
 bool
 coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift,
                    guint8 *bits, const guint8 *test)

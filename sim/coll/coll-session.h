@@ -28,14 +28,15 @@
  * measured once, where its GPUs sit in their nodes.
  *
  * Analytic (no flows on the network, and none simulated but a transfer's
- * own): each call and load in flight asks of every link its traffic
+ * own): each call and copy in flight asks of every link its traffic
  * crosses the rate of its bytes over its time alone; a call starting when
  * some link of its own is asked for more than it carries (its rate less
  * its packets' headers) by everything in flight, itself included, is
  * slowed by the worst such ratio r: end = start + alone x r. A closed
  * form, one event a call: what it leaves out is that a call starting
  * later slows the ones already running, and max-min's sharing between
- * unequal flows.
+ * unequal flows. What a call and its copies ask is summed per link when
+ * they are placed, before the run; a start adds it, with no route.
  */
 #pragma once
 
@@ -85,27 +86,28 @@ uint32_t coll_session_channels(const CollSession *s, uint32_t shape);
 uint64_t coll_session_flows_ps(const CollSession *s, uint32_t shape);
 uint32_t coll_session_n_flows(const CollSession *s, uint32_t shape);
 
+/* Where shape's calls run: on gpus (the call's ranks' GPUs, as prepared,
+ * valid while the session is; or a transfer's source and destination,
+ * copied), each with the copies replicas make of it on gpus[i] +
+ * shifts[k] for k < n_shifts (their traffic on the network too, which may
+ * slow it; analytic, what they ask of the links). Before attach. */
+uint32_t coll_session_place(CollSession *s, uint32_t shape, const uint32_t *gpus,
+                            const uint32_t *shifts, uint32_t n_shifts);
+
 /* Runs calls on engine and net (borrowed; net on engine, of the session's
  * fidelity): a started call's end is an event of handler on_end with the
- * call's tag as target; tags are below n_tags. Once. */
+ * call's tag as target; tags are below n_tags. Once, after every place. */
 void coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandlerId on_end,
                          uint32_t n_tags);
-/* Starts shape now on gpus (the call's, as prepared: its ranks' GPUs,
- * valid until coll_session_end; or a transfer's source and destination,
- * copied), tagged tag. */
-void coll_session_start(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t tag);
+/* Starts a call of place now, tagged tag, and its replicas' copies. */
+void coll_session_start(CollSession *s, uint32_t place, uint32_t tag);
 /* The caller has handled the end of the call tagged tag: analytic, what
- * it asked of its links is free again. */
+ * it and its copies asked of their links is free again. */
 void coll_session_end(CollSession *s, uint32_t tag);
-/* Puts shape's traffic on gpus[i] + shift on the network and waits for
- * nothing (the copy of a call a replica makes); analytic, asks its links
- * for its rate until coll_session_unload of the same. Loads of a call go
- * before its start, which they may slow. */
-void coll_session_load(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift);
-void coll_session_unload(CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift);
 /* The links shape's traffic on gpus[i] + shift crosses: set in bits when
  * it is not NULL; true when one of them is set in test (not NULL). */
 bool coll_session_links(const CollSession *s, uint32_t shape, const uint32_t *gpus, uint32_t shift,
                         guint8 *bits, const guint8 *test);
-/* Flows put on the network since attach: by started calls, and by loads. */
+/* Flows put on the network since attach: by started calls, and by their
+ * copies. */
 void coll_session_counts(const CollSession *s, uint64_t *n_flows, uint64_t *n_load_flows);

@@ -23,7 +23,6 @@ typedef struct Replay {
     const TopoGraph *graph;
     const TopoRouter *router;
     NetFidelity fidelity;
-    bool analytic; /* no shared network: calls take their time alone, stretched */
     SimEngine *engine;
     NetModel *net;
     CollSession *session; /* the calls' costs alone and their traffic */
@@ -47,12 +46,11 @@ typedef struct Replay {
     /* Calls. */
     CallState *calls;
     uint32_t *call_shape;    /* per call: its shape in the session */
-    guint8 *used;            /* bitset over links: the detailed ranks' traffic */
+    uint32_t *call_place;    /* per call: its place in the session */
     uint32_t n_copies;       /* of the detailed ranks, theirs included */
     uint32_t *call_instance; /* per call: its group, or its pair */
     uint32_t n_instances;
     GArray *instance_call; /* uint32_t: a call of each instance */
-    guint8 *copy_memo;     /* [instance x copy]: 0 unknown, 1 issue its traffic, 2 not */
     GError *error;
     uint32_t n_done; /* tasks finished */
 } Replay;
@@ -62,9 +60,9 @@ typedef struct Replay {
 uint32_t replay_call_gpus(const Replay *r, uint32_t call, const uint32_t **gpus, uint32_t pair[2]);
 /* Each call's instance (its group, or its pair of ranks); every call's
  * shape, prepared in the session before the run (false and error when
- * one cannot run); which links the detailed ranks' traffic uses; whether
- * copy i of the job's traffic for call meets it. */
+ * one cannot run); every call's place in the session (once an instance
+ * and shape), with the copies of the job's traffic that meet the
+ * detailed ranks' links. */
 void replay_index_instances(Replay *r);
 bool replay_prepare(Replay *r, GError **error);
-void replay_mark_used(Replay *r);
-bool replay_copy_needed(Replay *r, uint32_t call, uint32_t i);
+void replay_place(Replay *r);

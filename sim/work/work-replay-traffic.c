@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The replayer's calls (work-replay-state.h): each call's shape prepared
  * by the collective session before the run (once per instance and size),
- * and which copies of the job's replicas put traffic where the detailed
- * ranks' runs. */
+ * and placed with the copies of the job's replicas that put traffic where
+ * the detailed ranks' runs. */
 #include "work/work-replay-state.h"
 
 #include <string.h>
@@ -114,11 +114,11 @@ replay_index_instances(Replay *r)
     }
 }
 
-/* The links the detailed ranks' own traffic uses. */
-void
-replay_mark_used(Replay *r)
+/* The links the detailed ranks' own traffic uses: a bitset. */
+static guint8 *
+mark_used(Replay *r)
 {
-    r->used = g_new0(guint8, topo_graph_n_links(r->graph) / 8 + 1);
+    guint8 *used = g_new0(guint8, topo_graph_n_links(r->graph) / 8 + 1);
     for (uint32_t k = 0; k < r->n_instances; k++) {
         uint32_t c = g_array_index(r->instance_call, uint32_t, k);
         if (c == WORK_NONE)
@@ -126,8 +126,9 @@ replay_mark_used(Replay *r)
         const uint32_t *gpus;
         uint32_t pair[2];
         replay_call_gpus(r, c, &gpus, pair);
-        coll_session_links(r->session, r->call_shape[c], gpus, 0, r->used, NULL);
+        coll_session_links(r->session, r->call_shape[c], gpus, 0, used, NULL);
     }
+    return used;
 }
 
 static bool
@@ -140,17 +141,18 @@ has_gpu(const uint32_t *gpus, uint32_t n, uint64_t gpu)
 }
 
 /* Whether copy i of call's instance is traffic of its own that shares a
- * link with the detailed ranks' traffic. It is not its own along an axis
- * the call's GPUs span (a data-parallel group holds the data replicas of
- * its rank, a tensor group the tensor ranks: a copy along that axis is the
- * call itself), nor when it overlaps the call's GPUs. */
-bool
-replay_copy_needed(Replay *r, uint32_t call, uint32_t i)
+ * link with the detailed ranks' traffic (used). It is not its own along
+ * an axis the call's GPUs span (a data-parallel group holds the data
+ * replicas of its rank, a tensor group the tensor ranks: a copy along that
+ * axis is the call itself), nor when it overlaps the call's GPUs. memo:
+ * [instance x copy], 0 unknown, 1 needed, 2 not. */
+static bool
+copy_needed(Replay *r, const guint8 *used, guint8 *memo, uint32_t call, uint32_t i)
 {
     uint32_t key = r->call_instance[call];
-    guint8 *memo = &r->copy_memo[(size_t)key * r->n_copies + i];
-    if (*memo != 0)
-        return *memo == 1;
+    guint8 *known = &memo[(size_t)key * r->n_copies + i];
+    if (*known != 0)
+        return *known == 1;
     const uint32_t *gpus;
     uint32_t pair[2];
     uint32_t n = replay_call_gpus(r, call, &gpus, pair);
@@ -168,7 +170,44 @@ replay_copy_needed(Replay *r, uint32_t call, uint32_t i)
     for (uint32_t k = 0; own && k < n; k++)
         own = gpus[k] + offset < r->s->n_gpus && !has_gpu(gpus, n, gpus[k] + offset);
     bool hit = own && coll_session_links(r->session, r->call_shape[call], gpus, (uint32_t)offset,
-                                         NULL, r->used);
-    *memo = hit ? 1 : 2;
+                                         NULL, used);
+    *known = hit ? 1 : 2;
     return hit;
+}
+
+/* A place an instance's calls have used, by shape. */
+typedef struct InstancePlace {
+    uint32_t shape, place;
+} InstancePlace;
+
+void
+replay_place(Replay *r)
+{
+    g_autofree guint8 *used = r->n_copies > 1 ? mark_used(r) : NULL;
+    g_autofree guint8 *memo =
+        r->n_copies > 1 ? g_new0(guint8, (size_t)r->n_instances * r->n_copies) : NULL;
+    g_autofree uint32_t *shifts = g_new(uint32_t, MAX(r->n_copies, 1));
+    g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (uint32_t k = 0; k < r->n_instances; k++)
+        g_ptr_array_add(seen, g_array_new(FALSE, FALSE, sizeof(InstancePlace)));
+    r->call_place = g_new(uint32_t, r->m->calls->len);
+    for (uint32_t c = 0; c < r->m->calls->len; c++) {
+        GArray *places = seen->pdata[r->call_instance[c]];
+        guint j = 0;
+        while (j < places->len && g_array_index(places, InstancePlace, j).shape != r->call_shape[c])
+            j++;
+        if (j == places->len) {
+            uint32_t n = 0;
+            for (uint32_t i = 1; i < r->n_copies; i++)
+                if (copy_needed(r, used, memo, c, i))
+                    shifts[n++] = (uint32_t)work_stream_copy_offset(r->s, i);
+            const uint32_t *gpus;
+            uint32_t pair[2];
+            replay_call_gpus(r, c, &gpus, pair);
+            InstancePlace x = {r->call_shape[c],
+                               coll_session_place(r->session, r->call_shape[c], gpus, shifts, n)};
+            g_array_append_val(places, x);
+        }
+        r->call_place[c] = g_array_index(places, InstancePlace, j).place;
+    }
 }

@@ -89,30 +89,7 @@ start_call(Replay *r, uint32_t call)
     call_ctas(r, call, +1);
     for (uint32_t k = 0; k < c->n_tasks; k++)
         r->start[g_array_index(r->m->call_tasks, uint32_t, c->task0 + k)] = now;
-    const uint32_t *gpus;
-    uint32_t pair[2];
-    replay_call_gpus(r, call, &gpus, pair);
-    uint32_t shape = r->call_shape[call];
-    for (uint32_t i = 1; i < r->n_copies; i++)
-        if (replay_copy_needed(r, call, i))
-            coll_session_load(r->session, shape, gpus, (uint32_t)work_stream_copy_offset(r->s, i));
-    coll_session_start(r->session, shape, gpus, call);
-}
-
-/* The call's end, and its replicas' copies', in the session. */
-static void
-end_call(Replay *r, uint32_t call)
-{
-    coll_session_end(r->session, call);
-    if (!r->analytic)
-        return;
-    const uint32_t *gpus;
-    uint32_t pair[2];
-    replay_call_gpus(r, call, &gpus, pair);
-    for (uint32_t i = 1; i < r->n_copies; i++)
-        if (replay_copy_needed(r, call, i))
-            coll_session_unload(r->session, r->call_shape[call], gpus,
-                                (uint32_t)work_stream_copy_offset(r->s, i));
+    coll_session_start(r->session, r->call_place[call], call);
 }
 
 static void
@@ -132,7 +109,7 @@ on_call_end(SimEngine *engine, const SimEvent *event, void *ctx)
     (void)engine;
     Replay *r = ctx;
     uint32_t call = event->target;
-    end_call(r, call);
+    coll_session_end(r->session, call);
     r->calls[call].done = true;
     call_ctas(r, call, -1);
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
@@ -281,10 +258,9 @@ replay_clear(Replay *r)
     coll_session_free(r->session);
     g_free(r->call_instance);
     g_free(r->call_shape);
-    g_free(r->copy_memo);
+    g_free(r->call_place);
     if (r->instance_call != NULL)
         g_array_unref(r->instance_call);
-    g_free(r->used);
     work_index_free(r->x);
     g_free(r->deps_left);
     g_free(r->start);
@@ -339,10 +315,7 @@ replay_start(Replay *r, GError **error)
     replay_index_instances(r);
     if (!replay_prepare(r, error))
         return false;
-    if (r->n_copies > 1) {
-        replay_mark_used(r);
-        r->copy_memo = g_new0(guint8, (size_t)r->n_instances * r->n_copies);
-    }
+    replay_place(r);
     r->engine = sim_engine_new();
     r->h_compute = sim_engine_register(r->engine, "work-compute", on_compute, r);
     r->h_call_end = sim_engine_register(r->engine, "work-call-end", on_call_end, r);
@@ -420,8 +393,7 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
                 .system = system,
                 .graph = graph,
                 .router = router,
-                .fidelity = analytic ? NET_FIDELITY_FLOW : fidelity,
-                .analytic = analytic};
+                .fidelity = analytic ? NET_FIDELITY_FLOW : fidelity};
     /* A transfer's kernel, queued behind the work before it: its setup and
      * the stream's gap (the host issued it ahead). */
     const HwRuntime *rt = system->runtime;

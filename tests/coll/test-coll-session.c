@@ -178,10 +178,13 @@ START_TEST(a_call_alone_in_a_session_ends_when_coll_run_does)
     SimEngine *engine = sim_engine_new();
     SimHandlerId h = sim_engine_register(engine, "test-end", on_end, ends);
     NetModel *net = net_new(NET_FIDELITY_FLOW, engine, f.graph, f.router, NULL);
+    uint32_t places[4];
+    for (uint32_t k = 0; k < 4; k++)
+        places[k] = coll_session_place(s, shapes[k], start_gpus[k], NULL, 0);
     coll_session_attach(s, engine, net, h, 4);
     uint64_t t0 = 0;
     for (uint32_t k = 0; k < 4; k++) {
-        coll_session_start(s, shapes[k], start_gpus[k], k);
+        coll_session_start(s, places[k], k);
         ck_assert_int_eq(sim_engine_run(engine, SIM_TIME_NEVER), SIM_RUN_DRAINED);
         ck_assert_msg(ends[k] - t0 == expect[k],
                       "call %u: %" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT, k,
