@@ -102,7 +102,7 @@ run_on(const char *path, char **sets, const char *system, Row *row)
     GError *error = NULL;
     g_autoptr(WorkScenario) s = work_scenario_load(path, (char **)all->pdata, NULL, &error);
     g_autoptr(TopoWorld) fabric = NULL;
-    if (s == NULL || !work_run_scenario(s, &fabric, &row->result, NULL, &error)) {
+    if (s == NULL || !work_run_scenario(s, NULL, &fabric, &row->result, NULL, &error)) {
         row->reason = g_strdup(error->message);
         g_error_free(error);
     } else {

@@ -82,7 +82,7 @@ explain_tiers(WorkScenario *s, double step_s)
     g_autoptr(TopoWorld) fabric = NULL;
     WorkRunResult other = {0};
     GError *error = NULL;
-    bool ok = work_run_scenario(s, &fabric, &other, NULL, &error);
+    bool ok = work_run_scenario(s, NULL, &fabric, &other, NULL, &error);
     s->analytic = !s->analytic;
     if (!ok) {
         cli_print_error("explain", error);
@@ -112,7 +112,7 @@ explain_run(const ExplainOptions *o, const char *path)
     g_autoptr(TopoWorld) fabric = NULL;
     WorkRunResult result = {0};
     if (s == NULL || s->trace_path != NULL ||
-        !work_run_scenario(s, &fabric, &result, NULL, &error)) {
+        !work_run_scenario(s, NULL, &fabric, &result, NULL, &error)) {
         if (error == NULL)
             fprintf(stderr,
                     "nvlsim explain: %s replays a trace: nothing to explain from a "

@@ -340,7 +340,7 @@ run(const RunOptions *o, const char *path)
      * (widened as the step needs, WORK_REPLAY_LINK_BINS at most). */
     if (s != NULL && (o->timeline != NULL || o->links != NULL || o->links_plot != NULL))
         s->link_bin_ps = SIM_PS_PER_US;
-    if (s == NULL || !work_run_scenario(s, &fabric, &result, &stream, &error) ||
+    if (s == NULL || !work_run_scenario(s, NULL, &fabric, &result, &stream, &error) ||
         (o->csv != NULL && !write_csv(o->csv, s, fabric, &result, &error)) ||
         (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error)) ||
         (o->timeline != NULL && !write_timeline(o->timeline, s, fabric, stream, &result, &error)) ||

@@ -47,6 +47,7 @@ cli_sweep_free(CliSweep *sweep)
     g_free(sweep->base_text);
     if (sweep->axes != NULL)
         g_ptr_array_free(sweep->axes, TRUE);
+    work_cache_free(sweep->cache);
     g_free(sweep);
 }
 
@@ -209,6 +210,7 @@ sweep_load(const char *path, const char *data, gsize length, GError **error)
     g_autoptr(CliSweep) sweep = g_new0(CliSweep, 1);
     sweep->path = g_strdup(path);
     sweep->axes = g_ptr_array_new_with_free_func(axis_free);
+    sweep->cache = work_cache_new();
     g_autoptr(GKeyFile) kf = hw_keys_open(path, "a sweep file", NULL, data, length, error);
     if (kf == NULL)
         return NULL;
@@ -308,7 +310,7 @@ cli_sweep_point_row(const CliSweep *sweep, uint32_t index)
         work_scenario_load_data(sweep->base_text, sweep->base_name, sets, NULL, &error);
     g_autoptr(TopoWorld) fabric = NULL;
     WorkRunResult result = {0};
-    bool ok = s != NULL && work_run_scenario(s, &fabric, &result, NULL, &error);
+    bool ok = s != NULL && work_run_scenario(s, sweep->cache, &fabric, &result, NULL, &error);
     GString *row = g_string_new(NULL);
     SimCsvWriter w = {.text = row};
     sim_csv_put_plain(&w, "%u,%s", index, ok ? "ok" : "invalid");

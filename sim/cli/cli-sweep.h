@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "work/work-cache.h"
+
 /* Sweeps larger than this are refused: each point is a simulated step. */
 #define CLI_SWEEP_MAX_POINTS 1000000u
 
@@ -26,6 +28,7 @@ typedef struct CliSweep {
     char *base_text; /* the base scenario's text */
     GPtrArray *axes; /* CliSweepAxis */
     uint32_t n_points;
+    WorkCache *cache; /* the worlds and call shapes its points share */
 } CliSweep;
 
 /* Loads and checks a sweep file: [sweep] base (a scenario file relative to

@@ -361,7 +361,7 @@ bool
 train_row_run(const TrainRow *row, char **sets, WorkRunResult *result, GError **error)
 {
     g_autoptr(WorkScenario) s = work_scenario_load_data(row->ini, row->where, sets, NULL, error);
-    return s != NULL && work_run_scenario(s, NULL, result, NULL, error);
+    return s != NULL && work_run_scenario(s, NULL, NULL, result, NULL, error);
 }
 
 static void

@@ -162,7 +162,7 @@ validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collne
                         n_nodes < 2 ? "two nodes or more"
                                     : "a fabric switch with SHARPv2 or later (ib-qm8700, "
                                       "ib-qm9700, ib-q3400)");
-            topo_world_free(fabric);
+            topo_world_unref(fabric);
             return NULL;
         }
         fabric->system->collnet |= collnet;
@@ -527,8 +527,8 @@ validate_init(Validation *v)
     *v = (Validation){
         .command = "validate",
         .fidelity = NET_FIDELITY_FLOW,
-        .fabrics =
-            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)topo_world_free),
+        .fabrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify)topo_world_unref),
         .comms =
             g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)coll_comm_free),
         .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),

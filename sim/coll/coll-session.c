@@ -58,6 +58,19 @@ typedef struct Slot {
     uint32_t place, flows_left;
 } Slot;
 
+/* A shape as the shared shapes keep it: its flows and node ordinals'
+ * first ranks its own (p's flow0 and ordinal0 unused). */
+typedef struct SharedShape {
+    Prepared p;
+    SessionFlow *flows;
+    uint32_t *ordinal_rank;
+} SharedShape;
+
+struct CollShapes {
+    GMutex lock;
+    GHashTable *by_key; /* a session's tier and shape key -> SharedShape */
+};
+
 struct CollSession {
     const HwSystem *system;
     const TopoGraph *graph;
@@ -66,6 +79,7 @@ struct CollSession {
     bool analytic;
     uint64_t launch_ps;
     uint32_t per_node;
+    CollShapes *shared;   /* or NULL */
     GHashTable *by_key;   /* shape key -> index + 1 */
     GArray *prepared;     /* Prepared */
     GArray *flows;        /* SessionFlow */
@@ -94,11 +108,49 @@ struct CollSession {
 #define PREPARED(s, i) (&g_array_index((s)->prepared, Prepared, i))
 #define PLACE(s, i) (&g_array_index((s)->places, Place, i))
 
+static void
+shared_shape_free(gpointer data)
+{
+    SharedShape *x = data;
+    g_free(x->flows);
+    g_free(x->ordinal_rank);
+    g_free(x);
+}
+
+CollShapes *
+coll_shapes_new(void)
+{
+    CollShapes *shapes = g_new0(CollShapes, 1);
+    g_mutex_init(&shapes->lock);
+    shapes->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, shared_shape_free);
+    return shapes;
+}
+
+void
+coll_shapes_free(CollShapes *shapes)
+{
+    if (shapes == NULL)
+        return;
+    g_hash_table_unref(shapes->by_key);
+    g_mutex_clear(&shapes->lock);
+    g_free(shapes);
+}
+
+guint
+coll_shapes_size(CollShapes *shapes)
+{
+    g_mutex_lock(&shapes->lock);
+    guint n = g_hash_table_size(shapes->by_key);
+    g_mutex_unlock(&shapes->lock);
+    return n;
+}
+
 CollSession *
 coll_session_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
-                 NetFidelity fidelity, bool analytic, uint64_t launch_ps)
+                 NetFidelity fidelity, bool analytic, uint64_t launch_ps, CollShapes *shared)
 {
     CollSession *s = g_new0(CollSession, 1);
+    s->shared = shared;
     s->system = system;
     s->graph = graph;
     s->router = router;
@@ -288,6 +340,62 @@ add_prepared(CollSession *s, char *key, const Prepared *p)
     return s->prepared->len - 1;
 }
 
+/* key in the shared shapes: the session's tier (what a shape's times
+ * depend on beyond its key), then key. */
+static char *
+shared_key(const CollSession *s, const char *key)
+{
+    return g_strdup_printf("%d/%d/%" G_GUINT64_FORMAT "/%s", (int)s->fidelity, (int)s->analytic,
+                           s->launch_ps, key);
+}
+
+/* Whether another session prepared key (taken) in the shared shapes:
+ * then it is this session's too, as *shape. */
+static bool
+take_shared(CollSession *s, char *key, uint32_t *shape)
+{
+    if (s->shared == NULL)
+        return false;
+    g_autofree char *k = shared_key(s, key);
+    g_mutex_lock(&s->shared->lock);
+    const SharedShape *x = g_hash_table_lookup(s->shared->by_key, k);
+    if (x != NULL) {
+        Prepared p = x->p;
+        p.flow0 = s->flows->len;
+        g_array_append_vals(s->flows, x->flows, p.n_flows);
+        p.ordinal0 = s->ordinal_rank->len;
+        g_array_append_vals(s->ordinal_rank, x->ordinal_rank, p.n_ordinals);
+        *shape = add_prepared(s, key, &p);
+    }
+    g_mutex_unlock(&s->shared->lock);
+    return x != NULL;
+}
+
+/* add_prepared of a shape this session simulated, given to the shared
+ * shapes too (unless another session gave it meanwhile). */
+static uint32_t
+add_simulated(CollSession *s, char *key, const Prepared *p)
+{
+    if (s->shared != NULL) {
+        char *k = shared_key(s, key);
+        SharedShape *x = g_new(SharedShape, 1);
+        x->p = *p;
+        x->flows = g_memdup2(&g_array_index(s->flows, SessionFlow, p->flow0),
+                             p->n_flows * sizeof(SessionFlow));
+        x->ordinal_rank = g_memdup2(&g_array_index(s->ordinal_rank, uint32_t, p->ordinal0),
+                                    p->n_ordinals * sizeof(uint32_t));
+        g_mutex_lock(&s->shared->lock);
+        if (g_hash_table_contains(s->shared->by_key, k)) {
+            g_free(k);
+            shared_shape_free(x);
+        } else {
+            g_hash_table_insert(s->shared->by_key, k, x);
+        }
+        g_mutex_unlock(&s->shared->lock);
+    }
+    return add_prepared(s, key, p);
+}
+
 uint32_t
 coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t *gpus, uint32_t n,
                      GError **error)
@@ -299,8 +407,11 @@ coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t
         return GPOINTER_TO_UINT(found) - 1;
     }
     Prepared p = {0};
+    uint32_t shape;
     if (n < 2)
         return add_prepared(s, key, &p);
+    if (take_shared(s, key, &shape))
+        return shape;
     /* The same GPUs of the first nodes (a symmetric system's others are
      * alike): the collectives layer lays the schedule out there. */
     g_autofree uint32_t *home = g_new(uint32_t, n);
@@ -326,7 +437,7 @@ coll_session_prepare(CollSession *s, CollOp op, uint64_t n_bytes, const uint32_t
     store_flows(s, &p, traffic, home, n);
     if (!s->analytic)
         p.flows_ps = flows_alone_ps(s, &p, home);
-    return add_prepared(s, key, &p);
+    return add_simulated(s, key, &p);
 }
 
 uint32_t
@@ -339,13 +450,16 @@ coll_session_prepare_transfer(CollSession *s, uint32_t src, uint32_t dst, uint64
         g_free(key);
         return GPOINTER_TO_UINT(found) - 1;
     }
+    uint32_t shape;
+    if (take_shared(s, key, &shape))
+        return shape;
     Prepared p = {.flow0 = s->flows->len, .n_flows = 1, .transfer = true};
     SessionFlow f = {{0, NONE, NONE}, {1, NONE, NONE}, n_bytes, 0, 1};
     g_array_append_val(s->flows, f);
     add_ordinals(s, &p, gpus, 2);
     p.flows_ps = flows_alone_ps(s, &p, gpus);
     p.alone_ps = p.flows_ps + s->launch_ps;
-    return add_prepared(s, key, &p);
+    return add_simulated(s, key, &p);
 }
 
 uint32_t

@@ -55,13 +55,26 @@
 
 typedef struct CollSession CollSession;
 
+/* Shapes prepared once for the sessions of many runs on one system's graph
+ * and routing (a sweep's points on one system and node count, on any
+ * threads): a session given them takes a shape that another has prepared
+ * at its tier (fidelity, analytic, launch) instead of simulating it again,
+ * and gives them those it simulates. Thread-safe; they outlive the
+ * sessions. coll_shapes_size: how many they hold. */
+typedef struct CollShapes CollShapes;
+CollShapes *coll_shapes_new(void);
+void coll_shapes_free(CollShapes *shapes);
+guint coll_shapes_size(CollShapes *shapes);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollShapes, coll_shapes_free)
+
 /* Calls on system's graph at fidelity. analytic: calls put nothing on the
  * network and take their time alone, stretched by a closed form of what
  * their links are asked for. launch_ps: what a transfer's kernel adds to
- * its flow. */
+ * its flow. shared: shapes shared with other sessions on the same graph
+ * (borrowed), or NULL. */
 CollSession *coll_session_new(const HwSystem *system, const TopoGraph *graph,
                               const TopoRouter *router, NetFidelity fidelity, bool analytic,
-                              uint64_t launch_ps);
+                              uint64_t launch_ps, CollShapes *shared);
 void coll_session_free(CollSession *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollSession, coll_session_free)
 

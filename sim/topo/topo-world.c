@@ -15,6 +15,7 @@ world_build(HwSystem *system, uint32_t n_nodes, const TopoFaults *faults, GError
     if (graph == NULL)
         return NULL;
     TopoWorld *world = g_new0(TopoWorld, 1);
+    g_atomic_ref_count_init(&world->ref_count);
     world->system = g_steal_pointer(&owned);
     world->graph = graph;
     world->router = topo_router_new(graph);
@@ -32,15 +33,26 @@ TopoWorld *
 topo_world_for_gpus(HwSystem *system, uint32_t n_nodes, uint32_t n_gpus, const TopoFaults *faults,
                     GError **error)
 {
-    if (n_nodes == 0)
-        n_nodes = MAX(1, (n_gpus + system->n_gpus - 1) / system->n_gpus);
-    return world_build(system, n_nodes, faults, error);
+    return world_build(system, topo_world_nodes(system, n_nodes, n_gpus), faults, error);
+}
+
+uint32_t
+topo_world_nodes(const HwSystem *system, uint32_t n_nodes, uint32_t n_gpus)
+{
+    return n_nodes != 0 ? n_nodes : MAX(1, (n_gpus + system->n_gpus - 1) / system->n_gpus);
+}
+
+TopoWorld *
+topo_world_ref(TopoWorld *world)
+{
+    g_atomic_ref_count_inc(&world->ref_count);
+    return world;
 }
 
 void
-topo_world_free(TopoWorld *world)
+topo_world_unref(TopoWorld *world)
 {
-    if (world == NULL)
+    if (world == NULL || !g_atomic_ref_count_dec(&world->ref_count))
         return;
     topo_router_free(world->router);
     topo_graph_free(world->graph);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A world to run traffic in: a system model, its graph for some number of
  * nodes (faults applied) and its routing, owned together. What every
- * command that simulates a system builds first.
+ * command that simulates a system builds first. Reference counted: runs
+ * on several threads may share one (nothing in it changes once built).
  */
 #pragma once
 
@@ -18,6 +19,7 @@ typedef struct TopoWorld {
     HwSystem *system;
     TopoGraph *graph;
     TopoRouter *router;
+    gatomicrefcount ref_count;
 } TopoWorld;
 
 /* Loads the system SYSTEM_ID (or a path; hw_system_load_by_id, the models'
@@ -30,8 +32,11 @@ TopoWorld *topo_world_load(const char *system_id, uint32_t n_nodes, const TopoFa
  * on error), n_nodes 0 meaning enough nodes for n_gpus GPUs. */
 TopoWorld *topo_world_for_gpus(HwSystem *system, uint32_t n_nodes, uint32_t n_gpus,
                                const TopoFaults *faults, GError **error);
-void topo_world_free(TopoWorld *world);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(TopoWorld, topo_world_free)
+/* The nodes such a world has: n_nodes, or (0) enough for n_gpus. */
+uint32_t topo_world_nodes(const HwSystem *system, uint32_t n_nodes, uint32_t n_gpus);
+TopoWorld *topo_world_ref(TopoWorld *world);
+void topo_world_unref(TopoWorld *world);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TopoWorld, topo_world_unref)
 
 /* Faults from items of option `what` (KEY=VALUE; NULL: none) checked
  * against system: NULL and an error naming what when an item is malformed

@@ -301,8 +301,8 @@ work_replay_sampled(const WorkStream *stream, const HwSystem *system, const Topo
                     const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                     WorkReplayResult *result, GError **error)
 {
-    return work_replay_stragglers(stream, system, graph, router, fidelity, false, link_bin_ps, NULL,
-                                  result, error);
+    WorkReplayOptions o = {.fidelity = fidelity, .link_bin_ps = link_bin_ps};
+    return work_replay_with(stream, system, graph, router, &o, result, error);
 }
 
 /* Every call's shape, prepared before the run; the engine, its handlers
@@ -376,10 +376,9 @@ replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
 }
 
 bool
-work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
-                       const TopoRouter *router, NetFidelity fidelity, bool analytic,
-                       uint64_t link_bin_ps, const WorkStragglers *stragglers,
-                       WorkReplayResult *result, GError **error)
+work_replay_with(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+                 const TopoRouter *router, const WorkReplayOptions *o, WorkReplayResult *result,
+                 GError **error)
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
     memset(result, 0, sizeof *result);
@@ -393,20 +392,21 @@ work_replay_stragglers(const WorkStream *stream, const HwSystem *system, const T
                 .system = system,
                 .graph = graph,
                 .router = router,
-                .fidelity = analytic ? NET_FIDELITY_FLOW : fidelity};
+                .fidelity = o->analytic ? NET_FIDELITY_FLOW : o->fidelity};
     /* A transfer's kernel, queued behind the work before it: its setup and
      * the stream's gap (the host issued it ahead). */
     const HwRuntime *rt = system->runtime;
     uint64_t launch_ps = rt != NULL ? rt->kernel_setup_ps + rt->kernel_gap_ps : 0;
-    r.session = coll_session_new(system, graph, router, r.fidelity, analytic, launch_ps);
+    r.session =
+        coll_session_new(system, graph, router, r.fidelity, o->analytic, launch_ps, o->shapes);
     build_index(&r);
-    if (!apply_stragglers(&r, stragglers, error) || !replay_start(&r, error)) {
+    if (!apply_stragglers(&r, o->stragglers, error) || !replay_start(&r, error)) {
         replay_clear(&r);
         return false;
     }
     NetLinkLoad *load = NULL;
-    if (link_bin_ps > 0) {
-        load = net_link_load_new(topo_graph_n_links(graph), link_bin_ps, WORK_REPLAY_LINK_BINS);
+    if (o->link_bin_ps > 0) {
+        load = net_link_load_new(topo_graph_n_links(graph), o->link_bin_ps, WORK_REPLAY_LINK_BINS);
         net_set_link_load(r.net, load);
     }
     replay_run(&r);

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coll/coll-session.h"
 #include "hw/hw-system.h"
 #include "net/net.h"
 #include "topo/topo-graph.h"
@@ -103,8 +104,11 @@ bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const
                          const TopoRouter *router, NetFidelity fidelity, uint64_t link_bin_ps,
                          WorkReplayResult *result, GError **error);
 
-/* The same with stragglers (NULL: none). Errors also: a straggler beyond
- * the job's GPUs, or without compute tasks of its own.
+/* How a step is replayed: at fidelity (or analytic); link_bin_ps as for
+ * work_replay_sampled; stragglers (NULL: none); shapes: call shapes
+ * shared with other replays on the same graph (NULL: the replay's own).
+ * Errors also: a straggler beyond the job's GPUs, or without compute
+ * tasks of its own.
  *
  * analytic: the step's tasks in the same order and by the same rules, but
  * with no traffic on a shared network: each call takes its time alone
@@ -116,7 +120,14 @@ bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const
  * out is that a call slows the ones already running, and max-min's
  * sharing between unequal flows: the flow replay's step over the analytic
  * one is that (nvlsim explain run prints it). */
-bool work_replay_stragglers(const WorkStream *stream, const HwSystem *system,
-                            const TopoGraph *graph, const TopoRouter *router, NetFidelity fidelity,
-                            bool analytic, uint64_t link_bin_ps, const WorkStragglers *stragglers,
-                            WorkReplayResult *result, GError **error);
+typedef struct WorkReplayOptions {
+    NetFidelity fidelity;
+    bool analytic;
+    uint64_t link_bin_ps;
+    const WorkStragglers *stragglers;
+    CollShapes *shapes;
+} WorkReplayOptions;
+
+bool work_replay_with(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,
+                      const TopoRouter *router, const WorkReplayOptions *options,
+                      WorkReplayResult *result, GError **error);

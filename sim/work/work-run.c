@@ -44,7 +44,8 @@ work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error)
 
 bool
 work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
-         const TopoGraph *graph, const TopoRouter *router, WorkRunResult *result, GError **error)
+         const TopoGraph *graph, const TopoRouter *router, CollShapes *shapes,
+         WorkRunResult *result, GError **error)
 {
     memset(result, 0, sizeof *result);
     if (stream->n_gpus > topo_graph_n_gpus(graph)) {
@@ -53,8 +54,12 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
                     graph->n_nodes, system->id, topo_graph_n_gpus(graph));
         return false;
     }
-    if (!work_replay_stragglers(stream, system, graph, router, s->fidelity, s->analytic,
-                                s->link_bin_ps, &s->stragglers, &result->replay, error)) {
+    WorkReplayOptions o = {.fidelity = s->fidelity,
+                           .analytic = s->analytic,
+                           .link_bin_ps = s->link_bin_ps,
+                           .stragglers = &s->stragglers,
+                           .shapes = shapes};
+    if (!work_replay_with(stream, system, graph, router, &o, &result->replay, error)) {
         if (s->trace_path != NULL)
             g_prefix_error(error, "%s: [scenario] trace: %s: ", s->path, s->trace_path);
         else
@@ -111,9 +116,16 @@ check_precision(const WorkScenario *s, const HwSystem *system, GError **error)
     return false;
 }
 
+/* Whether faults are none (a cached world has none). */
+static bool
+no_faults(const TopoFaults *faults)
+{
+    return faults == NULL || faults->faults->len == 0;
+}
+
 bool
-work_run_scenario(const WorkScenario *s, TopoWorld **world_out, WorkRunResult *result,
-                  WorkStream **stream_out, GError **error)
+work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out,
+                  WorkRunResult *result, WorkStream **stream_out, GError **error)
 {
     /* The GPU model shapes the generated kernels: load the system first. */
     g_autoptr(HwSystem) system = hw_system_load_by_id(s->system_id, hw_models_dir(), error);
@@ -142,10 +154,15 @@ work_run_scenario(const WorkScenario *s, TopoWorld **world_out, WorkRunResult *r
             g_prefix_error(error, "%s: [scenario] trace: ", s->path);
         return false;
     }
+    CollShapes *shapes = NULL;
+    uint32_t n_nodes = topo_world_nodes(system, s->nodes, stream->n_gpus);
     g_autoptr(TopoWorld) world =
-        topo_world_for_gpus(g_steal_pointer(&system), s->nodes, stream->n_gpus, s->faults, error);
+        cache != NULL && no_faults(s->faults)
+            ? work_cache_world(cache, s->system_id, g_steal_pointer(&system), n_nodes, &shapes,
+                               error)
+            : topo_world_for_gpus(g_steal_pointer(&system), n_nodes, 0, s->faults, error);
     if (world == NULL ||
-        !work_run(s, stream, world->system, world->graph, world->router, result, error))
+        !work_run(s, stream, world->system, world->graph, world->router, shapes, result, error))
         return false;
     if (world_out != NULL)
         *world_out = g_steal_pointer(&world);

@@ -13,6 +13,7 @@
 #include "topo/topo-graph.h"
 #include "topo/topo-route.h"
 #include "topo/topo-world.h"
+#include "work/work-cache.h"
 #include "work/work-memory.h"
 #include "work/work-replay.h"
 #include "work/work-scenario.h"
@@ -40,18 +41,20 @@ void work_run_result_clear(WorkRunResult *result);
 WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error);
 
 /* Replays stream (from work_run_stream) on system/graph/router, whose
- * graph must hold the job's GPUs, and fills result. */
+ * graph must hold the job's GPUs, and fills result; shapes: call shapes
+ * shared with other runs on graph, or NULL. */
 bool work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
-              const TopoGraph *graph, const TopoRouter *router, WorkRunResult *result,
-              GError **error);
+              const TopoGraph *graph, const TopoRouter *router, CollShapes *shapes,
+              WorkRunResult *result, GError **error);
 
 /* Scenario s simulated whole: its system loaded (by id or path, the
  * models' search path) and checked against the scenario (a loopback
  * system, faults that do not fit it, a precision its GPU lacks), its
  * trace read or its step generated, the world built with enough nodes for
- * the step's GPUs (or s->nodes) and the step replayed. world_out and
- * stream_out, when not NULL, receive the world and the stream (the caller
- * frees them). False and an error naming the scenario's file on bad
- * input. */
-bool work_run_scenario(const WorkScenario *s, TopoWorld **world_out, WorkRunResult *result,
-                       WorkStream **stream_out, GError **error);
+ * the step's GPUs (or s->nodes) and the step replayed. cache (or NULL):
+ * worlds and call shapes shared with other runs, a world with faults
+ * excepted. world_out and stream_out, when not NULL, receive the world (a
+ * reference) and the stream (the caller frees them). False and an error
+ * naming the scenario's file on bad input. */
+bool work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out,
+                       WorkRunResult *result, WorkStream **stream_out, GError **error);

@@ -61,7 +61,7 @@ typedef struct WorkScenario {
     char *model_id;
     char *trace_path; /* NULL: generate */
     NetFidelity fidelity; /* of the network; flow when analytic */
-    bool analytic;        /* fidelity = analytic: see work_replay_stragglers */
+    bool analytic;        /* fidelity = analytic: see work_replay_with */
     WorkLayout layout;
     WorkModel *model;
     WorkGenOptions gen;

@@ -140,7 +140,7 @@ START_TEST(a_call_alone_in_a_session_ends_when_coll_run_does)
     fabric_load(&f, "dgx-h100", 2);
     uint64_t launch = 7000000;
     g_autoptr(CollSession) s =
-        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, launch);
+        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, launch, NULL);
     uint32_t node1[8] = {8, 9, 10, 11, 12, 13, 14, 15}, pair[2] = {8, 9}, all[16];
     for (uint32_t i = 0; i < 16; i++)
         all[i] = i;

@@ -27,9 +27,9 @@ step_with(const WorkStream *s, const WorkStragglers *st, const char *what)
     g_autoptr(GError) error = NULL;
     ck_assert_msg(work_stream_check(s, &error), "%s: %s", what, error ? error->message : "");
     WorkReplayResult res;
-    ck_assert_msg(work_replay_stragglers(s, f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0, st,
-                                         &res, &error),
-                  "%s: %s", what, error ? error->message : "");
+    WorkReplayOptions o = {.fidelity = NET_FIDELITY_FLOW, .stragglers = st};
+    ck_assert_msg(work_replay_with(s, f.system, f.graph, f.router, &o, &res, &error), "%s: %s",
+                  what, error ? error->message : "");
     uint64_t step = res.step_ps;
     work_replay_result_clear(&res);
     work_test_fabric_clear(&f);
@@ -149,8 +149,8 @@ START_TEST(straggler_must_have_its_own_compute)
     WorkStragglers st = {.n_gpus = 1, .gpus = &gpu, .compute_rate = 0.5};
     WorkReplayResult res;
     g_autoptr(GError) error = NULL;
-    ck_assert(!work_replay_stragglers(s, f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0, &st,
-                                      &res, &error));
+    WorkReplayOptions ro = {.fidelity = NET_FIDELITY_FLOW, .stragglers = &st};
+    ck_assert(!work_replay_with(s, f.system, f.graph, f.router, &ro, &res, &error));
     ck_assert_str_eq(error->message,
                      "[stragglers] ranks: GPU 8 is not one of the job's GPUs; expected 0 to 7");
     g_clear_error(&error);
@@ -161,8 +161,7 @@ START_TEST(straggler_must_have_its_own_compute)
     work_gen_options_init(&o, m);
     g_autoptr(WorkStream) sym = work_gen_stream(m, &l, f.system->gpu, &o);
     gpu = 3;
-    ck_assert(!work_replay_stragglers(sym, f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0, &st,
-                                      &res, &error));
+    ck_assert(!work_replay_with(sym, f.system, f.graph, f.router, &ro, &res, &error));
     ck_assert_msg(strstr(error->message, "GPU 3 runs no compute task of its own") != NULL, "%s",
                   error->message);
     work_test_fabric_clear(&f);

@@ -506,7 +506,7 @@ START_TEST(twin_nvls_calls_pay_their_drain_again)
         twin_flows = MAX(twin_flows, one_hop_flow_ps(&f, x, 2));
     }
     g_autoptr(CollSession) session =
-        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0);
+        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0, NULL);
     uint32_t shape = coll_session_prepare(session, COLL_OP_ALL_REDUCE, bytes, ranks, 8, &error);
     ck_assert_msg(shape != COLL_SESSION_NONE, "%s", error ? error->message : "");
     ck_assert_uint_eq(coll_session_flows_ps(session, shape), alone_flows);
@@ -553,9 +553,9 @@ START_TEST(twin_nvls_calls_stretch_at_the_analytic_tier)
     coll_on_all(s, WORK_CAT_DP, ranks, 8, COLL_OP_ALL_REDUCE, bytes);
     coll_on_all(s, WORK_CAT_TP, ranks, 8, COLL_OP_ALL_REDUCE, bytes);
     WorkReplayResult out;
-    ck_assert_msg(work_replay_stragglers(s, f.system, f.graph, f.router, NET_FIDELITY_FLOW, true, 0,
-                                         NULL, &out, &error),
-                  "%s", error ? error->message : "");
+    WorkReplayOptions o = {.fidelity = NET_FIDELITY_FLOW, .analytic = true};
+    ck_assert_msg(work_replay_with(s, f.system, f.graph, f.router, &o, &out, &error), "%s",
+                  error ? error->message : "");
     ck_assert_uint_eq(out.step_ps, res.time_ps + (uint64_t)((stretch - 1.0) * (double)res.time_ps));
     ck_assert_uint_eq(out.n_flows, 0);
     work_replay_result_clear(&out);
@@ -647,7 +647,7 @@ START_TEST(groups_sharing_a_gpu_contend)
         (uint64_t)ceil((double)x->bytes / shared * (double)SIM_PS_PER_S - 1e-6) + tail;
     uint64_t late = both_flows - alone_flows;
     g_autoptr(CollSession) session =
-        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0);
+        coll_session_new(f.system, f.graph, f.router, NET_FIDELITY_FLOW, false, 0, NULL);
     uint32_t shape = coll_session_prepare(session, COLL_OP_ALL_REDUCE, bytes, a, 2, &error);
     ck_assert_msg(shape != COLL_SESSION_NONE, "%s", error ? error->message : "");
     ck_assert_uint_eq(coll_session_flows_ps(session, shape), alone_flows);
