@@ -40,16 +40,16 @@ typedef struct Ask {
 
 /* A shape where its calls run: their GPUs (the caller's, or a transfer's
  * two, copied), and the shifts of the copies replicas make with each.
- * Analytic: what a call asks of each link (own, a link once), and what
- * its copies ask, summed per link and kept on the links some place's own
- * traffic crosses (the only ones a stretch reads). */
+ * Analytic: what a call and its copies ask of each link, a link once: the
+ * links of its own traffic first (n_own: the ones its stretch reads), then
+ * those of its copies alone that some place's own traffic crosses (the
+ * only ones another's stretch reads). */
 typedef struct Place {
     uint32_t shape;
     const uint32_t *gpus;
     uint32_t pair[2];
-    uint32_t shift0, n_shifts;  /* into shifts */
-    uint32_t own0, n_own;       /* into asks */
-    uint32_t copies0, n_copies; /* into asks */
+    uint32_t shift0, n_shifts;    /* into shifts */
+    uint32_t ask0, n_asks, n_own; /* into asks */
 } Place;
 
 /* A started call. */
@@ -527,22 +527,27 @@ sum_shape(CollSession *s, const Prepared *p, const uint32_t *gpus, uint32_t shif
         sum_route(s, p, &g_array_index(s->flows, SessionFlow, p->flow0 + i), gpus, shift, per_byte);
 }
 
-/* The sum as asks (only on links own marks, when own is not NULL), and
- * the sum cleared; the asks' first index. */
+/* Clears the sum. */
+static void
+clear_sum(CollSession *s)
+{
+    for (uint32_t k = 0; k < s->n_touched; k++) {
+        s->sum[s->touched[k]] = 0;
+        s->marked[s->touched[k]] = 0;
+    }
+    s->n_touched = 0;
+}
+
+/* The sum as asks, cleared; the asks' first index, and how many. */
 static uint32_t
-take_sum(CollSession *s, const guint8 *own, uint32_t *n)
+take_sum(CollSession *s, uint32_t *n)
 {
     uint32_t first = s->asks->len;
     for (uint32_t k = 0; k < s->n_touched; k++) {
-        uint32_t l = s->touched[k];
-        if (own == NULL || own[l]) {
-            Ask ask = {l, s->sum[l]};
-            g_array_append_val(s->asks, ask);
-        }
-        s->sum[l] = 0;
-        s->marked[l] = 0;
+        Ask ask = {s->touched[k], s->sum[s->touched[k]]};
+        g_array_append_val(s->asks, ask);
     }
-    s->n_touched = 0;
+    clear_sum(s);
     *n = s->asks->len - first;
     return first;
 }
@@ -572,13 +577,15 @@ coll_session_place(CollSession *s, uint32_t shape, const uint32_t *gpus, const u
             s->marked = g_new0(guint8, n_links);
         }
         sum_shape(s, PREPARED(s, shape), place_gpus(s, &pl), 0);
-        pl.own0 = take_sum(s, NULL, &pl.n_own);
+        pl.ask0 = take_sum(s, &pl.n_own);
+        pl.n_asks = pl.n_own;
     }
     g_array_append_val(s->places, pl);
     return s->places->len - 1;
 }
 
-/* Analytic: each place's copies' asks, on the links some place's own
+/* Analytic: each place's copies' asks joined to its own: added to those
+ * on its own links, and apart on the other links some place's own
  * traffic crosses. */
 static void
 place_copies(CollSession *s)
@@ -587,13 +594,32 @@ place_copies(CollSession *s)
     g_autofree guint8 *own = g_new0(guint8, n_links);
     for (guint k = 0; k < s->asks->len; k++)
         own[g_array_index(s->asks, Ask, k).link] = 1;
+    GArray *joined = g_array_sized_new(FALSE, FALSE, sizeof(Ask), s->asks->len);
     for (guint k = 0; k < s->places->len; k++) {
         Place *pl = PLACE(s, k);
         for (uint32_t i = 0; i < pl->n_shifts; i++)
             sum_shape(s, PREPARED(s, pl->shape), place_gpus(s, pl),
                       g_array_index(s->shifts, uint32_t, pl->shift0 + i));
-        pl->copies0 = take_sum(s, own, &pl->n_copies);
+        uint32_t first = joined->len;
+        for (uint32_t j = 0; j < pl->n_own; j++) {
+            Ask a = g_array_index(s->asks, Ask, pl->ask0 + j);
+            a.rate += s->sum[a.link];
+            s->sum[a.link] = 0;
+            g_array_append_val(joined, a);
+        }
+        for (uint32_t j = 0; j < s->n_touched; j++) {
+            uint32_t l = s->touched[j];
+            if (own[l] && s->sum[l] != 0) {
+                Ask a = {l, s->sum[l]};
+                g_array_append_val(joined, a);
+            }
+        }
+        clear_sum(s);
+        pl->ask0 = first;
+        pl->n_asks = joined->len - first;
     }
+    g_array_unref(s->asks);
+    s->asks = joined;
 }
 
 /* ---- Running. ---- */
@@ -694,18 +720,21 @@ coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandler
     }
 }
 
-/* Analytic: adds sign x n asks from first to the demand; the most any of
- * their links is then asked beyond what it carries (1: none is). */
+/* Analytic: adds sign x place pl's asks to the demand; the most any link
+ * of its own is then asked beyond what it carries (1: none is). */
 static double
-ask(CollSession *s, uint32_t first, uint32_t n, double sign)
+ask(CollSession *s, const Place *pl, double sign)
 {
+    const Ask *asks = &g_array_index(s->asks, Ask, pl->ask0);
     double stretch = 1.0;
-    for (uint32_t k = 0; k < n; k++) {
-        const Ask *a = &g_array_index(s->asks, Ask, first + k);
-        s->demand[a->link] += sign * a->rate;
-        if (s->capacity[a->link] > 0)
-            stretch = MAX(stretch, s->demand[a->link] / s->capacity[a->link]);
+    for (uint32_t k = 0; k < pl->n_own; k++) {
+        uint32_t l = asks[k].link;
+        s->demand[l] += sign * asks[k].rate;
+        if (s->capacity[l] > 0)
+            stretch = MAX(stretch, s->demand[l] / s->capacity[l]);
     }
+    for (uint32_t k = pl->n_own; k < pl->n_asks; k++)
+        s->demand[asks[k].link] += sign * asks[k].rate;
     return stretch;
 }
 
@@ -720,11 +749,9 @@ coll_session_start(CollSession *s, uint32_t place, uint32_t tag)
     Slot *slot = &s->slots[tag];
     *slot = (Slot){.t0 = now, .place = place};
     if (s->analytic) {
-        /* Its copies first, which may slow it; then its own flows, slowed
-         * by the most any of its links is asked beyond what it carries by
-         * the calls in flight and this one. */
-        ask(s, pl->copies0, pl->n_copies, 1.0);
-        double stretch = ask(s, pl->own0, pl->n_own, 1.0);
+        /* Slowed by the most any of its links is asked beyond what it
+         * carries by the calls in flight, this one and its copies. */
+        double stretch = ask(s, pl, 1.0);
         uint64_t late = (uint64_t)((stretch - 1.0) * (double)p->alone_ps);
         end_at(s, now + p->alone_ps + late, tag);
         return;
@@ -749,8 +776,7 @@ coll_session_end(CollSession *s, uint32_t tag)
     if (!s->analytic)
         return;
     const Place *pl = PLACE(s, s->slots[tag].place);
-    ask(s, pl->own0, pl->n_own, -1.0);
-    ask(s, pl->copies0, pl->n_copies, -1.0);
+    ask(s, pl, -1.0);
 }
 
 bool

@@ -2,7 +2,6 @@
 /* Where a replayed step's time went (work-replay.h): each detailed rank's
  * [0, step] split by what it was doing, in the order of precedence the
  * header gives, and the mean over ranks. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "work/work-replay.h"
@@ -23,11 +22,28 @@ typedef struct Mark {
     WorkTime what;
 } Mark;
 
-static int
-cmp_mark(const void *a, const void *b)
+/* Sorts n marks by time (the order of marks at one time does not matter:
+ * no time passes between them), a bottom-up merge through tmp (n marks);
+ * the sorted marks are in the array returned, m or tmp. */
+static Mark *
+sort_marks(Mark *m, Mark *tmp, size_t n)
 {
-    const Mark *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = m[j].t < m[i].t ? m[j++] : m[i++];
+            while (i < mid)
+                tmp[k++] = m[i++];
+            while (j < hi)
+                tmp[k++] = m[j++];
+        }
+        Mark *swap = m;
+        m = tmp;
+        tmp = swap;
+    }
+    return m;
 }
 
 static WorkTime
@@ -49,17 +65,18 @@ time_of(WorkCategory c)
     }
 }
 
-/* Splits [0, step] of one rank, its task marks given, by what it was doing. */
+/* Splits [0, step] of one rank, its n task marks given (sorted here,
+ * through tmp), by what it was doing. */
 static void
-split_rank(GArray *marks, uint64_t step, uint64_t out[WORK_N_TIMES])
+split_rank(Mark *marks, Mark *tmp, size_t n, uint64_t step, uint64_t out[WORK_N_TIMES])
 {
-    qsort(marks->data, marks->len, sizeof(Mark), cmp_mark);
+    marks = sort_marks(marks, tmp, n);
     static const WorkTime order[] = {WORK_TIME_COMPUTE, WORK_TIME_TP, WORK_TIME_CP,
                                      WORK_TIME_EP,      WORK_TIME_PP, WORK_TIME_DP};
     int active[WORK_N_TIMES] = {0};
     uint64_t prev = 0;
-    for (guint i = 0; i <= marks->len; i++) {
-        uint64_t t = i < marks->len ? g_array_index(marks, Mark, i).t : step;
+    for (size_t i = 0; i <= n; i++) {
+        uint64_t t = i < n ? marks[i].t : step;
         if (t > prev) {
             WorkTime what = WORK_TIME_IDLE;
             for (unsigned k = 0; k < G_N_ELEMENTS(order); k++)
@@ -70,41 +87,40 @@ split_rank(GArray *marks, uint64_t step, uint64_t out[WORK_N_TIMES])
             out[what] += t - prev;
             prev = t;
         }
-        if (i < marks->len)
-            active[g_array_index(marks, Mark, i).what] += g_array_index(marks, Mark, i).delta;
+        if (i < n)
+            active[marks[i].what] += marks[i].delta;
     }
-}
-
-static void
-marks_free(gpointer marks)
-{
-    if (marks != NULL)
-        g_array_unref(marks);
 }
 
 void
 work_replay_breakdown(const WorkStream *s, WorkReplayResult *res)
 {
-    GPtrArray *per_rank = g_ptr_array_new_with_free_func(marks_free);
-    g_ptr_array_set_size(per_rank, s->n_gpus);
-    for (uint32_t i = 0; i < s->tasks->len; i++) {
+    /* Each rank's marks together: counted, then placed. */
+    uint32_t n_tasks = s->tasks->len;
+    g_autofree size_t *first = g_new0(size_t, (size_t)s->n_gpus + 1);
+    for (uint32_t i = 0; i < n_tasks; i++)
+        first[work_stream_task(s, i)->rank + 1] += 2;
+    for (uint32_t g = 0; g < s->n_gpus; g++)
+        first[g + 1] += first[g];
+    g_autofree Mark *marks = g_new(Mark, MAX((size_t)n_tasks * 2, 1));
+    g_autofree Mark *tmp = g_new(Mark, MAX((size_t)n_tasks * 2, 1));
+    g_autofree size_t *next = g_memdup2(first, sizeof(size_t) * s->n_gpus);
+    const uint64_t *start = (const uint64_t *)(void *)res->start_ps->data;
+    const uint64_t *end = (const uint64_t *)(void *)res->end_ps->data;
+    for (uint32_t i = 0; i < n_tasks; i++) {
         const WorkTask *t = work_stream_task(s, i);
         WorkTime what = t->kind == WORK_TASK_COMPUTE ? WORK_TIME_COMPUTE : time_of(t->category);
-        if (per_rank->pdata[t->rank] == NULL)
-            per_rank->pdata[t->rank] = g_array_new(FALSE, FALSE, sizeof(Mark));
-        GArray *marks = per_rank->pdata[t->rank];
-        Mark a = {g_array_index(res->start_ps, uint64_t, i), +1, what};
-        Mark b = {g_array_index(res->end_ps, uint64_t, i), -1, what};
-        g_array_append_val(marks, a);
-        g_array_append_val(marks, b);
+        marks[next[t->rank]++] = (Mark){start[i], +1, what};
+        marks[next[t->rank]++] = (Mark){end[i], -1, what};
     }
     uint64_t sum[WORK_N_TIMES] = {0};
     res->n_detailed = 0;
     for (uint32_t g = 0; g < s->n_gpus; g++) {
-        if (per_rank->pdata[g] == NULL)
+        size_t n = first[g + 1] - first[g];
+        if (n == 0)
             continue;
         uint64_t one[WORK_N_TIMES] = {0};
-        split_rank(per_rank->pdata[g], res->step_ps, one);
+        split_rank(marks + first[g], tmp + first[g], n, res->step_ps, one);
         for (int k = 0; k < WORK_N_TIMES; k++)
             sum[k] += one[k];
         if (res->n_detailed++ == 0)
@@ -117,5 +133,4 @@ work_replay_breakdown(const WorkStream *s, WorkReplayResult *res)
         total += res->time_ps[k];
     }
     res->time_ps[WORK_TIME_IDLE] += res->step_ps - total;
-    g_ptr_array_unref(per_rank);
 }
