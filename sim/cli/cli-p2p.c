@@ -316,12 +316,14 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
                 MAX(plan->pair[0], plan->pair[1]), system_id, n - 1);
         return CLI_EXIT_USAGE;
     }
+    g_autoptr(NetP2pMemo) memo = net_p2p_memo_new();
     NetP2p p2p = {
         .fidelity = plan->fidelity,
         .issuer = o->sm ? NET_ISSUER_SM : NET_ISSUER_CE,
         .copy_overhead_ps = fabric->system->copy_overhead_ps,
         .graph = fabric->graph,
         .router = fabric->router,
+        .memo = memo,
     };
     FILE *csv = NULL;
     char *tmp = NULL;

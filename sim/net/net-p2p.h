@@ -16,6 +16,7 @@
  */
 #pragma once
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,12 +30,27 @@ typedef enum NetP2pKind {
     NET_P2P_RELAY_BIDIRECTIONAL,
 } NetP2pKind;
 
+/* Copies already simulated, by what of the graph they touch: a copy (one
+ * way or both) runs alone on a fresh network, so its time depends only on
+ * the links its routes cross (and their reverses, which carry credits),
+ * their ends, and the order of their numbers; copies whose touched parts
+ * are alike in all of that (a fabric's symmetry: every pair of a GB200
+ * NVL72 rack through the same 18 switches) take the time of the first.
+ * One thread at a time. */
+typedef struct NetP2pMemo NetP2pMemo;
+NetP2pMemo *net_p2p_memo_new(void);
+void net_p2p_memo_free(NetP2pMemo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(NetP2pMemo, net_p2p_memo_free)
+/* Copies simulated, and copies answered from the memo. */
+void net_p2p_memo_counts(const NetP2pMemo *memo, uint64_t *n_simulated, uint64_t *n_found);
+
 typedef struct NetP2p {
     NetFidelity fidelity;
     NetIssuer issuer; /* copy engines, as cudaMemcpyPeer uses */
     uint64_t copy_overhead_ps;
     const TopoGraph *graph;
     const TopoRouter *router;
+    NetP2pMemo *memo; /* or NULL: every copy simulated */
 } NetP2p;
 
 /* Simulated time in ps for the copy of n_bytes between global GPUs a and b

@@ -3,8 +3,9 @@
  * picosecond; GPUs that do not forward; the shipped systems routed as
  * hardware.md §4 wires them (the DGX-1V NV1/NV2 map and its host paths, and
  * with net-p2p its 2:1 bandwidths; H100 5/5/4/4 planes; NVL72's 18 planes;
- * DGX-2 trunks; A100 NVLink over PCIe); and two DGX H100 nodes joined by
- * their NICs and a rail-optimized leaf/spine fabric.
+ * DGX-2 trunks; A100 NVLink over PCIe); two DGX H100 nodes joined by
+ * their NICs and a rail-optimized leaf/spine fabric; and net-p2p's memo of
+ * alike copies, exact on every shape of system.
  */
 #include <math.h>
 #include <string.h>
@@ -482,6 +483,72 @@ START_TEST(two_nodes_cpu_to_gpu_over_pcie)
 }
 END_TEST
 
+/* A memo of peer copies (net-p2p.h) answers a copy with the time of an
+ * alike one simulated before: on systems of every shape (DGX-1V's mixed
+ * NV1/NV2 and host paths, DGX-2's trunks, GB200 NVL72's planes, two DGX
+ * H100 nodes over their NICs, a degraded DGX A100), every copy of the
+ * matrices' kinds between the GPUs below gives the same time to the ps as
+ * simulated alone, and every one of these fabrics finds copies alike. */
+static const struct {
+    const char *system;
+    uint32_t n_nodes;
+    NetFidelity fidelity;
+    const char *fault; /* or NULL */
+    uint32_t gpus[8], n_gpus;
+    bool via_host; /* copies staged through host memory too */
+} memo_cases[] = {
+    {"dgx1-v100", 1, NET_FIDELITY_PACKET, NULL, {0, 1, 2, 3, 4, 5, 6, 7}, 8, true},
+    {"dgx2-v100", 1, NET_FIDELITY_PACKET, NULL, {0, 1, 8, 9}, 4, true},
+    {"gb200-nvl72", 1, NET_FIDELITY_PACKET, NULL, {0, 1, 4, 5, 40, 71}, 6, false},
+    {"dgx-h100", 2, NET_FIDELITY_PACKET, NULL, {0, 1, 8, 9}, 4, true},
+    {"dgx-a100", 1, NET_FIDELITY_FLOW, "slow_links=0:1", {0, 1, 2, 3, 4, 5, 6, 7}, 8, true},
+};
+
+START_TEST(p2p_memo_as_simulated)
+{
+    g_autoptr(HwSystem) sys = topo_test_load_system(memo_cases[_i].system);
+    g_autoptr(GError) error = NULL;
+    char *sets[] = {(char *)memo_cases[_i].fault, "slow_rate=0.5", NULL};
+    g_autoptr(TopoFaults) faults =
+        topo_faults_from_sets(memo_cases[_i].fault != NULL ? sets : NULL, "--fault", &error);
+    ck_assert_msg(faults != NULL, "%s", error ? error->message : "");
+    g_autoptr(TopoGraph) g = topo_build_system_faulted(sys, memo_cases[_i].n_nodes, faults, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    g_autoptr(TopoRouter) r = topo_router_new(g);
+    g_autoptr(NetP2pMemo) memo = net_p2p_memo_new();
+    NetP2p alone = {.fidelity = memo_cases[_i].fidelity,
+                    .issuer = NET_ISSUER_CE,
+                    .copy_overhead_ps = sys->copy_overhead_ps,
+                    .graph = g,
+                    .router = r};
+    NetP2p memoized = alone;
+    memoized.memo = memo;
+    static const NetP2pKind kinds[] = {NET_P2P_UNIDIRECTIONAL, NET_P2P_BIDIRECTIONAL,
+                                       NET_P2P_VIA_HOST};
+    const uint64_t n_bytes = 1 << 20;
+    uint32_t per_node = g->gpus->len, n = memo_cases[_i].n_gpus;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++)
+            for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+                uint32_t a = memo_cases[_i].gpus[i], b = memo_cases[_i].gpus[j];
+                if (a == b || (kinds[k] == NET_P2P_VIA_HOST &&
+                               (!memo_cases[_i].via_host || a / per_node != b / per_node)))
+                    continue;
+                uint64_t want = net_p2p_time_ps(&alone, kinds[k], a, b, n_bytes);
+                uint64_t got = net_p2p_time_ps(&memoized, kinds[k], a, b, n_bytes);
+                ck_assert_msg(got == want,
+                              "%s: GPU%u->GPU%u kind %d: %" G_GUINT64_FORMAT
+                              " ps from the memo, %" G_GUINT64_FORMAT " ps simulated",
+                              memo_cases[_i].system, a, b, (int)kinds[k], got, want);
+            }
+    uint64_t n_simulated, n_found;
+    net_p2p_memo_counts(memo, &n_simulated, &n_found);
+    ck_assert_uint_gt(n_simulated, 0);
+    ck_assert_msg(n_found > 0, "%s: no copy alike found in %" G_GUINT64_FORMAT,
+                  memo_cases[_i].system, n_simulated);
+}
+END_TEST
+
 Suite *
 topo_route_suite(void)
 {
@@ -506,6 +573,11 @@ topo_route_suite(void)
     tc = tcase_create("two-nodes");
     tcase_add_loop_test(tc, two_nodes_cross_the_fabric, 0, G_N_ELEMENTS(cross_node_cases));
     tcase_add_test(tc, two_nodes_cpu_to_gpu_over_pcie);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("p2p-memo");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, p2p_memo_as_simulated, 0, G_N_ELEMENTS(memo_cases));
     suite_add_tcase(s, tc);
     return s;
 }
