@@ -384,7 +384,8 @@ work_replay_with(const WorkStream *stream, const HwSystem *system, const TopoGra
     memset(result, 0, sizeof *result);
     if (!work_stream_check_nodes(stream, graph->gpus->len, error))
         return false;
-    g_autoptr(WorkMatch) match = work_match_new(stream, error);
+    g_autoptr(WorkMatch) own = o->match == NULL ? work_match_new(stream, error) : NULL;
+    const WorkMatch *match = o->match != NULL ? o->match : own;
     if (match == NULL)
         return false;
     Replay r = {.s = stream,

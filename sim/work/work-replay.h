@@ -106,7 +106,8 @@ bool work_replay_sampled(const WorkStream *stream, const HwSystem *system, const
 
 /* How a step is replayed: at fidelity (or analytic); link_bin_ps as for
  * work_replay_sampled; stragglers (NULL: none); shapes: call shapes
- * shared with other replays on the same graph (NULL: the replay's own).
+ * shared with other replays on the same graph (NULL: the replay's own);
+ * match: the stream's, when its check made one.
  * Errors also: a straggler beyond the job's GPUs, or without compute
  * tasks of its own.
  *
@@ -126,6 +127,7 @@ typedef struct WorkReplayOptions {
     uint64_t link_bin_ps;
     const WorkStragglers *stragglers;
     CollShapes *shapes;
+    const WorkMatch *match; /* the stream's calls (work_match_new), or NULL: matched here */
 } WorkReplayOptions;
 
 bool work_replay_with(const WorkStream *stream, const HwSystem *system, const TopoGraph *graph,

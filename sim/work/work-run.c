@@ -20,7 +20,7 @@ work_run_result_clear(WorkRunResult *result)
 }
 
 WorkStream *
-work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error)
+work_run_stream(const WorkScenario *s, const HwGpu *gpu, WorkMatch **match_out, GError **error)
 {
     g_return_val_if_fail(s->trace_path == NULL, NULL);
     uint64_t n_tasks;
@@ -34,19 +34,28 @@ work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error)
         return NULL;
     }
     WorkStream *stream = work_gen_stream(s->model, &s->layout, gpu, &s->gen);
-    if (!work_stream_check(stream, error)) {
+    WorkMatch *match = work_stream_check_match(stream, error);
+    if (match == NULL) {
         g_prefix_error(error, "%s: the generated step: ", s->path);
         work_stream_free(stream);
         return NULL;
     }
+    if (match_out != NULL)
+        *match_out = match;
+    else
+        work_match_free(match);
     return stream;
 }
 
-bool
-work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
-         const TopoGraph *graph, const TopoRouter *router, CollShapes *shapes,
-         WorkRunResult *result, GError **error)
+/* Replays stream (with its match, or NULL) on world, whose graph must hold
+ * the job's GPUs, with shapes shared with other runs (or NULL), and fills
+ * result. */
+static bool
+run_on(const WorkScenario *s, const WorkStream *stream, const WorkMatch *match,
+       const TopoWorld *world, CollShapes *shapes, WorkRunResult *result, GError **error)
 {
+    const HwSystem *system = world->system;
+    const TopoGraph *graph = world->graph;
     memset(result, 0, sizeof *result);
     if (stream->n_gpus > topo_graph_n_gpus(graph)) {
         g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
@@ -58,8 +67,9 @@ work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system
                            .analytic = s->analytic,
                            .link_bin_ps = s->link_bin_ps,
                            .stragglers = &s->stragglers,
-                           .shapes = shapes};
-    if (!work_replay_with(stream, system, graph, router, &o, &result->replay, error)) {
+                           .shapes = shapes,
+                           .match = match};
+    if (!work_replay_with(stream, system, graph, world->router, &o, &result->replay, error)) {
         if (s->trace_path != NULL)
             g_prefix_error(error, "%s: [scenario] trace: %s: ", s->path, s->trace_path);
         else
@@ -147,8 +157,10 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
     }
     if (s->trace_path == NULL && !check_precision(s, system, error))
         return false;
-    g_autoptr(WorkStream) stream = s->trace_path != NULL ? work_trace_read(s->trace_path, error)
-                                                         : work_run_stream(s, system->gpu, error);
+    g_autoptr(WorkMatch) match = NULL;
+    g_autoptr(WorkStream) stream = s->trace_path != NULL
+                                       ? work_trace_read(s->trace_path, error)
+                                       : work_run_stream(s, system->gpu, &match, error);
     if (stream == NULL) {
         if (s->trace_path != NULL)
             g_prefix_error(error, "%s: [scenario] trace: ", s->path);
@@ -161,8 +173,7 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
             ? work_cache_world(cache, s->system_id, g_steal_pointer(&system), n_nodes, &shapes,
                                error)
             : topo_world_for_gpus(g_steal_pointer(&system), n_nodes, 0, s->faults, error);
-    if (world == NULL ||
-        !work_run(s, stream, world->system, world->graph, world->router, shapes, result, error))
+    if (world == NULL || !run_on(s, stream, match, world, shapes, result, error))
         return false;
     if (world_out != NULL)
         *world_out = g_steal_pointer(&world);

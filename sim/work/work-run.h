@@ -36,16 +36,11 @@ typedef struct WorkRunResult {
 void work_run_result_clear(WorkRunResult *result);
 
 /* The step of scenario s (which names no trace: work_trace_read reads
- * those), generated from its model and layout for gpu,
- * and checked. NULL and an error when the check fails (a bug). */
-WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, GError **error);
-
-/* Replays stream (from work_run_stream) on system/graph/router, whose
- * graph must hold the job's GPUs, and fills result; shapes: call shapes
- * shared with other runs on graph, or NULL. */
-bool work_run(const WorkScenario *s, const WorkStream *stream, const HwSystem *system,
-              const TopoGraph *graph, const TopoRouter *router, CollShapes *shapes,
-              WorkRunResult *result, GError **error);
+ * those), generated from its model and layout for gpu, and checked; the
+ * check's match in match_out unless it is NULL. NULL and an error when
+ * the check fails (a bug). */
+WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, WorkMatch **match_out,
+                            GError **error);
 
 /* Scenario s simulated whole: its system loaded (by id or path, the
  * models' search path) and checked against the scenario (a loopback

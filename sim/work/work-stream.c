@@ -628,13 +628,20 @@ dry_run(const WorkStream *stream, const WorkMatch *m, GError **error)
     return ok;
 }
 
+WorkMatch *
+work_stream_check_match(const WorkStream *stream, GError **error)
+{
+    if (!check_tasks(stream, error))
+        return NULL;
+    g_autoptr(WorkMatch) m = work_match_new(stream, error);
+    return m != NULL && dry_run(stream, m, error) ? g_steal_pointer(&m) : NULL;
+}
+
 bool
 work_stream_check(const WorkStream *stream, GError **error)
 {
-    if (!check_tasks(stream, error))
-        return false;
-    g_autoptr(WorkMatch) m = work_match_new(stream, error);
-    return m != NULL && dry_run(stream, m, error);
+    g_autoptr(WorkMatch) m = work_stream_check_match(stream, error);
+    return m != NULL;
 }
 
 bool

@@ -167,6 +167,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(WorkIndex, work_index_free)
  * that waits on it (checked by a dry run: a stream that cannot finish is an
  * error naming a stuck task). Errors name the task by index and label. */
 bool work_stream_check(const WorkStream *stream, GError **error);
+/* The same, giving the match it made (what the replayer needs too); NULL
+ * on an error. */
+WorkMatch *work_stream_check_match(const WorkStream *stream, GError **error);
 
 /* Every group's GPUs spread evenly over the nodes of per_node GPUs they
  * touch, as the collectives layer needs (coll_comm_new_gpus); an error
