@@ -245,8 +245,10 @@ pass_items(const Gen *g, OpsFn fn, WorkPass pass, bool cut)
 
 /* ---- Emission. ---- */
 
+/* proto as r's task after the n_deps tasks deps. */
 static uint32_t
-add(Gen *g, Rank *r, const WorkTask *proto, GArray *deps, const char *label)
+add_after(Gen *g, Rank *r, const WorkTask *proto, const uint32_t *deps, uint32_t n_deps,
+          const char *label)
 {
     WorkTask t = *proto;
     t.rank = r->gpu;
@@ -254,8 +256,14 @@ add(Gen *g, Rank *r, const WorkTask *proto, GArray *deps, const char *label)
         t.group = WORK_NONE;
     if (t.kind != WORK_TASK_SEND && t.kind != WORK_TASK_RECV)
         t.peer = WORK_NONE;
-    return work_stream_add(g->s, &t, deps ? (uint32_t *)deps->data : NULL, deps ? deps->len : 0,
-                           label);
+    return work_stream_add(g->s, &t, deps, n_deps, label);
+}
+
+static uint32_t
+add(Gen *g, Rank *r, const WorkTask *proto, GArray *deps, const char *label)
+{
+    return add_after(g, r, proto, deps ? (uint32_t *)(void *)deps->data : NULL,
+                     deps ? deps->len : 0, label);
 }
 
 static void
@@ -390,11 +398,12 @@ emit_items(Gen *g, Rank *r, const GArray *items, const char *label)
         }
         uint32_t group =
             it->category == WORK_CAT_EP ? rank_group(g, r, GROUP_EP) : rank_group(g, r, GROUP_TP);
-        GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-        if (r->last_compute != WORK_NONE)
-            g_array_append_val(deps, r->last_compute);
-        uint32_t c = coll(g, r, it->category, group, it->op, it->bytes, deps, label);
-        g_array_unref(deps);
+        WorkTask t = {.kind = WORK_TASK_COLL,
+                      .category = it->category,
+                      .group = group,
+                      .op = it->op,
+                      .bytes = it->bytes};
+        uint32_t c = add_after(g, r, &t, &r->last_compute, r->last_compute != WORK_NONE, label);
         g_array_append_val(it->overlap ? r->deferred : r->pending, c);
     }
 }

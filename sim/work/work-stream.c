@@ -114,11 +114,19 @@ work_stream_group(WorkStream *stream, WorkCategory category, const uint32_t *ran
     return stream->groups->len - 1;
 }
 
+/* The index of label, added if new; the last task's label (a generated
+ * step's tasks come in runs of one label) without a lookup. */
 static uint32_t
 label_of(WorkStream *stream, const char *label)
 {
     if (label == NULL || *label == '\0')
         return 0;
+    guint n = stream->tasks->len;
+    if (n > 0) {
+        uint32_t last = work_stream_task(stream, n - 1)->label;
+        if (strcmp(stream->labels->pdata[last], label) == 0)
+            return last;
+    }
     gpointer found = g_hash_table_lookup(stream->label_index, label);
     if (found != NULL)
         return GPOINTER_TO_UINT(found) - 1;
