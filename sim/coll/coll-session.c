@@ -720,22 +720,31 @@ coll_session_attach(CollSession *s, SimEngine *engine, NetModel *net, SimHandler
     }
 }
 
-/* Analytic: adds sign x place pl's asks to the demand; the most any link
- * of its own is then asked beyond what it carries (1: none is). */
+/* Analytic: adds place pl's asks to the demand; the most any link of its
+ * own is then asked beyond what it carries (1: none is). */
 static double
-ask(CollSession *s, const Place *pl, double sign)
+ask(CollSession *s, const Place *pl)
 {
     const Ask *asks = &g_array_index(s->asks, Ask, pl->ask0);
     double stretch = 1.0;
     for (uint32_t k = 0; k < pl->n_own; k++) {
         uint32_t l = asks[k].link;
-        s->demand[l] += sign * asks[k].rate;
+        s->demand[l] += asks[k].rate;
         if (s->capacity[l] > 0)
             stretch = MAX(stretch, s->demand[l] / s->capacity[l]);
     }
     for (uint32_t k = pl->n_own; k < pl->n_asks; k++)
-        s->demand[asks[k].link] += sign * asks[k].rate;
+        s->demand[asks[k].link] += asks[k].rate;
     return stretch;
+}
+
+/* Analytic: takes place pl's asks back from the demand. */
+static void
+unask(CollSession *s, const Place *pl)
+{
+    const Ask *asks = &g_array_index(s->asks, Ask, pl->ask0);
+    for (uint32_t k = 0; k < pl->n_asks; k++)
+        s->demand[asks[k].link] -= asks[k].rate;
 }
 
 void
@@ -751,7 +760,7 @@ coll_session_start(CollSession *s, uint32_t place, uint32_t tag)
     if (s->analytic) {
         /* Slowed by the most any of its links is asked beyond what it
          * carries by the calls in flight, this one and its copies. */
-        double stretch = ask(s, pl, 1.0);
+        double stretch = ask(s, pl);
         uint64_t late = (uint64_t)((stretch - 1.0) * (double)p->alone_ps);
         end_at(s, now + p->alone_ps + late, tag);
         return;
@@ -776,7 +785,7 @@ coll_session_end(CollSession *s, uint32_t tag)
     if (!s->analytic)
         return;
     const Place *pl = PLACE(s, s->slots[tag].place);
-    ask(s, pl, -1.0);
+    unask(s, pl);
 }
 
 bool
