@@ -106,6 +106,13 @@ validate_p2p_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gui
     /* Tartan's variant relays copies between GPUs without a direct NVLink
      * through an intermediate GPU; its rows say so in the algorithm column. */
     NetP2p probe = {.graph = fabric->graph, .router = fabric->router};
+    if (kind == NET_P2P_VIA_HOST && !net_p2p_via_host_routed(&probe, a, b)) {
+        validate_bad(v, csv, r, "source_note",
+                     "GPU%u->GPU%u cannot be staged through GPU%u's host memory on %s: its "
+                     "nearest CPU has no route to GPU%u; expected a pair whose host reaches both",
+                     a, b, a, system, b);
+        return;
+    }
     if (strstr(sim_csv_field(csv, r, col->algorithm), "intermediate GPU") != NULL &&
         !net_p2p_nvlink(&probe, a, b) && kind != NET_P2P_VIA_HOST)
         kind = kind == NET_P2P_BIDIRECTIONAL ? NET_P2P_RELAY_BIDIRECTIONAL : NET_P2P_RELAY;

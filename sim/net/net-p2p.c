@@ -263,6 +263,16 @@ net_p2p_bandwidth(const NetP2p *p2p, NetP2pKind kind, uint32_t a, uint32_t b, ui
 }
 
 bool
+net_p2p_via_host_routed(const NetP2p *p2p, uint32_t a, uint32_t b)
+{
+    uint32_t va = topo_graph_gpu_vertex(p2p->graph, a);
+    uint32_t vb = topo_graph_gpu_vertex(p2p->graph, b);
+    uint32_t host = host_of(p2p->graph, p2p->router, va);
+    TopoRoute route;
+    return host != TOPO_NONE && topo_router_route(p2p->router, host, vb, &route);
+}
+
+bool
 net_p2p_nvlink(const NetP2p *p2p, uint32_t a, uint32_t b)
 {
     TopoRoute route;

@@ -68,3 +68,8 @@ double net_p2p_bandwidth(const NetP2p *p2p, NetP2pKind kind, uint32_t a, uint32_
 /* Whether a and b reach each other over NVLink (else peer copies cross
  * PCIe and the host). */
 bool net_p2p_nvlink(const NetP2p *p2p, uint32_t a, uint32_t b);
+
+/* Whether a copy from a to b can be staged through a's host memory: the
+ * graph has a route to a's nearest CPU and from it to b (a GB200 tray's
+ * Grace reaches only its own GPUs). */
+bool net_p2p_via_host_routed(const NetP2p *p2p, uint32_t a, uint32_t b);
