@@ -140,19 +140,14 @@ has_gpu(const uint32_t *gpus, uint32_t n, uint64_t gpu)
     return false;
 }
 
-/* Whether copy i of call's instance is traffic of its own that shares a
- * link with the detailed ranks' traffic (used). It is not its own along
- * an axis the call's GPUs span (a data-parallel group holds the data
- * replicas of its rank, a tensor group the tensor ranks: a copy along that
- * axis is the call itself), nor when it overlaps the call's GPUs. memo:
- * [instance x copy], 0 unknown, 1 needed, 2 not. */
+/* Whether copy i of call is traffic of its own that shares a link with
+ * the detailed ranks' traffic (used). It is not its own along an axis the
+ * call's GPUs span (a data-parallel group holds the data replicas of its
+ * rank, a tensor group the tensor ranks: a copy along that axis is the
+ * call itself), nor when it overlaps the call's GPUs. */
 static bool
-copy_needed(Replay *r, const guint8 *used, guint8 *memo, uint32_t call, uint32_t i)
+copy_needed(Replay *r, const guint8 *used, uint32_t call, uint32_t i)
 {
-    uint32_t key = r->call_instance[call];
-    guint8 *known = &memo[(size_t)key * r->n_copies + i];
-    if (*known != 0)
-        return *known == 1;
     const uint32_t *gpus;
     uint32_t pair[2];
     uint32_t n = replay_call_gpus(r, call, &gpus, pair);
@@ -169,10 +164,8 @@ copy_needed(Replay *r, const guint8 *used, guint8 *memo, uint32_t call, uint32_t
     uint64_t offset = work_stream_copy_offset(r->s, i);
     for (uint32_t k = 0; own && k < n; k++)
         own = gpus[k] + offset < r->s->n_gpus && !has_gpu(gpus, n, gpus[k] + offset);
-    bool hit = own && coll_session_links(r->session, r->call_shape[call], gpus, (uint32_t)offset,
-                                         NULL, used);
-    *known = hit ? 1 : 2;
-    return hit;
+    return own &&
+           coll_session_links(r->session, r->call_shape[call], gpus, (uint32_t)offset, NULL, used);
 }
 
 /* A place an instance's calls have used, by shape. */
@@ -180,34 +173,50 @@ typedef struct InstancePlace {
     uint32_t shape, place;
 } InstancePlace;
 
+/* What replay_place keeps of an instance: the shifts of the copies that
+ * meet the detailed ranks' traffic (found for its first call), and its
+ * places. */
+typedef struct Instance {
+    GArray *shifts; /* uint32_t; NULL until its first call */
+    GArray *places; /* InstancePlace */
+} Instance;
+
 void
 replay_place(Replay *r)
 {
     g_autofree guint8 *used = r->n_copies > 1 ? mark_used(r) : NULL;
-    g_autofree guint8 *memo =
-        r->n_copies > 1 ? g_new0(guint8, (size_t)r->n_instances * r->n_copies) : NULL;
-    g_autofree uint32_t *shifts = g_new(uint32_t, MAX(r->n_copies, 1));
-    g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    for (uint32_t k = 0; k < r->n_instances; k++)
-        g_ptr_array_add(seen, g_array_new(FALSE, FALSE, sizeof(InstancePlace)));
+    g_autofree Instance *inst = g_new0(Instance, MAX(r->n_instances, 1));
     r->call_place = g_new(uint32_t, r->m->calls->len);
     for (uint32_t c = 0; c < r->m->calls->len; c++) {
-        GArray *places = seen->pdata[r->call_instance[c]];
-        guint j = 0;
-        while (j < places->len && g_array_index(places, InstancePlace, j).shape != r->call_shape[c])
-            j++;
-        if (j == places->len) {
-            uint32_t n = 0;
+        Instance *x = &inst[r->call_instance[c]];
+        if (x->shifts == NULL) {
+            x->shifts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+            x->places = g_array_new(FALSE, FALSE, sizeof(InstancePlace));
             for (uint32_t i = 1; i < r->n_copies; i++)
-                if (copy_needed(r, used, memo, c, i))
-                    shifts[n++] = (uint32_t)work_stream_copy_offset(r->s, i);
+                if (copy_needed(r, used, c, i)) {
+                    uint32_t shift = (uint32_t)work_stream_copy_offset(r->s, i);
+                    g_array_append_val(x->shifts, shift);
+                }
+        }
+        guint j = 0;
+        while (j < x->places->len &&
+               g_array_index(x->places, InstancePlace, j).shape != r->call_shape[c])
+            j++;
+        if (j == x->places->len) {
             const uint32_t *gpus;
             uint32_t pair[2];
             replay_call_gpus(r, c, &gpus, pair);
-            InstancePlace x = {r->call_shape[c],
-                               coll_session_place(r->session, r->call_shape[c], gpus, shifts, n)};
-            g_array_append_val(places, x);
+            InstancePlace p = {r->call_shape[c],
+                               coll_session_place(r->session, r->call_shape[c], gpus,
+                                                  (const uint32_t *)(void *)x->shifts->data,
+                                                  x->shifts->len)};
+            g_array_append_val(x->places, p);
         }
-        r->call_place[c] = g_array_index(places, InstancePlace, j).place;
+        r->call_place[c] = g_array_index(x->places, InstancePlace, j).place;
     }
+    for (uint32_t k = 0; k < r->n_instances; k++)
+        if (inst[k].shifts != NULL) {
+            g_array_unref(inst[k].shifts);
+            g_array_unref(inst[k].places);
+        }
 }
