@@ -34,22 +34,32 @@ div_up(uint64_t a, uint64_t b)
  * P100 and V100: no published cuBLAS search found; 80% [U], A100's and
  * H100's range.
  *
- * flash: FlashAttention's best forward fraction of peak, counting the
- * FLOPs it executes: FA2 on A100 "50-73% of the theoretical maximum"
- * (Dao 2023, arXiv:2307.08691, abstract); FA3 on H100 fp16 "up to 740
- * TFLOPs/s (75% utilization)" (Shah et al. 2024, arXiv:2407.08608,
- * abstract). Older generations (no FlashAttention-2 before sm80) and
- * Blackwell take their GEMM ceiling times the A100's or H100's flash/GEMM
- * ratio (0.84, 0.93) [U].
+ * flash_fwd, flash_bwd: FlashAttention's best fraction of peak forward and
+ * backward at head size 128, counting the FLOPs it executes (backward 5 / 2
+ * of forward's, as the FlashAttention papers count):
+ *   H100 SXM5, FlashAttention-3 in bf16 (Shah et al. 2024, arXiv:2407.08608,
+ *        Figures 5 and 7, head dim 128, 16k tokens): forward 648 / 989 =
+ *        65.5%, backward 561 / 989 = 56.7%; its abstract's 740 TFLOP/s (75%)
+ *        is head dim 256. Backward over forward is 0.87 there for
+ *        FlashAttention-3 (561 / 648), cuDNN (516 / 595) and
+ *        FlashAttention-2 (322 / 370) alike;
+ *   A100, FlashAttention-2: forward "50-73% of the theoretical maximum"
+ *        (Dao 2023, arXiv:2307.08691, abstract), 73%; backward that times
+ *        the 0.87 above [D].
+ * Older generations (no FlashAttention-2 before sm80) and Blackwell take
+ * their GEMM ceiling times the A100's or H100's flash/GEMM ratios (A100
+ * 0.84 and 0.73; H100 0.816 and 0.706) [U: no published figure for the
+ * kernels those generations run].
  */
 typedef struct Ceiling {
     uint64_t sm_version;
-    double gemm_fp16, gemm_fp8, flash;
+    double gemm_fp16, gemm_fp8, flash_fwd, flash_bwd;
 } Ceiling;
 
 static const Ceiling ceilings[] = {
-    {60, 0.80, 0, 0.67},      {70, 0.80, 0, 0.67},       {80, 0.869, 0, 0.73},
-    {90, 0.803, 0.709, 0.75}, {100, 0.776, 0.763, 0.72},
+    {60, 0.80, 0, 0.67, 0.58},         {70, 0.80, 0, 0.67, 0.58},
+    {80, 0.869, 0, 0.73, 0.635},       {90, 0.803, 0.709, 0.655, 0.567},
+    {100, 0.776, 0.763, 0.633, 0.548},
 };
 
 /* SGEMM on CUDA cores: cuBLAS reaches about 90% of the fp32 peak [U]. */
@@ -196,7 +206,9 @@ flash_seconds(const WorkOp *op, const HwGpu *gpu)
         executed *= 5.0 / 2.0;
     uint64_t waves = div_up(op->n_batch * nb, gpu->n_sms);
     double share = (double)op->n_batch * (double)op->m / ((double)waves * gpu->n_sms * block);
-    double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling_of(gpu)->flash * share;
+    const Ceiling *c = ceiling_of(gpu);
+    double ceiling = op->pass == WORK_PASS_BACKWARD ? c->flash_bwd : c->flash_fwd;
+    double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling * share;
     double memory = (double)op->bytes / (double)hw_gpu_stream_bytes_per_s(gpu);
     return MAX(executed / rate, memory);
 }
