@@ -17,8 +17,14 @@
  *     example scripts recompute activations (--checkpoint-activations,
  *     examples/pretrain_gpt2.sh), so the V1.0 rows do;
  *   NeMo 24.07: Megatron-Core with the distributed optimizer (ZeRO 1),
- *     gradient reduction overlapped, sequence parallelism with tp > 1,
- *     fused attention, no recomputation unless the row says; CP=n is
+ *     gradient reduction overlapped, sequence parallelism with tp > 1 and
+ *     its collectives overlapped with their GEMMs by Transformer Engine's
+ *     userbuffers (NeMo-Framework-Launcher's performance configurations,
+ *     conf/training/gpt3/175b_fp8_performance.yaml: ub_tp_comm_overlap:
+ *     True; Megatron-Bridge's, in a NeMo container too:
+ *     CommOverlapConfig(tp_comm_overlap=True), which it gates on tp >= 2
+ *     and sequence parallelism), fused attention, no recomputation unless
+ *     the row says; CP=n is
  *     Megatron-Core's context parallelism (ring attention), dp then
  *     GPUs / (tp cp pp).
  */
@@ -321,9 +327,12 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
                            "\npp = %" G_GUINT64_FORMAT "\ndp = %" G_GUINT64_FORMAT
                            "\nvp = %" G_GUINT64_FORMAT "\nrecompute = %s\n",
                            tp, cp, pp, dp, MAX(vp, 1), recompute ? "full" : "none");
-    g_string_append_printf(ini, "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n",
+    g_string_append_printf(ini,
+                           "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n"
+                           "tp_comm_overlap = %s\n",
                            fsdp ? 3 : nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no",
-                           nemo ? "yes" : "no", nemo || fsdp ? "yes" : "no");
+                           nemo ? "yes" : "no", nemo || fsdp ? "yes" : "no",
+                           nemo && tp > 1 ? "yes" : "no");
     if (fsdp)
         g_string_append(ini, "fsdp = yes\n");
     /* Layers the stages do not split evenly: NVIDIA's recipes count the

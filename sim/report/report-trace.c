@@ -94,6 +94,10 @@ put_row(SimCsvWriter *w, GString *scratch, const WorkStream *stream, uint32_t i,
         sim_csv_put_plain(w, "%" PRIu64, t->bytes);
     else
         sim_csv_put(w, NULL);
+    if (t->kind == WORK_TASK_COLL && t->sms > 0)
+        sim_csv_put_plain(w, "%u", t->sms);
+    else
+        sim_csv_put(w, NULL);
     /* Duration 0 with FLOPs is a time left to the replayer: no duration. */
     if (t->kind == WORK_TASK_COMPUTE && (t->duration_ps > 0 || t->flops == 0))
         sim_csv_put_plain(w, "%" PRIu64 ".%06" PRIu64, t->duration_ps / SIM_PS_PER_US,

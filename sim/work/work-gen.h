@@ -61,6 +61,10 @@
 typedef struct WorkGenOptions {
     WorkComputeConfig compute;
     bool dp_overlap;        /* reduce gradient buckets during the last backward */
+    /* Transformer Engine's userbuffers overlap of the tensor-parallel
+     * collectives with their GEMMs (Megatron-LM's --tp-comm-overlap; with
+     * tp > 1 and sequence parallelism): see work-gen.c. */
+    bool tp_overlap;
     bool symmetric;         /* detail tensor rank 0 of data replica 0 of each stage; the others are
                              * its replicas (work-stream.h) */
     uint64_t bucket_params; /* 0: Megatron-Core's max(40 M, 1 M x dp) */

@@ -22,7 +22,8 @@ static void task_done(Replay *r, uint32_t task);
 
 /* Communication and compute share the GPU: while a collective's kernel
  * runs, its CTAs (one a channel, NCCL's ncclDevKernel grid; NCCL src/
- * enqueue.cc) hold as many SMs, and the GPU's kernels run on the others:
+ * enqueue.cc; or the SMs its task names, work-stream.h) hold as many SMs,
+ * and the GPU's kernels run on the others:
  * compute progresses at (SMs - CTAs) / SMs of its rate (a kernel's waves
  * spread over the SMs left; at least one is left). Progress is counted in
  * full-rate picoseconds: floor(dt (S - c) / S) over dt, and what is left
@@ -60,8 +61,12 @@ static void
 call_ctas(Replay *r, uint32_t call, int64_t delta)
 {
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
-    uint32_t n = coll_session_channels(r->session, r->call_shape[call]);
-    if (c->group == WORK_NONE || n == 0)
+    if (c->group == WORK_NONE)
+        return;
+    uint32_t sms =
+        work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0))->sms;
+    uint32_t n = sms > 0 ? sms : coll_session_channels(r->session, r->call_shape[call]);
+    if (n == 0)
         return;
     uint64_t now = sim_engine_now(r->engine);
     for (uint32_t k = 0; k < c->n_tasks; k++) {

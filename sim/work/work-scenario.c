@@ -43,7 +43,8 @@ typedef struct ScenarioFile {
     uint64_t nodes;
     uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
-    bool sp, flash_attention, dp_overlap, dropout, account_for_embedding, account_for_loss, fsdp;
+    bool sp, flash_attention, dp_overlap, tp_comm_overlap, dropout, account_for_embedding,
+        account_for_loss, fsdp;
     char *recompute, *schedule;
     uint64_t global_batch, micro_batch, seq_len;
     char *math, *fp8_scaling;
@@ -99,6 +100,9 @@ static const HwKey layout_keys[] = {
     K("schedule", HW_KEY_STRING, schedule, false, "gpipe, 1f1b or interleaved"),
     K("flash_attention", HW_KEY_BOOL, flash_attention, false, "fused attention"),
     K("dp_overlap", HW_KEY_BOOL, dp_overlap, false, "reduce gradients during backward"),
+    K("tp_comm_overlap", HW_KEY_BOOL, tp_comm_overlap, false,
+      "tensor-parallel collectives beside their GEMMs (Transformer Engine's userbuffers; "
+      "tp > 1 and sp)"),
     K("bucket_params", HW_KEY_COUNT, bucket_params, false, "parameters per gradient bucket"),
 };
 
@@ -597,6 +601,11 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
         g_prefix_error(error, "%s: [layout] ", path);
         return false;
     }
+    if (f->tp_comm_overlap && (l->tp < 2 || !l->sp))
+        return hw_keys_fail(error, path, "layout", "tp_comm_overlap",
+                            "yes needs tp > 1 and sp = yes (userbuffers overlap the sequence-"
+                            "parallel all-gathers and reduce-scatters), got tp %u, sp %s",
+                            l->tp, l->sp ? "yes" : "no");
     if (!check_stragglers(s, path, error))
         return false;
     work_gen_options_init(&s->gen, s->model);
@@ -612,6 +621,7 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     if (!moe_load(f, s->model, path, kf, &s->gen.compute.moe_load, error))
         return false;
     s->gen.dp_overlap = f->dp_overlap;
+    s->gen.tp_overlap = f->tp_comm_overlap;
     s->gen.bucket_params = f->bucket_params;
     s->gen.compute_efficiency = f->compute_efficiency;
     if (g_key_file_has_key(kf, "precision", "dropout", NULL))

@@ -19,7 +19,9 @@
  *               given), recompute (none | selective | full),
  *               schedule (gpipe | 1f1b | interleaved; default 1f1b, or
  *               interleaved when vp > 1), flash_attention (yes),
- *               dp_overlap (yes), bucket_params (0: Megatron's default),
+ *               dp_overlap (yes), tp_comm_overlap (no; Transformer
+ *               Engine's userbuffers, tp > 1 and sp only),
+ *               bucket_params (0: Megatron's default),
  *               first_stage_layers, last_stage_layers (an even split),
  *               account_for_embedding, account_for_loss (no): how the
  *               layers split over the stages (work-pipeline.h);

@@ -333,6 +333,14 @@ match_collectives(const WorkStream *stream, WorkMatch *m, GError **error)
                                          gi, k, a, coll_op_name(t0->op), t0->bytes, b,
                                          coll_op_name(t->op), t->bytes);
                 }
+                if (t->sms != t0->sms) {
+                    g_autofree char *a = task_name(stream, ti);
+                    g_autofree char *b = task_name(stream, tj);
+                    return hw_keys_failf(error,
+                                         "group %u, call %u: %s holds %u SMs but %s holds %u "
+                                         "(0: NCCL's channels)",
+                                         gi, k, a, t0->sms, b, t->sms);
+                }
                 g_array_append_val(m->call_tasks, tj);
                 g_array_index(m->task_call, uint32_t, tj) = m->calls->len;
             }

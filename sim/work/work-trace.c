@@ -17,9 +17,12 @@
 #include "core/core-time.h"
 
 const char *const work_trace_columns[WORK_TRACE_N_COLUMNS] = {
-    "rank",  "task",        "kind",  "category", "group",    "members",        "peer",  "op",
-    "bytes", "duration_us", "flops", "deps",     "replicas", "replica_stride", "label",
+    "rank",  "task",  "kind",        "category", "group", "members",  "peer",           "op",
+    "bytes", "sms",   "duration_us", "flops",    "deps",  "replicas", "replica_stride", "label",
 };
+
+/* The SMs a coll row may name: more than any GPU has. */
+#define TRACE_MAX_SMS 4096
 
 /* The column names in order, comma-separated (for messages). */
 static void
@@ -68,10 +71,12 @@ static bool G_GNUC_PRINTF(4, 5)
     return false;
 }
 
+/* The row's text in column col; "" for a column the trace leaves out
+ * (only sms may be). */
 static const char *
 field(const Reader *r, WorkTraceColumn col)
 {
-    return sim_csv_field(r->csv, r->row, r->columns[col]);
+    return r->columns[col] < 0 ? "" : sim_csv_field(r->csv, r->row, r->columns[col]);
 }
 
 static bool
@@ -219,7 +224,7 @@ static bool
 read_compute(const Reader *r, WorkTask *t, GError **error)
 {
     static const WorkTraceColumn unused[] = {WORK_TRACE_GROUP, WORK_TRACE_MEMBERS, WORK_TRACE_PEER,
-                                             WORK_TRACE_OP, WORK_TRACE_BYTES};
+                                             WORK_TRACE_OP,    WORK_TRACE_BYTES,   WORK_TRACE_SMS};
     if (!must_be_empty(r, t->kind, unused, G_N_ELEMENTS(unused), error))
         return false;
     if (!is_empty(r, WORK_TRACE_FLOPS) &&
@@ -332,13 +337,25 @@ read_coll(Reader *r, WorkTask *t, GError **error)
                         "unknown collective \"%s\" (all_reduce, all_gather, reduce_scatter, "
                         "broadcast, reduce, alltoall, sendrecv)",
                         op);
-    return field_uint(r, WORK_TRACE_BYTES, WORK_TRACE_MAX_BYTES, &t->bytes, error);
+    if (!field_uint(r, WORK_TRACE_BYTES, WORK_TRACE_MAX_BYTES, &t->bytes, error))
+        return false;
+    if (is_empty(r, WORK_TRACE_SMS))
+        return true;
+    uint64_t sms;
+    if (!field_uint(r, WORK_TRACE_SMS, TRACE_MAX_SMS, &sms, error))
+        return false;
+    if (sms == 0)
+        return row_fail(r, error, WORK_TRACE_SMS,
+                        "0: expected 1 or more SMs, or empty for NCCL's channels");
+    t->sms = (uint32_t)sms;
+    return true;
 }
 
 static bool
 read_transfer(Reader *r, WorkTask *t, GError **error)
 {
-    static const WorkTraceColumn unused[] = {WORK_TRACE_GROUP, WORK_TRACE_MEMBERS, WORK_TRACE_OP,
+    static const WorkTraceColumn unused[] = {WORK_TRACE_GROUP,    WORK_TRACE_MEMBERS,
+                                             WORK_TRACE_OP,       WORK_TRACE_SMS,
                                              WORK_TRACE_DURATION, WORK_TRACE_FLOPS};
     uint64_t peer;
     if (!must_be_empty(r, t->kind, unused, G_N_ELEMENTS(unused), error) ||
@@ -467,11 +484,14 @@ read_row(Reader *r, GError **error)
     return true;
 }
 
-/* Every column known and none missing; r->columns set. */
+/* Every column known and none missing but sms; r->columns set (-1 for a
+ * column left out). */
 static bool
 find_columns(Reader *r, GError **error)
 {
     const GPtrArray *header = r->csv->columns;
+    for (int c = 0; c < WORK_TRACE_N_COLUMNS; c++)
+        r->columns[c] = -1;
     g_autoptr(GString) unknown = g_string_new(NULL);
     for (guint i = 0; i < header->len; i++) {
         const char *name = header->pdata[i];
@@ -485,7 +505,7 @@ find_columns(Reader *r, GError **error)
     }
     g_autoptr(GString) missing = g_string_new(NULL);
     for (int c = 0; c < WORK_TRACE_N_COLUMNS; c++)
-        if (sim_csv_column(r->csv, work_trace_columns[c]) < 0)
+        if (c != WORK_TRACE_SMS && r->columns[c] < 0)
             g_string_append_printf(missing, "%s%s", missing->len ? ", " : "",
                                    work_trace_columns[c]);
     if (unknown->len == 0 && missing->len == 0)

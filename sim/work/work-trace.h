@@ -47,6 +47,13 @@
  *                   member's k-th call on a group must give the same op and
  *                   bytes, and a send and its recv the same bytes. Empty for
  *                   compute.
+ *   sms             coll: the SMs its kernels hold while it runs, taken
+ *                   from the compute that overlaps it (Transformer Engine's
+ *                   userbuffers overlap: its num_sm), a positive integer;
+ *                   empty: NCCL's kernel, one CTA a channel. Every member's
+ *                   k-th call on a group gives the same. Empty for other
+ *                   kinds. The one column a trace may leave out (traces
+ *                   written before it was added): then empty on every row.
  *   duration_us     compute: the kernels' time in microseconds, a
  *                   non-negative decimal ("12.5", "1.25e1"), kept to the
  *                   picosecond (digits beyond the sixth decimal round to the
@@ -108,6 +115,7 @@ typedef enum WorkTraceColumn {
     WORK_TRACE_PEER,
     WORK_TRACE_OP,
     WORK_TRACE_BYTES,
+    WORK_TRACE_SMS,
     WORK_TRACE_DURATION,
     WORK_TRACE_FLOPS,
     WORK_TRACE_DEPS,

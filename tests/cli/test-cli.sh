@@ -536,6 +536,11 @@ expect 0 out "use_distributed_optimizer (zero 1" -- run --help
 expect 0 out "  recv), category (compute|tp|pp|dp|ep|cp), group and members (coll: a" -- run --help
 expect 1 err "[layout] gpus: 12 is not a multiple of tp x cp x pp = 8 (dp = gpus / (tp x cp x pp))" -- \
     run "$tiny" --set gpus=12
+# Userbuffers overlap sequence-parallel collectives: without them, the key
+# and what it needs are named.
+expect 1 err "[layout] tp_comm_overlap: yes needs tp > 1 and sp = yes" -- \
+    run "$tiny" --set tp=4 --set sp=no --set tp_comm_overlap=yes
+expect 0 out "exposed TP comm" -- run "$tiny" --set tp=4 --set sp=yes --set tp_comm_overlap=yes
 same_run "run --set context_parallel_size=2 is run --set cp=2" -- \
     "$tiny" --set cp=2 --set tp=4 -- "$tiny" --set context_parallel_size=2 --set tp=4
 expect 0 out "# model Llama 3 8B; layout tp 4 cp 2 pp 1 dp 1 " -- run "$tiny" \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Traces of generated steps: a step work_gen_stream writes (tensor,
- * pipeline and data parallelism, sequence parallelism, ZeRO, replicas,
- * interleaving, recompute) written with report_trace_write and read back
+ * pipeline and data parallelism, sequence parallelism and its userbuffers
+ * overlap, ZeRO, replicas, interleaving, recompute) written with report_trace_write and read back
  * with work_trace_read replays to the same step, to the picosecond, with
  * the same breakdown and the same task times, on a DGX H100. */
 #include <glib/gstdio.h>
@@ -14,17 +14,19 @@
 
 static const struct {
     uint32_t tp, pp, dp, vp;
-    bool sp, symmetric;
+    bool sp, symmetric, tp_overlap;
     WorkZero zero;
     WorkRecompute recompute;
     WorkSchedule schedule;
     uint64_t microbatches;
 } cases[] = {
-    {2, 1, 1, 1, false, true, WORK_ZERO_0, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 2},
-    {2, 2, 2, 1, false, true, WORK_ZERO_1, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 4},
-    {2, 2, 2, 1, true, false, WORK_ZERO_0, WORK_RECOMPUTE_FULL, WORK_SCHEDULE_GPIPE, 2},
-    {1, 2, 4, 2, false, true, WORK_ZERO_3, WORK_RECOMPUTE_SELECTIVE, WORK_SCHEDULE_INTERLEAVED, 4},
-    {1, 4, 2, 1, false, true, WORK_ZERO_2, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 6},
+    {2, 1, 1, 1, false, true, false, WORK_ZERO_0, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 2},
+    {2, 2, 2, 1, false, true, false, WORK_ZERO_1, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 4},
+    {2, 2, 2, 1, true, false, false, WORK_ZERO_0, WORK_RECOMPUTE_FULL, WORK_SCHEDULE_GPIPE, 2},
+    {1, 2, 4, 2, false, true, false, WORK_ZERO_3, WORK_RECOMPUTE_SELECTIVE,
+     WORK_SCHEDULE_INTERLEAVED, 4},
+    {1, 4, 2, 1, false, true, false, WORK_ZERO_2, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 6},
+    {2, 2, 2, 1, true, true, true, WORK_ZERO_1, WORK_RECOMPUTE_NONE, WORK_SCHEDULE_1F1B, 4},
 };
 
 START_TEST(generated_step_replays_the_same_from_a_trace)
@@ -58,6 +60,7 @@ START_TEST(generated_step_replays_the_same_from_a_trace)
     WorkGenOptions o;
     work_gen_options_init(&o, m);
     o.symmetric = cases[_i].symmetric;
+    o.tp_overlap = cases[_i].tp_overlap;
     g_autoptr(WorkStream) s = work_gen_stream(m, &l, f.system->gpu, &o);
     ck_assert_msg(work_stream_check(s, &error), "%s: %s", what, error ? error->message : "");
 

@@ -13,8 +13,13 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* The header of a trace written before the sms column (which the reader
+ * still takes), and the header the writer puts. */
 #define HEADER                                                                                     \
     "rank,task,kind,category,group,members,peer,op,bytes,duration_us,flops,deps,replicas,"         \
+    "replica_stride,label"
+#define SMS_HEADER                                                                                 \
+    "rank,task,kind,category,group,members,peer,op,bytes,sms,duration_us,flops,deps,replicas,"     \
     "replica_stride,label"
 
 /* A temporary folder and the files the test puts in it, removed by
@@ -71,7 +76,8 @@ sample_stream(void)
                    .group = tp,
                    .peer = WORK_NONE,
                    .op = COLL_OP_ALL_REDUCE,
-                   .bytes = 1048576};
+                   .bytes = 1048576,
+                   .sms = 16};
     WorkTask p2p = {.kind = WORK_TASK_SEND,
                     .category = WORK_CAT_PP,
                     .rank = 2,
@@ -172,17 +178,18 @@ START_TEST(written_text_is_the_documented_format)
     g_autofree char *text = NULL;
     ck_assert(g_file_get_contents(tmp.path, &text, NULL, NULL));
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-    ck_assert_str_eq(lines[0], HEADER);
+    ck_assert_str_eq(lines[0], SMS_HEADER);
     ck_assert_str_eq(lines[1],
-                     "2,0,compute,compute,,,,,,1.234567,1000,,2,4,\"fwd mb0, \"\"attn\"\"\"");
-    ck_assert_str_eq(lines[2], "3,0,compute,compute,,,,,,2.000000,,,2,4,fwd mb0 attn");
-    ck_assert_str_eq(lines[3], "2,1,coll,tp,tp0,2 3,,all_reduce,1048576,,,0,2,4,tp all-reduce");
-    ck_assert_str_eq(lines[5], "2,2,send,pp,,,3,,4096,,,1,2,4,send act");
-    ck_assert_str_eq(lines[7], "3,3,compute,compute,,,,,,,5000000000,2 0,2,4,\"  bwd");
+                     "2,0,compute,compute,,,,,,,1.234567,1000,,2,4,\"fwd mb0, \"\"attn\"\"\"");
+    ck_assert_str_eq(lines[2], "3,0,compute,compute,,,,,,,2.000000,,,2,4,fwd mb0 attn");
+    ck_assert_str_eq(lines[3],
+                     "2,1,coll,tp,tp0,2 3,,all_reduce,1048576,16,,,0,2,4,tp all-reduce");
+    ck_assert_str_eq(lines[5], "2,2,send,pp,,,3,,4096,,,,1,2,4,send act");
+    ck_assert_str_eq(lines[7], "3,3,compute,compute,,,,,,,,5000000000,2 0,2,4,\"  bwd");
     ck_assert_str_eq(lines[8], "line two \"");
-    ck_assert_str_eq(lines[9], "3,4,coll,dp,dp1,1 3,,reduce_scatter,8388608,,,3,2,4,"
+    ck_assert_str_eq(lines[9], "3,4,coll,dp,dp1,1 3,,reduce_scatter,8388608,,,,3,2,4,"
                                "dp reduce-scatter");
-    ck_assert_str_eq(lines[10], "2,3,compute,compute,,,,,,0.000000,,1 2,2,4,");
+    ck_assert_str_eq(lines[10], "2,3,compute,compute,,,,,,,0.000000,,1 2,2,4,");
     ck_assert_str_eq(lines[11], "");
     ck_assert_ptr_null(lines[12]);
     /* Nothing but the trace is left in the folder (no temporary). */
@@ -372,7 +379,18 @@ static const struct {
      "expected 15"},
     {"empty file", "", "", "trace.csv: empty", "header"},
     {"header only", HEADER, "", "trace.csv: no tasks", "a row per task"},
+    {"sms on a compute row", SMS_HEADER, ROW("0,0,compute,compute,,,,,,4,1,,,,,"),
+     "trace.csv:2: sms: ", "must be empty for a compute row, got \"4\""},
+    {"sms of 0", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,0,,,,,,"), "trace.csv:2: sms: ",
+     "expected 1 or more SMs"},
+    {"sms not a number", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,all,,,,,,"),
+     "trace.csv:2: sms: ", "got \"all\""},
+    {"sms beyond any GPU", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,5000,,,,,,"),
+     "trace.csv:2: sms: ", "too large: at most 4096"},
     /* The rules of the whole stream, from work_stream_check. */
+    {"members disagree on SMs", SMS_HEADER,
+     ROW("0,0,coll,tp,t,0 1,,all_reduce,8,16,,,,,,") ROW("1,0,coll,tp,t,0 1,,all_reduce,8,1,,,,,,"),
+     "trace.csv: group 0, call 0", "holds 16 SMs but"},
     {"send without recv", HEADER, ROW("0,0,send,pp,,,1,,8,,,,,,"), "trace.csv: task 0",
      "no matching receive on rank 1"},
     {"send and recv disagree on bytes", HEADER,

@@ -354,6 +354,34 @@ START_TEST(dp_all_reduce_hidden_behind_backward)
 }
 END_TEST
 
+/* A collective that names its SMs (Transformer Engine's userbuffers:
+ * 1 for a ring exchange, 16 for a pipelined or bulk one) holds those
+ * instead of NCCL's channels: the backward beside it runs on the rest. */
+START_TEST(named_sms_replace_nccl_channels)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
+    uint32_t ranks[2] = {0, 1};
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
+    uint64_t d_ps = 10 * a_ps;
+    static const uint32_t held[] = {1, 16};
+    for (unsigned k = 0; k < G_N_ELEMENTS(held); k++) {
+        g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
+        for (guint i = 0; i < s->tasks->len; i++)
+            if (g_array_index(s->tasks, WorkTask, i).kind == WORK_TASK_COLL)
+                g_array_index(s->tasks, WorkTask, i).sms = held[k];
+        WorkReplayResult res;
+        work_test_replay(&f, s, "dp beside, named SMs", &res);
+        ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, held[k], sms) + o_ps);
+        ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
+        work_replay_result_clear(&res);
+    }
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
 START_TEST(dp_all_reduce_exposed_without_backward)
 {
     WorkTestFabric f;
@@ -796,6 +824,7 @@ work_replay_suite(void)
     tc = tcase_create("dp-overlap");
     tcase_add_test(tc, dp_all_reduce_hidden_behind_backward);
     tcase_add_test(tc, dp_all_reduce_exposed_without_backward);
+    tcase_add_test(tc, named_sms_replace_nccl_channels);
     suite_add_tcase(s, tc);
     tc = tcase_create("contention");
     tcase_set_timeout(tc, 30);
