@@ -67,14 +67,14 @@ typedef struct WorkTask {
     uint32_t peer;  /* SEND, RECV: the other rank; WORK_NONE otherwise */
     CollOp op;      /* COLL; nccl-tests' sizes: all_gather and reduce_scatter the whole buffer */
     uint64_t bytes; /* COLL, SEND, RECV */
-    /* COLL: the SMs its kernels hold while it runs, which the compute beside
-     * it does without (Transformer Engine's userbuffers overlap: its
-     * num_sm); 0: NCCL's kernel, one CTA a channel of the call. */
-    uint32_t sms;
     uint64_t duration_ps;  /* COMPUTE */
     uint64_t flops;        /* COMPUTE: the model FLOPs it does (for TFLOP/s and MFU) */
     uint32_t dep0, n_deps; /* its dependencies: stream->deps[dep0 .. dep0 + n_deps) */
     uint32_t label;        /* index into stream->labels ("fwd mb3 chunk0 attn") */
+    /* COLL: the SMs its kernels hold while it runs, which the compute beside
+     * it does without (Transformer Engine's userbuffers overlap: its
+     * num_sm); 0: NCCL's kernel, one CTA a channel of the call. */
+    uint32_t sms;
 } WorkTask;
 
 typedef struct WorkGroup {
