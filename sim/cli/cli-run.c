@@ -205,6 +205,12 @@ print_table(const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r, d
            " replica flows, %" G_GUINT64_FORMAT " events in %.2f s\n",
            r->n_tasks, r->replay.n_calls, r->replay.n_shapes, r->replay.n_flows,
            r->replay.n_mirror_flows, r->replay.n_events, wall_s);
+    if (r->replayed_microbatches[0] > 0)
+        printf("# analytic steady state: %u and %u of the step's %" G_GUINT64_FORMAT
+               " microbatches replayed, the step extended from them (the counts above are "
+               "theirs)\n",
+               r->replayed_microbatches[0], r->replayed_microbatches[1],
+               work_layout_microbatches(&s->layout));
 }
 
 static bool
@@ -344,7 +350,11 @@ run(const RunOptions *o, const char *path)
      * (widened as the step needs, WORK_REPLAY_LINK_BINS at most). */
     if (s != NULL && (o->timeline != NULL || o->links != NULL || o->links_plot != NULL))
         s->link_bin_ps = SIM_PS_PER_US;
-    if (s == NULL || !work_run_scenario(s, NULL, &fabric, &result, &stream, &error) ||
+    /* The step's tasks only where they are written: without them the
+     * analytic tier may compose a long step from its steady state. */
+    bool tasks = o->trace_out != NULL || o->timeline != NULL;
+    if (s == NULL ||
+        !work_run_scenario(s, NULL, &fabric, &result, tasks ? &stream : NULL, &error) ||
         (o->csv != NULL && !write_csv(o->csv, s, fabric, &result, &error)) ||
         (o->trace_out != NULL && !report_trace_write(stream, o->trace_out, &error)) ||
         (o->timeline != NULL && !write_timeline(o->timeline, s, fabric, stream, &result, &error)) ||

@@ -78,6 +78,14 @@ run_on(const WorkScenario *s, const WorkStream *stream, const WorkMatch *match,
     }
     result->n_gpus = stream->n_gpus;
     result->n_tasks = stream->tasks->len;
+    return true;
+}
+
+/* result's figures from its replay: step time, and for a generated step
+ * its throughput, FLOP rates and memory. */
+static void
+fill_figures(const WorkScenario *s, const HwSystem *system, WorkRunResult *result)
+{
     result->step_s = (double)result->replay.step_ps / (double)SIM_PS_PER_S;
     if (s->trace_path == NULL && result->step_s > 0) {
         const WorkLayout *l = &s->layout;
@@ -95,6 +103,93 @@ run_on(const WorkScenario *s, const WorkStream *stream, const WorkMatch *match,
                       result->step_s / (gpus * peak);
         result->fits = work_memory_fits(l, s->model, system->gpu->hbm_bytes, &result->memory);
     }
+}
+
+/* ---- The analytic tier's steady state. ----
+ *
+ * Past its warm-up, a pipeline repeats itself: every further microbatch
+ * (every pp of them, interleaved) adds the same forwards, backwards,
+ * transfers and collectives in the same order, and at the analytic tier,
+ * where each call takes its time alone stretched by what the calls in
+ * flight ask of its links, the same time; the warm-up, the drain, the
+ * gradient reduction and the optimizer step do not grow. So the step of m
+ * microbatches, and each part of its time, is a + b m once m is past the
+ * warm-up, and two replays of m1 and m2 = m1 + d microbatches give it:
+ * x(m) = x(m1) + (x(m2) - x(m1)) (m - m1) / d, exactly where (m - m1) is a
+ * multiple of d. m1 = 2 pp is past any rank's warm-up (1F1B's pp - 1
+ * forwards, the interleaved schedule's 2 (pp - 1) + (vp - 1) pp of vp
+ * chunks) and d is 1, or pp where the interleaved schedule needs whole
+ * rounds of pp microbatches. Taken where the two replays are shorter than
+ * the step's (m > m1 + m2), for 1F1B and the interleaved schedule: GPipe
+ * runs every forward before any backward, so the backwards' calls meet
+ * the forwards' of other stages in a pattern that is not periodic (its
+ * step strays from a + b m by some microseconds). */
+static bool
+steady_counts(const WorkLayout *l, uint64_t *m1, uint64_t *m2)
+{
+    if (l->schedule == WORK_SCHEDULE_GPIPE)
+        return false;
+    uint64_t m = work_layout_microbatches(l);
+    uint64_t d = l->schedule == WORK_SCHEDULE_INTERLEAVED ? l->pp : 1;
+    *m1 = MAX(2 * (uint64_t)l->pp, 2);
+    *m2 = *m1 + d;
+    return m > *m1 + *m2 && (m - *m1) % d == 0;
+}
+
+/* x(m1) + (x(m2) - x(m1)) q, at least 0. */
+static uint64_t
+extend(uint64_t x1, uint64_t x2, uint64_t q)
+{
+    int64_t x = (int64_t)x1 + ((int64_t)x2 - (int64_t)x1) * (int64_t)q;
+    return x > 0 ? (uint64_t)x : 0;
+}
+
+/* s's generated step at the analytic tier from two replays of m1 and m2
+ * microbatches on world (see above): the step and its breakdown
+ * extended to s's microbatches; counts (tasks, calls, flows, events) are
+ * the two replays'. */
+static bool
+run_steady(const WorkScenario *s, const HwSystem *system, const TopoWorld *world,
+           CollShapes *shapes, uint64_t m1, uint64_t m2, WorkRunResult *result, GError **error)
+{
+    const WorkLayout *l = &s->layout;
+    uint64_t per = l->global_batch / work_layout_microbatches(l);
+    uint64_t counts[2] = {m1, m2};
+    WorkRunResult part[2];
+    g_autoptr(CollShapes) own = shapes == NULL ? coll_shapes_new() : NULL;
+    for (int k = 0; k < 2; k++) {
+        WorkScenario r = *s;
+        r.layout.global_batch = counts[k] * per;
+        g_autoptr(WorkMatch) match = NULL;
+        g_autoptr(WorkStream) stream = work_run_stream(&r, system->gpu, &match, error);
+        if (stream == NULL || !run_on(&r, stream, match, world, shapes ? shapes : own, &part[k],
+                                      error)) {
+            if (k == 1)
+                work_run_result_clear(&part[0]);
+            return false;
+        }
+    }
+    uint64_t q = (work_layout_microbatches(l) - m1) / (m2 - m1);
+    WorkReplayResult *a = &part[0].replay, *b = &part[1].replay, *x = &result->replay;
+    memset(result, 0, sizeof *result);
+    x->step_ps = extend(a->step_ps, b->step_ps, q);
+    for (int k = 0; k < WORK_N_TIMES; k++) {
+        x->time_ps[k] = extend(a->time_ps[k], b->time_ps[k], q);
+        x->rank_time_ps[k] = extend(a->rank_time_ps[k], b->rank_time_ps[k], q);
+    }
+    x->flops = extend(a->flops, b->flops, q);
+    x->n_detailed = a->n_detailed;
+    x->n_calls = a->n_calls + b->n_calls;
+    x->n_flows = a->n_flows + b->n_flows;
+    x->n_mirror_flows = a->n_mirror_flows + b->n_mirror_flows;
+    x->n_shapes = a->n_shapes + b->n_shapes;
+    x->n_events = a->n_events + b->n_events;
+    result->n_gpus = part[0].n_gpus;
+    result->n_tasks = part[0].n_tasks + part[1].n_tasks;
+    result->replayed_microbatches[0] = (uint32_t)m1;
+    result->replayed_microbatches[1] = (uint32_t)m2;
+    work_run_result_clear(&part[0]);
+    work_run_result_clear(&part[1]);
     return true;
 }
 
@@ -157,6 +252,24 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
     }
     if (s->trace_path == NULL && !check_precision(s, system, error))
         return false;
+    uint64_t m1 = 0, m2 = 0;
+    if (s->analytic && s->steady && s->trace_path == NULL && s->link_bin_ps == 0 &&
+        stream_out == NULL && steady_counts(&s->layout, &m1, &m2)) {
+        CollShapes *shapes = NULL;
+        uint32_t n_nodes =
+            topo_world_nodes(system, s->nodes, (uint32_t)work_layout_gpus(&s->layout));
+        g_autoptr(TopoWorld) world =
+            cache != NULL && no_faults(s->faults)
+                ? work_cache_world(cache, s->system_id, g_steal_pointer(&system), n_nodes, &shapes,
+                                   error)
+                : topo_world_for_gpus(g_steal_pointer(&system), n_nodes, 0, s->faults, error);
+        if (world == NULL || !run_steady(s, world->system, world, shapes, m1, m2, result, error))
+            return false;
+        fill_figures(s, world->system, result);
+        if (world_out != NULL)
+            *world_out = g_steal_pointer(&world);
+        return true;
+    }
     g_autoptr(WorkMatch) match = NULL;
     g_autoptr(WorkStream) stream = s->trace_path != NULL
                                        ? work_trace_read(s->trace_path, error)
@@ -175,6 +288,7 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
             : topo_world_for_gpus(g_steal_pointer(&system), n_nodes, 0, s->faults, error);
     if (world == NULL || !run_on(s, stream, match, world, shapes, result, error))
         return false;
+    fill_figures(s, world->system, result);
     if (world_out != NULL)
         *world_out = g_steal_pointer(&world);
     if (stream_out != NULL)

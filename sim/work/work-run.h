@@ -31,6 +31,10 @@ typedef struct WorkRunResult {
                             * bf16, or the linear layers' fp8 or fp4) */
     WorkMemory memory;     /* the most loaded stage */
     bool fits;
+    /* The analytic tier's steady state (work-run.c): the microbatches of
+     * the two replays the step was extended from; 0 when it was replayed
+     * whole. */
+    uint32_t replayed_microbatches[2];
 } WorkRunResult;
 
 void work_run_result_clear(WorkRunResult *result);
@@ -42,14 +46,17 @@ void work_run_result_clear(WorkRunResult *result);
 WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, WorkMatch **match_out,
                             GError **error);
 
-/* Scenario s simulated whole: its system loaded (by id or path, the
+/* Scenario s simulated: its system loaded (by id or path, the
  * models' search path) and checked against the scenario (a loopback
  * system, faults that do not fit it, a precision its GPU lacks), its
  * trace read or its step generated, the world built with enough nodes for
  * the step's GPUs (or s->nodes) and the step replayed. cache (or NULL):
  * worlds and call shapes shared with other runs, a world with faults
  * excepted. world_out and stream_out, when not NULL, receive the world (a
- * reference) and the stream (the caller frees them). False and an error
+ * reference) and the stream (the caller frees them). At the analytic
+ * tier (with s->steady, and neither a stream nor link loads asked for) a
+ * generated step of enough microbatches is two shorter replays extended
+ * to its microbatches (work-run.c: the steady state). False and an error
  * naming the scenario's file on bad input. */
 bool work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out,
                        WorkRunResult *result, WorkStream **stream_out, GError **error);

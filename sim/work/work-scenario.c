@@ -681,6 +681,7 @@ work_scenario_load_data(const char *data, const char *name, char **sets, const c
     s->path = g_strdup(name);
     s->fidelity = NET_FIDELITY_FLOW;
     s->analytic = false;
+    s->steady = true;
     s->faults = topo_faults_new();
     ok = ok && topo_faults_load(s->faults, kf, name, error);
     if (ok && f.trace == NULL && !g_key_file_has_group(kf, "batch")) {

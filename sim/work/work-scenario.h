@@ -64,6 +64,9 @@ typedef struct WorkScenario {
     char *trace_path; /* NULL: generate */
     NetFidelity fidelity; /* of the network; flow when analytic */
     bool analytic;        /* fidelity = analytic: see work_replay_with */
+    /* At the analytic tier, a long step from two short replays of its
+     * steady state (work_run_scenario); true when loaded. */
+    bool steady;
     WorkLayout layout;
     WorkModel *model;
     WorkGenOptions gen;

@@ -15,6 +15,7 @@ main(void)
     srunner_add_suite(runner, work_gen_suite());
     srunner_add_suite(runner, work_replay_suite());
     srunner_add_suite(runner, work_cache_suite());
+    srunner_add_suite(runner, work_steady_suite());
     srunner_add_suite(runner, work_fault_suite());
     srunner_add_suite(runner, work_ranges_suite());
     srunner_run_all(runner, CK_NORMAL);

@@ -15,5 +15,6 @@ Suite *work_pipeline_suite(void);
 Suite *work_gen_suite(void);
 Suite *work_replay_suite(void);
 Suite *work_cache_suite(void);
+Suite *work_steady_suite(void);
 Suite *work_fault_suite(void);
 Suite *work_ranges_suite(void);
