@@ -264,7 +264,7 @@ items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
     Item run = {0};
     for (guint i = 0; i < ops->len; i++) {
         const WorkOp *op = &g_array_index(ops, WorkOp, i);
-        Rule rules[3];
+        Rule rules[2];
         unsigned n = cut ? rules_for(g, op, backward, rules) : 0;
         bool ring = cut && g->l->cp > 1 && op->kind == WORK_OP_ATTENTION;
         uint32_t step = op->ring_step;
