@@ -228,6 +228,20 @@ no_faults(const TopoFaults *faults)
     return faults == NULL || faults->faults->len == 0;
 }
 
+/* The world of *system (taken) with nodes enough for n_gpus (or
+ * s->nodes): cache's, with its shapes in *shapes, when there is one and no
+ * faults, else one of its own. */
+static TopoWorld *
+world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n_gpus,
+          CollShapes **shapes, GError **error)
+{
+    uint32_t n_nodes = topo_world_nodes(*system, s->nodes, n_gpus);
+    if (cache != NULL && no_faults(s->faults))
+        return work_cache_world(cache, s->system_id, g_steal_pointer(system), n_nodes, shapes,
+                                error);
+    return topo_world_for_gpus(g_steal_pointer(system), n_nodes, 0, s->faults, error);
+}
+
 bool
 work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out,
                   WorkRunResult *result, WorkStream **stream_out, GError **error)
@@ -256,13 +270,9 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
     if (s->analytic && s->steady && s->trace_path == NULL && s->link_bin_ps == 0 &&
         stream_out == NULL && steady_counts(&s->layout, &m1, &m2)) {
         CollShapes *shapes = NULL;
-        uint32_t n_nodes =
-            topo_world_nodes(system, s->nodes, (uint32_t)work_layout_gpus(&s->layout));
-        g_autoptr(TopoWorld) world =
-            cache != NULL && no_faults(s->faults)
-                ? work_cache_world(cache, s->system_id, g_steal_pointer(&system), n_nodes, &shapes,
-                                   error)
-                : topo_world_for_gpus(g_steal_pointer(&system), n_nodes, 0, s->faults, error);
+        g_autoptr(TopoWorld) world = world_for(s, cache, &system,
+                                               (uint32_t)work_layout_gpus(&s->layout), &shapes,
+                                               error);
         if (world == NULL || !run_steady(s, world->system, world, shapes, m1, m2, result, error))
             return false;
         fill_figures(s, world->system, result);
@@ -280,12 +290,7 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
         return false;
     }
     CollShapes *shapes = NULL;
-    uint32_t n_nodes = topo_world_nodes(system, s->nodes, stream->n_gpus);
-    g_autoptr(TopoWorld) world =
-        cache != NULL && no_faults(s->faults)
-            ? work_cache_world(cache, s->system_id, g_steal_pointer(&system), n_nodes, &shapes,
-                               error)
-            : topo_world_for_gpus(g_steal_pointer(&system), n_nodes, 0, s->faults, error);
+    g_autoptr(TopoWorld) world = world_for(s, cache, &system, stream->n_gpus, &shapes, error);
     if (world == NULL || !run_on(s, stream, match, world, shapes, result, error))
         return false;
     fill_figures(s, world->system, result);
