@@ -100,12 +100,11 @@ explain_tiers(WorkScenario *s, double step_s)
     printf("  the difference is what the analytic tier leaves out: calls that overlap on links "
            "slowing\n  each other, and the replicas' traffic on the links the detailed ranks "
            "use\n");
-    const WorkRunResult *steady = s->analytic ? NULL : &other;
-    if (steady != NULL && steady->replayed_microbatches[0] > 0)
+    if (other.replayed_microbatches[0] > 0)
         printf("  the analytic step from its steady state: %u and %u of %" G_GUINT64_FORMAT
                " microbatches replayed, each part of the step\n  extended linearly from them, "
                "as long as replaying them all to the picosecond\n",
-               steady->replayed_microbatches[0], steady->replayed_microbatches[1],
+               other.replayed_microbatches[0], other.replayed_microbatches[1],
                work_layout_microbatches(&s->layout));
     work_run_result_clear(&other);
     return CLI_EXIT_OK;

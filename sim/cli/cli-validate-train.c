@@ -317,6 +317,7 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     if (!count_column(v, csv, r, col->vp, "vp", &vp))
         return false;
     bool nemo = strstr(source, "NeMo") != NULL;
+    bool sp = nemo && tp > 1; /* and, with it, userbuffers' overlap */
     bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
     GString *ini = g_string_new(NULL);
     g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
@@ -330,9 +331,8 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     g_string_append_printf(ini,
                            "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n"
                            "tp_comm_overlap = %s\n",
-                           fsdp ? 3 : nemo ? 1 : 0, nemo && tp > 1 ? "yes" : "no",
-                           nemo ? "yes" : "no", nemo || fsdp ? "yes" : "no",
-                           nemo && tp > 1 ? "yes" : "no");
+                           fsdp ? 3 : nemo ? 1 : 0, sp ? "yes" : "no", nemo ? "yes" : "no",
+                           nemo || fsdp ? "yes" : "no", sp ? "yes" : "no");
     if (fsdp)
         g_string_append(ini, "fsdp = yes\n");
     /* Layers the stages do not split evenly: NVIDIA's recipes count the

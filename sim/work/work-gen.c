@@ -149,14 +149,14 @@ rules_for(const Gen *g, const WorkOp *op, bool backward, Rule *out)
     bool dense = k == WORK_KERNEL_QKV || k == WORK_KERNEL_PROJ || k == WORK_KERNEL_FFN_IN ||
                  k == WORK_KERNEL_FFN_OUT;
     Userbuffers ring = ub && dense ? UB_RING : UB_NONE;
+    Userbuffers pipe = ub && dense ? UB_PIPELINE : UB_NONE;
     if (tp && !backward && main) {
         if (sp && (column_in || k == WORK_KERNEL_MOE_ROUTER))
             out[n++] = (Rule){CUT_BEFORE, WORK_CAT_TP, COLL_OP_ALL_GATHER, ring != UB_NONE, ring};
-        if (row_out && ub && dense)
-            out[n++] = (Rule){CUT_BEFORE, WORK_CAT_TP, reduce, true, UB_PIPELINE};
+        if (row_out && pipe != UB_NONE)
+            out[n++] = (Rule){CUT_BEFORE, WORK_CAT_TP, reduce, true, pipe};
         if (row_out)
-            out[n++] = (Rule){CUT_AFTER, WORK_CAT_TP, reduce, false,
-                              ub && dense ? UB_PIPELINE : UB_NONE};
+            out[n++] = (Rule){CUT_AFTER, WORK_CAT_TP, reduce, false, pipe};
     }
     if (tp && backward && grad) {
         if (sp && row_out)

@@ -149,8 +149,8 @@ extend(uint64_t x1, uint64_t x2, uint64_t q)
  * extended to s's microbatches; counts (tasks, calls, flows, events) are
  * the two replays'. */
 static bool
-run_steady(const WorkScenario *s, const HwSystem *system, const TopoWorld *world,
-           CollShapes *shapes, uint64_t m1, uint64_t m2, WorkRunResult *result, GError **error)
+run_steady(const WorkScenario *s, const TopoWorld *world, CollShapes *shapes, uint64_t m1,
+           uint64_t m2, WorkRunResult *result, GError **error)
 {
     const WorkLayout *l = &s->layout;
     uint64_t per = l->global_batch / work_layout_microbatches(l);
@@ -161,7 +161,7 @@ run_steady(const WorkScenario *s, const HwSystem *system, const TopoWorld *world
         WorkScenario r = *s;
         r.layout.global_batch = counts[k] * per;
         g_autoptr(WorkMatch) match = NULL;
-        g_autoptr(WorkStream) stream = work_run_stream(&r, system->gpu, &match, error);
+        g_autoptr(WorkStream) stream = work_run_stream(&r, world->system->gpu, &match, error);
         if (stream == NULL || !run_on(&r, stream, match, world, shapes ? shapes : own, &part[k],
                                       error)) {
             if (k == 1)
@@ -267,31 +267,25 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
     if (s->trace_path == NULL && !check_precision(s, system, error))
         return false;
     uint64_t m1 = 0, m2 = 0;
-    if (s->analytic && s->steady && s->trace_path == NULL && s->link_bin_ps == 0 &&
-        stream_out == NULL && steady_counts(&s->layout, &m1, &m2)) {
-        CollShapes *shapes = NULL;
-        g_autoptr(TopoWorld) world = world_for(s, cache, &system,
-                                               (uint32_t)work_layout_gpus(&s->layout), &shapes,
-                                               error);
-        if (world == NULL || !run_steady(s, world->system, world, shapes, m1, m2, result, error))
-            return false;
-        fill_figures(s, world->system, result);
-        if (world_out != NULL)
-            *world_out = g_steal_pointer(&world);
-        return true;
-    }
+    bool steady = s->analytic && s->steady && s->trace_path == NULL && s->link_bin_ps == 0 &&
+                  stream_out == NULL && steady_counts(&s->layout, &m1, &m2);
     g_autoptr(WorkMatch) match = NULL;
-    g_autoptr(WorkStream) stream = s->trace_path != NULL
-                                       ? work_trace_read(s->trace_path, error)
+    g_autoptr(WorkStream) stream = NULL;
+    if (!steady) {
+        stream = s->trace_path != NULL ? work_trace_read(s->trace_path, error)
                                        : work_run_stream(s, system->gpu, &match, error);
-    if (stream == NULL) {
-        if (s->trace_path != NULL)
-            g_prefix_error(error, "%s: [scenario] trace: ", s->path);
-        return false;
+        if (stream == NULL) {
+            if (s->trace_path != NULL)
+                g_prefix_error(error, "%s: [scenario] trace: ", s->path);
+            return false;
+        }
     }
     CollShapes *shapes = NULL;
-    g_autoptr(TopoWorld) world = world_for(s, cache, &system, stream->n_gpus, &shapes, error);
-    if (world == NULL || !run_on(s, stream, match, world, shapes, result, error))
+    uint32_t n_gpus = steady ? (uint32_t)work_layout_gpus(&s->layout) : stream->n_gpus;
+    g_autoptr(TopoWorld) world = world_for(s, cache, &system, n_gpus, &shapes, error);
+    if (world == NULL ||
+        !(steady ? run_steady(s, world, shapes, m1, m2, result, error)
+                 : run_on(s, stream, match, world, shapes, result, error)))
         return false;
     fill_figures(s, world->system, result);
     if (world_out != NULL)
