@@ -545,11 +545,19 @@ explain_sim(const CollComm *comm, const ExplainCall *c, uint64_t bytes, const Co
     printf("  %" G_GUINT64_FORMAT " messages carried %" G_GUINT64_FORMAT
            " payload bytes in %" G_GUINT64_FORMAT " events\n",
            r->exec.n_messages, r->exec.payload_bytes, r->exec.n_events);
-    if (r->exec.fold > 1)
-        printf("  folded by symmetry: shifting every rank by %u node%s maps the call onto "
-               "itself, so %u of its %u nodes ran, standing for all\n",
-               comm->n_nodes / r->exec.fold, comm->n_nodes / r->exec.fold == 1 ? "" : "s",
-               comm->n_nodes / r->exec.fold, comm->n_nodes);
+    if (r->exec.fold > 1) {
+        g_autoptr(GString) step = g_string_new(NULL);
+        if (r->exec.fold_nodes != 0)
+            g_string_append_printf(step, "%u node%s on", r->exec.fold_nodes,
+                                   r->exec.fold_nodes == 1 ? "" : "s");
+        if (r->exec.fold_gpus != 0)
+            g_string_append_printf(step, "%s%u GPU%s on within its node",
+                                   step->len > 0 ? " and " : "", r->exec.fold_gpus,
+                                   r->exec.fold_gpus == 1 ? "" : "s");
+        printf("  folded by symmetry: moving every rank %s maps the call onto itself, so "
+               "1 rank in %u ran, standing for all\n",
+               step->str, r->exec.fold);
+    }
     printf("\n");
     return reported;
 }

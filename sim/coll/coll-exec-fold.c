@@ -1,25 +1,30 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Folding a collective by node symmetry (coll-exec-state.h).
+/* Folding a collective by symmetry (coll-exec-state.h).
  *
- * A shift by p nodes maps vertex v of node k to the same vertex of node
- * k + p (mod n): a participant to the one at the image of its vertex (the
- * same one of those made there, in order), a program to the same one of
- * its image's, and it is a symmetry of the schedule when every program's
- * operations equal its image's and name the images of its connections,
- * each connection alike to its image. Then every orbit of programs runs
- * the same operations at the same times, if the network treats them
- * alike too: the routes of a connection's orbit must fall hop by hop on
- * classes of n / p like links (the same rate, latency, buffer and error
- * rate), one of each class a member. Each class then carries the same
- * flows, orbit for orbit, on every member, so one member can stand for
- * all: the folded run keeps nodes [0, p), sends what leaves them to the
- * kept images of its receivers, over the real route with each link
- * replaced by its class's representative, and its times are the whole
- * call's (max-min fair rates are the same on symmetric links). A ring of
- * 20 racks of GB200 NVL72 on one rail leaf a NIC folds to one rack; 64
- * DGX H100 nodes on two leaves a rail fold to 32 nodes. Schedules
- * without the symmetry (trees, a rotated root, sizes that differ by
- * rank) run whole.
+ * A step of the symmetry moves every vertex p nodes on (node k to node
+ * k + p mod n) and, where r is not 0, a GPU r places on among its node's
+ * GPUs (GPU g to GPU g + r mod the node's GPUs). It maps a participant to
+ * the one at the image of its vertex (the same one of those made there,
+ * in order), and a program to one of its participant's image's, found by
+ * following the connections: each program's operations must equal its
+ * image's and name the images of its connections, each connection alike
+ * to its image and between the images of its ends. Then every orbit of
+ * programs runs the same operations at the same times, if the network
+ * treats them alike too: the routes of a connection's orbit must fall hop
+ * by hop on classes of like links (the same rate, latency, buffer and
+ * error rate), one of each class a member. Each class then carries the
+ * same flows, orbit for orbit, on every member, so one member can stand
+ * for all: the folded run keeps the first participant of each orbit,
+ * sends what leaves them to the kept images of its receivers, over the
+ * real route with each link replaced by its class's representative, and
+ * its times are the whole call's (max-min fair rates are the same on
+ * symmetric links). A ring of 20 racks of GB200 NVL72 on one rail leaf a
+ * NIC folds to one rack by nodes. On DGX H100 nodes channel c enters and
+ * leaves every node through GPU c's rail, so turning every node's GPUs
+ * one place maps channel c onto channel c + 1 (its NIC's links onto the
+ * next rail's): 64 nodes on two leaves a rail fold eightfold, where the
+ * nodes alone fold them twofold. Schedules without the symmetry (trees, a
+ * rotated root, sizes that differ by rank) run whole.
  */
 #include <string.h>
 
@@ -27,8 +32,11 @@
 #include "topo/topo-route.h"
 
 typedef struct Shift {
-    uint32_t n_nodes, p, copies;
+    uint32_t n_nodes, p; /* nodes a step moves (0: none) */
+    uint32_t n_gpus, r;  /* a node's GPUs, and places a step turns them (0: none) */
+    uint32_t copies;     /* steps that return every participant to itself */
     uint32_t *part_img, *prog_img, *conn_img; /* [parts], [progs], [conns] */
+    bool *part_kept; /* [parts]: the first of its orbit, which stands for it */
 } Shift;
 
 static bool
@@ -56,19 +64,24 @@ like_conns(const Conn *a, const Conn *b)
            a->back_ps == b->back_ps;
 }
 
-/* The image of vertex v under the shift, or TOPO_NONE off the nodes. */
+/* The image of vertex v under the shift, or TOPO_NONE off the nodes (and,
+ * where the shift turns GPUs, off them). */
 static uint32_t
 vertex_img(const TopoGraph *g, const Shift *s, uint32_t v)
 {
-    uint32_t node = topo_graph_vertex(g, v)->node;
-    if (node == TOPO_NONE || node >= s->n_nodes)
+    const TopoVertex *x = topo_graph_vertex(g, v);
+    if (x->node == TOPO_NONE || x->node >= s->n_nodes)
         return TOPO_NONE;
-    uint32_t to = (node + s->p) % s->n_nodes;
-    return v - node * g->n_node_vertices + to * g->n_node_vertices;
+    uint32_t to = (x->node + s->p) % s->n_nodes;
+    if (s->r != 0)
+        return x->kind == TOPO_GPU
+                   ? topo_graph_gpu_vertex(g, to * s->n_gpus + (x->index + s->r) % s->n_gpus)
+                   : TOPO_NONE;
+    return v - x->node * g->n_node_vertices + to * g->n_node_vertices;
 }
 
-/* The images of participants and programs (by occurrence at their
- * vertex and participant); false when some has none. */
+/* The images of participants (by occurrence at their vertex); false when
+ * some has none. */
 static bool
 map_owners(CollExec *ex, Shift *s)
 {
@@ -99,69 +112,173 @@ map_owners(CollExec *ex, Shift *s)
             return false;
         s->part_img[i] = j - 1;
     }
-    g_autofree uint32_t *n_progs = g_new0(uint32_t, ex->parts->len);
-    g_autofree uint32_t **progs_of = g_new0(uint32_t *, ex->parts->len);
-    for (uint32_t i = 0; i < ex->progs->len; i++)
-        n_progs[PROG(ex, i)->participant]++;
-    for (uint32_t i = 0; i < ex->parts->len; i++)
-        progs_of[i] = g_new(uint32_t, MAX(n_progs[i], 1));
-    memset(n_progs, 0, sizeof(uint32_t) * ex->parts->len);
-    g_autofree uint32_t *prog_occ = g_new(uint32_t, ex->progs->len);
-    for (uint32_t i = 0; i < ex->progs->len; i++) {
-        uint32_t part = PROG(ex, i)->participant;
-        prog_occ[i] = n_progs[part];
-        progs_of[part][n_progs[part]++] = i;
-    }
-    bool ok = true;
-    for (uint32_t i = 0; i < ex->progs->len && ok; i++) {
-        uint32_t img = s->part_img[PROG(ex, i)->participant];
-        ok = prog_occ[i] < n_progs[img] && n_progs[img] == n_progs[PROG(ex, i)->participant];
-        if (ok)
-            s->prog_img[i] = progs_of[img][prog_occ[i]];
-    }
-    for (uint32_t i = 0; i < ex->parts->len; i++)
-        g_free(progs_of[i]);
-    return ok;
+    return true;
 }
 
-/* Whether every program's operations equal its image's, naming the
- * images of its connections (which it records), and the connections are
- * alike to their images between the images of their ends. */
+/* Whether every participant's orbit has copies members (no step short of
+ * copies returns one to itself), marking the first of each kept. */
 static bool
-map_schedule(CollExec *ex, Shift *s)
+map_orbits(const CollExec *ex, Shift *s)
 {
-    for (uint32_t i = 0; i < ex->conns->len; i++)
-        s->conn_img[i] = NONE;
-    for (uint32_t i = 0; i < ex->progs->len; i++) {
-        const Prog *a = PROG(ex, i), *b = PROG(ex, s->prog_img[i]);
-        if (a->fenced != b->fenced || a->n_runs != b->n_runs)
-            return false;
-        for (uint32_t r = 0; r < a->n_runs; r++) {
-            const Op *x = OP(ex, a->first_op + r), *y = OP(ex, b->first_op + r);
-            if (!like_ops(x, y))
-                return false;
-            uint32_t n_peers = x->n_recv + x->n_send;
-            for (uint32_t k = 0; k < n_peers; k++) {
-                uint32_t c = PEER(ex, x->recv0 + k), d = PEER(ex, y->recv0 + k);
-                if (s->conn_img[c] == NONE)
-                    s->conn_img[c] = d;
-                else if (s->conn_img[c] != d)
-                    return false;
-            }
-        }
-    }
-    for (uint32_t i = 0; i < ex->conns->len; i++) {
-        const Conn *c = CONN(ex, i);
-        if (s->conn_img[i] == NONE) {
-            if (c->sender != NONE || c->receiver != NONE)
-                return false;
+    uint32_t n = ex->parts->len;
+    memset(s->part_kept, 0, sizeof(bool) * n);
+    g_autofree bool *seen = g_new0(bool, n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (seen[i])
             continue;
+        s->part_kept[i] = true;
+        uint32_t x = i;
+        for (uint32_t k = 0; k < s->copies; k++, x = s->part_img[x]) {
+            if (seen[x])
+                return false;
+            seen[x] = true;
         }
-        const Conn *d = CONN(ex, s->conn_img[i]);
-        if (!like_conns(c, d) || s->part_img[c->src] != d->src || s->part_img[c->dst] != d->dst)
+        if (x != i)
             return false;
     }
     return true;
+}
+
+/* The search for the programs' and connections' images: what is
+ * assigned (prog_img, conn_img and the images taken), what remains to
+ * check, and a log of assignments to undo a failed guess. */
+typedef struct Match {
+    CollExec *ex;
+    Shift *s;
+    bool *prog_taken, *conn_taken;
+    GArray *todo;                  /* uint32_t: programs assigned, not yet checked */
+    GArray *log_progs, *log_conns; /* uint32_t: assigned, in order */
+} Match;
+
+static bool
+assign_prog(Match *m, uint32_t a, uint32_t b)
+{
+    if (a == NONE || b == NONE)
+        return a == b;
+    if (m->s->prog_img[a] != NONE)
+        return m->s->prog_img[a] == b;
+    if (m->prog_taken[b] ||
+        m->s->part_img[PROG(m->ex, a)->participant] != PROG(m->ex, b)->participant)
+        return false;
+    m->s->prog_img[a] = b;
+    m->prog_taken[b] = true;
+    g_array_append_val(m->log_progs, a);
+    g_array_append_val(m->todo, a);
+    return true;
+}
+
+/* Connection c's image d: alike, between the images of c's ends, sent and
+ * received by the images of c's programs. */
+static bool
+assign_conn(Match *m, uint32_t c, uint32_t d)
+{
+    if (m->s->conn_img[c] != NONE)
+        return m->s->conn_img[c] == d;
+    const Conn *x = CONN(m->ex, c), *y = CONN(m->ex, d);
+    if (m->conn_taken[d] || !like_conns(x, y) || m->s->part_img[x->src] != y->src ||
+        m->s->part_img[x->dst] != y->dst)
+        return false;
+    m->s->conn_img[c] = d;
+    m->conn_taken[d] = true;
+    g_array_append_val(m->log_conns, c);
+    return assign_prog(m, x->sender, y->sender) && assign_prog(m, x->receiver, y->receiver);
+}
+
+/* Program a's image b and all that follows from it; false at the first
+ * contradiction. */
+static bool
+follow(Match *m, uint32_t a, uint32_t b)
+{
+    CollExec *ex = m->ex;
+    g_array_set_size(m->todo, 0);
+    if (!assign_prog(m, a, b))
+        return false;
+    while (m->todo->len > 0) {
+        uint32_t i = g_array_index(m->todo, uint32_t, m->todo->len - 1);
+        g_array_set_size(m->todo, m->todo->len - 1);
+        const Prog *x = PROG(ex, i), *y = PROG(ex, m->s->prog_img[i]);
+        if (x->fenced != y->fenced || x->n_runs != y->n_runs)
+            return false;
+        for (uint32_t r = 0; r < x->n_runs; r++) {
+            const Op *u = OP(ex, x->first_op + r), *v = OP(ex, y->first_op + r);
+            if (!like_ops(u, v))
+                return false;
+            for (uint32_t k = 0; k < u->n_recv + u->n_send; k++)
+                if (!assign_conn(m, PEER(ex, u->recv0 + k), PEER(ex, v->recv0 + k)))
+                    return false;
+        }
+    }
+    return true;
+}
+
+static void
+undo(Match *m, uint32_t n_progs, uint32_t n_conns)
+{
+    for (uint32_t i = n_progs; i < m->log_progs->len; i++) {
+        uint32_t a = g_array_index(m->log_progs, uint32_t, i);
+        m->prog_taken[m->s->prog_img[a]] = false;
+        m->s->prog_img[a] = NONE;
+    }
+    for (uint32_t i = n_conns; i < m->log_conns->len; i++) {
+        uint32_t c = g_array_index(m->log_conns, uint32_t, i);
+        m->conn_taken[m->s->conn_img[c]] = false;
+        m->s->conn_img[c] = NONE;
+    }
+    g_array_set_size(m->log_progs, n_progs);
+    g_array_set_size(m->log_conns, n_conns);
+}
+
+/* The images of programs and connections: each program not yet reached
+ * from an earlier one tries the programs of its participant's image in
+ * turn, following the connections from each guess; false when one has
+ * none that holds. Connections no program names must have no image. */
+static bool
+map_schedule(CollExec *ex, Shift *s)
+{
+    uint32_t n_parts = ex->parts->len, n_progs = ex->progs->len, n_conns = ex->conns->len;
+    for (uint32_t i = 0; i < n_progs; i++)
+        s->prog_img[i] = NONE;
+    for (uint32_t i = 0; i < n_conns; i++)
+        s->conn_img[i] = NONE;
+    /* The programs of each participant, in order. */
+    g_autofree uint32_t *first = g_new0(uint32_t, n_parts + 1);
+    g_autofree uint32_t *of_part = g_new(uint32_t, MAX(n_progs, 1));
+    for (uint32_t i = 0; i < n_progs; i++)
+        first[PROG(ex, i)->participant + 1]++;
+    for (uint32_t i = 0; i < n_parts; i++)
+        first[i + 1] += first[i];
+    g_autofree uint32_t *fill = g_memdup2(first, sizeof(uint32_t) * n_parts);
+    for (uint32_t i = 0; i < n_progs; i++)
+        of_part[fill[PROG(ex, i)->participant]++] = i;
+    g_autofree bool *prog_taken = g_new0(bool, MAX(n_progs, 1));
+    g_autofree bool *conn_taken = g_new0(bool, MAX(n_conns, 1));
+    Match m = {ex,
+               s,
+               prog_taken,
+               conn_taken,
+               g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+               g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+               g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+    bool ok = true;
+    for (uint32_t i = 0; i < n_progs && ok; i++) {
+        if (s->prog_img[i] != NONE)
+            continue;
+        uint32_t img = s->part_img[PROG(ex, i)->participant];
+        ok = false;
+        for (uint32_t k = first[img]; k < first[img + 1] && !ok; k++) {
+            uint32_t n_logged = m.log_progs->len, n_conns_logged = m.log_conns->len;
+            ok = !prog_taken[of_part[k]] && follow(&m, i, of_part[k]);
+            if (!ok)
+                undo(&m, n_logged, n_conns_logged);
+        }
+    }
+    for (uint32_t i = 0; i < n_conns && ok; i++)
+        ok = s->conn_img[i] != NONE ||
+             (CONN(ex, i)->sender == NONE && CONN(ex, i)->receiver == NONE);
+    g_array_unref(m.todo);
+    g_array_unref(m.log_progs);
+    g_array_unref(m.log_conns);
+    return ok;
 }
 
 static uint32_t
@@ -172,13 +289,6 @@ uf_find(uint32_t *parent, uint32_t x)
         x = parent[x];
     }
     return x;
-}
-
-static bool
-node_kept(const CollExec *ex, const Shift *s, uint32_t part)
-{
-    uint32_t v = g_array_index(ex->parts, Part, part).vertex;
-    return topo_graph_vertex(ex->graph, v)->node < s->p;
 }
 
 static void
@@ -206,7 +316,7 @@ map_links(const CollExec *ex, const Shift *s, uint32_t *link_rep)
         link_rep[l] = l;
     uint64_t n_stamps = 0;
     for (uint32_t i = 0; i < ex->conns->len; i++) {
-        if (s->conn_img[i] == NONE || !node_kept(ex, s, CONN(ex, i)->src))
+        if (s->conn_img[i] == NONE || !s->part_kept[CONN(ex, i)->src])
             continue;
         uint32_t d = i;
         for (uint32_t k = 0; k < s->copies; k++, d = s->conn_img[d])
@@ -247,7 +357,7 @@ map_links(const CollExec *ex, const Shift *s, uint32_t *link_rep)
     /* A folded route crossing one class twice would load its
      * representative twice over. */
     for (uint32_t i = 0; i < ex->conns->len; i++) {
-        if (s->conn_img[i] == NONE || !node_kept(ex, s, CONN(ex, i)->src))
+        if (s->conn_img[i] == NONE || !s->part_kept[CONN(ex, i)->src])
             continue;
         route_of(ex, CONN(ex, i), &routes[0]);
         for (uint32_t pth = 0; pth < routes[0].n_paths; pth++) {
@@ -261,13 +371,13 @@ map_links(const CollExec *ex, const Shift *s, uint32_t *link_rep)
     return true;
 }
 
-/* Whether the nodes of ex's participants are 0 .. n-1, into *n_nodes. */
+/* Whether ex's participants are all on nodes, the last n - 1, into *n_nodes. */
 static bool
 nodes_of(const CollExec *ex, uint32_t *n_nodes)
 {
     const TopoGraph *g = ex->graph;
     uint32_t n = 0;
-    if (g->n_node_vertices == 0 || ex->parts->len == 0)
+    if (ex->parts->len == 0)
         return false;
     for (uint32_t i = 0; i < ex->parts->len; i++) {
         uint32_t node = topo_graph_vertex(g, g_array_index(ex->parts, Part, i).vertex)->node;
@@ -276,11 +386,11 @@ nodes_of(const CollExec *ex, uint32_t *n_nodes)
         n = MAX(n, node + 1);
     }
     *n_nodes = n;
-    return n > 1;
+    return true;
 }
 
-/* The representative of each item of an orbit: its member on the kept
- * nodes (img applied copies times returns to it). */
+/* The representative of each item of an orbit: its kept member (img
+ * applied copies times returns to it). */
 static void
 orbit_reps(const uint32_t *img, uint32_t n, uint32_t copies, const bool *kept, uint32_t *rep)
 {
@@ -302,13 +412,13 @@ apply(CollExec *ex, const Shift *s, CollExecFold *fold)
     fold->prog_rep = g_new(uint32_t, n_progs);
     g_autofree uint32_t *conn_rep = g_new(uint32_t, n_conns);
     for (uint32_t i = 0; i < n_parts; i++)
-        kept[i] = node_kept(ex, s, i);
+        kept[i] = s->part_kept[i];
     orbit_reps(s->part_img, n_parts, s->copies, kept, fold->part_rep);
     for (uint32_t i = 0; i < n_progs; i++)
-        kept[i] = node_kept(ex, s, PROG(ex, i)->participant);
+        kept[i] = s->part_kept[PROG(ex, i)->participant];
     orbit_reps(s->prog_img, n_progs, s->copies, kept, fold->prog_rep);
     for (uint32_t i = 0; i < n_conns; i++) {
-        kept[i] = s->conn_img[i] != NONE && node_kept(ex, s, CONN(ex, i)->src);
+        kept[i] = s->conn_img[i] != NONE && s->part_kept[CONN(ex, i)->src];
         conn_rep[i] = NONE;
     }
     orbit_reps(s->conn_img, n_conns, s->copies, kept, conn_rep);
@@ -335,6 +445,41 @@ apply(CollExec *ex, const Shift *s, CollExecFold *fold)
     }
 }
 
+/* How many steps of a shift by k of n return everything to itself. */
+static uint32_t
+order_of(uint32_t k, uint32_t n)
+{
+    return k == 0 ? 1 : n / k;
+}
+
+static uint32_t
+gcd(uint32_t a, uint32_t b)
+{
+    while (b != 0) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+typedef struct Candidate {
+    uint32_t p, r, copies;
+} Candidate;
+
+/* The most copies first; of as many, turning the fewest GPUs, then
+ * moving the fewest nodes. */
+static int
+by_copies(const void *a, const void *b)
+{
+    const Candidate *x = a, *y = b;
+    if (x->copies != y->copies)
+        return x->copies > y->copies ? -1 : 1;
+    if (x->r != y->r)
+        return x->r < y->r ? -1 : 1;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
 bool
 coll_exec_fold(CollExec *ex, CollExecFold *fold)
 {
@@ -342,21 +487,40 @@ coll_exec_fold(CollExec *ex, CollExecFold *fold)
     uint32_t n;
     if (!nodes_of(ex, &n))
         return false;
+    uint32_t n_gpus = ex->graph->gpus->len;
+    /* Shifts by a divisor of the nodes and turns by a divisor of a node's
+     * GPUs (0: none). */
+    g_autoptr(GArray) cands = g_array_new(FALSE, FALSE, sizeof(Candidate));
+    for (uint32_t p = 0; p < n; p++)
+        for (uint32_t r = 0; r < n_gpus; r++) {
+            if ((p != 0 && (n % p != 0 || ex->graph->n_node_vertices == 0)) ||
+                (r != 0 && n_gpus % r != 0))
+                continue;
+            uint32_t a = order_of(p, n), b = order_of(r, n_gpus);
+            Candidate c = {p, r, a / gcd(a, b) * b};
+            if (c.copies > 1)
+                g_array_append_val(cands, c);
+        }
+    g_array_sort(cands, by_copies);
     Shift s = {.n_nodes = n,
+               .n_gpus = n_gpus,
                .part_img = g_new(uint32_t, ex->parts->len),
                .prog_img = g_new(uint32_t, MAX(ex->progs->len, 1)),
-               .conn_img = g_new(uint32_t, MAX(ex->conns->len, 1))};
+               .conn_img = g_new(uint32_t, MAX(ex->conns->len, 1)),
+               .part_kept = g_new(bool, ex->parts->len)};
     uint32_t *link_rep = g_new(uint32_t, topo_graph_n_links(ex->graph));
     bool found = false;
-    for (uint32_t p = 1; p < n && !found; p++) {
-        if (n % p != 0)
-            continue;
-        s.p = p;
-        s.copies = n / p;
-        found = map_owners(ex, &s) && map_schedule(ex, &s) && map_links(ex, &s, link_rep);
+    for (uint32_t i = 0; i < cands->len && !found; i++) {
+        const Candidate *c = &g_array_index(cands, Candidate, i);
+        s.p = c->p;
+        s.r = c->r;
+        s.copies = c->copies;
+        found = map_owners(ex, &s) && map_orbits(ex, &s) && map_schedule(ex, &s) &&
+                map_links(ex, &s, link_rep);
     }
     if (found) {
-        fold->shift = s.p;
+        fold->shift_nodes = s.p;
+        fold->turn_gpus = s.r;
         fold->copies = s.copies;
         fold->link_rep = link_rep;
         apply(ex, &s, fold);
@@ -366,6 +530,7 @@ coll_exec_fold(CollExec *ex, CollExecFold *fold)
     g_free(s.part_img);
     g_free(s.prog_img);
     g_free(s.conn_img);
+    g_free(s.part_kept);
     return found;
 }
 
@@ -396,6 +561,8 @@ coll_exec_unfold(CollExec *ex, CollExecFold *fold, CollExecResult *result)
     result->net.payload_bytes_delivered *= k;
     result->net.n_packets *= k;
     result->fold = fold->copies;
+    result->fold_nodes = fold->shift_nodes;
+    result->fold_gpus = fold->turn_gpus;
     g_free(fold->link_rep);
     g_free(fold->part_rep);
     g_free(fold->prog_rep);

@@ -75,7 +75,7 @@ struct CollExec {
     SimHandlerId h_try, h_landed, h_visible, h_credit, h_op_done;
     uint64_t end_ps;
     uint64_t n_messages, payload_bytes;
-    bool fold_nodes; /* coll_exec_set_fold_nodes */
+    bool fold; /* coll_exec_set_fold */
 };
 
 #define CONN(ex, i) (&g_array_index((ex)->conns, Conn, i))
@@ -83,23 +83,26 @@ struct CollExec {
 #define OP(ex, i) (&g_array_index((ex)->ops, Op, i))
 #define PEER(ex, i) (g_array_index((ex)->peers, uint32_t, i))
 
-/* A run folded by node symmetry (coll_exec_set_fold_nodes): the nodes
- * [0, shift) run for all, every connection leaving them goes to the
- * kept participant and program that stand for its real receiver, and
- * the network keeps each link's class of symmetric links as one. */
+/* A run folded by symmetry (coll_exec_set_fold): the first participant
+ * of each orbit runs for all of it, every connection leaving the kept
+ * ones goes to the kept participant and program that stand for its real
+ * receiver, and the network keeps each link's class of symmetric links
+ * as one. */
 typedef struct CollExecFold {
-    uint32_t shift;      /* nodes a step of the symmetry moves */
-    uint32_t copies;     /* nodes / shift: how many times the kept nodes stand */
-    uint32_t *link_rep;  /* [links]: the link standing for each (NetOptions.link_rep) */
-    uint32_t *part_rep;  /* [participants]: the kept one standing for each */
-    uint32_t *prog_rep;  /* [programs] */
-    GArray *saved_conns; /* the connections and operations' peers before the fold */
+    uint32_t shift_nodes; /* nodes a step of the symmetry moves (0: none) */
+    uint32_t turn_gpus;   /* places it turns a node's GPUs (0: none) */
+    uint32_t copies;      /* how many participants each kept one stands for */
+    uint32_t *link_rep;   /* [links]: the link standing for each (NetOptions.link_rep) */
+    uint32_t *part_rep;   /* [participants]: the kept one standing for each */
+    uint32_t *prog_rep;   /* [programs] */
+    GArray *saved_conns;  /* the connections and operations' peers before the fold */
     GArray *saved_peers;
 } CollExecFold;
 
-/* Finds the smallest shift by whole nodes that maps ex's schedule onto
- * itself and its links' loads onto like links, and folds ex by it; false
- * (ex unchanged) when there is none. After coll-exec.c's flatten. */
+/* Finds the shift by whole nodes and turn of each node's GPUs with the
+ * most copies that maps ex's schedule onto itself and its links' loads
+ * onto like links, and folds ex by it; false (ex unchanged) when there is
+ * none. After coll-exec.c's flatten. */
 bool coll_exec_fold(CollExec *ex, CollExecFold *fold);
 /* Restores ex and gives the unkept participants and programs their
  * representatives' figures; scales result's traffic counts to the whole. */

@@ -144,9 +144,9 @@ coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t copies)
 }
 
 void
-coll_exec_set_fold_nodes(CollExec *ex, bool fold)
+coll_exec_set_fold(CollExec *ex, bool fold)
 {
-    ex->fold_nodes = fold;
+    ex->fold = fold;
 }
 
 void
@@ -591,7 +591,7 @@ coll_exec_run(CollExec *ex, NetFidelity fidelity, CollExecResult *result, GError
     ex->h_credit = sim_engine_register(ex->engine, "coll-credit", on_credit, ex);
     ex->h_op_done = sim_engine_register(ex->engine, "coll-op-done", on_op_done, ex);
     CollExecFold fold;
-    bool folded = ex->fold_nodes && fidelity == NET_FIDELITY_FLOW && coll_exec_fold(ex, &fold);
+    bool folded = ex->fold && fidelity == NET_FIDELITY_FLOW && coll_exec_fold(ex, &fold);
     NetOptions options = {.seed = 1, .link_rep = folded ? fold.link_rep : NULL};
     ex->net = net_new(fidelity, ex->engine, ex->graph, ex->router, &options);
     for (uint32_t i = 0; i < ex->progs->len; i++) {

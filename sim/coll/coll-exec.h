@@ -48,8 +48,10 @@ typedef struct CollExecResult {
     uint64_t n_messages;
     uint64_t payload_bytes; /* data bytes moved (before protocol inflation) */
     NetStats net;
-    uint64_t n_events; /* simulated: a folded run's own */
-    uint32_t fold;     /* the nodes one kept node stood for (coll_exec_set_fold_nodes); 1: none */
+    uint64_t n_events;   /* simulated: a folded run's own */
+    uint32_t fold;       /* the participants one kept stood for (coll_exec_set_fold); 1: none */
+    uint32_t fold_nodes; /* the symmetry's step: nodes on (0: none) */
+    uint32_t fold_gpus;  /* and places on among a node's GPUs (0: none) */
 } CollExecResult;
 
 /* An executor for protocol proto on graph/router; gpu gives HBM bandwidth
@@ -98,16 +100,17 @@ void coll_exec_set_share(CollExec *ex, uint32_t conn, double share, uint32_t cop
  * times. Flow fidelity only. */
 void coll_exec_set_multiple(CollExec *ex, uint32_t conn, uint32_t multiple);
 
-/* Whether a flow-fidelity run may fold by node symmetry (off by
- * default): where shifting every participant by p whole nodes maps the
- * schedule onto itself (every program's operations, connections and
- * routes onto its image's, the links a route crosses onto like links, n /
- * p of each), only nodes [0, p) run, what they send out of them going to
- * the kept programs that stand for the real receivers over the real
- * routes, each link standing for its class (coll-exec-fold.c). Times are
- * the whole call's; the traffic counts and every participant's bytes are
- * scaled or copied back to the whole; n_events are the folded run's. */
-void coll_exec_set_fold_nodes(CollExec *ex, bool fold);
+/* Whether a flow-fidelity run may fold by symmetry (off by default):
+ * where shifting every participant by p whole nodes and turning each
+ * node's GPUs by r places maps the schedule onto itself (every program's
+ * operations, connections and routes onto its image's, the links a route
+ * crosses onto like links, as many of each as the shift's copies), one
+ * participant of each orbit runs, what it sends going to the kept
+ * programs that stand for the real receivers over the real routes, each
+ * link standing for its class (coll-exec-fold.c). Times are the whole
+ * call's; the traffic counts and every participant's bytes are scaled or
+ * copied back to the whole; n_events are the folded run's. */
+void coll_exec_set_fold(CollExec *ex, bool fold);
 
 /* About the most memory a schedule of n_progs programs, n_conns
  * connections and n_runs runs of operations naming n_peers connections

@@ -352,7 +352,7 @@ run_call(const CollComm *comm, const CollCall *call_in, NetFidelity fidelity, Co
     b.ex = coll_exec_new(comm->graph, comm->router, comm->system->gpu, rp.proto, rp.ctas_per_hbm,
                          rp.channel_bytes_per_s, rp.start_ps + rp.sync_ps);
     coll_exec_set_step_overhead(b.ex, rp.step_overhead_ps, rp.net_step_overhead_ps);
-    coll_exec_set_fold_nodes(b.ex, fidelity == NET_FIDELITY_FLOW && !call->nodes_apart);
+    coll_exec_set_fold(b.ex, fidelity == NET_FIDELITY_FLOW && !call->nodes_apart);
     b.rank_part = g_new(uint32_t, comm->n_ranks);
     for (uint32_t r = 0; r < comm->n_ranks; r++)
         b.rank_part[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);

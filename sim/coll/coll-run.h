@@ -63,8 +63,8 @@ typedef struct CollCall {
      * with the ones whose schedule is the same (the reference tests
      * compare the folded run with; coll-build.c). */
     bool channels_apart;
-    /* Flow fidelity: every node simulated, never folded by node symmetry
-     * (coll_exec_set_fold_nodes; the tests compare the folded run with). */
+    /* Flow fidelity: every participant simulated, never folded by
+     * symmetry (coll_exec_set_fold; the tests compare the folded run with). */
     bool nodes_apart;
 } CollCall;
 

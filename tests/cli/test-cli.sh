@@ -850,15 +850,19 @@ else
     n_fail=$((n_fail + 1))
 fi
 
-# explain coll says when a call ran folded by node symmetry (a ring over
-# two GB200 NVL72 racks: one rack stands for both), and not for a tree.
-expect 0 out "folded by symmetry: shifting every rank by 1 node maps the call onto itself, so 1 of its 2 nodes ran" -- \
+# explain coll says when a call ran folded by symmetry (a ring over two
+# GB200 NVL72 racks: one rack stands for both; a ring over DGX H100 nodes:
+# channel c enters each node at GPU c, so one GPU in 8 stands for its
+# node's), and that a tree never folds by nodes.
+expect 0 out "folded by symmetry: moving every rank 1 node on maps the call onto itself, so 1 rank in 2 ran" -- \
     explain coll --system gb200-nvl72 --gpus 144 --algo ring --bytes 1M
-if "$nvlsim" explain coll --system dgx-h100 --gpus 32 --algo tree --bytes 1M | grep -q folded; then
-    echo "FAIL: explain coll says a tree over 4 nodes ran folded"
+expect 0 out "folded by symmetry: moving every rank 1 GPU on within its node maps the call onto itself, so 1 rank in 8 ran" -- \
+    explain coll --system dgx-h100 --gpus 32 --algo ring --bytes 1G
+if "$nvlsim" explain coll --system dgx-h100 --gpus 32 --algo tree --bytes 1M | grep -q "folded.*nodes\? on"; then
+    echo "FAIL: explain coll says a tree over 4 nodes ran folded by nodes"
     n_fail=$((n_fail + 1))
 else
-    echo "ok: a tree over 4 nodes runs whole"
+    echo "ok: a tree over 4 nodes never folds by nodes"
 fi
 
 # nvlsim explain: its numbers are those of coll and run for the same input.

@@ -217,25 +217,30 @@ START_TEST(folded_rings_as_apart)
 }
 END_TEST
 
-/* Folding by node symmetry (coll_exec_set_fold_nodes) changes nothing
- * but the work: every algorithm and op on several nodes of each kind of
- * system runs to the same picosecond and moves the same messages and
- * bytes as with every node simulated. A ring on one rail leaf a NIC is
+/* Folding by symmetry (coll_exec_set_fold) changes nothing but the
+ * work: every algorithm and op on several nodes of each kind of system
+ * runs to the same picosecond and moves the same messages and bytes as
+ * with every participant simulated. A ring on one rail leaf a NIC is
  * symmetric under a shift by one node (every node enters and leaves each
- * channel through the same NIC) and folds to one node, with fewer events;
- * trees (a node's place in the tree differs) and a rotated root do not
- * fold and run whole. */
+ * channel through the same NIC) and folds to one node, with fewer events.
+ * Where every GPU has its own NIC and PCIe path (DGX H100, DGX A100),
+ * channel c enters each node at GPU c, so turning every node's GPUs one
+ * place is a symmetry too, and with the node shift it folds by the
+ * least common multiple of the nodes and the node's 8 GPUs: 4 nodes by
+ * 8, 3 nodes by 24. A tree never folds by nodes (a node's place in the
+ * tree differs; its channels' chains may still turn with the GPUs), and a
+ * rotated root does not fold at all. */
 START_TEST(folded_nodes_as_apart)
 {
     static const struct {
         const char *system;
         uint32_t n_nodes;
-        bool ring_folds;
-    } systems[] = {{"dgx-h100", 4, true},
-                   {"gb200-nvl72", 2, true},
-                   {"dgx-a100", 3, true},
-                   {"aws-p5-h100", 2, true},
-                   {"dgx1-v100", 2, true}};
+        uint32_t ring_fold; /* what a ring all_reduce folds by */
+    } systems[] = {{"dgx-h100", 4, 8},
+                   {"gb200-nvl72", 2, 2},
+                   {"dgx-a100", 3, 24},
+                   {"aws-p5-h100", 2, 2},
+                   {"dgx1-v100", 2, 2}};
     static const struct {
         CollAlgo algo;
         CollOp op;
@@ -279,15 +284,20 @@ START_TEST(folded_nodes_as_apart)
             ck_assert_uint_eq(r[0].exec.net.payload_bytes_delivered,
                               r[1].exec.net.payload_bytes_delivered);
             ck_assert_uint_eq(r[0].exec.net.n_sends, r[1].exec.net.n_sends);
-            bool folds = systems[_i].ring_folds && calls[c].algo == COLL_ALGO_RING &&
-                         calls[c].op != COLL_OP_BROADCAST;
+            bool folds = calls[c].algo == COLL_ALGO_RING && calls[c].op != COLL_OP_BROADCAST;
+            /* 8 KiB runs on fewer channels than a node has GPUs: only the
+             * node shift maps it onto itself. */
+            uint32_t fold = sizes[k] == 4 * MIB ? systems[_i].ring_fold : systems[_i].n_nodes;
             if (folds) {
-                ck_assert_msg(r[0].exec.fold == systems[_i].n_nodes, "%s x%u %s: folded by %u",
-                              systems[_i].system, systems[_i].n_nodes, coll_op_name(calls[c].op),
+                ck_assert_msg(r[0].exec.fold == fold,
+                              "%s x%u %s %" G_GUINT64_FORMAT " B: folded by %u", systems[_i].system,
+                              systems[_i].n_nodes, coll_op_name(calls[c].op), sizes[k],
                               r[0].exec.fold);
                 ck_assert_uint_lt(r[0].exec.n_events, r[1].exec.n_events);
             }
-            if (calls[c].algo == COLL_ALGO_TREE || calls[c].op == COLL_OP_BROADCAST)
+            if (calls[c].algo == COLL_ALGO_TREE)
+                ck_assert_uint_eq(r[0].exec.fold_nodes, 0);
+            if (calls[c].op == COLL_OP_BROADCAST)
                 ck_assert_uint_eq(r[0].exec.fold, 1);
         }
     ck_assert_uint_ge(n_run, 10);
