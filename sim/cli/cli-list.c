@@ -129,7 +129,7 @@ model_row(const char *path, const char *id, const char *models_dir, GError **err
                                        m->n_experts, m->top_k)
                      : g_strdup("-");
     return g_strdup_printf(
-        "%-16s %-20s %6" G_GUINT64_FORMAT "  %6" G_GUINT64_FORMAT "  %-9s %9.2f  %s", id, m->name,
+        "%-16s %-24s %6" G_GUINT64_FORMAT "  %6" G_GUINT64_FORMAT "  %-9s %9.2f  %s", id, m->name,
         m->n_layers, m->hidden_size, heads, (double)work_model_params(m) / 1e9, experts);
 }
 
@@ -152,7 +152,7 @@ static const struct {
     {"nics", "nic", "# nic            name                     Gb/s  PCIe        port link", 70,
      nic_row},
     {"models", "llm",
-     "# model          name                 layers  hidden  heads/kv   params B  experts", 85,
+     "# model          name                     layers  hidden  heads/kv   params B  experts", 89,
      model_row},
 };
 

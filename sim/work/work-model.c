@@ -50,7 +50,7 @@ static const HwKey model_keys[] = {
     {"ffn_kind", HW_KEY_STRING, WORD(ffn_kind), false,
      "gelu (2 matrices, the default) or swiglu (3 matrices)"},
     {"norm", HW_KEY_STRING, WORD(norm), false, "layernorm (the default) or rmsnorm"},
-    {"position_embedding", HW_KEY_STRING, WORD(positions), false, "learned (the default) or rope"},
+    {"position_embedding", HW_KEY_STRING, WORD(positions), false, "learned (the default), rope or alibi"},
     {"linear_bias", HW_KEY_BOOL, FIELD(linear_bias), false,
      "whether the attention and FFN matrices have biases (default yes)"},
     {"tied_embeddings", HW_KEY_BOOL, FIELD(tied_embeddings), false,
@@ -62,7 +62,7 @@ const HwKeyTable work_model_key_table = {"models/llm/ID.ini", GROUP, model_keys,
 
 static const char *const ffn_kind_names[] = {"gelu", "swiglu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};
-static const char *const position_names[] = {"learned", "rope"};
+static const char *const position_names[] = {"learned", "rope", "alibi"};
 
 void
 work_model_free(WorkModel *model)

@@ -26,10 +26,13 @@ typedef enum WorkNorm {
 } WorkNorm;
 
 /* Learned positions are a seq_len x hidden table; rotary ones have no
- * weights. */
+ * weights; ALiBi (Press et al. 2022, "Train Short, Test Long") has neither
+ * weights nor a kernel of its own, only a bias the attention kernel adds to
+ * its scores. */
 typedef enum WorkPositions {
     WORK_POSITIONS_LEARNED,
     WORK_POSITIONS_ROPE,
+    WORK_POSITIONS_ALIBI,
 } WorkPositions;
 
 /* Upper bounds the loader enforces. They are far above any published model

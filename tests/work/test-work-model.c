@@ -21,6 +21,11 @@ load_shipped(const char *id)
     return m;
 }
 
+/* The block around the matrices: GPT-2's (learned positions, LayerNorm,
+ * biases), Llama's (rotary positions, no biases) or BLOOM's (ALiBi,
+ * LayerNorm, biases). */
+typedef enum Block { BLOCK_GPT2, BLOCK_ROPE, BLOCK_ALIBI } Block;
+
 /* The shape of each shipped file, as its sources give it (see the files). */
 static const struct {
     const char *id;
@@ -28,40 +33,69 @@ static const struct {
     uint64_t n_experts, top_k;
     WorkFfnKind ffn_kind;
     bool tied_embeddings;
-    bool gpt2; /* GPT-2's block: learned positions, LayerNorm, biases */
+    Block block;
 } shipped[] = {
-    {"gpt3-1.3b", 24, 2048, 8192, 16, 16, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"gpt3-2.7b", 32, 2560, 10240, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"gpt3-6.7b", 32, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"gpt3-13b", 40, 5120, 20480, 40, 40, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"gpt3-175b", 96, 12288, 49152, 96, 96, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-1.7b", 24, 2304, 9216, 24, 24, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-3.6b", 30, 3072, 12288, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-7.5b", 36, 4096, 16384, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-18b", 40, 6144, 24576, 48, 48, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-39b", 48, 8192, 32768, 64, 64, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-76b", 60, 10240, 40960, 80, 80, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-145b", 80, 12288, 49152, 96, 96, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-310b", 96, 16384, 65536, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-530b", 105, 20480, 81920, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatron-1t", 128, 25600, 102400, 160, 160, 51200, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, false},
-    {"llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, false},
-    {"llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, false},
-    {"llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, false},
-    {"llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, false},
-    {"llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, false},
-    {"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 32768, 8, 2, WORK_FFN_SWIGLU, false, false},
-    {"megatronv1-1.2b", 40, 1536, 6144, 16, 16, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatronv1-2.0b", 43, 1920, 7680, 20, 20, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatronv1-4.2b", 64, 2304, 9216, 24, 24, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
-    {"megatronv1-8.7b", 75, 3072, 12288, 32, 32, 50257, 1024, 0, 0, WORK_FFN_GELU, true, true},
-    {"nemo-gpt3-5b", 24, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
-    {"nemo-gpt3-20b", 44, 6144, 24576, 48, 48, 50257, 2048, 0, 0, WORK_FFN_GELU, true, true},
+    {"gpt3-1.3b", 24, 2048, 8192, 16, 16, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"gpt3-2.7b", 32, 2560, 10240, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"gpt3-6.7b", 32, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"gpt3-13b", 40, 5120, 20480, 40, 40, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"gpt3-175b", 96, 12288, 49152, 96, 96, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-1.7b", 24, 2304, 9216, 24, 24, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-3.6b", 30, 3072, 12288, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-7.5b", 36, 4096, 16384, 32, 32, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-18b", 40, 6144, 24576, 48, 48, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-39b", 48, 8192, 32768, 64, 64, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-76b", 60, 10240, 40960, 80, 80, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-145b", 80, 12288, 49152, 96, 96, 51200, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatron-310b", 96, 16384, 65536, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true,
+     BLOCK_GPT2},
+    {"megatron-530b", 105, 20480, 81920, 128, 128, 51200, 2048, 0, 0, WORK_FFN_GELU, true,
+     BLOCK_GPT2},
+    {"megatron-1t", 128, 25600, 102400, 160, 160, 51200, 2048, 0, 0, WORK_FFN_GELU, true,
+     BLOCK_GPT2},
+    {"llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, BLOCK_ROPE},
+    {"llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, BLOCK_ROPE},
+    {"llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, WORK_FFN_SWIGLU, false, BLOCK_ROPE},
+    {"llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, BLOCK_ROPE},
+    {"llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false, BLOCK_ROPE},
+    {"llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192, 0, 0, WORK_FFN_SWIGLU, false,
+     BLOCK_ROPE},
+    {"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 32768, 8, 2, WORK_FFN_SWIGLU, false,
+     BLOCK_ROPE},
+    {"megatronv1-1.2b", 40, 1536, 6144, 16, 16, 50257, 1024, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatronv1-2.0b", 43, 1920, 7680, 20, 20, 50257, 1024, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatronv1-4.2b", 64, 2304, 9216, 24, 24, 50257, 1024, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"megatronv1-8.7b", 75, 3072, 12288, 32, 32, 50257, 1024, 0, 0, WORK_FFN_GELU, true,
+     BLOCK_GPT2},
+    {"nemo-gpt3-5b", 24, 4096, 16384, 32, 32, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
+    {"nemo-gpt3-20b", 44, 6144, 24576, 48, 48, 50257, 2048, 0, 0, WORK_FFN_GELU, true, BLOCK_GPT2},
     /* Nemotron's squared-ReLU FFN has GELU's two matrices (see the files). */
-    {"nemotron-8b", 32, 4096, 16384, 32, 32, 256000, 4096, 0, 0, WORK_FFN_GELU, false, false},
-    {"nemotron-22b", 40, 6144, 24576, 48, 48, 256000, 4096, 0, 0, WORK_FFN_GELU, false, false},
-    {"nemotron4-340b", 96, 18432, 73728, 96, 8, 256000, 4096, 0, 0, WORK_FFN_GELU, false, false},
+    {"nemotron-8b", 32, 4096, 16384, 32, 32, 256000, 4096, 0, 0, WORK_FFN_GELU, false, BLOCK_ROPE},
+    {"nemotron-22b", 40, 6144, 24576, 48, 48, 256000, 4096, 0, 0, WORK_FFN_GELU, false, BLOCK_ROPE},
+    {"nemotron4-340b", 96, 18432, 73728, 96, 8, 256000, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_ROPE},
+    /* Megatron-Core's H100 scaling table (see the files): GPT-2's block,
+     * untied output heads. */
+    {"mcore-gpt-1.7b", 24, 2048, 8192, 16, 16, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-7.1b", 30, 4096, 16384, 32, 32, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-16b", 32, 6144, 24576, 48, 48, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-32b", 48, 7168, 28672, 56, 56, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-70b", 84, 8192, 32768, 64, 64, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-119b", 92, 10240, 40960, 80, 80, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-177b", 96, 12288, 49152, 96, 96, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-314b", 96, 16384, 65536, 128, 128, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"mcore-gpt-462b", 112, 18432, 73728, 144, 144, 131072, 4096, 0, 0, WORK_FFN_GELU, false,
+     BLOCK_GPT2},
+    {"bloom-176b", 70, 14336, 57344, 112, 112, 250880, 2048, 0, 0, WORK_FFN_GELU, true,
+     BLOCK_ALIBI},
 };
 
 START_TEST(shipped_models_load)
@@ -81,11 +115,14 @@ START_TEST(shipped_models_load)
     ck_assert_msg(m->tied_embeddings == shipped[_i].tied_embeddings, "%s: tied", id);
     /* GPT files take the GPT-2 style defaults; the others spell out their
      * block. */
-    bool gpt = shipped[_i].gpt2;
-    if (gpt)
+    if (shipped[_i].block == BLOCK_GPT2)
         ck_assert_msg(m->linear_bias && m->norm == WORK_NORM_LAYERNORM &&
                           m->positions == WORK_POSITIONS_LEARNED,
                       "%s: GPT-2's norm, positions and biases", id);
+    else if (shipped[_i].block == BLOCK_ALIBI)
+        ck_assert_msg(m->linear_bias && m->norm == WORK_NORM_LAYERNORM &&
+                          m->positions == WORK_POSITIONS_ALIBI,
+                      "%s: LayerNorm, ALiBi and biases", id);
     else
         ck_assert_msg(!m->linear_bias && m->positions == WORK_POSITIONS_ROPE,
                       "%s: rotary positions and no biases", id);
@@ -158,6 +195,19 @@ static const struct {
     {"nemotron-8b", 8e9, 0.07, "8.54B: the 256k untied embeddings"},
     {"nemotron-22b", 22e9, 0.035, "21.27B"},
     {"nemotron4-340b", 340e9, 0.005, "341.03B"},
+    /* Megatron-LM's README, images/model_table.png: the names round the
+     * count (32B is 31.51B). */
+    {"mcore-gpt-1.7b", 1.7e9, 0.035, "1.75B"},
+    {"mcore-gpt-7.1b", 7.1e9, 0.01, ""},
+    {"mcore-gpt-16b", 16e9, 0.01, ""},
+    {"mcore-gpt-32b", 32e9, 0.02, "31.51B"},
+    {"mcore-gpt-70b", 70e9, 0.01, ""},
+    {"mcore-gpt-119b", 119e9, 0.01, ""},
+    {"mcore-gpt-177b", 177e9, 0.01, ""},
+    {"mcore-gpt-314b", 314e9, 0.01, ""},
+    {"mcore-gpt-462b", 462e9, 0.01, ""},
+    /* BigScience 2022: 176,247M. */
+    {"bloom-176b", 176.247e9, 0.001, ""},
 };
 
 START_TEST(params_meet_published_totals)
@@ -204,10 +254,11 @@ END_TEST
 /* For GPT-2 style models the count is SC21's closed forms, exactly:
  * per token 96 l h^2 + 16 l s h + 6 h V with recompute (F / B s of
  * 96 B s l h^2 (1 + s/6h + V/16lh)), 72 l h^2 + 12 l s h + 6 h V without;
- * parameters 12 l h^2 + 13 l h + (V + s) h plus the final LayerNorm. */
+ * parameters 12 l h^2 + 13 l h + (V + s) h plus the final LayerNorm, and
+ * V h more for an untied output head. */
 START_TEST(gpt_counts_are_sc21_closed_forms)
 {
-    if (!shipped[_i].gpt2)
+    if (shipped[_i].block != BLOCK_GPT2)
         return;
     g_autoptr(WorkModel) m = load_shipped(shipped[_i].id);
     uint64_t l = m->n_layers, h = m->hidden_size, v = m->vocab_size;
@@ -225,8 +276,9 @@ START_TEST(gpt_counts_are_sc21_closed_forms)
                           (double)(72 * l * h * h + 6 * l * (s + 1) * h + 6 * h * v),
                       "%s: causal, s = %" G_GUINT64_FORMAT, shipped[_i].id, s);
     }
+    uint64_t head = m->tied_embeddings ? 0 : v * h;
     ck_assert_msg(work_model_params(m) ==
-                      12 * l * h * h + 13 * l * h + (v + m->seq_len) * h + 2 * h,
+                      12 * l * h * h + 13 * l * h + (v + m->seq_len) * h + head + 2 * h,
                   "%s: parameters", shipped[_i].id);
 }
 END_TEST
@@ -346,8 +398,8 @@ static const struct {
      ": [model] ffn_kind: 'relu' is not one of: gelu, swiglu"},
     {"unknown norm", "heads = 4\n", "heads = 4\nnorm = batchnorm\n",
      ": [model] norm: 'batchnorm' is not one of: layernorm, rmsnorm"},
-    {"unknown positions", "heads = 4\n", "heads = 4\nposition_embedding = alibi\n",
-     ": [model] position_embedding: 'alibi' is not one of: learned, rope"},
+    {"unknown positions", "heads = 4\n", "heads = 4\nposition_embedding = sinusoid\n",
+     ": [model] position_embedding: 'sinusoid' is not one of: learned, rope, alibi"},
     {"not a yes/no", "heads = 4\n", "heads = 4\ntied_embeddings = maybe\n",
      ": [model] tied_embeddings: 'maybe' is not a yes/no value"},
     {"a second group", "seq_len = 128\n", "seq_len = 128\n[moe]\nexperts = 8\n",
@@ -420,7 +472,7 @@ static const struct {
     {"llama3-70b", NULL},
     {"mixtral-8x7b", NULL},
     {"llama9-1t", "no model 'llama9-1t' ("},
-    {"llama9-1t", "does not exist); expected one of: gpt3-1.3b, gpt3-13b, gpt3-175b"},
+    {"llama9-1t", "does not exist); expected one of: bloom-176b, gpt3-1.3b, gpt3-13b"},
     {"../gpu/h100-sxm5", "../gpu/h100-sxm5: no such file; expected a model id or the path"},
     {"", "'' is not a plain model id"},
 };
