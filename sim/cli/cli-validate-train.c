@@ -16,7 +16,9 @@
  *     optimizer, no sequence parallelism, attention unfused; its GPT-2
  *     example scripts recompute activations (--checkpoint-activations,
  *     examples/pretrain_gpt2.sh), so the V1.0 rows do;
- *   NeMo 24.07: Megatron-Core with the distributed optimizer (ZeRO 1),
+ *   NeMo 24.07, and Megatron-Core r0.8.0's H100 scaling table (its README:
+ *     --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap):
+ *     Megatron-Core with the distributed optimizer (ZeRO 1),
  *     gradient reduction overlapped, sequence parallelism with tp > 1 and
  *     its collectives overlapped with their GEMMs by Transformer Engine's
  *     userbuffers (NeMo-Framework-Launcher's performance configurations,
@@ -26,7 +28,13 @@
  *     and sequence parallelism), fused attention, no recomputation unless
  *     the row says; CP=n is
  *     Megatron-Core's context parallelism (ring attention), dp then
- *     GPUs / (tp cp pp).
+ *     GPUs / (tp cp pp);
+ *   the loss: NeMo's recipes fuse the cross entropy (Megatron-Bridge's
+ *     performance configurations: cross_entropy_loss_fusion = True,
+ *     Transformer Engine's kernel; NeMo 24.07's taken as the same), where
+ *     Megatron-LM and Megatron-Core through r0.8 run their unfused
+ *     vocab-parallel cross entropy unless --cross-entropy-loss-fusion is
+ *     given, which the rows of neither say.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -128,8 +136,8 @@ precision_column(Validation *v, const SimCsv *csv, guint r, int c, const char **
             *math = names[i];
             return true;
         }
-    validate_bad(v, csv, r, "precision",
-                 "'%s': expected bf16, fp16, fp8, fp8-cs, mxfp8 or nvfp4", text);
+    validate_bad(v, csv, r, "precision", "'%s': expected bf16, fp16, fp8, fp8-cs, mxfp8 or nvfp4",
+                 text);
     return false;
 }
 
@@ -317,7 +325,8 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     if (!count_column(v, csv, r, col->vp, "vp", &vp))
         return false;
     bool nemo = strstr(source, "NeMo") != NULL;
-    bool sp = nemo && tp > 1; /* and, with it, userbuffers' overlap */
+    bool mcore = nemo || strstr(source, "Megatron-Core") != NULL;
+    bool sp = mcore && tp > 1; /* and, with it, userbuffers' overlap */
     bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
     GString *ini = g_string_new(NULL);
     g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
@@ -331,8 +340,11 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     g_string_append_printf(ini,
                            "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n"
                            "tp_comm_overlap = %s\n",
-                           fsdp ? 3 : nemo ? 1 : 0, sp ? "yes" : "no", nemo ? "yes" : "no",
-                           nemo || fsdp ? "yes" : "no", sp ? "yes" : "no");
+                           fsdp    ? 3
+                           : mcore ? 1
+                                   : 0,
+                           sp ? "yes" : "no", mcore ? "yes" : "no", mcore || fsdp ? "yes" : "no",
+                           sp ? "yes" : "no");
     if (fsdp)
         g_string_append(ini, "fsdp = yes\n");
     /* Layers the stages do not split evenly: NVIDIA's recipes count the
@@ -345,8 +357,9 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     if (seq_len > 0)
         g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
     bool current = strcmp(math, "fp8-cs") == 0;
-    g_string_append_printf(ini, "[precision]\nmath = %s\n%s", current ? "fp8" : math,
-                           current ? "fp8_scaling = current\n" : "");
+    g_string_append_printf(ini, "[precision]\nmath = %s\n%sfused_cross_entropy = %s\n",
+                           current ? "fp8" : math, current ? "fp8_scaling = current\n" : "",
+                           nemo ? "yes" : "no");
     char vp_text[32] = "", cp_text[32] = "";
     if (vp > 1)
         g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);

@@ -43,7 +43,7 @@ typedef struct Spec {
     uint64_t flops;
     uint64_t bytes, grad_bytes;
     WorkKernel kernel;
-    bool core; /* part of attention's core: replayed by selective recomputation */
+    bool core;         /* part of attention's core: replayed by selective recomputation */
     uint64_t cp_steps; /* fused attention under context parallelism: its kernels a pass */
 } Spec;
 
@@ -483,6 +483,7 @@ work_compute_config_init(WorkComputeConfig *config, const WorkModel *model)
     config->scaling = WORK_SCALING_NONE;
     config->moe_load = 1.0;
     config->dropout = model->positions == WORK_POSITIONS_LEARNED;
+    config->fused_cross_entropy = true;
 }
 
 GArray *
@@ -539,10 +540,17 @@ work_compute_embedding(GArray *ops, WorkPass pass, const WorkModel *model, const
 }
 
 /* Final norm, logits GEMM (fp16 even with fp8 linear layers, as Transformer
- * Engine keeps the output layer in higher precision), and Megatron's
- * vocab-parallel cross entropy: reads the T x V'/t logits, writes their
- * fp32 softmax for the backward, which reads it and writes the logits'
- * gradient. */
+ * Engine keeps the output layer in higher precision), and the vocab-
+ * parallel cross entropy over the T x V'/t logits of e bytes. Fused, it
+ * reads them and writes their fp32 softmax for the backward, which reads
+ * it and writes the logits' gradient: e + 4 bytes a logit each way.
+ * Unfused, as Megatron's VocabParallelCrossEntropy runs it
+ * (megatron/core/tensor_parallel/cross_entropy.py, core_r0.8.0), every
+ * step is its own pass over the logits: the cast to fp32 (e read, 4
+ * written), the max (4), the in-place subtraction of it (8), exp (8), the
+ * sum (4) and the division by it (8), e + 36 bytes forward; backward, the
+ * in-place product with the loss's gradient (8) and the cast back (4
+ * read, e written), e + 12. */
 void
 work_compute_head(GArray *ops, WorkPass pass, const WorkModel *model, const WorkLayout *layout,
                   const WorkComputeConfig *config)
@@ -556,7 +564,9 @@ work_compute_head(GArray *ops, WorkPass pass, const WorkModel *model, const Work
     add_norm(&list, "head.norm", "head.norm.bwd", &x);
     add_gemm(&list, "head.logits", "head.logits.dgrad", "head.logits.wgrad", WORK_MATH_FP16, 1,
              x.tokens, x.vocab_shard, x.h);
-    add_memory(&list, "head.loss", "head.loss.bwd", logits * (x.e + 4), logits * (4 + x.e));
+    bool fused = config->fused_cross_entropy;
+    add_memory(&list, "head.loss", "head.loss.bwd", logits * (x.e + (fused ? 4 : 36)),
+               logits * (x.e + (fused ? 4 : 12)));
     emit(ops, &list, pass, WORK_RECOMPUTE_NONE);
 }
 

@@ -52,6 +52,11 @@ typedef struct WorkComputeConfig {
     WorkMath linear_math; /* the block's linear layers; attention and logits stay fp16 */
     WorkScaling scaling;  /* of those linear layers' fp8 or fp4 operands */
     bool dropout;         /* hidden and attention dropout kernels */
+    /* The loss's cross entropy in one fused kernel a pass (NeMo's and
+     * Megatron-Bridge's cross_entropy_loss_fusion); false: Megatron's
+     * unfused vocab-parallel cross entropy, Megatron-LM's default and
+     * Megatron-Core's through r0.8 (see work_compute_head). */
+    bool fused_cross_entropy;
     /* A mixture of experts' routing: the tokens the busiest expert-parallel
      * rank receives over the mean (1: balanced; with a capacity factor c,
      * at most c, the rest dropped). The simulated rank is that one: the
@@ -106,14 +111,14 @@ typedef struct WorkOp {
     WorkMath math;             /* GEMM and attention inputs; WORK_MATH_FP16 for memory kernels */
     uint64_t n_batch, m, n, k; /* attention: n_batch heads, m queries, n keys run,
                                 * k = head size; 0 for memory kernels */
-    uint64_t flops; /* Megatron's convention: 2 m n k n_batch a GEMM (exact even where m is
-                     * a rounded-up per-expert token count); attention counts the full
-                     * s x s products forward and twice that backward */
-    uint64_t bytes; /* HBM traffic: what a memory kernel reads plus writes; a GEMM's
-                     * operands read once and its result written once (the roofline's) */
-    bool causal;    /* attention: m queries against n = m keys under the causal mask;
-                     * false: all m x n products run (a ring step of context
-                     * parallelism, n the keys the mask leaves) */
+    uint64_t flops;     /* Megatron's convention: 2 m n k n_batch a GEMM (exact even where m is
+                         * a rounded-up per-expert token count); attention counts the full
+                         * s x s products forward and twice that backward */
+    uint64_t bytes;     /* HBM traffic: what a memory kernel reads plus writes; a GEMM's
+                         * operands read once and its result written once (the roofline's) */
+    bool causal;        /* attention: m queries against n = m keys under the causal mask;
+                         * false: all m x n products run (a ring step of context
+                         * parallelism, n the keys the mask leaves) */
     uint32_t ring_step; /* attention under context parallelism: which of its cp kernels
                          * (0: its own keys); 0 for other kernels */
 } WorkOp;
@@ -155,7 +160,7 @@ uint64_t work_compute_kv_width(const WorkModel *model, const WorkLayout *layout)
  * generations it was not fitted on by nvlsim validate --cross generation
  * (README). A GPU's training_efficiency, or a scenario's
  * compute_efficiency, replaces it. */
-#define WORK_COMPUTE_STEP_EFFICIENCY 0.808
+#define WORK_COMPUTE_STEP_EFFICIENCY 0.782
 
 /* Defaults for model: fp16/bf16 linear layers, and
  * dropout for GPT-2 style models (learned positions: GPT-3 and Megatron's

@@ -17,15 +17,23 @@ typedef struct Bucket {
     uint64_t gather_bytes;
 } Bucket;
 
+/* Where the first forward of a chunk waits for a parameter all-gather:
+ * before its block `block` (0: before its embedding or its receive too). */
+typedef struct EarlyGather {
+    uint32_t task, chunk;
+    uint64_t block;
+} EarlyGather;
+
 /* A rank's place and its emission state. */
 typedef struct Rank {
     uint32_t t, c, d, p, gpu;
-    uint32_t kv_recv, dkv_recv;     /* ring attention's last receives (tasks) */
-    uint32_t last_compute;          /* task */
-    uint32_t first_of_block;        /* the first compute task of the block being emitted */
-    GArray *pending;                /* tasks the next compute task waits for */
-    GArray *deferred;               /* tasks the compute task after next waits for */
-    GArray *buckets;                /* Bucket: the gradient collectives, for the optimizer */
+    uint32_t kv_recv, dkv_recv; /* ring attention's last receives (tasks) */
+    uint32_t last_compute;      /* task */
+    uint32_t first_of_block;    /* the first compute task of the block being emitted */
+    GArray *pending;            /* tasks the next compute task waits for */
+    GArray *deferred;           /* tasks the compute task after next waits for */
+    GArray *buckets;            /* Bucket: the gradient collectives, for the optimizer */
+    GArray *early_gathers;      /* EarlyGather: the parameter all-gathers the step starts with */
     uint64_t bucket, expert_bucket; /* parameters waiting for a bucket */
     uint32_t groups[5];             /* RankGroup: its groups once made, else WORK_NONE */
 } Rank;
@@ -279,12 +287,26 @@ transfer(Gen *g, Rank *r, WorkTaskKind kind, uint32_t peer_stage, const char *la
     g_array_append_val(r->pending, recv);
 }
 
+/* The first forward of chunk waits, before its block `block`, for the
+ * parameter all-gathers that end there (plan_early_gathers). */
+static void
+wait_early_gathers(Rank *r, uint32_t chunk, uint64_t block)
+{
+    for (guint i = 0; i < r->early_gathers->len; i++) {
+        const EarlyGather *e = &g_array_index(r->early_gathers, EarlyGather, i);
+        if (e->chunk == chunk && e->block == block)
+            g_array_append_val(r->pending, e->task);
+    }
+}
+
 static void
 forward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk)
 {
     uint32_t vs = chunk * g->l->pp + r->p;
     char label[64];
     g_snprintf(label, sizeof label, "fwd mb%u chunk%u", mb, chunk);
+    if (mb == 0)
+        wait_early_gathers(r, chunk, 0); /* the embedding's too */
     if (vs > 0)
         transfer(g, r, WORK_TASK_RECV, (vs - 1) % g->l->pp, label);
     else
@@ -293,6 +315,8 @@ forward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk)
     uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
     for (uint64_t b = 0; b < blocks; b++) {
         gather_block(g, r, prev_first);
+        if (mb == 0 && b > 0)
+            wait_early_gathers(r, chunk, b);
         r->first_of_block = WORK_NONE;
         emit_items(g, r, g->fwd, label);
         prev_first = r->first_of_block;
@@ -356,6 +380,77 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
     }
 }
 
+/* ZeRO 1 and 2 with dp_overlap (Megatron-Core's --overlap-param-gather):
+ * the parameter all-gathers after one step's optimizer run under the next
+ * step's forward, each bucket's before the layers that need it. */
+static bool
+early_gathers(const Gen *g)
+{
+    return g->o->dp_overlap && (g->l->zero == WORK_ZERO_1 || g->l->zero == WORK_ZERO_2) &&
+           work_layout_grad_ranks(g->l) > 1;
+}
+
+/* The bucket of params parameters that ends before block `end` of chunk
+ * (the blocks from `first` on wait for it), after the one before. */
+static void
+early_gather(Gen *g, Rank *r, bool expert, uint64_t params, uint32_t chunk, uint64_t first,
+             uint32_t *prev)
+{
+    if (params == 0)
+        return;
+    GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    if (*prev != WORK_NONE)
+        g_array_append_val(deps, *prev);
+    *prev = coll(g, r, WORK_CAT_DP, rank_group(g, r, expert ? GROUP_DP_EXPERT : GROUP_DP),
+                 COLL_OP_ALL_GATHER, params * g->l->param_bytes, deps, "param gather");
+    g_array_unref(deps);
+    EarlyGather e = {.task = *prev, .chunk = chunk, .block = first};
+    g_array_append_val(r->early_gathers, e);
+}
+
+/* In the steady state the step starts with the last one's parameter
+ * all-gathers (early_gathers): bucket by bucket in forward order, one
+ * after the other, as Megatron-Core dispatches the next when the forward
+ * reaches the one before; the first microbatch's forward of a block waits
+ * for the bucket that holds it. Buckets close at bucket_params parameters
+ * and at every chunk's end (a chunk's own buffers); the embedding counts
+ * in the first chunk's first, the output layer and final norm in the last
+ * one's last. */
+static void
+plan_early_gathers(Gen *g, Rank *r)
+{
+    if (!early_gathers(g))
+        return;
+    uint64_t vocab = work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp;
+    uint64_t h = g->model->hidden_size;
+    uint32_t prev = WORK_NONE, prev_expert = WORK_NONE;
+    for (uint32_t chunk = 0; chunk < g->l->vp; chunk++) {
+        uint32_t vs = chunk * g->l->pp + r->p;
+        uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
+        uint64_t dense = 0, expert = 0, first = 0, first_expert = 0;
+        if (vs == 0)
+            dense = vocab * h +
+                    (g->model->positions == WORK_POSITIONS_LEARNED ? g->model->seq_len * h : 0);
+        for (uint64_t b = 0; b < blocks; b++) {
+            dense += g->block_dense;
+            expert += g->block_expert;
+            if (vs == g->n_chunks - 1 && b == blocks - 1)
+                dense += (g->model->tied_embeddings && g->l->pp == 1 ? 0 : vocab * h) +
+                         (g->model->norm == WORK_NORM_LAYERNORM ? 2 : 1) * h;
+            if (dense >= g->bucket_params || b == blocks - 1) {
+                early_gather(g, r, false, dense, chunk, first, &prev);
+                dense = 0;
+                first = b + 1;
+            }
+            if (expert >= g->bucket_params || b == blocks - 1) {
+                early_gather(g, r, true, expert, chunk, first_expert, &prev_expert);
+                expert = 0;
+                first_expert = b + 1;
+            }
+        }
+    }
+}
+
 static void
 finish_step(Gen *g, Rank *r)
 {
@@ -394,7 +489,7 @@ finish_step(Gen *g, Rank *r)
     uint32_t opt = add(g, r, &t, deps, "optimizer");
     g_array_set_size(deps, 0);
     g_array_append_val(deps, opt);
-    if (g->l->zero == WORK_ZERO_1 || g->l->zero == WORK_ZERO_2)
+    if ((g->l->zero == WORK_ZERO_1 || g->l->zero == WORK_ZERO_2) && !early_gathers(g))
         for (guint i = 0; i < r->buckets->len; i++) {
             const Bucket *b = &g_array_index(r->buckets, Bucket, i);
             coll(g, r, WORK_CAT_DP, rank_group(g, r, b->expert ? GROUP_DP_EXPERT : GROUP_DP),
@@ -415,6 +510,7 @@ emit_rank(Gen *g, Rank *r)
             last_bwd[s->chunk] = i;
     }
     bool overlap = g->o->dp_overlap;
+    plan_early_gathers(g, r);
     for (guint i = 0; i < slots->len; i++) {
         const WorkSlot *s = &g_array_index(slots, WorkSlot, i);
         if (s->forward)
@@ -535,7 +631,7 @@ work_gen_stream_bytes(const WorkModel *model, const WorkLayout *layout, const Hw
     for (uint32_t p = 0; p < layout->pp; p++) {
         WorkMemory mem;
         work_memory_stage(layout, model, p, &mem);
-        double buckets = (double)mem.n_params / (double)g.bucket_params + 4 +
+        double buckets = (double)mem.n_params / (double)g.bucket_params + 4 + 2.0 * layout->vp +
                          (zero3(&g) ? (double)mem.n_layers : 0);
         double per_rank = 2 * buckets + 1 + 2.0 * (double)mem.n_layers;
         for (uint32_t c = 0; c < layout->vp; c++) {
@@ -596,10 +692,12 @@ work_gen_stream(const WorkModel *model, const WorkLayout *layout, const HwGpu *g
                     r.pending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
                     r.deferred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
                     r.buckets = g_array_new(FALSE, FALSE, sizeof(Bucket));
+                    r.early_gathers = g_array_new(FALSE, FALSE, sizeof(EarlyGather));
                     emit_rank(&g, &r);
                     g_array_unref(r.pending);
                     g_array_unref(r.deferred);
                     g_array_unref(r.buckets);
+                    g_array_unref(r.early_gathers);
                 }
     gen_clear(&g);
     return g.s;

@@ -43,8 +43,8 @@ typedef struct ScenarioFile {
     uint64_t nodes;
     uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
-    bool sp, flash_attention, dp_overlap, tp_comm_overlap, dropout, account_for_embedding,
-        account_for_loss, fsdp;
+    bool sp, flash_attention, dp_overlap, tp_comm_overlap, dropout, fused_cross_entropy,
+        account_for_embedding, account_for_loss, fsdp;
     char *recompute, *schedule;
     uint64_t global_batch, micro_batch, seq_len;
     char *math, *fp8_scaling;
@@ -122,6 +122,8 @@ static const HwKey precision_keys[] = {
     K("optimizer_bytes", HW_KEY_COUNT, optimizer_bytes, false, "optimizer bytes per parameter"),
     K("activation_bytes", HW_KEY_COUNT, activation_bytes, false, "bytes per activation"),
     K("dropout", HW_KEY_BOOL, dropout, false, "dropout kernels"),
+    K("fused_cross_entropy", HW_KEY_BOOL, fused_cross_entropy, false,
+      "the loss in one kernel a pass (default yes); no: Megatron's unfused cross entropy"),
 };
 
 static const HwKey straggler_keys[] = {
@@ -149,17 +151,25 @@ static const Group groups[] = {
     {"stragglers", straggler_keys, G_N_ELEMENTS(straggler_keys), false, false},
 };
 
-#define SCENARIO_TABLE(name, keys) {"scenario", name, keys, G_N_ELEMENTS(keys)}
+#define SCENARIO_TABLE(name, keys)                                                                 \
+    {                                                                                              \
+        "scenario", name, keys, G_N_ELEMENTS(keys)                                                 \
+    }
 
 static const HwKeyTable scenario_tables[] = {
-    SCENARIO_TABLE("scenario", scenario_keys),   SCENARIO_TABLE("layout", layout_keys),
-    SCENARIO_TABLE("batch", batch_keys),         SCENARIO_TABLE("precision", precision_keys),
+    SCENARIO_TABLE("scenario", scenario_keys),    SCENARIO_TABLE("layout", layout_keys),
+    SCENARIO_TABLE("batch", batch_keys),          SCENARIO_TABLE("precision", precision_keys),
     SCENARIO_TABLE("stragglers", straggler_keys),
 };
 
 const HwKeyTable *const work_scenario_key_tables[] = {
-    &scenario_tables[0], &scenario_tables[1],    &scenario_tables[2],
-    &scenario_tables[3], &topo_fault_key_table,  &scenario_tables[4], NULL,
+    &scenario_tables[0],
+    &scenario_tables[1],
+    &scenario_tables[2],
+    &scenario_tables[3],
+    &topo_fault_key_table,
+    &scenario_tables[4],
+    NULL,
 };
 
 static void
@@ -626,6 +636,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     s->gen.compute_efficiency = f->compute_efficiency;
     if (g_key_file_has_key(kf, "precision", "dropout", NULL))
         s->gen.compute.dropout = f->dropout;
+    if (g_key_file_has_key(kf, "precision", "fused_cross_entropy", NULL))
+        s->gen.compute.fused_cross_entropy = f->fused_cross_entropy;
     return true;
 }
 

@@ -31,7 +31,8 @@
  *   [precision] math (bf16 | fp16 | fp8 | mxfp8 | nvfp4: the linear
  *               layers), fp8_scaling (delayed | current; fp8 only), param_bytes
  *               (2), grad_bytes (4), optimizer_bytes (12),
- *               activation_bytes (2), dropout (the model's default)
+ *               activation_bytes (2), dropout (the model's default),
+ *               fused_cross_entropy (yes; WorkComputeConfig)
  *   [faults]    the fabric's faults, on every node (topo-fault.h):
  *               planes_down, links_down, slow_links, slow_rate, crc_links,
  *               crc_error_rate; checked against the system when it is built

@@ -111,9 +111,9 @@ expect 0 out "  peak_fp4               FLOP rate   1GFLOP/s to 1000PFLOP/s; dens
 expect 0 out "nvlink4 " -- list links
 expect 0 out "nvswitch3 " -- list switches
 expect 0 out "cx7-ndr " -- list nics
-expect 0 out "llama3-70b       Llama 3 70B              80    8192  64/8          70.55  -" -- list models
-expect 0 out "mixtral-8x7b     Mixtral 8x7B             32    4096  32/8          46.70  8 (top 2)" -- list models
-expect 0 out "gpt3-175b        GPT-3 175B               96   12288  96/96        174.60  -" -- list models
+expect 0 out "llama3-70b       Llama 3 70B                  80    8192  64/8          70.55  -" -- list models
+expect 0 out "mixtral-8x7b     Mixtral 8x7B                 32    4096  32/8          46.70  8 (top 2)" -- list models
+expect 0 out "gpt3-175b        GPT-3 175B                   96   12288  96/96        174.60  -" -- list models
 expect 0 out "list" -- --help
 expect 0 out "KIND is one of" -- help list
 expect 2 err "unknown kind 'nonsense'; expected one of: systems, gpus" -- list nonsense
@@ -358,8 +358,8 @@ expect 0 out "MAPE 0.00%" -- calibrate compute-efficiency \
 expect 1 err "no training rows of dgx-h100" -- calibrate compute-efficiency \
     "$top_srcdir/tests/data/training-fixture.csv" --system dgx-h100
 # Without --system, one efficiency for every generation: the median of the
-# two rows' own, 0.7699 (A100) and 0.8739 (V100).
-expect 0 out "WORK_COMPUTE_STEP_EFFICIENCY 0.822 (sim/work/work-compute.h)" -- \
+# two rows' own, 0.7795 (A100) and 0.8881 (V100).
+expect 0 out "WORK_COMPUTE_STEP_EFFICIENCY 0.834 (sim/work/work-compute.h)" -- \
     calibrate compute-efficiency "$top_srcdir/tests/data/training-fixture.csv"
 
 # nvlsim validate on training rows (the columns of training.csv: one SC21
@@ -421,11 +421,12 @@ expect 0 out "CROSS MAPE: " -- validate --cross generation --max-mape 99 "$cross
 expect 0 out "data/measurements/training.csv (the shipped measurement suite)" -- \
     validate -q --system dgx2-v100
 if grep -q "data/measurements/collectives.csv (the shipped measurement suite)" "$tmp/out" &&
+    grep -q "data/measurements/training-mcore-h100.csv (the shipped measurement suite)" "$tmp/out" &&
     grep -q "data/measurements/training-blackwell.csv (the shipped measurement suite)" "$tmp/out" &&
-    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 3 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
-    echo "ok: validate without FILE: the three files of the suite, 4 DGX-2 training rows"
+    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 4 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
+    echo "ok: validate without FILE: the four files of the suite, 4 DGX-2 training rows"
 else
-    echo "FAIL: validate without FILE did not replay the three files of the suite:"
+    echo "FAIL: validate without FILE did not replay the four files of the suite:"
     cat "$tmp/out"
     n_fail=$((n_fail + 1))
 fi

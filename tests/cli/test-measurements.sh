@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n_fail=0
 
-for f in collectives.csv training.csv training-blackwell.csv README.md; do
+for f in collectives.csv training.csv training-mcore-h100.csv training-blackwell.csv README.md; do
     if [ ! -f "$data/$f" ]; then
         echo "FAIL: data/measurements/$f is missing"
         n_fail=$((n_fail + 1))

@@ -429,7 +429,7 @@ START_TEST(sequence_parallelism_shards_the_norms)
 END_TEST
 
 /* Embedding and head: the padded vocabulary, the logits GEMM and its two
- * products, nothing to recompute. */
+ * products, the loss fused and unfused, nothing to recompute. */
 START_TEST(embedding_and_head)
 {
     g_autoptr(WorkModel) m = load_model("gpt3-175b");
@@ -452,7 +452,21 @@ START_TEST(embedding_and_head)
     ck_assert_uint_eq(work_compute_ops_flops(fwd), 2ull * 2048 * 12288 * 6400);
     ck_assert_uint_eq(work_compute_ops_flops(bwd), 2 * work_compute_ops_flops(fwd));
     ck_assert_uint_eq(find_op(fwd, "head.loss")->bytes, 2048ull * 6400 * 6);
+    ck_assert_uint_eq(find_op(bwd, "head.loss.bwd")->bytes, 2048ull * 6400 * 6);
     ck_assert_uint_eq(re->len, 0);
+    /* Megatron's unfused cross entropy, pass by pass over the 2048 x 6400
+     * logits: forward the cast to fp32 (2 read, 4 written), the max (4),
+     * the subtraction (4 + 4), exp (4 + 4), the sum (4) and the division
+     * (4 + 4): 38 bytes; backward the product (4 + 4) and the cast back
+     * (4 + 2): 14. */
+    config.fused_cross_entropy = false;
+    g_autoptr(GArray) unfused_fwd = work_compute_ops_new();
+    g_autoptr(GArray) unfused_bwd = work_compute_ops_new();
+    work_compute_head(unfused_fwd, WORK_PASS_FORWARD, m, &layout, &config);
+    work_compute_head(unfused_bwd, WORK_PASS_BACKWARD, m, &layout, &config);
+    ck_assert_uint_eq(find_op(unfused_fwd, "head.loss")->bytes, 2048ull * 6400 * 38);
+    ck_assert_uint_eq(find_op(unfused_bwd, "head.loss.bwd")->bytes, 2048ull * 6400 * 14);
+    config.fused_cross_entropy = true;
     g_autoptr(GArray) embed = work_compute_ops_new();
     work_compute_embedding(embed, WORK_PASS_FORWARD, m, &layout, &config);
     ck_assert_uint_eq(find_op(embed, "embed.lookup")->bytes, 2 * 2048ull * 12288 * 2);

@@ -356,6 +356,79 @@ START_TEST(dp_buckets_split_the_same_bytes)
 }
 END_TEST
 
+/* Whether task `dep` is among task i's dependencies. */
+static bool
+depends_on(const WorkStream *s, uint32_t i, uint32_t dep)
+{
+    const WorkTask *t = work_stream_task(s, i);
+    for (uint32_t k = 0; k < t->n_deps; k++)
+        if (g_array_index(s->deps, uint32_t, t->dep0 + k) == dep)
+            return true;
+    return false;
+}
+
+/* ZeRO 1 with dp_overlap (Megatron-Core's --overlap-param-gather): the
+ * step starts with the parameter all-gathers, in forward order, one after
+ * the other, and the first microbatch's forward waits for each before the
+ * first block it holds. By hand, buckets of 60,000 parameters in forward
+ * order: the embedding (1,024 x 64 + 128 x 64 = 73,728) with block 0
+ * (49,984), 123,712; blocks 1 and 2, 99,968; block 3 with the final
+ * LayerNorm (128), 50,112: 273,792 in all, 2 bytes each. Without
+ * overlap the same bytes are gathered after the optimizer. */
+START_TEST(dp_param_gathers_run_under_the_next_forward)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    WorkLayout l = layout_of(1, 1, 2, 2);
+    l.zero = WORK_ZERO_1;
+    WorkGenOptions o;
+    work_gen_options_init(&o, m);
+    o.bucket_params = 60000;
+    o.symmetric = false;
+    static const uint64_t params[] = {123712, 99968, 50112};
+    for (int overlap = 1; overlap >= 0; overlap--) {
+        o.dp_overlap = overlap;
+        g_autoptr(WorkStream) s = gen(m, &l, &o, overlap ? "early gathers" : "late gathers");
+        uint32_t gathers[8], n = 0, first_compute = WORK_NONE, optimizer = WORK_NONE;
+        for (guint i = 0; i < s->tasks->len; i++) {
+            const WorkTask *t = work_stream_task(s, i);
+            if (t->rank != 0)
+                continue;
+            if (t->kind == WORK_TASK_COLL && t->category == WORK_CAT_DP &&
+                t->op == COLL_OP_ALL_GATHER) {
+                ck_assert_uint_lt(n, G_N_ELEMENTS(gathers));
+                gathers[n++] = i;
+            } else if (t->kind == WORK_TASK_COMPUTE && first_compute == WORK_NONE) {
+                first_compute = i;
+            }
+            if (strcmp(work_stream_label(s, t), "optimizer") == 0)
+                optimizer = i;
+        }
+        ck_assert_uint_ne(optimizer, WORK_NONE);
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < n; k++)
+            total += work_stream_task(s, gathers[k])->bytes;
+        ck_assert_uint_eq(total, 273792 * l.param_bytes);
+        if (!overlap) {
+            for (uint32_t k = 0; k < n; k++)
+                ck_assert(depends_on(s, gathers[k], optimizer));
+            continue;
+        }
+        ck_assert_uint_eq(n, G_N_ELEMENTS(params));
+        for (uint32_t k = 0; k < n; k++) {
+            const WorkTask *t = work_stream_task(s, gathers[k]);
+            ck_assert_msg(t->bytes == params[k] * l.param_bytes,
+                          "gather %u: %" G_GUINT64_FORMAT " bytes, want %" G_GUINT64_FORMAT, k,
+                          t->bytes, params[k] * l.param_bytes);
+            ck_assert_uint_eq(t->n_deps, k == 0 ? 0 : 1);
+            ck_assert(k == 0 || depends_on(s, gathers[k], gathers[k - 1]));
+            ck_assert_uint_lt(gathers[k], first_compute);
+        }
+        ck_assert_msg(depends_on(s, first_compute, gathers[0]),
+                      "the embedding's forward does not wait for the first gather");
+    }
+}
+END_TEST
+
 /* pp 2, dp 2, tied embeddings: each stage reduces its own parameters
  * over its data-parallel group (stage 1 the embedding's copy and the
  * final norm among them), and the first and last stages all-reduce the
@@ -1042,6 +1115,7 @@ work_gen_suite(void)
     tcase_add_loop_test(tc, dp_overlap_reduces_the_same_gradients, 0, 2);
     tcase_add_test(tc, dp_one_bucket_by_hand);
     tcase_add_test(tc, dp_buckets_split_the_same_bytes);
+    tcase_add_test(tc, dp_param_gathers_run_under_the_next_forward);
     tcase_add_test(tc, dp_pipeline_stages_and_tied_embedding);
     tcase_add_loop_test(tc, dp_zero3_gathers_every_block_twice, 0, G_N_ELEMENTS(zero3_cases));
     tcase_add_loop_test(tc, dp_fsdp_scatters_every_microbatch, 0, 2);
