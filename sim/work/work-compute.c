@@ -94,6 +94,13 @@ work_compute_gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n,
  *     1 byte an element and 1 a block of 32;
  *   NVFP4: an amax pass (the tensor's fp32 scale), then read e and write
  *     both orientations at half a byte an element and 1 a block of 16.
+ *     NVIDIA's NVFP4 recipe turns the weight gradient's operands (the
+ *     transposed orientation) by a 16-point random Hadamard transform
+ *     first; Transformer Engine folds it into the same two passes
+ *     (nvte_hadamard_transform_amax takes the plain amax and the
+ *     transformed one in one read, its transform-and-cast kernel writes
+ *     both orientations), so it moves no more bytes; its arithmetic (32
+ *     FLOPs an element) is left out.
  * Integer bytes, scales rounded up to whole blocks. */
 uint64_t
 work_compute_cast_bytes(WorkScaling scaling, uint64_t n, uint64_t e)
