@@ -94,9 +94,8 @@ explain_tiers(WorkScenario *s, double step_s)
     double event_s = s->analytic ? other.step_s : step_s;
     printf("\n## The analytic tier (fidelity = analytic: each call its time alone, no shared "
            "network)\n");
-    printf("  step time %.6f s analytic, %.6f s at %s fidelity: %s / analytic = %.4f\n",
-           analytic_s, event_s, s->analytic ? "flow" : ran, s->analytic ? "flow" : ran,
-           event_s / analytic_s);
+    printf("  step time %.6f s analytic, %.6f s at %s fidelity: %s / analytic = %.4f\n", analytic_s,
+           event_s, s->analytic ? "flow" : ran, s->analytic ? "flow" : ran, event_s / analytic_s);
     printf("  the difference is what the analytic tier leaves out: calls that overlap on links "
            "slowing\n  each other, and the replicas' traffic on the links the detailed ranks "
            "use\n");
@@ -179,13 +178,23 @@ explain_run(const ExplainOptions *o, const char *path)
         printf("  pipeline: none (pp = 1)\n");
     WorkMemory mem;
     work_memory_stage(l, m, 0, &mem);
-    if (l->dp > 1)
+    if (l->dp > 1 && l->zero == WORK_ZERO_0)
         printf("  data parallel (dp = %u): the gradients of a GPU's %" G_GUINT64_FORMAT
-               " parameters x %u bytes = %.4g bytes a step, %s (ring bus factor 2(n-1)/n = "
-               "%.4g)\n",
+               " parameters x %u bytes = %.4g bytes a step, all-reduced (ring bus factor "
+               "2(n-1)/n = %.4g)\n",
                l->dp, mem.n_params, l->grad_bytes, (double)mem.n_params * l->grad_bytes,
-               l->zero == WORK_ZERO_0 ? "all-reduced" : "reduce-scattered, then gathered",
                2.0 * (l->dp - 1) / l->dp);
+    else if (l->dp > 1)
+        printf("  data parallel (dp = %u): the gradients of a GPU's %" G_GUINT64_FORMAT
+               " parameters x %u bytes = %.4g bytes a step, reduce-scattered, and its "
+               "parameters x %u bytes = %.4g all-gathered%s (ring bus factor (n-1)/n = %.4g "
+               "each)\n",
+               l->dp, mem.n_params, l->grad_bytes, (double)mem.n_params * l->grad_bytes,
+               l->param_bytes, (double)mem.n_params * l->param_bytes,
+               l->zero == WORK_ZERO_3 ? " block by block"
+               : s->gen.dp_overlap    ? " under the next step's forward, bucket by bucket"
+                                      : " after the optimizer",
+               (double)(l->dp - 1) / l->dp);
     else
         printf("  data parallel: none (dp = 1)\n");
     printf("\n## The pipeline bubble\n");
