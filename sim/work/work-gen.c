@@ -249,19 +249,28 @@ zero3(const Gen *g)
     return g->l->zero == WORK_ZERO_3 && work_layout_grad_ranks(g->l) > 1;
 }
 
-/* ZeRO 3: gather a block's parameters, one block ahead of its compute. */
-static void
-gather_block(Gen *g, Rank *r, uint32_t prev_first)
+/* ZeRO 3: the all-gather of a block's parameters, after task `after`
+ * (WORK_NONE: none); WORK_NONE without ZeRO 3. */
+static uint32_t
+gather_block(Gen *g, Rank *r, uint32_t after)
 {
     if (!zero3(g))
-        return;
+        return WORK_NONE;
     GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    if (prev_first != WORK_NONE)
-        g_array_append_val(deps, prev_first);
+    if (after != WORK_NONE)
+        g_array_append_val(deps, after);
     uint32_t c = coll(g, r, WORK_CAT_DP, rank_group(g, r, GROUP_DP), COLL_OP_ALL_GATHER,
                       g->block_dense * g->l->param_bytes, deps, "param gather");
     g_array_unref(deps);
-    g_array_append_val(r->pending, c);
+    return c;
+}
+
+/* The next compute task waits for `task` (WORK_NONE: nothing). */
+static void
+wait_for(Rank *r, uint32_t task)
+{
+    if (task != WORK_NONE)
+        g_array_append_val(r->pending, task);
 }
 
 static void
@@ -314,7 +323,8 @@ forward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk)
     uint32_t prev_first = WORK_NONE;
     uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
     for (uint64_t b = 0; b < blocks; b++) {
-        gather_block(g, r, prev_first);
+        /* Forward, a block's gather starts with the block before it. */
+        wait_for(r, gather_block(g, r, prev_first));
         if (mb == 0 && b > 0)
             wait_early_gathers(r, chunk, b);
         r->first_of_block = WORK_NONE;
@@ -349,14 +359,20 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
                        (g->model->norm == WORK_NORM_LAYERNORM ? 2 : 1) * g->model->hidden_size,
                        false, false);
     }
-    uint32_t prev_first = WORK_NONE;
     uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
+    /* Backward, the next block's gather is issued before this block's
+     * gradients are reduced (PyTorch FSDP's BACKWARD_PRE prefetch,
+     * Megatron-FSDP's alike): on the data-parallel communicator, whose
+     * calls run in the order issued, it follows the reduce-scatter of the
+     * block before, not this one's. */
+    uint32_t next_gather = gather_block(g, r, WORK_NONE);
     for (uint64_t b = 0; b < blocks; b++) {
-        gather_block(g, r, prev_first);
+        uint32_t gather = next_gather;
+        next_gather = b + 1 < blocks ? gather_block(g, r, WORK_NONE) : WORK_NONE;
+        wait_for(r, gather);
         r->first_of_block = WORK_NONE;
         emit_items(g, r, g->rec, label);
         emit_items(g, r, g->bwd, label);
-        prev_first = r->first_of_block;
         if ((last || g->l->fsdp) && zero3(g)) {
             bucket_add(g, r, g->block_dense, false, true);
         } else if (last) {

@@ -517,7 +517,8 @@ END_TEST
  * microbatch's backward (4 x 3 of the block's 49,984 parameters), where
  * ZeRO 3 reduces once: a call a block and microbatch at least (the last
  * backward's first may carry the head's gradients too), the rest of the
- * stage's gradients once. With or without overlap the same bytes. */
+ * stage's gradients once. With or without overlap the same bytes. In the
+ * backward the next block's gather is issued one block ahead. */
 START_TEST(dp_fsdp_scatters_every_microbatch)
 {
     g_autoptr(WorkModel) m = tiny_model_1024();
@@ -539,6 +540,32 @@ START_TEST(dp_fsdp_scatters_every_microbatch)
     uint64_t n_params = stage_params(&l, m, 0), rest = n_params - m->n_layers * dense;
     ck_assert_uint_eq(rs.bytes, (m->n_layers * mb * dense + rest) * l.grad_bytes);
     ck_assert_uint_ge(rs.n, m->n_layers * mb);
+    /* Backward prefetch: the gather a block's backward waits for is issued
+     * before the backward of the block before it starts (so ahead of that
+     * block's reduce-scatter on the communicator). */
+    uint32_t prev = WORK_NONE, n_checked = 0;
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->rank != 0 || t->kind != WORK_TASK_COMPUTE)
+            continue;
+        const char *label = work_stream_label(s, t);
+        uint32_t gather = WORK_NONE;
+        for (uint32_t k = 0; k < t->n_deps; k++) {
+            const WorkTask *d = work_stream_task(s, g_array_index(s->deps, uint32_t, t->dep0 + k));
+            if (d->kind == WORK_TASK_COLL && d->op == COLL_OP_ALL_GATHER)
+                gather = g_array_index(s->deps, uint32_t, t->dep0 + k);
+        }
+        if (gather == WORK_NONE)
+            continue;
+        if (strncmp(label, "bwd", 3) == 0 && prev != WORK_NONE &&
+            strcmp(work_stream_label(s, work_stream_task(s, prev)), label) == 0) {
+            ck_assert_msg(gather < prev, "%s: task %u waits for gather %u, issued after %u", label,
+                          i, gather, prev);
+            n_checked++;
+        }
+        prev = i;
+    }
+    ck_assert_uint_eq(n_checked, (m->n_layers - 1) * mb);
 }
 END_TEST
 
