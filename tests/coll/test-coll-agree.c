@@ -223,11 +223,11 @@ END_TEST
  * with every participant simulated. A ring on one rail leaf a NIC is
  * symmetric under a shift by one node (every node enters and leaves each
  * channel through the same NIC) and folds to one node, with fewer events.
- * Where every GPU has its own NIC and PCIe path (DGX H100, DGX A100),
- * channel c enters each node at GPU c, so turning every node's GPUs one
- * place is a symmetry too, and with the node shift it folds by the
- * least common multiple of the nodes and the node's 8 GPUs: 4 nodes by
- * 8, 3 nodes by 24. A tree never folds by nodes (a node's place in the
+ * Where every GPU has its own NIC and PCIe path (DGX H100, DGX A100, DGX
+ * B200, A3 Mega), channel c enters each node at GPU c, so turning every
+ * node's GPUs one place is a symmetry too, and with the node shift it
+ * folds by the least common multiple of the nodes and the node's 8 GPUs:
+ * 4 nodes by 8, 3 nodes by 24. A tree never folds by nodes (a node's place in the
  * tree differs; its channels' chains may still turn with the GPUs), and a
  * rotated root does not fold at all. */
 START_TEST(folded_nodes_as_apart)
@@ -236,11 +236,9 @@ START_TEST(folded_nodes_as_apart)
         const char *system;
         uint32_t n_nodes;
         uint32_t ring_fold; /* what a ring all_reduce folds by */
-    } systems[] = {{"dgx-h100", 4, 8},
-                   {"gb200-nvl72", 2, 2},
-                   {"dgx-a100", 3, 24},
-                   {"aws-p5-h100", 2, 2},
-                   {"dgx1-v100", 2, 2}};
+    } systems[] = {{"dgx-h100", 4, 8},       {"gb200-nvl72", 2, 2}, {"dgx-a100", 3, 24},
+                   {"aws-p5-h100", 2, 2},    {"dgx1-v100", 2, 2},   {"dgx-b200", 2, 8},
+                   {"gcp-a3mega-h100", 2, 8}};
     static const struct {
         CollAlgo algo;
         CollOp op;
@@ -437,7 +435,7 @@ main(void)
     tcase_add_loop_test(tc, packet_and_flow_agree_on_systems, 0, G_N_ELEMENTS(cases));
     tcase_add_test(tc, pat_packet_and_flow_agree);
     tcase_add_loop_test(tc, folded_rings_as_apart, 0, 5);
-    tcase_add_loop_test(tc, folded_nodes_as_apart, 0, 5);
+    tcase_add_loop_test(tc, folded_nodes_as_apart, 0, 7);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);
