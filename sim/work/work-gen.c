@@ -406,8 +406,9 @@ early_gathers(const Gen *g)
            work_layout_grad_ranks(g->l) > 1;
 }
 
-/* The bucket of params parameters that ends before block `end` of chunk
- * (the blocks from `first` on wait for it), after the one before. */
+/* The all-gather of a bucket of params parameters that starts at block
+ * `first` of chunk, after the one before (*prev, updated); the first
+ * forward of that block waits for it. */
 static void
 early_gather(Gen *g, Rank *r, bool expert, uint64_t params, uint32_t chunk, uint64_t first,
              uint32_t *prev)
@@ -440,6 +441,8 @@ plan_early_gathers(Gen *g, Rank *r)
     uint64_t vocab = work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp;
     uint64_t h = g->model->hidden_size;
     uint32_t prev = WORK_NONE, prev_expert = WORK_NONE;
+    /* Experts held by one replica alone have no gather (bucket_add). */
+    bool experts = work_layout_grad_ranks(g->l) / g->l->ep >= 2;
     for (uint32_t chunk = 0; chunk < g->l->vp; chunk++) {
         uint32_t vs = chunk * g->l->pp + r->p;
         uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
@@ -449,7 +452,7 @@ plan_early_gathers(Gen *g, Rank *r)
                     (g->model->positions == WORK_POSITIONS_LEARNED ? g->model->seq_len * h : 0);
         for (uint64_t b = 0; b < blocks; b++) {
             dense += g->block_dense;
-            expert += g->block_expert;
+            expert += experts ? g->block_expert : 0;
             if (vs == g->n_chunks - 1 && b == blocks - 1)
                 dense += (g->model->tied_embeddings && g->l->pp == 1 ? 0 : vocab * h) +
                          (g->model->norm == WORK_NORM_LAYERNORM ? 2 : 1) * h;
