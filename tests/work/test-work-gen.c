@@ -429,6 +429,38 @@ START_TEST(dp_param_gathers_run_under_the_next_forward)
 }
 END_TEST
 
+/* Experts that one replica alone holds (ep = dp) have no gradient to
+ * reduce and no parameters to gather: with two experts on ep 2 and dp 2,
+ * the early gathers are the dense parameters' alone, over the whole
+ * data-parallel group. */
+START_TEST(dp_early_gathers_skip_unshared_experts)
+{
+    g_autoptr(WorkModel) m = tiny_model_1024();
+    m->n_experts = 2;
+    m->top_k = 1;
+    m->moe_ffn_hidden_size = m->ffn_hidden_size;
+    WorkLayout l = layout_of(1, 1, 2, 2);
+    l.ep = 2;
+    l.zero = WORK_ZERO_1;
+    g_autoptr(WorkStream) s = gen(m, &l, NULL, "unshared experts");
+    uint64_t dense, expert;
+    work_memory_block_params(&l, m, &dense, &expert);
+    ck_assert_uint_gt(expert, 0);
+    uint64_t gathered = 0;
+    for (guint i = 0; i < s->tasks->len; i++) {
+        const WorkTask *t = work_stream_task(s, i);
+        if (t->rank != 0 || t->kind != WORK_TASK_COLL || t->category != WORK_CAT_DP ||
+            t->op != COLL_OP_ALL_GATHER)
+            continue;
+        const WorkGroup *g = s->groups->pdata[t->group];
+        ck_assert_uint_eq(g->n_ranks, 2);
+        gathered += t->bytes;
+    }
+    uint64_t n_params = stage_params(&l, m, 0), experts = m->n_layers * expert;
+    ck_assert_uint_eq(gathered, (n_params - experts) * l.param_bytes);
+}
+END_TEST
+
 /* pp 2, dp 2, tied embeddings: each stage reduces its own parameters
  * over its data-parallel group (stage 1 the embedding's copy and the
  * final norm among them), and the first and last stages all-reduce the
@@ -1143,6 +1175,7 @@ work_gen_suite(void)
     tcase_add_test(tc, dp_one_bucket_by_hand);
     tcase_add_test(tc, dp_buckets_split_the_same_bytes);
     tcase_add_test(tc, dp_param_gathers_run_under_the_next_forward);
+    tcase_add_test(tc, dp_early_gathers_skip_unshared_experts);
     tcase_add_test(tc, dp_pipeline_stages_and_tied_embedding);
     tcase_add_loop_test(tc, dp_zero3_gathers_every_block_twice, 0, G_N_ELEMENTS(zero3_cases));
     tcase_add_loop_test(tc, dp_fsdp_scatters_every_microbatch, 0, 2);
