@@ -327,6 +327,7 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     bool nemo = strstr(source, "NeMo") != NULL;
     bool mcore = nemo || strstr(source, "Megatron-Core") != NULL;
     bool sp = mcore && tp > 1; /* and, with it, userbuffers' overlap */
+    int zero = fsdp ? 3 : mcore ? 1 : 0;
     bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
     GString *ini = g_string_new(NULL);
     g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
@@ -340,11 +341,8 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     g_string_append_printf(ini,
                            "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n"
                            "tp_comm_overlap = %s\n",
-                           fsdp    ? 3
-                           : mcore ? 1
-                                   : 0,
-                           sp ? "yes" : "no", mcore ? "yes" : "no", mcore || fsdp ? "yes" : "no",
-                           sp ? "yes" : "no");
+                           zero, sp ? "yes" : "no", mcore ? "yes" : "no",
+                           mcore || fsdp ? "yes" : "no", sp ? "yes" : "no");
     if (fsdp)
         g_string_append(ini, "fsdp = yes\n");
     /* Layers the stages do not split evenly: NVIDIA's recipes count the

@@ -31,7 +31,17 @@
 #include "coll/coll-exec-state.h"
 #include "topo/topo-route.h"
 
+/* What the search looks up in ex, the same for every shift it tries. */
+typedef struct Index {
+    GHashTable *by_key; /* a participant's key (its vertex, occurrence) -> its index + 1 */
+    gint64 *keys;       /* [parts] */
+    uint32_t *part_occ; /* [parts]: participants made at its vertex before it */
+    uint32_t *first;    /* [parts + 1]: participant i's programs are */
+    uint32_t *of_part;  /* of_part[first[i] .. first[i + 1]), in order */
+} Index;
+
 typedef struct Shift {
+    const Index *x;
     uint32_t n_nodes, p; /* nodes a step moves (0: none) */
     uint32_t n_gpus, r;  /* a node's GPUs, and places a step turns them (0: none) */
     uint32_t copies;     /* steps that return every participant to itself */
@@ -80,31 +90,56 @@ vertex_img(const TopoGraph *g, const Shift *s, uint32_t v)
     return v - x->node * g->n_node_vertices + to * g->n_node_vertices;
 }
 
+static void
+index_init(Index *x, const CollExec *ex)
+{
+    uint32_t n_parts = ex->parts->len, n_progs = ex->progs->len;
+    x->by_key = g_hash_table_new(g_int64_hash, g_int64_equal);
+    x->keys = g_new(gint64, n_parts);
+    x->part_occ = g_new(uint32_t, n_parts);
+    /* A participant's key: its vertex and how many were made there before it. */
+    g_autoptr(GHashTable) n_at = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (uint32_t i = 0; i < n_parts; i++) {
+        uint32_t v = g_array_index(ex->parts, Part, i).vertex;
+        x->part_occ[i] = GPOINTER_TO_UINT(g_hash_table_lookup(n_at, GUINT_TO_POINTER(v + 1)));
+        g_hash_table_insert(n_at, GUINT_TO_POINTER(v + 1), GUINT_TO_POINTER(x->part_occ[i] + 1));
+        x->keys[i] = (gint64)v << 32 | x->part_occ[i];
+        g_hash_table_insert(x->by_key, &x->keys[i], GUINT_TO_POINTER(i + 1));
+    }
+    x->first = g_new0(uint32_t, n_parts + 1);
+    x->of_part = g_new(uint32_t, MAX(n_progs, 1));
+    for (uint32_t i = 0; i < n_progs; i++)
+        x->first[PROG(ex, i)->participant + 1]++;
+    for (uint32_t i = 0; i < n_parts; i++)
+        x->first[i + 1] += x->first[i];
+    g_autofree uint32_t *fill = g_memdup2(x->first, sizeof(uint32_t) * n_parts);
+    for (uint32_t i = 0; i < n_progs; i++)
+        x->of_part[fill[PROG(ex, i)->participant]++] = i;
+}
+
+static void
+index_clear(Index *x)
+{
+    g_hash_table_unref(x->by_key);
+    g_free(x->keys);
+    g_free(x->part_occ);
+    g_free(x->first);
+    g_free(x->of_part);
+}
+
 /* The images of participants (by occurrence at their vertex); false when
  * some has none. */
 static bool
 map_owners(CollExec *ex, Shift *s)
 {
     const TopoGraph *g = ex->graph;
-    /* A participant's key: its vertex and how many were made there before it. */
-    g_autoptr(GHashTable) by_key = g_hash_table_new(g_int64_hash, g_int64_equal);
-    g_autoptr(GHashTable) n_at = g_hash_table_new(g_direct_hash, g_direct_equal);
-    g_autofree gint64 *keys = g_new(gint64, ex->parts->len);
-    g_autofree uint32_t *part_occ = g_new(uint32_t, ex->parts->len);
-    for (uint32_t i = 0; i < ex->parts->len; i++) {
-        uint32_t v = g_array_index(ex->parts, Part, i).vertex;
-        part_occ[i] = GPOINTER_TO_UINT(g_hash_table_lookup(n_at, GUINT_TO_POINTER(v + 1)));
-        g_hash_table_insert(n_at, GUINT_TO_POINTER(v + 1), GUINT_TO_POINTER(part_occ[i] + 1));
-        keys[i] = (gint64)v << 32 | part_occ[i];
-        g_hash_table_insert(by_key, &keys[i], GUINT_TO_POINTER(i + 1));
-    }
     for (uint32_t i = 0; i < ex->parts->len; i++) {
         const Part *a = &g_array_index(ex->parts, Part, i);
         uint32_t v = vertex_img(g, s, a->vertex);
         if (v == TOPO_NONE)
             return false;
-        gint64 key = (gint64)v << 32 | part_occ[i];
-        uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(by_key, &key));
+        gint64 key = (gint64)v << 32 | s->x->part_occ[i];
+        uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(s->x->by_key, &key));
         if (j == 0)
             return false;
         const Part *b = &g_array_index(ex->parts, Part, j - 1);
@@ -146,7 +181,7 @@ typedef struct Match {
     CollExec *ex;
     Shift *s;
     bool *prog_taken, *conn_taken;
-    GArray *todo;                  /* uint32_t: programs assigned, not yet checked */
+    GArray *unchecked; /* uint32_t: programs assigned, their operations not yet compared */
     GArray *log_progs, *log_conns; /* uint32_t: assigned, in order */
 } Match;
 
@@ -163,7 +198,7 @@ assign_prog(Match *m, uint32_t a, uint32_t b)
     m->s->prog_img[a] = b;
     m->prog_taken[b] = true;
     g_array_append_val(m->log_progs, a);
-    g_array_append_val(m->todo, a);
+    g_array_append_val(m->unchecked, a);
     return true;
 }
 
@@ -190,12 +225,12 @@ static bool
 follow(Match *m, uint32_t a, uint32_t b)
 {
     CollExec *ex = m->ex;
-    g_array_set_size(m->todo, 0);
+    g_array_set_size(m->unchecked, 0);
     if (!assign_prog(m, a, b))
         return false;
-    while (m->todo->len > 0) {
-        uint32_t i = g_array_index(m->todo, uint32_t, m->todo->len - 1);
-        g_array_set_size(m->todo, m->todo->len - 1);
+    while (m->unchecked->len > 0) {
+        uint32_t i = g_array_index(m->unchecked, uint32_t, m->unchecked->len - 1);
+        g_array_set_size(m->unchecked, m->unchecked->len - 1);
         const Prog *x = PROG(ex, i), *y = PROG(ex, m->s->prog_img[i]);
         if (x->fenced != y->fenced || x->n_runs != y->n_runs)
             return false;
@@ -235,21 +270,12 @@ undo(Match *m, uint32_t n_progs, uint32_t n_conns)
 static bool
 map_schedule(CollExec *ex, Shift *s)
 {
-    uint32_t n_parts = ex->parts->len, n_progs = ex->progs->len, n_conns = ex->conns->len;
+    uint32_t n_progs = ex->progs->len, n_conns = ex->conns->len;
+    const uint32_t *first = s->x->first, *of_part = s->x->of_part;
     for (uint32_t i = 0; i < n_progs; i++)
         s->prog_img[i] = NONE;
     for (uint32_t i = 0; i < n_conns; i++)
         s->conn_img[i] = NONE;
-    /* The programs of each participant, in order. */
-    g_autofree uint32_t *first = g_new0(uint32_t, n_parts + 1);
-    g_autofree uint32_t *of_part = g_new(uint32_t, MAX(n_progs, 1));
-    for (uint32_t i = 0; i < n_progs; i++)
-        first[PROG(ex, i)->participant + 1]++;
-    for (uint32_t i = 0; i < n_parts; i++)
-        first[i + 1] += first[i];
-    g_autofree uint32_t *fill = g_memdup2(first, sizeof(uint32_t) * n_parts);
-    for (uint32_t i = 0; i < n_progs; i++)
-        of_part[fill[PROG(ex, i)->participant]++] = i;
     g_autofree bool *prog_taken = g_new0(bool, MAX(n_progs, 1));
     g_autofree bool *conn_taken = g_new0(bool, MAX(n_conns, 1));
     Match m = {ex,
@@ -275,7 +301,7 @@ map_schedule(CollExec *ex, Shift *s)
     for (uint32_t i = 0; i < n_conns && ok; i++)
         ok = s->conn_img[i] != NONE ||
              (CONN(ex, i)->sender == NONE && CONN(ex, i)->receiver == NONE);
-    g_array_unref(m.todo);
+    g_array_unref(m.unchecked);
     g_array_unref(m.log_progs);
     g_array_unref(m.log_conns);
     return ok;
@@ -371,7 +397,8 @@ map_links(const CollExec *ex, const Shift *s, uint32_t *link_rep)
     return true;
 }
 
-/* Whether ex's participants are all on nodes, the last n - 1, into *n_nodes. */
+/* Whether ex's participants are all on nodes; *n_nodes is one more than
+ * the last of them. */
 static bool
 nodes_of(const CollExec *ex, uint32_t *n_nodes)
 {
@@ -411,9 +438,7 @@ apply(CollExec *ex, const Shift *s, CollExecFold *fold)
     fold->part_rep = g_new(uint32_t, n_parts);
     fold->prog_rep = g_new(uint32_t, n_progs);
     g_autofree uint32_t *conn_rep = g_new(uint32_t, n_conns);
-    for (uint32_t i = 0; i < n_parts; i++)
-        kept[i] = s->part_kept[i];
-    orbit_reps(s->part_img, n_parts, s->copies, kept, fold->part_rep);
+    orbit_reps(s->part_img, n_parts, s->copies, s->part_kept, fold->part_rep);
     for (uint32_t i = 0; i < n_progs; i++)
         kept[i] = s->part_kept[PROG(ex, i)->participant];
     orbit_reps(s->prog_img, n_progs, s->copies, kept, fold->prog_rep);
@@ -502,7 +527,10 @@ coll_exec_fold(CollExec *ex, CollExecFold *fold)
                 g_array_append_val(cands, c);
         }
     g_array_sort(cands, by_copies);
-    Shift s = {.n_nodes = n,
+    Index index;
+    index_init(&index, ex);
+    Shift s = {.x = &index,
+               .n_nodes = n,
                .n_gpus = n_gpus,
                .part_img = g_new(uint32_t, ex->parts->len),
                .prog_img = g_new(uint32_t, MAX(ex->progs->len, 1)),
@@ -531,6 +559,7 @@ coll_exec_fold(CollExec *ex, CollExecFold *fold)
     g_free(s.prog_img);
     g_free(s.conn_img);
     g_free(s.part_kept);
+    index_clear(&index);
     return found;
 }
 

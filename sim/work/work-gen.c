@@ -343,21 +343,16 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
     uint32_t vs = chunk * g->l->pp + r->p;
     char label[64];
     g_snprintf(label, sizeof label, "bwd mb%u chunk%u", mb, chunk);
-    bool pp_embedding = g->l->pp > 1 && g->model->tied_embeddings;
     if (vs < g->n_chunks - 1) {
         transfer(g, r, WORK_TASK_RECV, (vs + 1) % g->l->pp, label);
     } else {
         emit_items(g, r, g->head_bwd, label);
-        if (last && (!g->model->tied_embeddings || pp_embedding))
-            bucket_add(g, r,
-                       work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
-                           g->model->hidden_size,
-                       false, false);
-        /* The final norm's gradient. */
-        if (last)
-            bucket_add(g, r,
-                       (g->model->norm == WORK_NORM_LAYERNORM ? 2 : 1) * g->model->hidden_size,
-                       false, false);
+        /* The output layer's gradient (none of its own when tied on one
+         * stage), then the final norm's. */
+        if (last) {
+            bucket_add(g, r, work_memory_output_params(g->l, g->model), false, false);
+            bucket_add(g, r, work_memory_final_norm_params(g->model), false, false);
+        }
     }
     uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
     /* Backward, the next block's gather is issued before this block's
@@ -384,13 +379,7 @@ backward(Gen *g, Rank *r, uint32_t mb, uint32_t chunk, bool last)
     if (vs == 0) {
         emit_items(g, r, g->embed_bwd, label);
         if (last)
-            bucket_add(g, r,
-                       work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp *
-                               g->model->hidden_size +
-                           (g->model->positions == WORK_POSITIONS_LEARNED
-                                ? g->model->seq_len * g->model->hidden_size
-                                : 0),
-                       false, false);
+            bucket_add(g, r, work_memory_embedding_params(g->l, g->model), false, false);
     } else {
         transfer(g, r, WORK_TASK_SEND, (vs - 1) % g->l->pp, label);
     }
@@ -438,8 +427,6 @@ plan_early_gathers(Gen *g, Rank *r)
 {
     if (!early_gathers(g))
         return;
-    uint64_t vocab = work_compute_vocab_padded(g->model, g->l->tp) / g->l->tp;
-    uint64_t h = g->model->hidden_size;
     uint32_t prev = WORK_NONE, prev_expert = WORK_NONE;
     /* Experts held by one replica alone have no gather (bucket_add). */
     bool experts = work_layout_grad_ranks(g->l) / g->l->ep >= 2;
@@ -448,14 +435,13 @@ plan_early_gathers(Gen *g, Rank *r)
         uint64_t blocks = work_pipeline_chunk_layers(g->l, g->model, r->p, chunk);
         uint64_t dense = 0, expert = 0, first = 0, first_expert = 0;
         if (vs == 0)
-            dense = vocab * h +
-                    (g->model->positions == WORK_POSITIONS_LEARNED ? g->model->seq_len * h : 0);
+            dense = work_memory_embedding_params(g->l, g->model);
         for (uint64_t b = 0; b < blocks; b++) {
             dense += g->block_dense;
             expert += experts ? g->block_expert : 0;
             if (vs == g->n_chunks - 1 && b == blocks - 1)
-                dense += (g->model->tied_embeddings && g->l->pp == 1 ? 0 : vocab * h) +
-                         (g->model->norm == WORK_NORM_LAYERNORM ? 2 : 1) * h;
+                dense += work_memory_output_params(g->l, g->model) +
+                         work_memory_final_norm_params(g->model);
             if (dense >= g->bucket_params || b == blocks - 1) {
                 early_gather(g, r, false, dense, chunk, first, &prev);
                 dense = 0;

@@ -93,27 +93,39 @@ work_memory_block_params(const WorkLayout *layout, const WorkModel *model, uint6
     *expert = p.expert;
 }
 
-/* The stage's blocks; the word embedding (the vocabulary padded as
- * Megatron pads it, work_compute_vocab_padded, split over tp) and learned positions (whole) on the
- * first stage; the final norm and the output head on the last: an untied head, or with pp > 1 the
- * copy of the tied embedding Megatron keeps there. */
+uint64_t
+work_memory_embedding_params(const WorkLayout *l, const WorkModel *m)
+{
+    uint64_t words = work_compute_vocab_padded(m, l->tp) / l->tp * m->hidden_size;
+    return words + (m->positions == WORK_POSITIONS_LEARNED ? m->seq_len * m->hidden_size : 0);
+}
+
+uint64_t
+work_memory_output_params(const WorkLayout *l, const WorkModel *m)
+{
+    return m->tied_embeddings && l->pp == 1
+               ? 0
+               : work_compute_vocab_padded(m, l->tp) / l->tp * m->hidden_size;
+}
+
+uint64_t
+work_memory_final_norm_params(const WorkModel *m)
+{
+    return norm_params(m);
+}
+
+/* The stage's blocks; the embedding on the first stage; the final norm and
+ * the output layer on the last (work_memory_embedding_params). */
 static StageParams
 stage_params(const WorkLayout *l, const WorkModel *m, uint32_t stage)
 {
     uint64_t n_layers = work_pipeline_stage_layers(l, m, stage);
     StageParams block = block_params(l, m);
     StageParams p = {.dense = n_layers * block.dense, .expert = n_layers * block.expert};
-    uint64_t embedding = work_compute_vocab_padded(m, l->tp) / l->tp * m->hidden_size;
-    if (stage == 0) {
-        p.dense += embedding;
-        if (m->positions == WORK_POSITIONS_LEARNED)
-            p.dense += m->seq_len * m->hidden_size;
-    }
-    if (stage == l->pp - 1) {
-        p.dense += norm_params(m);
-        if (!m->tied_embeddings || l->pp > 1)
-            p.dense += embedding;
-    }
+    if (stage == 0)
+        p.dense += work_memory_embedding_params(l, m);
+    if (stage == l->pp - 1)
+        p.dense += norm_params(m) + work_memory_output_params(l, m);
     return p;
 }
 

@@ -58,6 +58,15 @@ uint64_t work_memory_chunks_in_flight(const WorkLayout *layout, uint32_t stage);
 void work_memory_block_params(const WorkLayout *layout, const WorkModel *model, uint64_t *dense,
                               uint64_t *expert);
 
+/* Parameters outside the blocks, on one GPU: the first stage's embedding
+ * (the word table, padded as Megatron pads it and split over tp, and
+ * learned positions whole); the last stage's output layer (an untied head,
+ * or with pp > 1 the copy of the tied embedding Megatron keeps there) and
+ * its final norm. */
+uint64_t work_memory_embedding_params(const WorkLayout *layout, const WorkModel *model);
+uint64_t work_memory_output_params(const WorkLayout *layout, const WorkModel *model);
+uint64_t work_memory_final_norm_params(const WorkModel *model);
+
 /* Fills *memory with the figures of one GPU of stage (0 to pp - 1). */
 void work_memory_stage(const WorkLayout *layout, const WorkModel *model, uint32_t stage,
                        WorkMemory *memory);
