@@ -1,18 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Device check for nvlsim-bench (needs a machine with GPUs, CUDA and NCCL).
-#   usage: tests/device/run.sh OUTDIR
-# Builds from a copy of this tree with --with-cuda, then runs the coll,
+#   usage: tests/device/run.sh OUTDIR [BENCH]
+# Builds from a copy of this tree with --with-cuda (or, given BENCH, runs
+# that nvlsim-bench, built elsewhere for a machine without autotools or
+# GLib's headers; its libraries must be on LD_LIBRARY_PATH), then runs the coll,
 # gpu and loopback benchmarks, each under a timeout, so that the whole
 # finishes well inside 8 minutes on an H200 machine (timeouts sum to 7.5). Writes
 # OUTDIR/log.txt (everything), OUTDIR/machine.txt (nvidia-smi -q and versions) and the
 # CSVs coll-all_reduce.csv, coll-all_gather.csv, gpu.csv, loopback-all_reduce.csv (2, 4
 # and 8 ranks) and loopback-all_gather.csv (8 ranks). Then, on any machine:
 #   nvlsim calibrate loopback OUTDIR/loopback-all_reduce.csv   (fits on 2 ranks)
-#   nvlsim validate OUTDIR/loopback-all_reduce.csv OUTDIR/loopback-all_gather.csv
+#   nvlsim validate OUTDIR/loopback-all_reduce.csv   (and loopback-all_gather.csv)
 # Exits 1 if any step failed (the later steps still run).
 set -u
-out=${1:?usage: tests/device/run.sh OUTDIR}
+out=${1:?usage: tests/device/run.sh OUTDIR [BENCH]}
+bench=${2:-}
+if [ -n "$bench" ]; then
+    [ -x "$bench" ] || { echo "tests/device/run.sh: $bench: not an executable nvlsim-bench" >&2; exit 2; }
+    bench=$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,28 +49,33 @@ step() { # step NAME SECONDS COMMAND...: runs and logs one step
     nvidia-smi -q 2>&1
 } >"$out/machine.txt"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# A copy of the tree without its build outputs (git's files, tracked or not).
-if git -C "$top" rev-parse 2>/dev/null; then
-    (cd "$top" && git ls-files -co --exclude-standard -z | xargs -0 tar cf - --) |
-        tar xf - -C "$work"
-else
-    cp -a "$top/." "$work"
+if [ -z "$bench" ]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    # A copy of the tree without its build outputs (git's files, tracked or not).
+    if git -C "$top" rev-parse 2>/dev/null; then
+        (cd "$top" && git ls-files -co --exclude-standard -z | xargs -0 tar cf - --) |
+            tar xf - -C "$work"
+    else
+        cp -a "$top/." "$work"
+    fi
+    cd "$work" || exit 1
+    step autogen 45 ./autogen.sh || exit 1
+    step configure 45 ./configure -q --with-cuda || exit 1
+    step build 150 make -j"$(nproc)" nvlsim-bench || exit 1
+    bench=$work/nvlsim-bench
 fi
-cd "$work" || exit 1
-step autogen 45 ./autogen.sh || exit 1
-step configure 45 ./configure -q --with-cuda || exit 1
-step build 150 make -j"$(nproc)" nvlsim-bench nvlsim || exit 1
+echo "# nvlsim-bench: $bench" >>"$out/machine.txt"
+ldd "$bench" >>"$out/machine.txt" 2>&1
 
-step coll-all_reduce 50 ./nvlsim-bench coll --op all_reduce -b 8 -e 1G -f 4 --check \
+step coll-all_reduce 50 "$bench" coll --op all_reduce -b 8 -e 1G -f 4 --check \
     --csv "$out/coll-all_reduce.csv"
-step coll-all_gather 50 ./nvlsim-bench coll --op all_gather -b 8 -e 1G -f 4 --check \
+step coll-all_gather 50 "$bench" coll --op all_gather -b 8 -e 1G -f 4 --check \
     --csv "$out/coll-all_gather.csv"
-step gpu 40 ./nvlsim-bench gpu --csv "$out/gpu.csv"
-step loopback-all_reduce 45 ./nvlsim-bench loopback --ranks 2,4,8 -b 64K -e 256M -f 4 \
+step gpu 40 "$bench" gpu --csv "$out/gpu.csv"
+step loopback-all_reduce 45 "$bench" loopback --ranks 2,4,8 -b 64K -e 256M -f 4 \
     --csv "$out/loopback-all_reduce.csv"
-step loopback-all_gather 25 ./nvlsim-bench loopback --ranks 8 --op all_gather -b 64K -e 256M -f 4 \
+step loopback-all_gather 25 "$bench" loopback --ranks 8 --op all_gather -b 64K -e 256M -f 4 \
     --csv "$out/loopback-all_gather.csv"
 echo "== done: status $status" >>"$log"
 exit $status
