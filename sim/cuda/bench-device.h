@@ -85,6 +85,14 @@ void bench_loopback_close(BenchLoopback *lb);
  * flops_per_s. */
 int bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_len);
 
+/* ---- interfere: a GEMM and a streaming kernel on device 0, alone and
+ * beside a holder kernel of N CTAs that spins, copies at a channel's pace
+ * or copies flat out (NCCL's channels take an SM each and stream through
+ * HBM). Table and CSV as bench_gpu_run; the CSV's columns: victim,holder,
+ * ctas,victim_us,victim_alone_us,slowdown,copy_bytes_per_s,
+ * copy_alone_bytes_per_s. ---- */
+int bench_interfere_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,18 +2,24 @@
 /* nvlsim-bench gpu, device side: what one GPU of this machine does, as
  * nvlsim's GPU models describe it. On device 0:
  *   copy    cudaMemcpy device to device, 1 GiB; bytes = read + write
- *   reduce  c = a + b over 2^28 elements, fp32 and bf16; bytes = 2 reads + 1 write
+ *   reduce  c = a + b over 2^28 elements, fp32 and bf16, in 16-byte vectors as
+ *           a streaming kernel loads them; bytes = 2 reads + 1 write
  *   launch  an empty kernel launched back to back, and the same replayed
  *           from a CUDA graph of 1000 launches; time_us per kernel
+ *   sustain bf16 GEMMs of 8192^3 back to back for 10 s, timed 10 at a time:
+ *           the rate of the first 10 (burst clocks) and of the last 2 s (the
+ *           clock the GPU holds at its power cap, as under a training step's
+ *           load); the GEMMs below then run at that sustained state
  *   gemm    cublasGemmEx, bf16 and fp16 in, fp32 accumulation, for
  *           transformer shapes: T tokens in {2048, 8192}, hidden h in
  *           {4096, 8192, 12288}: qkv [T,h]x[h,3h], proj [T,h]x[h,h],
  *           mlp_up [T,h]x[h,4h], mlp_down [T,4h]x[4h,h]; flops = 2 m n k.
+ *           Operands hold random values (bench_random), not zeros.
  *           The same shapes in fp8 (e4m3 in, bf16 out) through cublasLt on
  *           SM 8.9 and later (dtype fp8; calibrate gemm fits
  *           gemm_ceiling_fp8 from them).
  * CSV columns: kind,name,dtype,m,n,k,bytes,time_us,bytes_per_s,flops_per_s
- * (m, n, k only for gemm; bytes_per_s for copy and reduce, flops_per_s for
+ * (m, n, k only for gemm and sustain; bytes_per_s for copy and reduce, flops_per_s for
  * gemm; empty otherwise). */
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -55,38 +61,9 @@ gpu_row(GpuOut *o, const char *kind, const char *name, const char *dtype, long m
     fprintf(o->csv, "\n");
 }
 
-template <typename T>
-__global__ static void
-add_kernel(T *c, const T *a, const T *b, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        c[i] = a[i] + b[i];
-}
-
 __global__ static void
 empty_kernel(void)
 {
-}
-
-/* Times n_iters runs of what fn enqueues on s, after one warm-up run. */
-template <typename F>
-static int
-gpu_time(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters, F fn, double *us,
-         char *err, size_t err_len)
-{
-    fn();
-    BENCH_CUDA(cudaGetLastError(), "launch");
-    BENCH_CUDA(cudaEventRecord(e0, s), "cudaEventRecord");
-    for (unsigned i = 0; i < n_iters; i++)
-        fn();
-    BENCH_CUDA(cudaEventRecord(e1, s), "cudaEventRecord");
-    BENCH_CUDA(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    BENCH_CUDA(cudaGetLastError(), "kernel");
-    float ms = 0;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-    *us = ms * 1e3 / n_iters;
-    return 0;
 }
 
 static int
@@ -95,7 +72,7 @@ gpu_memory(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
 {
     const size_t copy_bytes = (size_t)1 << 30, n = (size_t)1 << 28;
     double us;
-    if (gpu_time(
+    if (bench_time(
             s, e0, e1, n_iters,
             [&] {
                 cudaMemcpyAsync(buf + copy_bytes, buf, copy_bytes, cudaMemcpyDeviceToDevice, s);
@@ -103,15 +80,24 @@ gpu_memory(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
             &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "copy", "memcpy_d2d", "byte", 0, 0, 0, 2.0 * copy_bytes, us, 0);
-    float *f = (float *)buf;
-    if (gpu_time(
-            s, e0, e1, n_iters, [&] { add_kernel<<<4096, 256, 0, s>>>(f + 2 * n, f, f + n, n); },
+    /* 2^28 elements of fp32 then of bf16, as 16-byte vectors. */
+    uint4 *v = (uint4 *)buf;
+    size_t n_vec = n * sizeof(float) / sizeof(uint4);
+    if (bench_time(
+            s, e0, e1, n_iters,
+            [&] {
+                bench_add_kernel<float><<<4096, 256, 0, s>>>(v + 2 * n_vec, v, v + n_vec, n_vec);
+            },
             &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "reduce", "add", "fp32", 0, 0, 0, 3.0 * n * sizeof(float), us, 0);
-    __nv_bfloat16 *h = (__nv_bfloat16 *)buf;
-    if (gpu_time(
-            s, e0, e1, n_iters, [&] { add_kernel<<<4096, 256, 0, s>>>(h + 2 * n, h, h + n, n); },
+    n_vec = n * sizeof(__nv_bfloat16) / sizeof(uint4);
+    if (bench_time(
+            s, e0, e1, n_iters,
+            [&] {
+                bench_add_kernel<__nv_bfloat16>
+                    <<<4096, 256, 0, s>>>(v + 2 * n_vec, v, v + n_vec, n_vec);
+            },
             &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "reduce", "add", "bf16", 0, 0, 0, 3.0 * n * sizeof(__nv_bfloat16), us, 0);
@@ -123,7 +109,7 @@ gpu_launch(GpuOut *o, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, char *err,
 {
     const unsigned n_launch = 10000, n_graph = 1000;
     double us;
-    if (gpu_time(
+    if (bench_time(
             s, e0, e1, n_launch, [&] { empty_kernel<<<1, 1, 0, s>>>(); }, &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "launch", "empty_kernel", "-", 0, 0, 0, 0, us, 0);
@@ -135,7 +121,7 @@ gpu_launch(GpuOut *o, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, char *err,
         empty_kernel<<<1, 1, 0, s>>>();
     BENCH_CUDA(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
     BENCH_CUDA(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    int rc = gpu_time(
+    int rc = bench_time(
         s, e0, e1, 10, [&] { cudaGraphLaunch(exec, s); }, &us, err, err_len);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
@@ -172,6 +158,58 @@ for_each_shape(F each)
     return 0;
 }
 
+/* The sustain rows of the header comment. */
+static int
+gpu_sustain(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, char *err,
+            size_t err_len)
+{
+    enum { BATCH = 10, MAX_BATCHES = 4096 };
+    const long n = 8192;
+    const double soak_ms = 10000, tail_ms = 2000, flops = 2.0 * n * n * n;
+    const double bytes = 3.0 * n * n * sizeof(__nv_bfloat16);
+    cublasHandle_t handle;
+    cublasStatus_t st = cublasCreate(&handle);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return bench_fail(err, err_len, "cublasCreate: %s", cublasGetStatusString(st));
+    cublasSetStream(handle, s);
+    const size_t operand = (size_t)n * n * sizeof(__nv_bfloat16);
+    char *a = buf, *b = buf + operand, *c = buf + 2 * operand;
+    static float batch_ms[MAX_BATCHES];
+    unsigned n_batches = 0;
+    double total_ms = 0;
+    bench_gemm_16(handle, CUDA_R_16BF, n, n, n, a, b, c); /* cuBLAS's first call loads its kernel */
+    while (total_ms < soak_ms && n_batches < MAX_BATCHES) {
+        cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
+        cudaEventRecord(e0, s);
+        for (int i = 0; i < BATCH; i++) {
+            cublasStatus_t r = bench_gemm_16(handle, CUDA_R_16BF, n, n, n, a, b, c);
+            if (r != CUBLAS_STATUS_SUCCESS)
+                gs = r;
+        }
+        cudaEventRecord(e1, s);
+        cudaError_t e = cudaEventSynchronize(e1);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&batch_ms[n_batches], e0, e1);
+        if (e != cudaSuccess || gs != CUBLAS_STATUS_SUCCESS) {
+            cublasDestroy(handle);
+            if (e != cudaSuccess)
+                return bench_fail(err, err_len, "sustained GEMMs: %s", cudaGetErrorString(e));
+            return bench_fail(err, err_len, "cublasGemmEx: %s", cublasGetStatusString(gs));
+        }
+        total_ms += batch_ms[n_batches++];
+    }
+    cublasDestroy(handle);
+    double tail = 0;
+    unsigned n_tail = 0;
+    while (n_tail < n_batches && tail < tail_ms)
+        tail += batch_ms[n_batches - ++n_tail];
+    gpu_row(o, "sustain", "gemm_first_10", "bf16", n, n, n, bytes, batch_ms[0] * 1e3 / BATCH,
+            flops);
+    gpu_row(o, "sustain", "gemm_last_2s", "bf16", n, n, n, bytes, tail * 1e3 / (n_tail * BATCH),
+            flops);
+    return 0;
+}
+
 /* bf16 and fp16 through cublasGemmEx, fp32 accumulation. */
 static int
 gpu_gemm_16(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_iters,
@@ -188,20 +226,15 @@ gpu_gemm_16(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1
     } dtypes[] = {{CUDA_R_16BF, "bf16"}, {CUDA_R_16F, "fp16"}};
     const size_t max_elems = (size_t)8192 * 4 * 12288; /* the largest operand: [T, 4h] or [4h, h] */
     char *a = buf, *b = buf + 2 * max_elems, *c = buf + 4 * max_elems;
-    const float one = 1.0f, zero = 0.0f;
     int rc = 0;
     for (int d = 0; d < 2 && rc == 0; d++)
         rc = for_each_shape([&](const char *name, long m, long n, long k) {
-            /* Row-major [m,k] x [k,n] is column-major C^T = B^T A^T. */
             cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
             double us;
-            if (gpu_time(
+            if (bench_time(
                     s, e0, e1, n_iters,
                     [&] {
-                        cublasStatus_t r = cublasGemmEx(
-                            handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
-                            dtypes[d].type, (int)n, a, dtypes[d].type, (int)k, &zero, c,
-                            dtypes[d].type, (int)n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                        cublasStatus_t r = bench_gemm_16(handle, dtypes[d].type, m, n, k, a, b, c);
                         if (r != CUBLAS_STATUS_SUCCESS)
                             gs = r;
                     },
@@ -294,7 +327,7 @@ gpu_gemm_fp8(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e
         }
         cublasStatus_t gs = CUBLAS_STATUS_SUCCESS;
         double us;
-        int r = gpu_time(
+        int r = bench_time(
             s, e0, e1, n_iters,
             [&] {
                 cublasStatus_t x = cublasLtMatmul(lt, g.desc, &one, a, g.a, b, g.b, &zero, c, g.c,
@@ -342,13 +375,16 @@ bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_le
     cudaStream_t s;
     cudaEvent_t e0, e1;
     BENCH_CUDA(cudaMalloc(&buf, buf_bytes), "cudaMalloc (work buffer)");
-    BENCH_CUDA(cudaMemset(buf, 0, buf_bytes), "cudaMemset");
     BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    bench_random(buf, buf_bytes, s);
+    BENCH_CUDA(cudaStreamSynchronize(s), "filling the work buffer");
     BENCH_CUDA(cudaEventCreate(&e0), "cudaEventCreate");
     BENCH_CUDA(cudaEventCreate(&e1), "cudaEventCreate");
     int rc = gpu_memory(&o, buf, s, e0, e1, n_iters, err, err_len);
     if (rc == 0)
         rc = gpu_launch(&o, s, e0, e1, err, err_len);
+    if (rc == 0)
+        rc = gpu_sustain(&o, buf, s, e0, e1, err, err_len);
     if (rc == 0)
         rc = gpu_gemm_16(&o, buf, s, e0, e1, n_iters, err, err_len);
     if (rc == 0)

@@ -70,7 +70,7 @@ add_entries(GOptionContext *context, BenchMode mode, BenchOptionText *t)
         G_OPTION_ENTRY_NULL,
     };
     g_option_context_add_main_entries(context, common, NULL);
-    if (mode != BENCH_MODE_GPU)
+    if (mode == BENCH_MODE_COLL || mode == BENCH_MODE_LOOPBACK)
         g_option_context_add_main_entries(context, sweep, NULL);
     if (mode == BENCH_MODE_COLL)
         g_option_context_add_main_entries(context, coll, NULL);
@@ -210,7 +210,8 @@ parse_values(const BenchOptionText *t, BenchArgs *out, GError **error)
     if (t->iters != NULL && !parse_u32("-n/--iters", t->iters, 1, &out->n_iters, error))
         return false;
     out->csv_path = g_strdup(t->csv);
-    if (out->mode != BENCH_MODE_GPU && !parse_sweep(t, out, error))
+    bool sweeps = out->mode == BENCH_MODE_COLL || out->mode == BENCH_MODE_LOOPBACK;
+    if (sweeps && !parse_sweep(t, out, error))
         return false;
     if (out->mode == BENCH_MODE_COLL)
         return parse_coll(t, out, error);
@@ -222,7 +223,8 @@ parse_values(const BenchOptionText *t, BenchArgs *out, GError **error)
 static bool
 parse_mode(const char *word, BenchMode *mode, GError **error)
 {
-    static const char *const names[] = {"coll", "gpu", "loopback"};
+    /* BenchMode's order */
+    static const char *const names[] = {"coll", "gpu", "loopback", "interfere"};
     for (size_t i = 0; word != NULL && i < G_N_ELEMENTS(names); i++) {
         if (strcmp(word, names[i]) == 0) {
             *mode = (BenchMode)i;
@@ -230,7 +232,7 @@ parse_mode(const char *word, BenchMode *mode, GError **error)
         }
     }
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                "%s%s%s: expected a subcommand: coll, gpu or loopback", word ? "'" : "",
+                "%s%s%s: expected a subcommand: coll, gpu, loopback or interfere", word ? "'" : "",
                 word ? word : "no subcommand", word ? "'" : "");
     return false;
 }

@@ -25,9 +25,10 @@
 
 /* The subcommands. */
 typedef enum BenchMode {
-    BENCH_MODE_COLL,     /* one collective over GPUs, sweeping sizes */
-    BENCH_MODE_GPU,      /* the GPUs and links of this machine */
-    BENCH_MODE_LOOPBACK, /* K ranks on one GPU: the harness without a fabric */
+    BENCH_MODE_COLL,      /* one collective over GPUs, sweeping sizes */
+    BENCH_MODE_GPU,       /* the GPUs and links of this machine */
+    BENCH_MODE_LOOPBACK,  /* K ranks on one GPU: the harness without a fabric */
+    BENCH_MODE_INTERFERE, /* kernels beside a copy kernel of N CTAs, as beside NCCL's */
 } BenchMode;
 
 /* The most rank counts one loopback run sweeps (--ranks 2,4,8). */
@@ -51,10 +52,11 @@ typedef struct BenchArgs {
     uint32_t dtype_bytes;       /* bytes per element of dtype */
 } BenchArgs;
 
-/* Parses argv[1] (the subcommand: coll, gpu or loopback) and its options:
+/* Parses argv[1] (the subcommand: coll, gpu, loopback or interfere) and its options:
  *   coll --op OP [-b MIN] [-e MAX] [-f FACTOR] [--gpus N] [--iters K]
  *        [--warmup W] [--check] [--csv FILE] [--system NAME] [--datatype T]
  *   gpu [--csv FILE] [--iters K]
+ *   interfere [--csv FILE] [--iters K]
  *   loopback --ranks K[,K...] [--op all_reduce|all_gather] [-b MIN] [-e MAX]
  *        [-f FACTOR] [--iters K] [--csv FILE] [--system NAME]
  * Sizes are bytes ("8"), nccl-tests' suffixes K, M, G, T (powers of 1024:

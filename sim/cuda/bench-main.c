@@ -2,6 +2,7 @@
 /* nvlsim-bench: measures real GPUs in the terms nvlsim simulates them.
  *   nvlsim-bench coll --op OP [-b MIN] [-e MAX] [-f F] [--gpus N] [--check] [--csv FILE]
  *   nvlsim-bench gpu [--csv FILE]
+ *   nvlsim-bench interfere [--csv FILE]
  *   nvlsim-bench loopback --ranks K[,K...] [--op all_reduce|all_gather] [-b MIN] [-e MAX]
  *                         [-f F] [--csv FILE]
  * The command line, sizes, CSV rows and reference results come from
@@ -336,11 +337,15 @@ bench_main_loopback(const BenchArgs *args, FILE *csv, FILE *table)
     return bench_write_rows(csv, rows) || status;
 }
 
+/* gpu and interfere: one call that writes its own rows. */
 static int
-bench_main_gpu(const BenchArgs *args, FILE *csv, FILE *table)
+bench_main_device(const BenchArgs *args, FILE *csv, FILE *table)
 {
     char err[ERR_LEN] = "";
-    if (bench_gpu_run(args->n_iters ? args->n_iters : 20, table, csv, err, ERR_LEN) < 0) {
+    unsigned n_iters = args->n_iters ? args->n_iters : 20;
+    int rc = args->mode == BENCH_MODE_GPU ? bench_gpu_run(n_iters, table, csv, err, ERR_LEN)
+                                          : bench_interfere_run(n_iters, table, csv, err, ERR_LEN);
+    if (rc < 0) {
         fprintf(stderr, "nvlsim-bench: %s\n", err);
         return 1;
     }
@@ -372,7 +377,8 @@ main(int argc, char **argv)
         status = bench_main_coll(&args, csv, table);
         break;
     case BENCH_MODE_GPU:
-        status = bench_main_gpu(&args, csv, table);
+    case BENCH_MODE_INTERFERE:
+        status = bench_main_device(&args, csv, table);
         break;
     case BENCH_MODE_LOOPBACK:
         status = bench_main_loopback(&args, csv, table);

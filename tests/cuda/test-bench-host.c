@@ -110,6 +110,13 @@ START_TEST(parse_defaults_and_units)
     ck_assert_str_eq(a.csv_path, "g.csv");
     ck_assert_uint_eq(a.n_iters, 7);
     bench_args_clear(&a);
+
+    ck_assert_msg(parse_line("interfere --iters 3 --csv i.csv", &a, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_int_eq(a.mode, BENCH_MODE_INTERFERE);
+    ck_assert_str_eq(a.csv_path, "i.csv");
+    ck_assert_uint_eq(a.n_iters, 3);
+    bench_args_clear(&a);
 }
 END_TEST
 
@@ -140,6 +147,8 @@ static const struct {
     {"loopback --ranks 4 --check", "--check"},
     {"gpu --op all_reduce", "--op"},
     {"gpu -b 8", "-b"},
+    {"interfere -e 1G", "-e"},
+    {"interfere --ranks 4", "--ranks"},
     {"train", "train"},
     {"", "subcommand"},
 };

@@ -6,10 +6,11 @@
 # that nvlsim-bench, built elsewhere for a machine without autotools or
 # GLib's headers; its libraries must be on LD_LIBRARY_PATH), then runs the coll,
 # gpu and loopback benchmarks, each under a timeout, so that the whole
-# finishes well inside 8 minutes on an H200 machine (timeouts sum to 7.5). Writes
+# finishes well inside 8 minutes on an H200 machine (timeouts sum to 7.5; 4.2 when
+# BENCH is given). Writes
 # OUTDIR/log.txt (everything), OUTDIR/machine.txt (nvidia-smi -q and versions) and the
 # CSVs coll-all_reduce.csv, coll-all_gather.csv, gpu.csv, loopback-all_reduce.csv (2, 4
-# and 8 ranks) and loopback-all_gather.csv (8 ranks). Then, on any machine:
+# and 8 ranks), loopback-all_gather.csv (8 ranks) and interfere.csv. Then, on any machine:
 #   nvlsim calibrate loopback OUTDIR/loopback-all_reduce.csv   (fits on 2 ranks)
 #   nvlsim validate OUTDIR/loopback-all_reduce.csv   (and loopback-all_gather.csv)
 # Exits 1 if any step failed (the later steps still run).
@@ -60,9 +61,9 @@ if [ -z "$bench" ]; then
         cp -a "$top/." "$work"
     fi
     cd "$work" || exit 1
-    step autogen 45 ./autogen.sh || exit 1
-    step configure 45 ./configure -q --with-cuda || exit 1
-    step build 150 make -j"$(nproc)" nvlsim-bench || exit 1
+    step autogen 40 ./autogen.sh || exit 1
+    step configure 40 ./configure -q --with-cuda NVCC_ARCH=-arch=native || exit 1
+    step build 120 make -j"$(nproc)" nvlsim-bench || exit 1
     bench=$work/nvlsim-bench
 fi
 echo "# nvlsim-bench: $bench" >>"$out/machine.txt"
@@ -72,7 +73,8 @@ step coll-all_reduce 50 "$bench" coll --op all_reduce -b 8 -e 1G -f 4 --check \
     --csv "$out/coll-all_reduce.csv"
 step coll-all_gather 50 "$bench" coll --op all_gather -b 8 -e 1G -f 4 --check \
     --csv "$out/coll-all_gather.csv"
-step gpu 40 "$bench" gpu --csv "$out/gpu.csv"
+step gpu 60 "$bench" gpu --csv "$out/gpu.csv"
+step interfere 20 "$bench" interfere --csv "$out/interfere.csv"
 step loopback-all_reduce 45 "$bench" loopback --ranks 2,4,8 -b 64K -e 256M -f 4 \
     --csv "$out/loopback-all_reduce.csv"
 step loopback-all_gather 25 "$bench" loopback --ranks 8 --op all_gather -b 64K -e 256M -f 4 \
