@@ -38,7 +38,8 @@ static const HwKey gpu_keys[] = {
     {"gemm_ceiling_fp8", HW_KEY_FRACTION, FIELD(gemm_ceiling_fp8), false,
      "fitted share of the fp8 peak the largest GEMMs reach (default: by generation)"},
     {"hbm_efficiency", HW_KEY_FRACTION, FIELD(hbm_efficiency), false,
-     "fitted share of hbm_bandwidth a streaming kernel sustains (default 1)"},
+     "measured share of hbm_bandwidth a streaming kernel sustains (default 0.867, "
+     "H200's)"},
 };
 
 const HwKeyTable hw_gpu_key_table = {"models/gpu/ID.ini", "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys)};
@@ -116,7 +117,7 @@ gpu_load(const char *path, const char *data, gsize length, GError **error)
     if (kf == NULL)
         return NULL;
     g_autoptr(HwGpu) gpu = g_new0(HwGpu, 1);
-    gpu->hbm_efficiency = 1.0;
+    gpu->hbm_efficiency = HW_GPU_HBM_EFFICIENCY;
     if (!hw_keys_load(kf, path, "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys), gpu, error) ||
         !check(gpu, path, error) || !check_shares(gpu, path, error))
         return NULL;

@@ -32,11 +32,21 @@ typedef struct HwGpu {
      * largest share of peak a GEMM reaches in fp16/bf16 and in fp8; 0 when
      * not fitted (work-compute's table by generation). */
     double gemm_ceiling_fp16, gemm_ceiling_fp8;
-    /* Fitted (nvlsim calibrate memory, from nvlsim-bench gpu's reduction
-     * kernel): the share of hbm_bytes_per_s a streaming kernel sustains; 1
-     * when not fitted. */
+    /* Measured (nvlsim calibrate memory, from nvlsim-bench gpu's reduction
+     * kernel): the share of hbm_bytes_per_s a streaming kernel sustains;
+     * HW_GPU_HBM_EFFICIENCY when the file gives none. */
     double hbm_efficiency;
 } HwGpu;
+
+/* The share of its HBM bandwidth a GPU's streaming kernels sustain, one
+ * figure for every generation: an elementwise bf16 and fp32 add in 16-byte
+ * vectors on one H200, 4167 and 4157 of 4800 GB/s (nvlsim calibrate memory
+ * tests/data/measured/h200-2026-12-04/gpu.csv: 0.867; cudaMemcpy 0.889).
+ * Ampere agrees: a read kernel on an A100 80GB SXM reaches 1.80 of 2.04 TB/s,
+ * 88%, Nsight Compute concurring (NVIDIA developer forums, "Trouble to reach
+ * peak bandwidth of A100", 2025, which cites about 90% as the best any
+ * kernel shown at GTC reached). */
+#define HW_GPU_HBM_EFFICIENCY 0.867
 
 /* Loads and checks a GPU model file; NULL and error ("PATH: [gpu] key:
  * what was wrong") on failure. Free with hw_gpu_free. */

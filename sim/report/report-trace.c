@@ -108,6 +108,11 @@ put_row(SimCsvWriter *w, GString *scratch, const WorkStream *stream, uint32_t i,
         sim_csv_put_plain(w, "%" PRIu64, t->flops);
     else
         sim_csv_put(w, NULL);
+    if (t->kind == WORK_TASK_COMPUTE && t->memory_share > 0)
+        sim_csv_put_plain(w, "%u.%04u", t->memory_share / WORK_SHARE_ONE,
+                          t->memory_share % WORK_SHARE_ONE);
+    else
+        sim_csv_put(w, NULL);
     g_string_truncate(scratch, 0);
     for (uint32_t d = 0; d < t->n_deps; d++)
         g_string_append_printf(scratch, "%s%u", d > 0 ? " " : "",

@@ -163,17 +163,27 @@ wave_share(uint64_t n_sms, uint64_t n_batch, uint64_t m, uint64_t n)
  * roofline (operands once, result once) where that is slower, i.e. where
  * the arithmetic intensity is below the ridge peak / bandwidth (A100 fp16:
  * 153 FLOP/B; H100: 295). */
-static double
-gemm_seconds(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k,
-             double flops)
+typedef struct Terms {
+    double compute, memory; /* seconds */
+} Terms;
+
+static Terms
+gemm_terms(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k,
+           double flops)
 {
     math = math_on(gpu, math);
     double rate = peak_of(gpu, math) * work_compute_gemm_ceiling(gpu, math) *
                   wave_share(gpu->n_sms, n_batch, m, n);
-    double compute = flops / rate;
-    double memory =
-        (double)work_compute_gemm_bytes(math, n_batch, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
-    return MAX(compute, memory);
+    return (Terms){flops / rate, (double)work_compute_gemm_bytes(math, n_batch, m, n, k) /
+                                     (double)hw_gpu_stream_bytes_per_s(gpu)};
+}
+
+static double
+gemm_seconds(const HwGpu *gpu, WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n, uint64_t k,
+             double flops)
+{
+    Terms t = gemm_terms(gpu, math, n_batch, m, n, k, flops);
+    return MAX(t.compute, t.memory);
 }
 
 double
@@ -183,7 +193,8 @@ work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m, uint6
     g_return_val_if_fail(gpu != NULL && gpu->n_sms > 0 && m >= 1 && n >= 1 && k >= 1, NAN);
     math = math_on(gpu, math);
     double flops = 2.0 * (double)m * (double)n * (double)k;
-    double memory = (double)work_compute_gemm_bytes(math, 1, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
+    double memory =
+        (double)work_compute_gemm_bytes(math, 1, m, n, k) / (double)hw_gpu_stream_bytes_per_s(gpu);
     if (flops / flops_per_s <= memory)
         return NAN;
     return flops_per_s / (peak_of(gpu, math) * wave_share(gpu->n_sms, 1, m, n));
@@ -206,8 +217,8 @@ work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, 
  * forward's two, as FlashAttention's benchmarks count). Thread blocks are
  * (sequence, head, query block) triples, quantized into waves as GEMM
  * tiles are; then the roofline. */
-static double
-flash_seconds(const WorkOp *op, const HwGpu *gpu)
+static Terms
+flash_terms(const WorkOp *op, const HwGpu *gpu)
 {
     const uint64_t block = WORK_COMPUTE_FLASH_BLOCK;
     uint64_t nb = div_up(op->m, block);
@@ -221,8 +232,14 @@ flash_seconds(const WorkOp *op, const HwGpu *gpu)
     const Ceiling *c = ceiling_of(gpu);
     double ceiling = op->pass == WORK_PASS_BACKWARD ? c->flash_bwd : c->flash_fwd;
     double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling * share;
-    double memory = (double)op->bytes / (double)hw_gpu_stream_bytes_per_s(gpu);
-    return MAX(executed / rate, memory);
+    return (Terms){executed / rate, (double)op->bytes / (double)hw_gpu_stream_bytes_per_s(gpu)};
+}
+
+static double
+flash_seconds(const WorkOp *op, const HwGpu *gpu)
+{
+    Terms t = flash_terms(op, gpu);
+    return MAX(t.compute, t.memory);
 }
 
 static uint64_t
@@ -280,5 +297,37 @@ work_compute_ops_ps(const GArray *ops, const HwGpu *gpu)
     uint64_t ps = 0;
     for (guint i = 0; i < ops->len; i++)
         ps += work_compute_op_ps(&g_array_index(ops, WorkOp, i), gpu);
+    return ps;
+}
+
+bool
+work_compute_op_memory_bound(const WorkOp *op, const HwGpu *gpu)
+{
+    g_return_val_if_fail(op != NULL && gpu != NULL, false);
+    g_return_val_if_fail(gpu->n_sms > 0 && gpu->hbm_bytes_per_s > 0, false);
+    Terms t = {0, 0};
+    switch (op->kind) {
+    case WORK_OP_MEMORY:
+        return true;
+    case WORK_OP_GEMM:
+        t = gemm_terms(gpu, op->math, op->n_batch, op->m, op->n, op->k, (double)op->flops);
+        break;
+    case WORK_OP_ATTENTION:
+        t = flash_terms(op, gpu);
+        break;
+    }
+    return t.memory >= t.compute;
+}
+
+uint64_t
+work_compute_ops_memory_ps(const GArray *ops, const HwGpu *gpu)
+{
+    g_return_val_if_fail(ops != NULL && gpu != NULL, 0);
+    uint64_t ps = 0;
+    for (guint i = 0; i < ops->len; i++) {
+        const WorkOp *op = &g_array_index(ops, WorkOp, i);
+        if (work_compute_op_memory_bound(op, gpu))
+            ps += work_compute_op_ps(op, gpu);
+    }
     return ps;
 }

@@ -160,7 +160,7 @@ uint64_t work_compute_kv_width(const WorkModel *model, const WorkLayout *layout)
  * generations it was not fitted on by nvlsim validate --cross generation
  * (README). A GPU's training_efficiency, or a scenario's
  * compute_efficiency, replaces it. */
-#define WORK_COMPUTE_STEP_EFFICIENCY 0.782
+#define WORK_COMPUTE_STEP_EFFICIENCY 0.821
 
 /* Defaults for model: fp16/bf16 linear layers, and
  * dropout for GPT-2 style models (learned positions: GPT-3 and Megatron's
@@ -252,3 +252,8 @@ uint64_t work_compute_op_ps(const WorkOp *op, const HwGpu *gpu);
 uint64_t work_compute_ops_flops(const GArray *ops);
 uint64_t work_compute_ops_bytes(const GArray *ops);
 uint64_t work_compute_ops_ps(const GArray *ops, const HwGpu *gpu);
+/* Whether op's time is set by HBM rather than by its SMs: a memory kernel,
+ * or a GEMM or attention below the roofline's ridge. */
+bool work_compute_op_memory_bound(const WorkOp *op, const HwGpu *gpu);
+/* The part of work_compute_ops_ps that memory-bound ops take. */
+uint64_t work_compute_ops_memory_ps(const GArray *ops, const HwGpu *gpu);

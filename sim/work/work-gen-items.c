@@ -199,6 +199,8 @@ items_of(const Gen *g, const GArray *ops, bool cut, bool backward)
             push_cp(g, items, &run, CP_KV, step);
         uint64_t ps = chunks > 0 ? chunked_ps(g, op, chunks) : work_compute_op_ps(op, g->gpu);
         run.duration_ps = add_ps(run.duration_ps, gen_efficient_ps(g, ps));
+        if (work_compute_op_memory_bound(op, g->gpu))
+            run.memory_ps = add_ps(run.memory_ps, gen_efficient_ps(g, ps));
         run.flops += op->flops;
         if (chunks > 0)
             flush(items, &run);

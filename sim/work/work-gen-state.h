@@ -24,6 +24,7 @@ typedef enum CpExchange {
 typedef struct Item {
     bool comm;
     uint64_t duration_ps, flops; /* compute */
+    uint64_t memory_ps;          /* compute: the memory-bound kernels' part of duration_ps */
     WorkCategory category;       /* comm: TP, EP or CP */
     CollOp op;
     uint64_t bytes;

@@ -4,6 +4,7 @@
  * (work-gen-items.c). */
 #include "work/work-gen-state.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "work/work-memory.h"
@@ -77,13 +78,24 @@ add(Gen *g, Rank *r, const WorkTask *proto, GArray *deps, const char *label)
                      deps ? deps->len : 0, label);
 }
 
+/* memory_ps of duration_ps as a task's memory_share. */
+static uint16_t
+memory_share(uint64_t memory_ps, uint64_t duration_ps)
+{
+    if (duration_ps == 0)
+        return 0;
+    return (uint16_t)llround((double)MIN(memory_ps, duration_ps) * WORK_SHARE_ONE /
+                             (double)duration_ps);
+}
+
 static void
-compute(Gen *g, Rank *r, uint64_t duration_ps, uint64_t flops, const char *label)
+compute(Gen *g, Rank *r, const Item *it, const char *label)
 {
     WorkTask t = {.kind = WORK_TASK_COMPUTE,
                   .category = WORK_CAT_COMPUTE,
-                  .duration_ps = duration_ps,
-                  .flops = flops};
+                  .duration_ps = it->duration_ps,
+                  .flops = it->flops,
+                  .memory_share = memory_share(it->memory_ps, it->duration_ps)};
     r->last_compute = add(g, r, &t, r->pending, label);
     if (r->first_of_block == WORK_NONE)
         r->first_of_block = r->last_compute;
@@ -200,7 +212,7 @@ emit_items(Gen *g, Rank *r, const GArray *items, const char *label)
     for (guint i = 0; i < items->len; i++) {
         const Item *it = &g_array_index(items, Item, i);
         if (!it->comm) {
-            compute(g, r, it->duration_ps, it->flops, label);
+            compute(g, r, it, label);
             continue;
         }
         if (it->category == WORK_CAT_CP) {
@@ -486,10 +498,12 @@ finish_step(Gen *g, Rank *r)
         g->l->zero >= WORK_ZERO_1 ? mem.n_params / work_layout_grad_ranks(g->l) : mem.n_params;
     GArray *ops = work_compute_ops_new();
     work_compute_optimizer(ops, g->l, mem.n_params, shard);
+    uint64_t ps = work_compute_ops_ps(ops, g->gpu);
     WorkTask t = {.kind = WORK_TASK_COMPUTE,
                   .category = WORK_CAT_COMPUTE,
-                  .duration_ps = gen_efficient_ps(g, work_compute_ops_ps(ops, g->gpu)),
-                  .flops = work_compute_ops_flops(ops)};
+                  .duration_ps = gen_efficient_ps(g, ps),
+                  .flops = work_compute_ops_flops(ops),
+                  .memory_share = memory_share(work_compute_ops_memory_ps(ops, g->gpu), ps)};
     g_array_unref(ops);
     uint32_t opt = add(g, r, &t, deps, "optimizer");
     g_array_set_size(deps, 0);

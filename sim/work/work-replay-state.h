@@ -35,11 +35,15 @@ typedef struct Replay {
     /* Ranks. */
     uint32_t *next_compute; /* per rank: into x->compute_list */
     bool *busy;
-    /* Interference: the SMs NCCL's kernels hold on each GPU, and its
-     * compute task's progress (full-rate picoseconds left at `since`;
-     * `epoch` tells the task's current end event from stale ones). */
+    /* Interference: the SMs NCCL's kernels hold on each GPU and the HBM
+     * bytes a second their traffic moves there, and its compute task's
+     * progress (full-rate picoseconds left at `since`; `epoch` tells the
+     * task's current end event from stale ones). */
     uint32_t n_sms;
+    bool persistent;          /* the GPU's GEMMs are persistent kernels (Hopper on) */
+    uint64_t stream_bytes_per_s; /* what the GPU's streaming kernels move */
     uint32_t *ctas;
+    uint64_t *hbm_bytes_per_s;
     uint32_t *running; /* task, or WORK_NONE */
     uint64_t *left_ps, *since, *epoch;
     uint64_t *late_ps; /* per rank: its first compute starts this late (stragglers); or NULL */

@@ -3,6 +3,7 @@
  * call and rank; events carry those indices. */
 #include "work/work-replay-state.h"
 
+#include <math.h>
 #include <string.h>
 
 void
@@ -20,28 +21,75 @@ work_replay_result_clear(WorkReplayResult *result)
 
 static void task_done(Replay *r, uint32_t task);
 
-/* Communication and compute share the GPU: while a collective's kernel
- * runs, its CTAs (one a channel, NCCL's ncclDevKernel grid; NCCL src/
- * enqueue.cc; or the SMs its task names, work-stream.h) hold as many SMs,
- * and the GPU's kernels run on the others:
- * compute progresses at (SMs - CTAs) / SMs of its rate (a kernel's waves
- * spread over the SMs left; at least one is left). Progress is counted in
- * full-rate picoseconds: floor(dt (S - c) / S) over dt, and what is left
- * takes ceil(left S / (S - c)). Transfers' kernels, the CTAs' HBM traffic
- * and a kernel waiting for its peers before the call starts are left out. */
+/* Communication and compute share the GPU. While a collective's kernel
+ * runs, its c CTAs (one a channel, NCCL's ncclDevKernel grid, NCCL src/
+ * enqueue.cc; or the SMs its task names, work-stream.h) hold as many of the
+ * S SMs, and its traffic moves D bytes a second through HBM. A compute task
+ * of memory share f (work-stream.h) then takes, per full-rate picosecond,
+ *     (1 - f) g S / (S - c) + f (1 + D / B)
+ * picoseconds (at least one SM is left):
+ * - its SM-bound kernels (GEMMs, attention) spread their waves over the
+ *   SMs left, and Hopper's persistent ones lose g more: beside 1 to 32
+ *   CTAs that hold their SMs and move nothing, a bf16 GEMM of 8192^3 on
+ *   one H200 took g = 1.18, 1.15, 1.15, 1.15 and 1.18 times S / (S - c)
+ *   for c = 1, 4, 8, 16 and 32, 1.05 for 64 (tests/data/measured/
+ *   h200-2026-12-04/interfere.csv, spin rows), the median 1.155
+ *   (WORK_REPLAY_GEMM_BESIDE_CTAS); earlier GPUs' cuBLAS kernels are not persistent:
+ *   g = 1 [U: not measured];
+ * - its memory-bound kernels keep their SMs (beside 1 to 64 spinning CTAs
+ *   the same file's bf16 add lost at most 0.6%) but share HBM: beside N
+ *   CTAs copying 20 GB/s each it took 1 + D / B of its time, B being what
+ *   it streams alone (4.16 TB/s): 1.151 measured against 1.154 for N = 32,
+ *   1.323 against 1.307 for N = 64 (paced rows).
+ * Progress is counted in full-rate picoseconds at that rate r in parts of
+ * RATE_ONE: floor(dt RATE_ONE / r) over dt, and what is left takes
+ * ceil(left r / RATE_ONE). Transfers' kernels and a kernel waiting for its
+ * peers before the call starts are left out. */
+#define RATE_ONE WORK_REPLAY_RATE_ONE
+
+/* The running compute's picoseconds per full-rate picosecond on gpu, in
+ * parts of RATE_ONE. */
+static uint64_t
+compute_rate(const Replay *r, uint32_t gpu)
+{
+    uint32_t c = MIN(r->ctas[gpu], r->n_sms - 1);
+    if (c == 0)
+        return RATE_ONE;
+    double f = (double)work_stream_task(r->s, r->running[gpu])->memory_share / WORK_SHARE_ONE;
+    double sm =
+        (r->persistent ? WORK_REPLAY_GEMM_BESIDE_CTAS : 1.0) * r->n_sms / (double)(r->n_sms - c);
+    double hbm = 1.0 + (double)r->hbm_bytes_per_s[gpu] / (double)r->stream_bytes_per_s;
+    return (uint64_t)llround(((1.0 - f) * sm + f * hbm) * (double)RATE_ONE);
+}
+
 static uint64_t
 compute_progress(const Replay *r, uint32_t gpu, uint64_t dt)
 {
-    uint64_t free_sms = r->n_sms - MIN(r->ctas[gpu], r->n_sms - 1);
-    return (uint64_t)((unsigned __int128)dt * free_sms / r->n_sms);
+    return (uint64_t)((unsigned __int128)dt * RATE_ONE / compute_rate(r, gpu));
 }
 
 static uint64_t
 compute_left_time(const Replay *r, uint32_t gpu, uint64_t left)
 {
-    uint64_t free_sms = r->n_sms - MIN(r->ctas[gpu], r->n_sms - 1);
-    unsigned __int128 t = ((unsigned __int128)left * r->n_sms + free_sms - 1) / free_sms;
+    unsigned __int128 t =
+        ((unsigned __int128)left * compute_rate(r, gpu) + RATE_ONE - 1) / RATE_ONE;
     return t >= SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)t;
+}
+
+/* The HBM bytes a second call's traffic moves on each of its GPUs while it
+ * runs: three for each byte of its bus traffic (the arriving byte written,
+ * read back to be forwarded or reduced, and the user buffer read or
+ * written: NCCL's Simple protocol through its FIFO [D]) over its time
+ * alone. */
+static uint64_t
+call_hbm_bytes_per_s(const Replay *r, uint32_t call, const WorkTask *t)
+{
+    const WorkGroup *g = r->s->groups->pdata[t->group];
+    uint64_t alone = coll_session_alone_ps(r->session, r->call_shape[call]);
+    if (alone == 0)
+        return 0;
+    double bus = (double)t->bytes * coll_busbw_factor(t->op, g->n_ranks);
+    return (uint64_t)llround(3.0 * bus * (double)SIM_PS_PER_S / (double)alone);
 }
 
 /* Schedules the end of gpu's running compute at its rate now. */
@@ -63,11 +111,12 @@ call_ctas(Replay *r, uint32_t call, int64_t delta)
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
     if (c->group == WORK_NONE)
         return;
-    uint32_t sms =
-        work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0))->sms;
-    uint32_t n = sms > 0 ? sms : coll_session_channels(r->session, r->call_shape[call]);
+    const WorkTask *t0 =
+        work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0));
+    uint32_t n = t0->sms > 0 ? t0->sms : coll_session_channels(r->session, r->call_shape[call]);
     if (n == 0)
         return;
+    uint64_t hbm = call_hbm_bytes_per_s(r, call, t0);
     uint64_t now = sim_engine_now(r->engine);
     for (uint32_t k = 0; k < c->n_tasks; k++) {
         uint32_t gpu =
@@ -79,6 +128,8 @@ call_ctas(Replay *r, uint32_t call, int64_t delta)
             r->since[gpu] = now;
         }
         r->ctas[gpu] = (uint32_t)((int64_t)r->ctas[gpu] + delta * (int64_t)n);
+        r->hbm_bytes_per_s[gpu] =
+            (uint64_t)((int64_t)r->hbm_bytes_per_s[gpu] + delta * (int64_t)hbm);
         if (running)
             compute_schedule(r, gpu);
     }
@@ -228,7 +279,10 @@ build_index(Replay *r)
     r->next_compute = g_new(uint32_t, n_gpus);
     r->busy = g_new0(bool, n_gpus);
     r->n_sms = (uint32_t)MAX(r->system->gpu->n_sms, 1);
+    r->persistent = r->system->gpu->sm_version >= 90;
+    r->stream_bytes_per_s = MAX(hw_gpu_stream_bytes_per_s(r->system->gpu), 1);
     r->ctas = g_new0(uint32_t, n_gpus);
+    r->hbm_bytes_per_s = g_new0(uint64_t, n_gpus);
     r->running = g_new(uint32_t, n_gpus);
     r->left_ps = g_new0(uint64_t, n_gpus);
     r->since = g_new0(uint64_t, n_gpus);
@@ -275,6 +329,7 @@ replay_clear(Replay *r)
     g_free(r->next_compute);
     g_free(r->busy);
     g_free(r->ctas);
+    g_free(r->hbm_bytes_per_s);
     g_free(r->running);
     g_free(r->left_ps);
     g_free(r->since);

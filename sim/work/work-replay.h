@@ -96,6 +96,12 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
  * communication); a longer stream is an error before the run. */
 #define WORK_REPLAY_MAX_COMPUTE_PS (UINT64_C(1) << 62)
 
+/* Compute beside a collective (work-replay.c says how and from what
+ * measurement): a persistent GEMM's slowdown beyond the SMs it loses, and
+ * the unit of a compute task's rate (picoseconds per full-rate one). */
+#define WORK_REPLAY_GEMM_BESIDE_CTAS 1.155
+#define WORK_REPLAY_RATE_ONE (UINT64_C(1) << 20)
+
 /* The same, also counting every link's wire bytes on the shared network
  * (the session's flows: each call's connections and replica copies, not
  * the per-shape runs of the collectives layer) in bins of

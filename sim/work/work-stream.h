@@ -74,8 +74,15 @@ typedef struct WorkTask {
     /* COLL: the SMs its kernels hold while it runs, which the compute beside
      * it does without (Transformer Engine's userbuffers overlap: its
      * num_sm); 0: NCCL's kernel, one CTA a channel of the call. */
-    uint32_t sms;
+    uint16_t sms;
+    /* COMPUTE: the share of its time spent in memory-bound kernels, in
+     * parts of WORK_SHARE_ONE. Beside a collective those kernels lose no
+     * speed to its SMs but share HBM with its traffic (work-replay.c). */
+    uint16_t memory_share;
 } WorkTask;
+
+/* A memory_share of the whole task. */
+#define WORK_SHARE_ONE 10000
 
 typedef struct WorkGroup {
     WorkCategory category;

@@ -9,6 +9,7 @@
 #include "work/work-trace.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,17 @@
 #include "core/core-time.h"
 
 const char *const work_trace_columns[WORK_TRACE_N_COLUMNS] = {
-    "rank",  "task",  "kind",        "category", "group", "members",  "peer",           "op",
-    "bytes", "sms",   "duration_us", "flops",    "deps",  "replicas", "replica_stride", "label",
+    "rank",     "task",           "kind",  "category",    "group", "members",      "peer",
+    "op",       "bytes",          "sms",   "duration_us", "flops", "memory_share", "deps",
+    "replicas", "replica_stride", "label",
 };
+
+/* The columns a trace may leave out (written before they were added). */
+static bool
+optional_column(int c)
+{
+    return c == WORK_TRACE_SMS || c == WORK_TRACE_MEMORY_SHARE;
+}
 
 /* The SMs a coll row may name: more than any GPU has. */
 #define TRACE_MAX_SMS 4096
@@ -72,7 +81,7 @@ static bool G_GNUC_PRINTF(4, 5)
 }
 
 /* The row's text in column col; "" for a column the trace leaves out
- * (only sms may be). */
+ * (only an optional one may be). */
 static const char *
 field(const Reader *r, WorkTraceColumn col)
 {
@@ -220,6 +229,22 @@ must_be_empty(const Reader *r, WorkTaskKind kind, const WorkTraceColumn *cols, i
     return true;
 }
 
+/* memory_share: empty, or a decimal from 0 to 1, to WORK_SHARE_ONE parts. */
+static bool
+read_memory_share(const Reader *r, WorkTask *t, GError **error)
+{
+    const char *text = field(r, WORK_TRACE_MEMORY_SHARE);
+    if (*text == '\0')
+        return true;
+    char *end = NULL;
+    double share = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0' || !(share >= 0 && share <= 1))
+        return row_fail(r, error, WORK_TRACE_MEMORY_SHARE,
+                        "expected a share from 0 to 1 (\"0.25\"), got \"%s\"", text);
+    t->memory_share = (uint16_t)llround(share * WORK_SHARE_ONE);
+    return true;
+}
+
 static bool
 read_compute(const Reader *r, WorkTask *t, GError **error)
 {
@@ -229,6 +254,8 @@ read_compute(const Reader *r, WorkTask *t, GError **error)
         return false;
     if (!is_empty(r, WORK_TRACE_FLOPS) &&
         !field_uint(r, WORK_TRACE_FLOPS, UINT64_MAX, &t->flops, error))
+        return false;
+    if (!read_memory_share(r, t, error))
         return false;
     const char *text = field(r, WORK_TRACE_DURATION);
     if (*text == '\0') {
@@ -325,8 +352,8 @@ read_group(Reader *r, WorkTask *t, GError **error)
 static bool
 read_coll(Reader *r, WorkTask *t, GError **error)
 {
-    static const WorkTraceColumn unused[] = {WORK_TRACE_PEER, WORK_TRACE_DURATION,
-                                             WORK_TRACE_FLOPS};
+    static const WorkTraceColumn unused[] = {WORK_TRACE_PEER, WORK_TRACE_DURATION, WORK_TRACE_FLOPS,
+                                             WORK_TRACE_MEMORY_SHARE};
     if (!must_be_empty(r, t->kind, unused, G_N_ELEMENTS(unused), error) || !read_group(r, t, error))
         return false;
     const char *op = field(r, WORK_TRACE_OP);
@@ -347,16 +374,16 @@ read_coll(Reader *r, WorkTask *t, GError **error)
     if (sms == 0)
         return row_fail(r, error, WORK_TRACE_SMS,
                         "0: expected 1 or more SMs, or empty for NCCL's channels");
-    t->sms = (uint32_t)sms;
+    t->sms = (uint16_t)sms;
     return true;
 }
 
 static bool
 read_transfer(Reader *r, WorkTask *t, GError **error)
 {
-    static const WorkTraceColumn unused[] = {WORK_TRACE_GROUP,    WORK_TRACE_MEMBERS,
-                                             WORK_TRACE_OP,       WORK_TRACE_SMS,
-                                             WORK_TRACE_DURATION, WORK_TRACE_FLOPS};
+    static const WorkTraceColumn unused[] = {
+        WORK_TRACE_GROUP,    WORK_TRACE_MEMBERS, WORK_TRACE_OP,          WORK_TRACE_SMS,
+        WORK_TRACE_DURATION, WORK_TRACE_FLOPS,   WORK_TRACE_MEMORY_SHARE};
     uint64_t peer;
     if (!must_be_empty(r, t->kind, unused, G_N_ELEMENTS(unused), error) ||
         !field_uint(r, WORK_TRACE_PEER, WORK_TRACE_MAX_GPUS - 1, &peer, error))
@@ -484,8 +511,8 @@ read_row(Reader *r, GError **error)
     return true;
 }
 
-/* Every column known and none missing but sms; r->columns set (-1 for a
- * column left out). */
+/* Every column known and none missing but the optional ones; r->columns
+ * set (-1 for a column left out). */
 static bool
 find_columns(Reader *r, GError **error)
 {
@@ -505,7 +532,7 @@ find_columns(Reader *r, GError **error)
     }
     g_autoptr(GString) missing = g_string_new(NULL);
     for (int c = 0; c < WORK_TRACE_N_COLUMNS; c++)
-        if (c != WORK_TRACE_SMS && r->columns[c] < 0)
+        if (!optional_column(c) && r->columns[c] < 0)
             g_string_append_printf(missing, "%s%s", missing->len ? ", " : "",
                                    work_trace_columns[c]);
     if (unknown->len == 0 && missing->len == 0)

@@ -10,8 +10,8 @@
  * them by name, so any order reads, but every column must be there and no
  * other:
  *
- *   rank,task,kind,category,group,members,peer,op,bytes,duration_us,flops,
- *   deps,replicas,replica_stride,label                      (on one line)
+ *   rank,task,kind,category,group,members,peer,op,bytes,sms,duration_us,
+ *   flops,memory_share,deps,replicas,replica_stride,label   (on one line)
  *
  *   rank            the GPU that runs the task (an index of the system's
  *                   GPUs, below 2^24).
@@ -52,7 +52,7 @@
  *                   userbuffers overlap: its num_sm), a positive integer;
  *                   empty: NCCL's kernel, one CTA a channel. Every member's
  *                   k-th call on a group gives the same. Empty for other
- *                   kinds. The one column a trace may leave out (traces
+ *                   kinds. A trace may leave the column out (traces
  *                   written before it was added): then empty on every row.
  *   duration_us     compute: the kernels' time in microseconds, a
  *                   non-negative decimal ("12.5", "1.25e1"), kept to the
@@ -67,6 +67,12 @@
  *                   model (in the stream: duration_ps 0 and flops set; the
  *                   writer writes such a task so).
  *                   Empty for other kinds.
+ *   memory_share    compute: the share of its time in memory-bound kernels
+ *                   (norms, activations, casts), a decimal from 0 to 1 kept to
+ *                   1e-4 ("0.2731"); empty means 0. Beside a collective those
+ *                   kernels keep their SMs but share HBM with its traffic
+ *                   (work-replay.c). Empty for other kinds. May be left out
+ *                   as sms may.
  *   deps            the task numbers of the same rank this task waits for,
  *                   separated by spaces; each below the row's own task
  *                   number. Empty when none.
@@ -118,6 +124,7 @@ typedef enum WorkTraceColumn {
     WORK_TRACE_SMS,
     WORK_TRACE_DURATION,
     WORK_TRACE_FLOPS,
+    WORK_TRACE_MEMORY_SHARE,
     WORK_TRACE_DEPS,
     WORK_TRACE_REPLICAS,
     WORK_TRACE_STRIDE,

