@@ -19,6 +19,11 @@
  *     CSV (their median), its error shown on them and on the copy rows;
  *   loopback: a loopback model's [loopback] costs from nvlsim-bench
  *     loopback's rows (cli-calibrate-loopback.c);
+ *   interference: how much more than the SMs it loses a persistent GEMM
+ *     slows beside a collective's CTAs (WORK_REPLAY_GEMM_BESIDE_CTAS,
+ *     work-replay.h), from nvlsim-bench interfere's GEMM rows beside CTAs
+ *     that hold their SMs and move nothing (their median); the replayer's
+ *     slowdown then shown on every other row of the file, held out;
  *   compute-efficiency: the share of the kernel model's rate a training
  *     step sustains, from training rows (the schema of
  *     shared/reference/training.csv): every system's, the one share of
@@ -81,28 +86,35 @@ static const GOptionEntry calibrate_entries[] = {
 };
 
 const CliUsage cli_calibrate_usage = {
-    .args = "latency|copy-overhead|compute-efficiency|gemm|memory|loopback [FILE.csv]",
-    .summary = "Fits the runtime's unsourced costs of a collective call ([runtime] host_issue\n"
-               "and kernel_setup) once across every system's rows, a system's fixed cost\n"
+    .args = "WHAT [FILE.csv]",
+    .summary = "WHAT is latency, copy-overhead, compute-efficiency, gemm, memory,\n"
+               "loopback or interference. Fits the runtime's unsourced costs of a\n"
+               "collective call ([runtime] host_issue and kernel_setup) once across\n"
+               "every system's rows, a system's fixed cost\n"
                "of one peer copy ([host] copy_overhead) from a measurement file, the\n"
                "share of the kernel model a training step sustains, once across every\n"
                "generation's steps (or a GPU's own, [gpu] training_efficiency, with\n"
                "--system), a GPU's GEMM ceilings\n"
                "([gpu] gemm_ceiling_fp16/fp8) or sustained HBM share ([gpu] hbm_efficiency)\n"
-               "from nvlsim-bench gpu's CSV, or a loopback\n"
-               "model's costs ([loopback]) from nvlsim-bench loopback's CSV.",
+               "from nvlsim-bench gpu's CSV, a loopback\n"
+               "model's costs ([loopback]) from nvlsim-bench loopback's CSV, or how much a\n"
+               "persistent GEMM slows beside a collective's CTAs from nvlsim-bench\n"
+               "interfere's CSV.",
     .description = "Without FILE.csv, latency and copy-overhead read the shipped\n"
                    "data/measurements/collectives.csv, compute-efficiency its training.csv\n"
-                   "(nvlsim --version prints the folder); gemm, memory and loopback need one.\n"
-                   "The fits shipped in models/:\n"
+                   "(nvlsim --version prints the folder); gemm, memory, loopback and\n"
+                   "interference need one (tests/device/run.sh writes them).\n"
+                   "The fits shipped in models/ and sim/:\n"
                    "  nvlsim calibrate latency\n"
                    "  nvlsim calibrate copy-overhead --system dgx1-p100 \\\n"
                    "    --match 'modified p2pBandwidthLatencyTest'\n"
                    "  nvlsim calibrate compute-efficiency\n"
-                   "Fits waiting for measurements (tests/device/run.sh writes them):\n"
-                   "  nvlsim calibrate gemm gpu.csv --system dgx-h200\n"
-                   "  nvlsim calibrate memory gpu.csv --system dgx-h200\n"
-                   "  nvlsim calibrate loopback loopback-all_reduce.csv --system loopback-h200\n"
+                   "  M=tests/data/measured/h200-2026-12-04\n"
+                   "  nvlsim calibrate loopback $M/loopback-all_reduce.csv --system loopback-h200\n"
+                   "  nvlsim calibrate interference $M/interfere.csv --system dgx-h200\n"
+                   "  nvlsim calibrate memory $M/gpu.csv --system dgx-h200  (every GPU's default)\n"
+                   "  nvlsim calibrate gemm $M/gpu.csv --system dgx-h200  (a check of the sourced\n"
+                   "    Hopper ceilings, which stay)\n"
                    "Judge a fit on the rows it was not fitted on with nvlsim validate.",
     .entries = calibrate_entries,
 };
@@ -250,8 +262,8 @@ fit_gemm(const HwGpu *gpu, WorkMath math, const char *key, const GArray *shapes,
 /* nvlsim-bench gpu's CSV at path and the system it calibrates, with the
  * columns names[0 .. n) found into col; false after printing the error. */
 static bool
-open_gpu_csv(const char *path, const char *system_id, const char *const *names, unsigned n,
-             int *col, SimCsv **csv, HwSystem **system)
+open_gpu_csv(const char *path, const char *system_id, const char *bench, const char *const *names,
+             unsigned n, int *col, SimCsv **csv, HwSystem **system)
 {
     g_autoptr(GError) error = NULL;
     *csv = sim_csv_read(path, &error);
@@ -262,9 +274,8 @@ open_gpu_csv(const char *path, const char *system_id, const char *const *names, 
     }
     for (unsigned i = 0; i < n; i++)
         if ((col[i] = sim_csv_column(*csv, names[i])) < 0) {
-            fprintf(stderr,
-                    "nvlsim calibrate: %s: no column %s (expected nvlsim-bench gpu's CSV)\n", path,
-                    names[i]);
+            fprintf(stderr, "nvlsim calibrate: %s: no column %s (expected nvlsim-bench %s's CSV)\n",
+                    path, names[i], bench);
             return false;
         }
     return true;
@@ -278,7 +289,7 @@ calibrate_gemm(const char *path, const char *system_id)
     int col[G_N_ELEMENTS(names)];
     g_autoptr(SimCsv) csv = NULL;
     g_autoptr(HwSystem) system = NULL;
-    if (!open_gpu_csv(path, system_id, names, G_N_ELEMENTS(names), col, &csv, &system))
+    if (!open_gpu_csv(path, system_id, "gpu", names, G_N_ELEMENTS(names), col, &csv, &system))
         return CLI_EXIT_BAD_INPUT;
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) shapes16 = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -330,7 +341,7 @@ calibrate_memory(const char *path, const char *system_id)
     int col[G_N_ELEMENTS(names)];
     g_autoptr(SimCsv) csv = NULL;
     g_autoptr(HwSystem) system = NULL;
-    if (!open_gpu_csv(path, system_id, names, G_N_ELEMENTS(names), col, &csv, &system))
+    if (!open_gpu_csv(path, system_id, "gpu", names, G_N_ELEMENTS(names), col, &csv, &system))
         return CLI_EXIT_BAD_INPUT;
     double hbm = (double)system->gpu->hbm_bytes_per_s;
     g_autoptr(GArray) shares = g_array_new(FALSE, FALSE, sizeof(double));
@@ -377,6 +388,100 @@ calibrate_memory(const char *path, const char *system_id)
     return CLI_EXIT_OK;
 }
 
+/* A number field of an interfere row; NAN (after a message) when it is not
+ * a non-negative number. */
+static double
+interfere_number(const SimCsv *csv, guint r, int col, const char *path, const char *name)
+{
+    char *end = NULL;
+    const char *text = sim_csv_field(csv, r, col);
+    double v = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0' || !(v >= 0) || !isfinite(v)) {
+        fprintf(stderr, "nvlsim calibrate: %s:%u: %s: expected a non-negative number, got '%s'\n",
+                path, g_array_index(csv->lines, uint32_t, r), name, text);
+        return NAN;
+    }
+    return v;
+}
+
+/* nvlsim calibrate interference FILE.csv --system NAME: g, the GEMM's
+ * slowdown beside c spinning CTAs over S / (S - c), the median over those
+ * rows; then the replayer's slowdown beside a collective on every row,
+ * the fitted ones and the held-out ones (work-replay.c): a GEMM (all
+ * SM-bound) g S / (S - c), a streaming kernel (all memory-bound)
+ * 1 + D / B, D the holder's bytes a second alone and B the GPU's
+ * streaming rate. */
+static int
+calibrate_interference(const char *path, const char *system_id)
+{
+    static const char *const names[] = {"victim", "holder", "ctas", "slowdown",
+                                        "copy_alone_bytes_per_s"};
+    int col[G_N_ELEMENTS(names)];
+    g_autoptr(SimCsv) csv = NULL;
+    g_autoptr(HwSystem) system = NULL;
+    if (!open_gpu_csv(path, system_id, "interfere", names, G_N_ELEMENTS(names), col, &csv, &system))
+        return CLI_EXIT_BAD_INPUT;
+    double sms = (double)system->gpu->n_sms,
+           stream = (double)hw_gpu_stream_bytes_per_s(system->gpu);
+    guint n = csv->rows->len;
+    g_autofree double *ctas = g_new0(double, MAX(n, 1));
+    g_autofree double *slowdown = g_new0(double, MAX(n, 1));
+    g_autofree double *copy = g_new0(double, MAX(n, 1));
+    g_autoptr(GArray) own = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint r = 0; r < n; r++) {
+        const char *victim = sim_csv_field(csv, r, col[0]);
+        if (strcmp(victim, "gemm") != 0 && strcmp(victim, "add") != 0) {
+            fprintf(stderr, "nvlsim calibrate: %s:%u: victim: expected gemm or add, got '%s'\n",
+                    path, g_array_index(csv->lines, uint32_t, r), victim);
+            return CLI_EXIT_BAD_INPUT;
+        }
+        ctas[r] = interfere_number(csv, r, col[2], path, names[2]);
+        slowdown[r] = interfere_number(csv, r, col[3], path, names[3]);
+        copy[r] = interfere_number(csv, r, col[4], path, names[4]);
+        if (isnan(ctas[r]) || isnan(slowdown[r]) || isnan(copy[r]))
+            return CLI_EXIT_BAD_INPUT;
+        if (!(ctas[r] >= 1 && ctas[r] < sms && slowdown[r] > 0)) {
+            fprintf(stderr,
+                    "nvlsim calibrate: %s:%u: expected 1 to %.0f CTAs and a slowdown above 0\n",
+                    path, g_array_index(csv->lines, uint32_t, r), sms - 1);
+            return CLI_EXIT_BAD_INPUT;
+        }
+        if (strcmp(victim, "gemm") == 0 && strcmp(sim_csv_field(csv, r, col[1]), "spin") == 0) {
+            double g = slowdown[r] * (sms - ctas[r]) / sms;
+            g_array_append_val(own, g);
+        }
+    }
+    if (own->len == 0) {
+        fprintf(stderr, "nvlsim calibrate: %s: no gemm rows beside spinning CTAs (holder spin)\n",
+                path);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    double fit = cli_rows_median((const double *)own->data, own->len, own->len);
+    printf("# nvlsim calibrate interference: %s on the %s of %s (%.0f SMs, streaming %.0f GB/s)\n",
+           path, system->gpu->name, system->id, sms, stream / 1e9);
+    printf("  %-6s %-6s %5s %9s %9s %8s\n", "victim", "holder", "ctas", "measured", "model",
+           "error");
+    double sum_fit = 0, sum_held = 0;
+    guint n_held = 0;
+    for (guint r = 0; r < n; r++) {
+        bool gemm = strcmp(sim_csv_field(csv, r, col[0]), "gemm") == 0;
+        const char *holder = sim_csv_field(csv, r, col[1]);
+        bool fitted = gemm && strcmp(holder, "spin") == 0;
+        double model = gemm ? fit * sms / (sms - ctas[r]) : 1.0 + copy[r] / stream;
+        double err = 100 * (model - slowdown[r]) / slowdown[r];
+        printf("  %-6s %-6s %5.0f %9.4f %9.4f %+7.2f%%%s\n", gemm ? "gemm" : "add", holder, ctas[r],
+               slowdown[r], model, err, fitted ? "" : "  (held out)");
+        if (fitted)
+            sum_fit += fabs(err);
+        else
+            sum_held += fabs(err), n_held++;
+    }
+    printf("# %u rows fitted: MAPE %.2f%%; %u held out: MAPE %.2f%%\n", own->len,
+           sum_fit / own->len, n_held, n_held ? sum_held / n_held : 0.0);
+    printf("WORK_REPLAY_GEMM_BESIDE_CTAS %.3f (sim/work/work-replay.h)\n", fit);
+    return CLI_EXIT_OK;
+}
+
 /* The file to fit on for "calibrate WHAT [FILE.csv]": FILE.csv, or without
  * it the shipped file of WHAT's kind (newly allocated); NULL, after a
  * usage message, for an unknown WHAT or a missing file that has no
@@ -393,6 +498,7 @@ calibrate_input(int argc, char **argv)
         {"gemm", NULL},
         {"memory", NULL},
         {"loopback", NULL},
+        {"interference", NULL},
     };
     size_t w = 0;
     while (argc >= 2 && w < G_N_ELEMENTS(what) && strcmp(argv[1], what[w].name) != 0)
@@ -400,7 +506,8 @@ calibrate_input(int argc, char **argv)
     if (argc < 2 || argc > 3 || w == G_N_ELEMENTS(what) ||
         (argc == 2 && what[w].suite_file == NULL)) {
         fprintf(stderr, "nvlsim calibrate: expected latency, copy-overhead or "
-                        "compute-efficiency [FILE.csv], or gemm, memory or loopback FILE.csv\n");
+                        "compute-efficiency [FILE.csv], or gemm, memory, loopback or "
+                        "interference FILE.csv\n");
         return NULL;
     }
     return argc == 3 ? g_strdup(argv[2]) : validate_suite_file(what[w].suite_file);
@@ -448,6 +555,8 @@ cli_calibrate(int argc, char **argv)
         status = calibrate_gemm(path, o.system);
     } else if (strcmp(argv[1], "memory") == 0) {
         status = calibrate_memory(path, o.system);
+    } else if (strcmp(argv[1], "interference") == 0) {
+        status = calibrate_interference(path, o.system);
     } else if (strcmp(argv[1], "compute-efficiency") == 0) {
         Validation v;
         validate_init(&v);

@@ -29,18 +29,21 @@ static void task_done(Replay *r, uint32_t task);
  *     (1 - f) g S / (S - c) + f (1 + D / B)
  * picoseconds (at least one SM is left):
  * - its SM-bound kernels (GEMMs, attention) spread their waves over the
- *   SMs left, and Hopper's persistent ones lose g more: beside 1 to 32
+ *   SMs left, and Hopper's persistent ones lose g more: beside 1 to 64
  *   CTAs that hold their SMs and move nothing, a bf16 GEMM of 8192^3 on
- *   one H200 took g = 1.18, 1.15, 1.15, 1.15 and 1.18 times S / (S - c)
- *   for c = 1, 4, 8, 16 and 32, 1.05 for 64 (tests/data/measured/
- *   h200-2026-12-04/interfere.csv, spin rows), the median 1.155
- *   (WORK_REPLAY_GEMM_BESIDE_CTAS); earlier GPUs' cuBLAS kernels are not persistent:
- *   g = 1 [U: not measured];
+ *   one H200 took 1.05 to 1.18 times S / (S - c), the median g = 1.152
+ *   (WORK_REPLAY_GEMM_BESIDE_CTAS, by nvlsim calibrate interference
+ *   tests/data/measured/h200-2026-12-04/interfere.csv --system dgx-h200;
+ *   beside CTAs copying, held out, the GEMM's error is within 8% up to
+ *   32 CTAs). Earlier GPUs' cuBLAS kernels are not persistent: g = 1 [U:
+ *   not measured];
  * - its memory-bound kernels keep their SMs (beside 1 to 64 spinning CTAs
  *   the same file's bf16 add lost at most 0.6%) but share HBM: beside N
- *   CTAs copying 20 GB/s each it took 1 + D / B of its time, B being what
- *   it streams alone (4.16 TB/s): 1.151 measured against 1.154 for N = 32,
- *   1.323 against 1.307 for N = 64 (paced rows).
+ *   CTAs copying 20 GB/s each, as a channel paced by its link does, it
+ *   took 1 + D / B of its time within 2.5% (1.151 measured against 1.154
+ *   for N = 32, 1.323 against 1.307 for N = 64). A copy that runs flat out
+ *   alone is no such demand: it yields under contention, and 1 + D / B
+ *   overstates its effect (by 19% to 36% from 16 CTAs).
  * Progress is counted in full-rate picoseconds at that rate r in parts of
  * RATE_ONE: floor(dt RATE_ONE / r) over dt, and what is left takes
  * ceil(left r / RATE_ONE). Transfers' kernels and a kernel waiting for its

@@ -806,8 +806,9 @@ expect 2 err "--fault: [faults] slow_rate: '0' is out of range" -- \
 expect 0 out "copy_overhead = 9539ns" -- calibrate copy-overhead \
     "$top_srcdir/tests/data/calibrate-copy-overhead.csv" --system dgx1-p100 \
     --match "modified p2pBandwidthLatencyTest"
-expect 2 err "expected latency, copy-overhead or compute-efficiency [FILE.csv], or gemm, memory or loopback FILE.csv" -- calibrate frobnicate x.csv
-expect 2 err "or gemm, memory or loopback FILE.csv" -- calibrate gemm --system dgx-h100
+expect 2 err "expected latency, copy-overhead or compute-efficiency [FILE.csv], or gemm, memory, loopback or interference FILE.csv" -- calibrate frobnicate x.csv
+expect 2 err "or gemm, memory, loopback or interference FILE.csv" -- calibrate gemm --system dgx-h100
+expect 2 err "or gemm, memory, loopback or interference FILE.csv" -- calibrate interference --system dgx-h200
 
 # nvlsim bench-net: the flow engine on two DGX H100 nodes (16 GPUs).
 expect 0 out "all-to-all 1MiB per pair" -- bench-net --only flow --nodes 2
@@ -1012,6 +1013,34 @@ expect 0 out "-1.10%" -- calibrate memory \
     "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h100
 grep -v '^reduce,' "$top_srcdir/tests/data/bench-gpu-fixture.csv" >"$tmp/no-reduce.csv"
 expect 1 err "no reduce rows" -- calibrate memory "$tmp/no-reduce.csv" --system dgx-h100
+
+# nvlsim calibrate interference: the shipped constant is what the H200's
+# measurement gives; on rows made by the model with g = 1.2 on 132 SMs
+# (1.2 x 132 / 131, / 128, / 100) the fit gives 1.2 back exactly, and an
+# add beside 1.0404 TB/s of copying (a quarter of the H200's streaming
+# 4.1616 TB/s) 1.25.
+measured="$top_srcdir/tests/data/measured/h200-2026-12-04/interfere.csv"
+expect 0 out "WORK_REPLAY_GEMM_BESIDE_CTAS 1.152 (sim/work/work-replay.h)" -- \
+    calibrate interference "$measured" --system dgx-h200
+expect 0 out "30 held out: MAPE 5.33%" -- calibrate interference "$measured" --system dgx-h200
+hdr=victim,holder,ctas,victim_us,victim_alone_us,slowdown,copy_bytes_per_s,copy_alone_bytes_per_s
+printf '%s\n' "$hdr" "gemm,spin,1,0,0,1.2091603053,0,0" "gemm,spin,4,0,0,1.2375,0,0" \
+    "gemm,spin,32,0,0,1.584,0,0" "add,paced,16,0,0,1.25,0,1.0404e12" >"$tmp/interfere.csv"
+expect 0 out "WORK_REPLAY_GEMM_BESIDE_CTAS 1.200" -- \
+    calibrate interference "$tmp/interfere.csv" --system dgx-h200
+expect 0 out "3 rows fitted: MAPE 0.00%; 1 held out: MAPE 0.00%" -- \
+    calibrate interference "$tmp/interfere.csv" --system dgx-h200
+printf '%s\n' "$hdr" "gemm,spin,1,0,0,1.2,0,0" "memcpy,spin,1,0,0,1.2,0,0" >"$tmp/bad-victim.csv"
+expect 1 err "bad-victim.csv:3: victim: expected gemm or add, got 'memcpy'" -- \
+    calibrate interference "$tmp/bad-victim.csv" --system dgx-h200
+printf '%s\n' "$hdr" "gemm,spin,132,0,0,1.2,0,0" >"$tmp/all-sms.csv"
+expect 1 err "all-sms.csv:2: expected 1 to 131 CTAs" -- \
+    calibrate interference "$tmp/all-sms.csv" --system dgx-h200
+printf '%s\n' "$hdr" "add,paced,4,0,0,1.02,0,8e10" >"$tmp/no-spin.csv"
+expect 1 err "no gemm rows beside spinning CTAs" -- \
+    calibrate interference "$tmp/no-spin.csv" --system dgx-h200
+expect 1 err "no column victim (expected nvlsim-bench interfere's CSV)" -- \
+    calibrate interference "$top_srcdir/tests/data/bench-gpu-fixture.csv" --system dgx-h200
 
 # Outputs that are not regular files are written where they are, never
 # replaced by one: standard output for -, a device, a FIFO, a symbolic
