@@ -430,8 +430,9 @@ calibrate_interference(const char *path, const char *system_id)
     g_autoptr(GArray) own = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint r = 0; r < n; r++) {
         const char *victim = sim_csv_field(csv, r, col[0]);
-        if (strcmp(victim, "gemm") != 0 && strcmp(victim, "add") != 0) {
-            fprintf(stderr, "nvlsim calibrate: %s:%u: victim: expected gemm or add, got '%s'\n",
+        if (!g_str_has_prefix(victim, "gemm") && strcmp(victim, "add") != 0) {
+            fprintf(stderr,
+                    "nvlsim calibrate: %s:%u: victim: expected gemm, gemm_MxNxK or add, got '%s'\n",
                     path, g_array_index(csv->lines, uint32_t, r), victim);
             return CLI_EXIT_BAD_INPUT;
         }
@@ -446,7 +447,8 @@ calibrate_interference(const char *path, const char *system_id)
                     path, g_array_index(csv->lines, uint32_t, r), sms - 1);
             return CLI_EXIT_BAD_INPUT;
         }
-        if (strcmp(victim, "gemm") == 0 && strcmp(sim_csv_field(csv, r, col[1]), "spin") == 0) {
+        if (g_str_has_prefix(victim, "gemm") &&
+            strcmp(sim_csv_field(csv, r, col[1]), "spin") == 0) {
             double g = slowdown[r] * (sms - ctas[r]) / sms;
             g_array_append_val(own, g);
         }
@@ -459,18 +461,19 @@ calibrate_interference(const char *path, const char *system_id)
     double fit = cli_rows_median((const double *)own->data, own->len, own->len);
     printf("# nvlsim calibrate interference: %s on the %s of %s (%.0f SMs, streaming %.0f GB/s)\n",
            path, system->gpu->name, system->id, sms, stream / 1e9);
-    printf("  %-6s %-6s %5s %9s %9s %8s\n", "victim", "holder", "ctas", "measured", "model",
+    printf("  %-19s %-6s %5s %9s %9s %8s\n", "victim", "holder", "ctas", "measured", "model",
            "error");
     double sum_fit = 0, sum_held = 0;
     guint n_held = 0;
     for (guint r = 0; r < n; r++) {
-        bool gemm = strcmp(sim_csv_field(csv, r, col[0]), "gemm") == 0;
+        const char *victim = sim_csv_field(csv, r, col[0]);
+        bool gemm = g_str_has_prefix(victim, "gemm");
         const char *holder = sim_csv_field(csv, r, col[1]);
         bool fitted = gemm && strcmp(holder, "spin") == 0;
         double model = gemm ? fit * sms / (sms - ctas[r]) : 1.0 + copy[r] / stream;
         double err = 100 * (model - slowdown[r]) / slowdown[r];
-        printf("  %-6s %-6s %5.0f %9.4f %9.4f %+7.2f%%%s\n", gemm ? "gemm" : "add", holder, ctas[r],
-               slowdown[r], model, err, fitted ? "" : "  (held out)");
+        printf("  %-19s %-6s %5.0f %9.4f %9.4f %+7.2f%%%s\n", victim, holder, ctas[r], slowdown[r],
+               model, err, fitted ? "" : "  (held out)");
         if (fitted)
             sum_fit += fabs(err);
         else

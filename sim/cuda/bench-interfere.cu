@@ -15,7 +15,9 @@
  *   each victim timed over n_iters back-to-back runs alone, then beside the
  *   holder (started first, all N CTAs resident before the first victim is
  *   launched, stopped once the last has finished):
- *     gemm  cublasGemmEx, bf16 8192^3, fp32 accumulation (compute-bound);
+ *     gemm  cublasGemmEx, bf16 8192^3, fp32 accumulation (compute-bound),
+ *           and gemm_MxNxK of other shapes: 4096^3, and 8192 tokens through
+ *           Llama 3 70B's MLP up-projection at tp 8 (8192 x 3584 x 8192);
  *     add   c = a + b over 2^28 bf16 in 16-byte vectors (HBM-bound).
  * CSV columns: victim,holder,ctas,victim_us,victim_alone_us,slowdown,
  * copy_bytes_per_s (over the victims' window), copy_alone_bytes_per_s. */
@@ -171,18 +173,30 @@ copy_stop(Interfere *x, double *bytes_per_s, char *err, size_t err_len)
     return 0;
 }
 
-/* One run of victim v (0 gemm, 1 add) on the victim stream. */
+/* The kernels timed beside the holders: bf16 GEMMs of m x n x k (operands
+ * of at most 8192 x 8192), and the add (m = 0). */
+static const struct {
+    const char *name;
+    long m, n, k;
+} victims[] = {
+    {"gemm", 8192, 8192, 8192},
+    {"gemm_4096x4096x4096", 4096, 4096, 4096},
+    {"gemm_8192x3584x8192", 8192, 3584, 8192},
+    {"add", 0, 0, 0},
+};
+
+/* One run of victim v on the victim stream. */
 static cublasStatus_t
 victim_run(Interfere *x, int v)
 {
-    if (v == 1) {
+    if (victims[v].m == 0) {
         bench_add_kernel<__nv_bfloat16><<<4096, 256, 0, x->victim>>>(
             x->add + 2 * x->add_n_vec, x->add, x->add + x->add_n_vec, x->add_n_vec);
         return CUBLAS_STATUS_SUCCESS;
     }
     const size_t operand = (size_t)8192 * 8192 * sizeof(__nv_bfloat16);
-    return bench_gemm_16(x->blas, CUDA_R_16BF, 8192, 8192, 8192, x->gemm, x->gemm + operand,
-                         x->gemm + 2 * operand);
+    return bench_gemm_16(x->blas, CUDA_R_16BF, victims[v].m, victims[v].n, victims[v].k, x->gemm,
+                         x->gemm + operand, x->gemm + 2 * operand);
 }
 
 static int
@@ -264,7 +278,6 @@ static int
 interfere_ctas(Interfere *x, Holder holder, int n_ctas, unsigned n_iters, FILE *table, FILE *csv,
                char *err, size_t err_len)
 {
-    static const char *const victims[] = {"gemm", "add"};
     double alone_bps;
     if (copy_start(x, holder, n_ctas, err, err_len) < 0)
         return -1;
@@ -272,7 +285,7 @@ interfere_ctas(Interfere *x, Holder holder, int n_ctas, unsigned n_iters, FILE *
     nanosleep(&nap, NULL);
     if (copy_stop(x, &alone_bps, err, err_len) < 0)
         return -1;
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < (int)(sizeof victims / sizeof victims[0]); v++) {
         double alone_us, beside_us, beside_bps;
         if (victim_time(x, v, n_iters, &alone_us, err, err_len) < 0 ||
             copy_start(x, holder, n_ctas, err, err_len) < 0)
@@ -281,11 +294,11 @@ interfere_ctas(Interfere *x, Holder holder, int n_ctas, unsigned n_iters, FILE *
         if (copy_stop(x, &beside_bps, err, err_len) < 0 || rc < 0)
             return -1;
         fprintf(table,
-                "%-5s %-5s %3d CTAs  %10.3f us  alone %10.3f us  x%.3f  copy %7.1f GB/s"
+                "%-19s %-5s %3d CTAs  %10.3f us  alone %10.3f us  x%.3f  copy %7.1f GB/s"
                 "  alone %7.1f GB/s\n",
-                victims[v], holder_names[holder], n_ctas, beside_us, alone_us, beside_us / alone_us,
-                beside_bps / 1e9, alone_bps / 1e9);
-        fprintf(csv, "%s,%s,%d,%.3f,%.3f,%.4f,%.6e,%.6e\n", victims[v], holder_names[holder],
+                victims[v].name, holder_names[holder], n_ctas, beside_us, alone_us,
+                beside_us / alone_us, beside_bps / 1e9, alone_bps / 1e9);
+        fprintf(csv, "%s,%s,%d,%.3f,%.3f,%.4f,%.6e,%.6e\n", victims[v].name, holder_names[holder],
                 n_ctas, beside_us, alone_us, beside_us / alone_us, beside_bps, alone_bps);
     }
     return 0;

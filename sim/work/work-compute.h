@@ -160,7 +160,7 @@ uint64_t work_compute_kv_width(const WorkModel *model, const WorkLayout *layout)
  * generations it was not fitted on by nvlsim validate --cross generation
  * (README). A GPU's training_efficiency, or a scenario's
  * compute_efficiency, replaces it. */
-#define WORK_COMPUTE_STEP_EFFICIENCY 0.821
+#define WORK_COMPUTE_STEP_EFFICIENCY 0.822
 
 /* Defaults for model: fp16/bf16 linear layers, and
  * dropout for GPT-2 style models (learned positions: GPT-3 and Megatron's

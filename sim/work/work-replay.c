@@ -30,20 +30,21 @@ static void task_done(Replay *r, uint32_t task);
  * picoseconds (at least one SM is left):
  * - its SM-bound kernels (GEMMs, attention) spread their waves over the
  *   SMs left, and Hopper's persistent ones lose g more: beside 1 to 64
- *   CTAs that hold their SMs and move nothing, a bf16 GEMM of 8192^3 on
- *   one H200 took 1.05 to 1.18 times S / (S - c), the median g = 1.152
- *   (WORK_REPLAY_GEMM_BESIDE_CTAS, by nvlsim calibrate interference
- *   tests/data/measured/h200-2026-12-04/interfere.csv --system dgx-h200;
- *   beside CTAs copying, held out, the GEMM's error is within 8% up to
- *   32 CTAs). Earlier GPUs' cuBLAS kernels are not persistent: g = 1 [U:
- *   not measured];
+ *   CTAs that hold their SMs and move nothing, three bf16 GEMMs on one
+ *   H200 (8192^3, 4096^3, 8192 x 3584 x 8192) took 0.93 to 1.38 times
+ *   S / (S - c), the median g = 1.210 (WORK_REPLAY_GEMM_BESIDE_CTAS, by
+ *   nvlsim calibrate interference tests/data/measured/h200-2026-12-04/
+ *   interfere.csv --system dgx-h200: 7.1% on those rows, 6.1% on the 54
+ *   held out; the smallest GEMM, of 4 waves, loses most, the waves it
+ *   gains on S - c SMs not being S / (S - c)). Earlier GPUs' cuBLAS
+ *   kernels are not persistent: g = 1 [U: not measured];
  * - its memory-bound kernels keep their SMs (beside 1 to 64 spinning CTAs
  *   the same file's bf16 add lost at most 0.6%) but share HBM: beside N
  *   CTAs copying 20 GB/s each, as a channel paced by its link does, it
- *   took 1 + D / B of its time within 2.5% (1.151 measured against 1.154
- *   for N = 32, 1.323 against 1.307 for N = 64). A copy that runs flat out
+ *   took 1 + D / B of its time within 1.4% (1.157 measured against 1.154
+ *   for N = 32, 1.320 against 1.307 for N = 64). A copy that runs flat out
  *   alone is no such demand: it yields under contention, and 1 + D / B
- *   overstates its effect (by 19% to 36% from 16 CTAs).
+ *   overstates its effect (by 20% to 35% from 16 CTAs).
  * Progress is counted in full-rate picoseconds at that rate r in parts of
  * RATE_ONE: floor(dt RATE_ONE / r) over dt, and what is left takes
  * ceil(left r / RATE_ONE). Transfers' kernels and a kernel waiting for its

@@ -99,7 +99,7 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
 /* Compute beside a collective (work-replay.c says how and from what
  * measurement): a persistent GEMM's slowdown beyond the SMs it loses, and
  * the unit of a compute task's rate (picoseconds per full-rate one). */
-#define WORK_REPLAY_GEMM_BESIDE_CTAS 1.152
+#define WORK_REPLAY_GEMM_BESIDE_CTAS 1.210
 #define WORK_REPLAY_RATE_ONE (UINT64_C(1) << 20)
 
 /* The same, also counting every link's wire bytes on the shared network

@@ -1020,9 +1020,9 @@ expect 1 err "no reduce rows" -- calibrate memory "$tmp/no-reduce.csv" --system 
 # add beside 1.0404 TB/s of copying (a quarter of the H200's streaming
 # 4.1616 TB/s) 1.25.
 measured="$top_srcdir/tests/data/measured/h200-2026-12-04/interfere.csv"
-expect 0 out "WORK_REPLAY_GEMM_BESIDE_CTAS 1.152 (sim/work/work-replay.h)" -- \
+expect 0 out "WORK_REPLAY_GEMM_BESIDE_CTAS 1.210 (sim/work/work-replay.h)" -- \
     calibrate interference "$measured" --system dgx-h200
-expect 0 out "30 held out: MAPE 5.33%" -- calibrate interference "$measured" --system dgx-h200
+expect 0 out "54 held out: MAPE 6.12%" -- calibrate interference "$measured" --system dgx-h200
 hdr=victim,holder,ctas,victim_us,victim_alone_us,slowdown,copy_bytes_per_s,copy_alone_bytes_per_s
 printf '%s\n' "$hdr" "gemm,spin,1,0,0,1.2091603053,0,0" "gemm,spin,4,0,0,1.2375,0,0" \
     "gemm,spin,32,0,0,1.584,0,0" "add,paced,16,0,0,1.25,0,1.0404e12" >"$tmp/interfere.csv"
@@ -1031,7 +1031,7 @@ expect 0 out "WORK_REPLAY_GEMM_BESIDE_CTAS 1.200" -- \
 expect 0 out "3 rows fitted: MAPE 0.00%; 1 held out: MAPE 0.00%" -- \
     calibrate interference "$tmp/interfere.csv" --system dgx-h200
 printf '%s\n' "$hdr" "gemm,spin,1,0,0,1.2,0,0" "memcpy,spin,1,0,0,1.2,0,0" >"$tmp/bad-victim.csv"
-expect 1 err "bad-victim.csv:3: victim: expected gemm or add, got 'memcpy'" -- \
+expect 1 err "bad-victim.csv:3: victim: expected gemm, gemm_MxNxK or add, got 'memcpy'" -- \
     calibrate interference "$tmp/bad-victim.csv" --system dgx-h200
 printf '%s\n' "$hdr" "gemm,spin,132,0,0,1.2,0,0" >"$tmp/all-sms.csv"
 expect 1 err "all-sms.csv:2: expected 1 to 131 CTAs" -- \
