@@ -5,7 +5,13 @@
  *   reduce  c = a + b over 2^28 elements, fp32 and bf16, in 16-byte vectors as
  *           a streaming kernel loads them; bytes = 2 reads + 1 write
  *   launch  an empty kernel launched back to back, and the same replayed
- *           from a CUDA graph of 1000 launches; time_us per kernel
+ *           from a CUDA graph of 1000 launches; time_us per kernel. Last
+ *           of all, the gap a launch leaves on the GPU when the CPU keeps
+ *           ahead: 500 kernels of about 20 us each (every SM busy with
+ *           dependent FMAs) back to back, against one kernel doing all
+ *           their work; time_us is the difference per kernel (gap_stream;
+ *           gap_graph with the 500 replayed from a CUDA graph). Written
+ *           2026-12-04 and not yet run on a GPU
  *   sustain bf16 GEMMs of 8192^3 back to back for 10 s, timed 10 at a time:
  *           the rate of the first 10 (burst clocks) and of the last 2 s (the
  *           clock the GPU holds at its power cap, as under a training step's
@@ -101,6 +107,64 @@ gpu_memory(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
             &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "reduce", "add", "bf16", 0, 0, 0, 3.0 * n * sizeof(__nv_bfloat16), us, 0);
+    return 0;
+}
+
+/* rounds dependent FMAs a thread (sinks its result where no one reads). */
+__global__ static void
+fma_kernel(float *sink, unsigned rounds)
+{
+    float x = threadIdx.x * 1e-3f, y = 1.0000001f;
+    for (unsigned i = 0; i < rounds; i++)
+        x = fmaf(x, y, 1e-7f);
+    if (x == -1.0f)
+        sink[threadIdx.x] = x;
+}
+
+/* The gap rows of the header comment. */
+static int
+gpu_gaps(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int n_sms, char *err,
+         size_t err_len)
+{
+    const unsigned n_kernels = 500;
+    float *sink = (float *)buf;
+    dim3 grid(4 * n_sms), block(256);
+    /* About 20 us a kernel: the rounds one takes, from a probe of 10^5. */
+    double us;
+    if (bench_time(
+            s, e0, e1, 3, [&] { fma_kernel<<<grid, block, 0, s>>>(sink, 100000); }, &us, err,
+            err_len) < 0)
+        return -1;
+    unsigned rounds = (unsigned)(100000 * 20.0 / us) + 1;
+    double one_us, many_us, graph_us;
+    if (bench_time(
+            s, e0, e1, 1, [&] { fma_kernel<<<grid, block, 0, s>>>(sink, rounds * n_kernels); },
+            &one_us, err, err_len) < 0 ||
+        bench_time(
+            s, e0, e1, 1,
+            [&] {
+                for (unsigned i = 0; i < n_kernels; i++)
+                    fma_kernel<<<grid, block, 0, s>>>(sink, rounds);
+            },
+            &many_us, err, err_len) < 0)
+        return -1;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    BENCH_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+    for (unsigned i = 0; i < n_kernels; i++)
+        fma_kernel<<<grid, block, 0, s>>>(sink, rounds);
+    BENCH_CUDA(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+    BENCH_CUDA(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    int rc = bench_time(
+        s, e0, e1, 1, [&] { cudaGraphLaunch(exec, s); }, &graph_us, err, err_len);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    if (rc < 0)
+        return -1;
+    gpu_row(o, "launch", "gap_stream", "-", 0, 0, 0, 0, (many_us - one_us) / n_kernels, 0);
+    gpu_row(o, "launch", "gap_graph", "-", 0, 0, 0, 0, (graph_us - one_us) / n_kernels, 0);
+    gpu_row(o, "launch", "fma_kernel", "-", 0, 0, 0, 0, one_us / n_kernels, 0);
     return 0;
 }
 
@@ -389,6 +453,8 @@ bench_gpu_run(unsigned n_iters, FILE *table, FILE *csv, char *err, size_t err_le
         rc = gpu_gemm_16(&o, buf, s, e0, e1, n_iters, err, err_len);
     if (rc == 0)
         rc = gpu_gemm_fp8(&o, buf, s, e0, e1, n_iters, prop.major * 10 + prop.minor, err, err_len);
+    if (rc == 0)
+        rc = gpu_gaps(&o, buf, s, e0, e1, prop.multiProcessorCount, err, err_len);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     cudaStreamDestroy(s);
