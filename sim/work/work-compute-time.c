@@ -33,7 +33,11 @@ div_up(uint64_t a, uint64_t b)
  *        training throughput") holds over a 2 s window under full load on
  *        H200, the same GH100 at the same power: bf16 749 / 989 = 75.7%
  *        (2816 x 1536 x 6144), fp8 1337 / 1979 = 67.6% (1536 x 2816 x
- *        10240) (mamf-finder.py, benchmark version 4, msmf_k_walk);
+ *        10240) (mamf-finder.py, benchmark version 4, msmf_k_walk).
+ *        nvlsim-bench gpu on one H200 agrees within 4%: 0.726 and 0.653
+ *        (nvlsim calibrate gemm tests/data/measured/h200-2026-12-04/
+ *        gpu.csv --system dgx-h200; 48 and 24 shapes on random operands
+ *        after 10 s of GEMMs at the 700 W cap);
  *   B200 SXM bf16 1745 / 2250 = 77.6%, fp8 3432.5 / 4500 = 76.3% (2.7.1+cu128;
  *        GB200 measured 72.9% and 72.3% with a pre-release torch, which
  *        gb200.ini gives as its own gemm_ceiling_fp16 and _fp8).

@@ -147,7 +147,8 @@ uint64_t work_compute_kv_width(const WorkModel *model, const WorkLayout *layout)
 /* The GPU-side cost of one kernel launch in a stream that the CPU keeps
  * fed: about 1 us (NVIDIA blog "Getting Started with CUDA Graphs", Gray
  * 2019, V100: a 2.9 us kernel took 3.8 us a launch back to back) [U: read
- * from memory of the post, not re-read; the backend will measure it]. */
+ * from memory of the post, not re-read; nvlsim-bench gpu's gap_stream row
+ * measures it, not yet run on a GPU]. */
 #define WORK_COMPUTE_LAUNCH_PS UINT64_C(1000000)
 
 /* The share of the kernel model's rate a training step sustains (clocks
