@@ -187,8 +187,7 @@ START_TEST(written_text_is_the_documented_format)
     ck_assert_str_eq(lines[1], "2,0,compute,compute,,,,,,,1.234567,1000,0.2731,,2,4,"
                                "\"fwd mb0, \"\"attn\"\"\"");
     ck_assert_str_eq(lines[2], "3,0,compute,compute,,,,,,,2.000000,,,,2,4,fwd mb0 attn");
-    ck_assert_str_eq(lines[3],
-                     "2,1,coll,tp,tp0,2 3,,all_reduce,1048576,16,,,,0,2,4,tp all-reduce");
+    ck_assert_str_eq(lines[3], "2,1,coll,tp,tp0,2 3,,all_reduce,1048576,16,,,,0,2,4,tp all-reduce");
     ck_assert_str_eq(lines[5], "2,2,send,pp,,,3,,4096,,,,,1,2,4,send act");
     ck_assert_str_eq(lines[7], "3,3,compute,compute,,,,,,,,5000000000,,2 0,2,4,\"  bwd");
     ck_assert_str_eq(lines[8], "line two \"");
@@ -318,8 +317,7 @@ static const struct {
      "trace.csv:2: memory_share: ", "expected a share from 0 to 1 (\"0.25\"), got \"1.5\""},
     {"memory share not a number", WRITTEN_HEADER, ROW("0,0,compute,compute,,,,,,,1,,half,,,,"),
      "trace.csv:2: memory_share: ", "got \"half\""},
-    {"coll with a memory share", WRITTEN_HEADER,
-     ROW("0,0,coll,tp,t,0 1,,all_reduce,8,,,,0.5,,,,"),
+    {"coll with a memory share", WRITTEN_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,,,,0.5,,,,"),
      "trace.csv:2: memory_share: ", "must be empty for a coll row"},
     {"unknown category", HEADER, ROW("0,0,compute,xp,,,,,,1,,,,,"),
      "trace.csv:2: category: ", "unknown category \"xp\""},
@@ -393,8 +391,8 @@ static const struct {
     {"header only", HEADER, "", "trace.csv: no tasks", "a row per task"},
     {"sms on a compute row", SMS_HEADER, ROW("0,0,compute,compute,,,,,,4,1,,,,,"),
      "trace.csv:2: sms: ", "must be empty for a compute row, got \"4\""},
-    {"sms of 0", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,0,,,,,,"), "trace.csv:2: sms: ",
-     "expected 1 or more SMs"},
+    {"sms of 0", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,0,,,,,,"),
+     "trace.csv:2: sms: ", "expected 1 or more SMs"},
     {"sms not a number", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,all,,,,,,"),
      "trace.csv:2: sms: ", "got \"all\""},
     {"sms beyond any GPU", SMS_HEADER, ROW("0,0,coll,tp,t,0 1,,all_reduce,8,5000,,,,,,"),

@@ -790,7 +790,8 @@ START_TEST(context_parallel_attention_by_hand)
     const WorkOp *ring_bwd = find_op(bwd, "attn.core.ring.bwd");
     seconds = 2.5 * executed / ((double)gpu->fp16_flops_per_s * 0.567 * share);
     got = (double)(work_compute_op_ps(ring_bwd, gpu) - WORK_COMPUTE_LAUNCH_PS) / 1e12;
-    ck_assert_msg(fabs(got - seconds) <= 1e-12, "ring backward %.9f s, by hand %.9f s", got, seconds);
+    ck_assert_msg(fabs(got - seconds) <= 1e-12, "ring backward %.9f s, by hand %.9f s", got,
+                  seconds);
 }
 END_TEST
 

@@ -110,8 +110,7 @@ static CollResult
 coll_alone(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op, uint64_t bytes)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(CollComm) comm =
-        coll_comm_new_gpus(f->system, f->graph, f->router, ranks, n, &error);
+    g_autoptr(CollComm) comm = coll_comm_new_gpus(f->system, f->graph, f->router, ranks, n, &error);
     ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
     CollCall call = {.op = op, .n_bytes = bytes, .elem_bytes = 2};
     CollResult res;
@@ -123,8 +122,7 @@ coll_alone(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op
 /* The channels NCCL runs one op of bytes on ranks with: its kernel's CTAs
  * on each GPU. */
 static uint32_t
-coll_channels(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op,
-              uint64_t bytes)
+coll_channels(const WorkTestFabric *f, const uint32_t *ranks, uint32_t n, CollOp op, uint64_t bytes)
 {
     return coll_alone(f, ranks, n, op, bytes).n_channels;
 }
@@ -335,40 +333,77 @@ dp_step(uint64_t c_ps, uint64_t d_ps, uint64_t o_ps, uint64_t bytes)
     return s;
 }
 
+/* The step of dp_step on GPUs 0 and 1 of a system, with what the closed
+ * forms need: the all-reduce's time alone (a_ps) and channels (n), and the
+ * GPU's SMs. */
+typedef struct DpCase {
+    WorkTestFabric f;
+    uint64_t bytes, c_ps, o_ps, a_ps;
+    uint32_t n, sms;
+} DpCase;
+
+static void
+dp_case_init(DpCase *d, const char *system)
+{
+    work_test_fabric_load(&d->f, system, 1);
+    uint32_t ranks[2] = {0, 1};
+    d->bytes = 64 << 20, d->c_ps = 20 * US, d->o_ps = 30 * US;
+    d->a_ps = coll_alone_ps(&d->f, ranks, 2, COLL_OP_ALL_REDUCE, d->bytes);
+    d->n = coll_channels(&d->f, ranks, 2, COLL_OP_ALL_REDUCE, d->bytes);
+    d->sms = (uint32_t)d->f.system->gpu->n_sms;
+    ck_assert_uint_gt(d->a_ps, 0);
+    ck_assert_uint_gt(d->n, 0);
+}
+
+/* The step when a backward of d_ps runs beside the all-reduce at rate. */
+static uint64_t
+dp_hidden_ps(const DpCase *d, uint64_t d_ps, uint64_t rate)
+{
+    return d->c_ps + overlapped_ps(d_ps, d->a_ps, rate) + d->o_ps;
+}
+
+/* Replays dp_step with a backward of d_ps, every compute task of memory
+ * share `share` and every call holding `held` SMs (0: NCCL's channels). */
+static void
+dp_replay(DpCase *d, uint64_t d_ps, uint16_t share, uint16_t held, const char *what,
+          WorkReplayResult *res)
+{
+    g_autoptr(WorkStream) s = dp_step(d->c_ps, d_ps, d->o_ps, d->bytes);
+    for (guint i = 0; i < s->tasks->len; i++) {
+        WorkTask *t = &g_array_index(s->tasks, WorkTask, i);
+        if (t->kind == WORK_TASK_COMPUTE)
+            t->memory_share = share;
+        else if (t->kind == WORK_TASK_COLL)
+            t->sms = held;
+    }
+    work_test_replay(&d->f, s, what, res);
+}
+
 START_TEST(dp_all_reduce_hidden_behind_backward)
 {
-    WorkTestFabric f;
-    work_test_fabric_load(&f, "dgx-h100", 1);
-    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
-    uint32_t ranks[2] = {0, 1};
-    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    ck_assert_uint_gt(a_ps, 0);
+    DpCase d;
+    dp_case_init(&d, "dgx-h100");
     /* A backward ten times the all-reduce hides it: compute only, the
      * backward slower while the all-reduce's CTAs hold n of the SMs. */
-    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
-    ck_assert_uint_gt(n, 0);
-    uint64_t d_ps = 10 * a_ps;
-    g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
+    uint64_t d_ps = 10 * d.a_ps, rate = sm_rate(d.n, d.sms, true);
     WorkReplayResult res;
-    work_test_replay(&f, s, "dp hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, sm_rate(n, sms, true)) + o_ps);
-    ck_assert_uint_gt(overlapped_ps(d_ps, a_ps, sm_rate(n, sms, true)), d_ps);
+    dp_replay(&d, d_ps, 0, 0, "dp hidden", &res);
+    ck_assert_uint_eq(res.step_ps, dp_hidden_ps(&d, d_ps, rate));
+    ck_assert_uint_gt(overlapped_ps(d_ps, d.a_ps, rate), d_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
     /* The all-reduce ran during the backward, as long as alone. */
-    ck_assert_uint_eq(g_array_index(res.start_ps, uint64_t, 1), c_ps);
-    ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
+    ck_assert_uint_eq(g_array_index(res.start_ps, uint64_t, 1), d.c_ps);
+    ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), d.c_ps + d.a_ps);
     assert_sums_to_step(&res, "dp hidden");
     work_replay_result_clear(&res);
     /* Exactly as long as the all-reduce: still hidden, and slowed. */
-    g_autoptr(WorkStream) tight = dp_step(c_ps, a_ps, o_ps, bytes);
-    work_test_replay(&f, tight, "dp just hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(a_ps, a_ps, sm_rate(n, sms, true)) + o_ps);
+    dp_replay(&d, d.a_ps, 0, 0, "dp just hidden", &res);
+    ck_assert_uint_eq(res.step_ps, dp_hidden_ps(&d, d.a_ps, rate));
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     work_replay_result_clear(&res);
-    work_test_fabric_clear(&f);
+    work_test_fabric_clear(&d.f);
 }
 END_TEST
 
@@ -377,57 +412,34 @@ END_TEST
  * instead of NCCL's channels: the backward beside it runs on the rest. */
 START_TEST(named_sms_replace_nccl_channels)
 {
-    WorkTestFabric f;
-    work_test_fabric_load(&f, "dgx-h100", 1);
-    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
-    uint32_t ranks[2] = {0, 1};
-    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
-    uint64_t d_ps = 10 * a_ps;
-    static const uint32_t held[] = {1, 16};
+    DpCase d;
+    dp_case_init(&d, "dgx-h100");
+    uint64_t d_ps = 10 * d.a_ps;
+    static const uint16_t held[] = {1, 16};
     for (unsigned k = 0; k < G_N_ELEMENTS(held); k++) {
-        g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
-        for (guint i = 0; i < s->tasks->len; i++)
-            if (g_array_index(s->tasks, WorkTask, i).kind == WORK_TASK_COLL)
-                g_array_index(s->tasks, WorkTask, i).sms = held[k];
         WorkReplayResult res;
-        work_test_replay(&f, s, "dp beside, named SMs", &res);
-        ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, sm_rate(held[k], sms, true)) + o_ps);
-        ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
+        dp_replay(&d, d_ps, 0, held[k], "dp beside, named SMs", &res);
+        ck_assert_uint_eq(res.step_ps, dp_hidden_ps(&d, d_ps, sm_rate(held[k], d.sms, true)));
+        ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), d.c_ps + d.a_ps);
         work_replay_result_clear(&res);
     }
-    work_test_fabric_clear(&f);
+    work_test_fabric_clear(&d.f);
 }
 END_TEST
-
-/* Sets every compute task's memory_share. */
-static void
-set_memory_share(WorkStream *s, uint16_t share)
-{
-    for (guint i = 0; i < s->tasks->len; i++)
-        if (g_array_index(s->tasks, WorkTask, i).kind == WORK_TASK_COMPUTE)
-            g_array_index(s->tasks, WorkTask, i).memory_share = share;
-}
 
 /* An A100's cuBLAS kernels are not persistent: beside NCCL's n CTAs its
  * compute runs at (S - n) / S, nothing more. */
 START_TEST(ampere_compute_loses_only_the_sms)
 {
-    WorkTestFabric f;
-    work_test_fabric_load(&f, "dgx-a100", 1);
-    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
-    uint32_t ranks[2] = {0, 1};
-    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
-    ck_assert_uint_eq(sms, 108);
-    uint64_t d_ps = 10 * a_ps;
-    g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
+    DpCase d;
+    dp_case_init(&d, "dgx-a100");
+    ck_assert_uint_eq(d.sms, 108);
+    uint64_t d_ps = 10 * d.a_ps;
     WorkReplayResult res;
-    work_test_replay(&f, s, "dp hidden on A100", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, sm_rate(n, sms, false)) + o_ps);
+    dp_replay(&d, d_ps, 0, 0, "dp hidden on A100", &res);
+    ck_assert_uint_eq(res.step_ps, dp_hidden_ps(&d, d_ps, sm_rate(d.n, d.sms, false)));
     work_replay_result_clear(&res);
-    work_test_fabric_clear(&f);
+    work_test_fabric_clear(&d.f);
 }
 END_TEST
 
@@ -438,63 +450,51 @@ END_TEST
  * them, a quarter of that and three quarters of the SM-bound rate. */
 START_TEST(memory_bound_compute_shares_hbm)
 {
-    WorkTestFabric f;
-    work_test_fabric_load(&f, "dgx-h100", 1);
-    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
+    DpCase d;
+    dp_case_init(&d, "dgx-h100");
     uint32_t ranks[2] = {0, 1};
-    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
-    double bus = (double)bytes * coll_busbw_factor(COLL_OP_ALL_REDUCE, 2);
-    uint64_t alone = coll_alone(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes).time_ps;
-    uint64_t d = (uint64_t)llround(3.0 * bus * (double)SIM_PS_PER_S / (double)alone);
-    double hbm = 1.0 + (double)d / (double)hw_gpu_stream_bytes_per_s(f.system->gpu);
+    double bus = (double)d.bytes * coll_busbw_factor(COLL_OP_ALL_REDUCE, 2);
+    uint64_t alone = coll_alone(&d.f, ranks, 2, COLL_OP_ALL_REDUCE, d.bytes).time_ps;
+    uint64_t hbm_rate = (uint64_t)llround(3.0 * bus * (double)SIM_PS_PER_S / (double)alone);
+    double hbm = 1.0 + (double)hbm_rate / (double)hw_gpu_stream_bytes_per_s(d.f.system->gpu);
     ck_assert(hbm > 1.0 && hbm < 2.0);
-    uint64_t d_ps = 10 * a_ps;
+    double sm = WORK_REPLAY_GEMM_BESIDE_CTAS * d.sms / (double)(d.sms - d.n);
+    uint64_t d_ps = 10 * d.a_ps;
     static const uint16_t shares[] = {WORK_SHARE_ONE, WORK_SHARE_ONE / 4};
     for (unsigned k = 0; k < G_N_ELEMENTS(shares); k++) {
         double share = (double)shares[k] / WORK_SHARE_ONE;
-        double sm = WORK_REPLAY_GEMM_BESIDE_CTAS * sms / (double)(sms - n);
         uint64_t rate = (uint64_t)llround(((1 - share) * sm + share * hbm) * WORK_REPLAY_RATE_ONE);
-        g_autoptr(WorkStream) s = dp_step(c_ps, d_ps, o_ps, bytes);
-        set_memory_share(s, shares[k]);
         WorkReplayResult res;
-        work_test_replay(&f, s, "dp beside memory-bound compute", &res);
-        ck_assert_uint_eq(res.step_ps, c_ps + overlapped_ps(d_ps, a_ps, rate) + o_ps);
-        ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), c_ps + a_ps);
+        dp_replay(&d, d_ps, shares[k], 0, "dp beside memory-bound compute", &res);
+        ck_assert_uint_eq(res.step_ps, dp_hidden_ps(&d, d_ps, rate));
+        ck_assert_uint_eq(g_array_index(res.end_ps, uint64_t, 1), d.c_ps + d.a_ps);
         work_replay_result_clear(&res);
     }
-    work_test_fabric_clear(&f);
+    work_test_fabric_clear(&d.f);
 }
 END_TEST
 
 START_TEST(dp_all_reduce_exposed_without_backward)
 {
-    WorkTestFabric f;
-    work_test_fabric_load(&f, "dgx-h100", 1);
-    uint64_t bytes = 64 << 20, c_ps = 20 * US, o_ps = 30 * US;
-    uint32_t ranks[2] = {0, 1};
-    uint64_t a_ps = coll_alone_ps(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    g_autoptr(WorkStream) s = dp_step(c_ps, 0, o_ps, bytes);
+    DpCase d;
+    dp_case_init(&d, "dgx-h100");
     WorkReplayResult res;
-    work_test_replay(&f, s, "dp exposed", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
-    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps);
-    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_DP], a_ps);
-    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], c_ps + o_ps);
+    dp_replay(&d, 0, 0, 0, "dp exposed", &res);
+    ck_assert_uint_eq(res.step_ps, d.c_ps + d.a_ps + d.o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], d.a_ps);
+    ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_DP], d.a_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], d.c_ps + d.o_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
     assert_sums_to_step(&res, "dp exposed");
     work_replay_result_clear(&res);
     /* A backward of half the all-reduce hides as much of it as the
      * backward lasts on the SMs its CTAs leave. */
-    uint32_t n = coll_channels(&f, ranks, 2, COLL_OP_ALL_REDUCE, bytes);
-    uint32_t sms = (uint32_t)f.system->gpu->n_sms;
-    g_autoptr(WorkStream) half = dp_step(c_ps, a_ps / 2, o_ps, bytes);
-    work_test_replay(&f, half, "dp half hidden", &res);
-    ck_assert_uint_eq(res.step_ps, c_ps + a_ps + o_ps);
-    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], a_ps - overlapped_ps(a_ps / 2, a_ps, sm_rate(n, sms, true)));
+    dp_replay(&d, d.a_ps / 2, 0, 0, "dp half hidden", &res);
+    ck_assert_uint_eq(res.step_ps, d.c_ps + d.a_ps + d.o_ps);
+    ck_assert_uint_eq(res.time_ps[WORK_TIME_DP],
+                      d.a_ps - overlapped_ps(d.a_ps / 2, d.a_ps, sm_rate(d.n, d.sms, true)));
     work_replay_result_clear(&res);
-    work_test_fabric_clear(&f);
+    work_test_fabric_clear(&d.f);
 }
 END_TEST
 
