@@ -203,6 +203,9 @@ print_table(const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r, d
     for (int k = 0; k < WORK_N_TIMES; k++)
         printf("%-26s %14.6f s %6.1f%%\n", labels[k], seconds(r->replay.time_ps[k]),
                r->step_s > 0 ? 100.0 * seconds(r->replay.time_ps[k]) / r->step_s : 0.0);
+    printf("# of the compute, %.6f s is its slowing beside collectives (the SMs their CTAs "
+           "hold, the HBM their traffic shares)\n",
+           seconds(r->replay.slowed_ps));
     printf("# simulated: %u tasks, %" G_GUINT64_FORMAT " calls (%" G_GUINT64_FORMAT
            " shapes alone), %" G_GUINT64_FORMAT " flows + %" G_GUINT64_FORMAT
            " replica flows, %" G_GUINT64_FORMAT " events in %.2f s\n",

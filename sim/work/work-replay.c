@@ -415,10 +415,15 @@ static void
 replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
 {
     const WorkStream *stream = r->s;
+    uint64_t slowed = 0;
     for (uint32_t i = 0; i < stream->tasks->len; i++) {
         const WorkTask *t = work_stream_task(stream, i);
         result->step_ps = MAX(result->step_ps, r->end[i]);
-        result->flops += t->kind == WORK_TASK_COMPUTE ? t->flops : 0;
+        if (t->kind != WORK_TASK_COMPUTE)
+            continue;
+        result->flops += t->flops;
+        uint64_t took = r->end[i] - r->start[i];
+        slowed += took > r->duration[i] ? took - r->duration[i] : 0;
     }
     /* The run drained with every task done: every call ended, every rank idle. */
     for (uint32_t c = 0; c < r->m->calls->len; c++)
@@ -437,6 +442,7 @@ replay_result(const Replay *r, NetLinkLoad **load, WorkReplayResult *result)
     g_array_append_vals(result->end_ps, r->end, stream->tasks->len);
     result->link_load = g_steal_pointer(load);
     work_replay_breakdown(stream, result);
+    result->slowed_ps = result->n_detailed ? slowed / result->n_detailed : 0;
 }
 
 bool

@@ -66,6 +66,10 @@ typedef struct WorkReplayResult {
     uint64_t n_calls, n_flows, n_mirror_flows, n_shapes; /* shapes: calls simulated alone */
     uint64_t n_events;
     uint64_t flops;            /* of every compute task */
+    /* Mean over detailed ranks: what their compute took beyond its time
+     * alone, beside collectives (the SMs their CTAs hold, the HBM their
+     * traffic shares); part of time_ps[WORK_TIME_COMPUTE]. */
+    uint64_t slowed_ps;
     GArray *start_ps, *end_ps; /* uint64_t per task; a call's tasks start when it does */
     NetLinkLoad *link_load;    /* work_replay_sampled: every link's wire bytes over time, or NULL */
 } WorkReplayResult;

@@ -178,6 +178,7 @@ run_steady(const WorkScenario *s, const TopoWorld *world, CollShapes *shapes, ui
         x->rank_time_ps[k] = extend(a->rank_time_ps[k], b->rank_time_ps[k], q);
     }
     x->flops = extend(a->flops, b->flops, q);
+    x->slowed_ps = extend(a->slowed_ps, b->slowed_ps, q);
     x->n_detailed = a->n_detailed;
     x->n_calls = a->n_calls + b->n_calls;
     x->n_flows = a->n_flows + b->n_flows;

@@ -184,6 +184,7 @@ START_TEST(compute_sums_on_one_rank)
     work_test_replay(&f, s, "three compute tasks", &res);
     ck_assert_uint_eq(res.step_ps, d[0] + d[1] + d[2]);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
+    ck_assert_uint_eq(res.slowed_ps, 0);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);
     ck_assert_uint_eq(res.rank_time_ps[WORK_TIME_COMPUTE], res.step_ps);
     ck_assert_uint_eq(res.n_detailed, 1);
@@ -390,6 +391,8 @@ START_TEST(dp_all_reduce_hidden_behind_backward)
     dp_replay(&d, d_ps, 0, 0, "dp hidden", &res);
     ck_assert_uint_eq(res.step_ps, dp_hidden_ps(&d, d_ps, rate));
     ck_assert_uint_gt(overlapped_ps(d_ps, d.a_ps, rate), d_ps);
+    /* The backward's slowing is all the compute's, on both ranks. */
+    ck_assert_uint_eq(res.slowed_ps, overlapped_ps(d_ps, d.a_ps, rate) - d_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_COMPUTE], res.step_ps);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_DP], 0);
     ck_assert_uint_eq(res.time_ps[WORK_TIME_IDLE], 0);

@@ -71,6 +71,12 @@ START_TEST(steady_state_is_the_whole_step)
         ck_assert_uint_eq(steady.replay.rank_time_ps[k], whole.replay.rank_time_ps[k]);
     }
     ck_assert_uint_eq(steady.replay.flops, whole.replay.flops);
+    /* The compute's slowing beside collectives, a mean rounded down too. */
+    int64_t slowed = (int64_t)steady.replay.slowed_ps - (int64_t)whole.replay.slowed_ps;
+    ck_assert_msg(slowed >= -rounds - 1 && slowed <= rounds + 1,
+                  "case %d, slowed: steady %" G_GUINT64_FORMAT " ps, whole %" G_GUINT64_FORMAT
+                  " ps",
+                  _i, steady.replay.slowed_ps, whole.replay.slowed_ps);
     ck_assert_double_eq(steady.tokens_per_s, whole.tokens_per_s);
     ck_assert_uint_lt(steady.n_tasks, whole.n_tasks);
     work_run_result_clear(&whole);
