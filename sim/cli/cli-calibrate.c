@@ -388,22 +388,6 @@ calibrate_memory(const char *path, const char *system_id)
     return CLI_EXIT_OK;
 }
 
-/* A number field of an interfere row; NAN (after a message) when it is not
- * a non-negative number. */
-static double
-interfere_number(const SimCsv *csv, guint r, int col, const char *path, const char *name)
-{
-    char *end = NULL;
-    const char *text = sim_csv_field(csv, r, col);
-    double v = g_ascii_strtod(text, &end);
-    if (end == text || *end != '\0' || !(v >= 0) || !isfinite(v)) {
-        fprintf(stderr, "nvlsim calibrate: %s:%u: %s: expected a non-negative number, got '%s'\n",
-                path, g_array_index(csv->lines, uint32_t, r), name, text);
-        return NAN;
-    }
-    return v;
-}
-
 /* nvlsim calibrate interference FILE.csv --system NAME: g, the GEMM's
  * slowdown beside c spinning CTAs over S / (S - c), the median over those
  * rows; then the replayer's slowdown beside a collective on every row,
@@ -436,11 +420,13 @@ calibrate_interference(const char *path, const char *system_id)
                     path, g_array_index(csv->lines, uint32_t, r), victim);
             return CLI_EXIT_BAD_INPUT;
         }
-        ctas[r] = interfere_number(csv, r, col[2], path, names[2]);
-        slowdown[r] = interfere_number(csv, r, col[3], path, names[3]);
-        copy[r] = interfere_number(csv, r, col[4], path, names[4]);
-        if (isnan(ctas[r]) || isnan(slowdown[r]) || isnan(copy[r]))
+        g_autoptr(GError) error = NULL;
+        if (!cli_rows_number(csv, r, col[2], names[2], &ctas[r], &error) ||
+            !cli_rows_number(csv, r, col[3], names[3], &slowdown[r], &error) ||
+            !cli_rows_number(csv, r, col[4], names[4], &copy[r], &error)) {
+            cli_print_error("calibrate", error);
             return CLI_EXIT_BAD_INPUT;
+        }
         if (!(ctas[r] >= 1 && ctas[r] < sms && slowdown[r] > 0)) {
             fprintf(stderr,
                     "nvlsim calibrate: %s:%u: expected 1 to %.0f CTAs and a slowdown above 0\n",

@@ -110,6 +110,31 @@ gpu_memory(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
     return 0;
 }
 
+/* Captures what fn enqueues on s into a CUDA graph and times n_replays
+ * replays of it as bench_time does: *us a replay. */
+template <typename F>
+static int
+graph_time(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, unsigned n_replays, F fn, double *us,
+           char *err, size_t err_len)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    BENCH_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+    fn();
+    BENCH_CUDA(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+    cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    if (e != cudaSuccess) {
+        cudaGraphDestroy(graph);
+        return bench_fail(err, err_len, "cudaGraphInstantiate: %s", cudaGetErrorString(e));
+    }
+    int rc = bench_time(
+        s, e0, e1, n_replays, [&] { cudaGraphLaunch(exec, s); }, us, err, err_len);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    return rc;
+}
+
 /* rounds dependent FMAs a thread (sinks its result where no one reads). */
 __global__ static void
 fma_kernel(float *sink, unsigned rounds)
@@ -148,19 +173,13 @@ gpu_gaps(GpuOut *o, char *buf, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, i
             },
             &many_us, err, err_len) < 0)
         return -1;
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    BENCH_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
-               "cudaStreamBeginCapture");
-    for (unsigned i = 0; i < n_kernels; i++)
-        fma_kernel<<<grid, block, 0, s>>>(sink, rounds);
-    BENCH_CUDA(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
-    BENCH_CUDA(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    int rc = bench_time(
-        s, e0, e1, 1, [&] { cudaGraphLaunch(exec, s); }, &graph_us, err, err_len);
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    if (rc < 0)
+    if (graph_time(
+            s, e0, e1, 1,
+            [&] {
+                for (unsigned i = 0; i < n_kernels; i++)
+                    fma_kernel<<<grid, block, 0, s>>>(sink, rounds);
+            },
+            &graph_us, err, err_len) < 0)
         return -1;
     gpu_row(o, "launch", "gap_stream", "-", 0, 0, 0, 0, (many_us - one_us) / n_kernels, 0);
     gpu_row(o, "launch", "gap_graph", "-", 0, 0, 0, 0, (graph_us - one_us) / n_kernels, 0);
@@ -177,19 +196,13 @@ gpu_launch(GpuOut *o, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, char *err,
             s, e0, e1, n_launch, [&] { empty_kernel<<<1, 1, 0, s>>>(); }, &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "launch", "empty_kernel", "-", 0, 0, 0, 0, us, 0);
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    BENCH_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
-               "cudaStreamBeginCapture");
-    for (unsigned i = 0; i < n_graph; i++)
-        empty_kernel<<<1, 1, 0, s>>>();
-    BENCH_CUDA(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
-    BENCH_CUDA(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    int rc = bench_time(
-        s, e0, e1, 10, [&] { cudaGraphLaunch(exec, s); }, &us, err, err_len);
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    if (rc < 0)
+    if (graph_time(
+            s, e0, e1, 10,
+            [&] {
+                for (unsigned i = 0; i < n_graph; i++)
+                    empty_kernel<<<1, 1, 0, s>>>();
+            },
+            &us, err, err_len) < 0)
         return -1;
     gpu_row(o, "launch", "empty_kernel_graph", "-", 0, 0, 0, 0, us / n_graph, 0);
     return 0;

@@ -14,6 +14,10 @@
 typedef struct CallState {
     uint32_t n_arrived;
     bool started, done;
+    /* Set at its start: the SMs it holds and the HBM bytes a second it
+     * moves on each of its GPUs while it runs (work-replay.c). */
+    uint32_t ctas;
+    uint64_t hbm_bytes_per_s;
 } CallState;
 
 typedef struct Replay {

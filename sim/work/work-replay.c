@@ -80,20 +80,27 @@ compute_left_time(const Replay *r, uint32_t gpu, uint64_t left)
     return t >= SIM_TIME_NEVER ? SIM_TIME_NEVER : (uint64_t)t;
 }
 
-/* The HBM bytes a second call's traffic moves on each of its GPUs while it
- * runs: three for each byte of its bus traffic (the arriving byte written,
- * read back to be forwarded or reduced, and the user buffer read or
- * written: NCCL's Simple protocol through its FIFO [D]) over its time
- * alone. */
-static uint64_t
-call_hbm_bytes_per_s(const Replay *r, uint32_t call, const WorkTask *t)
+/* What a collective call holds on each of its GPUs while it runs (none for
+ * a transfer): its CTAs, and the HBM bytes a second its traffic moves,
+ * three for each byte of its bus traffic (the arriving byte written, read
+ * back to be forwarded or reduced, and the user buffer read or written:
+ * NCCL's Simple protocol through its FIFO [D]) over its time alone. */
+static void
+call_load(const Replay *r, uint32_t call, CallState *cs)
 {
-    const WorkGroup *g = r->s->groups->pdata[t->group];
+    const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
+    cs->ctas = 0;
+    cs->hbm_bytes_per_s = 0;
+    if (c->group == WORK_NONE)
+        return;
+    const WorkTask *t = work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0));
+    cs->ctas = t->sms > 0 ? t->sms : coll_session_channels(r->session, r->call_shape[call]);
     uint64_t alone = coll_session_alone_ps(r->session, r->call_shape[call]);
-    if (alone == 0)
-        return 0;
+    if (cs->ctas == 0 || alone == 0)
+        return;
+    const WorkGroup *g = r->s->groups->pdata[t->group];
     double bus = (double)t->bytes * coll_busbw_factor(t->op, g->n_ranks);
-    return (uint64_t)llround(3.0 * bus * (double)SIM_PS_PER_S / (double)alone);
+    cs->hbm_bytes_per_s = (uint64_t)llround(3.0 * bus * (double)SIM_PS_PER_S / (double)alone);
 }
 
 /* Schedules the end of gpu's running compute at its rate now. */
@@ -106,21 +113,16 @@ compute_schedule(Replay *r, uint32_t gpu)
     ev->arg[0] = ++r->epoch[gpu];
 }
 
-/* A call's CTAs arrive on (delta > 0) or leave (delta < 0) its GPUs: each
- * running compute is charged for the time at the old rate and its end
- * moved to the new one. */
+/* A call's load (call_load) arrives on (delta > 0) or leaves (delta < 0)
+ * its GPUs: each running compute is charged for the time at the old rate
+ * and its end moved to the new one. */
 static void
 call_ctas(Replay *r, uint32_t call, int64_t delta)
 {
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
-    if (c->group == WORK_NONE)
+    const CallState *cs = &r->calls[call];
+    if (cs->ctas == 0)
         return;
-    const WorkTask *t0 =
-        work_stream_task(r->s, g_array_index(r->m->call_tasks, uint32_t, c->task0));
-    uint32_t n = t0->sms > 0 ? t0->sms : coll_session_channels(r->session, r->call_shape[call]);
-    if (n == 0)
-        return;
-    uint64_t hbm = call_hbm_bytes_per_s(r, call, t0);
     uint64_t now = sim_engine_now(r->engine);
     for (uint32_t k = 0; k < c->n_tasks; k++) {
         uint32_t gpu =
@@ -131,9 +133,9 @@ call_ctas(Replay *r, uint32_t call, int64_t delta)
             r->left_ps[gpu] -= MIN(done, r->left_ps[gpu]);
             r->since[gpu] = now;
         }
-        r->ctas[gpu] = (uint32_t)((int64_t)r->ctas[gpu] + delta * (int64_t)n);
+        r->ctas[gpu] = (uint32_t)((int64_t)r->ctas[gpu] + delta * (int64_t)cs->ctas);
         r->hbm_bytes_per_s[gpu] =
-            (uint64_t)((int64_t)r->hbm_bytes_per_s[gpu] + delta * (int64_t)hbm);
+            (uint64_t)((int64_t)r->hbm_bytes_per_s[gpu] + delta * (int64_t)cs->hbm_bytes_per_s);
         if (running)
             compute_schedule(r, gpu);
     }
@@ -146,6 +148,7 @@ start_call(Replay *r, uint32_t call)
     const WorkCall *c = &g_array_index(r->m->calls, WorkCall, call);
     uint64_t now = sim_engine_now(r->engine);
     cs->started = true;
+    call_load(r, call, cs);
     call_ctas(r, call, +1);
     for (uint32_t k = 0; k < c->n_tasks; k++)
         r->start[g_array_index(r->m->call_tasks, uint32_t, c->task0 + k)] = now;
