@@ -40,7 +40,9 @@ div_up(uint64_t a, uint64_t b)
  *        after 10 s of GEMMs at the 700 W cap);
  *   B200 SXM bf16 1745 / 2250 = 77.6%, fp8 3432.5 / 4500 = 76.3% (2.7.1+cu128;
  *        GB200 measured 72.9% and 72.3% with a pre-release torch, which
- *        gb200.ini gives as its own gemm_ceiling_fp16 and _fp8).
+ *        gb200.ini gives as its own gemm_ceiling_fp16 and _fp8);
+ *   B300 SXM (Blackwell Ultra, sm_103) bf16 1769 / 2250 = 78.6%, fp8 3353.3 /
+ *        4500 = 74.5% (2.9.1+cu130).
  * V100: cuBLAS's fp16 GEMM of M = N = K = 8192 on a V100 PCIe "is able to
  * achieve ~101 TFLOPS, which is ~90% of the peak" at its 1.38 GHz boost
  * (NVIDIA developer forums, "Understanding IPC and Issue Slot Utilization
@@ -48,34 +50,29 @@ div_up(uint64_t a, uint64_t b)
  * P100 (no tensor cores): no published cuBLAS search found; 80% [U],
  * A100's and H100's range.
  *
- * flash_fwd, flash_bwd: FlashAttention's best fraction of peak forward and
- * backward at head size 128, counting the FLOPs it executes (backward 5 / 2
- * of forward's, as the FlashAttention papers count):
- *   H100 SXM5, FlashAttention-3 in bf16 (Shah et al. 2024, arXiv:2407.08608,
- *        Figures 5 and 7, head dim 128, 16k tokens): forward 648 / 989 =
- *        65.5%, backward 561 / 989 = 56.7%; its abstract's 740 TFLOP/s (75%)
- *        is head dim 256. Backward over forward is 0.87 there for
- *        FlashAttention-3 (561 / 648), cuDNN (516 / 595) and
- *        FlashAttention-2 (322 / 370) alike;
- *   A100, FlashAttention-2: forward "50-73% of the theoretical maximum"
- *        (Dao 2023, arXiv:2307.08691, abstract), 73%; backward that times
- *        the 0.87 above [D].
- * Older generations (no FlashAttention-2 before sm80) and Blackwell take
- * their GEMM ceiling times the A100's or H100's flash/GEMM ratios, both
- * burst figures (A100 0.84 and 0.73; H100 over its burst 80.3%, 0.816
- * and 0.706) [U: no published figure for the kernels those generations
- * run]. FlashAttention's are a benchmark's, not sustained under a whole
- * step's load.
+ * tensor_per_clock, exp_per_clock: what one SM does a clock, for
+ * FlashAttention's model (flash_ceiling): dense fp16 tensor-core FLOPs, the
+ * peak over SMs x boost clock of NVIDIA's datasheets (V100 125 T / (80 x
+ * 1.53 GHz) = 1021, A100 312 T / (108 x 1.41 GHz) = 2049, H100 SXM 989.4 T /
+ * (132 x 1.83 GHz) = 4096; Blackwell twice Hopper's [D/U: hardware.md §1];
+ * P100's fp16 on CUDA cores, 64 FMA units x 2 x half2 = 256), and base-2
+ * exponentials (MUFU.EX2): 16 on every generation through Blackwell (CUDA C
+ * Programming Guide, "Arithmetic Instructions" throughput table; "the
+ * exponential unit (MUFU) stayed at 16 ops/clock/SM" from Hopper to
+ * Blackwell, Zadouri et al. 2026, FlashAttention-4, arXiv:2603.05451), and
+ * twice that on Blackwell Ultra, which doubles the SFU throughput of
+ * Blackwell (NVIDIA technical blog, "Making Softmax More Efficient with
+ * NVIDIA Blackwell Ultra", 2025).
  */
 typedef struct Ceiling {
     uint64_t sm_version;
-    double gemm_fp16, gemm_fp8, flash_fwd, flash_bwd;
+    double gemm_fp16, gemm_fp8;
+    double tensor_per_clock, exp_per_clock;
 } Ceiling;
 
 static const Ceiling ceilings[] = {
-    {60, 0.80, 0, 0.67, 0.58},         {70, 0.90, 0, 0.756, 0.658},
-    {80, 0.869, 0, 0.73, 0.635},       {90, 0.757, 0.676, 0.655, 0.567},
-    {100, 0.776, 0.763, 0.633, 0.548},
+    {60, 0.80, 0, 256, 16},       {70, 0.90, 0, 1024, 16},       {80, 0.869, 0, 2048, 16},
+    {90, 0.757, 0.676, 4096, 16}, {100, 0.776, 0.763, 8192, 16}, {103, 0.786, 0.745, 8192, 32},
 };
 
 /* SGEMM on CUDA cores: cuBLAS reaches about 90% of the fp32 peak [U]. */
@@ -214,6 +211,54 @@ work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, 
     return flops / (peak_of(gpu, math) * gemm_seconds(gpu, math, n_batch, m, n, k, flops));
 }
 
+/* FlashAttention's fraction of the fp16 peak on gpu at head size d, by
+ * what its SMs do a clock: the two products of every score run on the
+ * tensor cores (4 d FLOPs a score forward) at an efficiency eta, and of
+ * the time the exponential units take for the score's exponential a share
+ * kappa is not hidden under them, so
+ *
+ *   1 / ceiling = 1 / eta + kappa r,  r = tensor_per_clock / (exp_per_clock 4 d)
+ *
+ * r is the exponentials' time over the products' at full rate: A100 0.25,
+ * H100 0.5, Blackwell 1 and Blackwell Ultra 0.5 at d = 128. eta and kappa
+ * are the line through two published forward figures at d = 128, counting
+ * the FLOPs the kernel executes:
+ *   A100, FlashAttention-2: "50-73% of the theoretical maximum" (Dao 2023,
+ *        arXiv:2307.08691, abstract): 73% at r = 0.25;
+ *   H100 SXM5, FlashAttention-3 in bf16 (Shah et al. 2024, arXiv:2407.08608,
+ *        Figure 5, 16k tokens): 648 / 989 = 65.5% at r = 0.5;
+ * so eta = 0.824 (the products alone run near a GEMM's ceiling) and kappa
+ * = 0.627. Checked on figures it was not drawn from: FlashAttention-3's
+ * abstract, 740 TFLOP/s (75%) at d = 256 on H100 (r = 0.25), against 73.0%;
+ * cuDNN 9.13 on B200 in bf16, which FlashAttention-4 beats by up to 1.3x at
+ * its 1613 TFLOP/s (Zadouri et al. 2026, arXiv:2603.05451, abstract), so
+ * about 1240 / 2250 = 55%, against 54.3% at r = 1 (Megatron-Bridge's
+ * Transformer Engine runs cuDNN's kernels there). The backward pass runs at
+ * the forward's 561 / 648 = 0.866 (FlashAttention-3's Figure 7 over Figure
+ * 5; cuDNN 516 / 595 and FlashAttention-2 322 / 370 on H100 alike) [U on
+ * other generations]. A GPU whose GEMM ceiling was measured on it apart
+ * from its generation's (gb200.ini) runs attention at the same ratio:
+ * both are its SMs at its sustained clock. These are a benchmark's rates,
+ * not sustained under a whole step's load. */
+#define FLASH_A100_FWD 0.73
+#define FLASH_A100_R 0.25
+#define FLASH_H100_FWD (648.0 / 989.0)
+#define FLASH_H100_R 0.5
+#define FLASH_BWD_OVER_FWD (561.0 / 648.0)
+
+static double
+flash_ceiling(const HwGpu *gpu, uint64_t d, WorkPass pass)
+{
+    const Ceiling *c = ceiling_of(gpu);
+    double kappa = (1.0 / FLASH_H100_FWD - 1.0 / FLASH_A100_FWD) / (FLASH_H100_R - FLASH_A100_R);
+    double inv_eta = 1.0 / FLASH_A100_FWD - kappa * FLASH_A100_R;
+    double r = c->tensor_per_clock / (c->exp_per_clock * 4.0 * (double)MAX(d, 1));
+    double ceiling = 1.0 / (inv_eta + kappa * r);
+    if (gpu->gemm_ceiling_fp16 > 0)
+        ceiling *= gpu->gemm_ceiling_fp16 / c->gemm_fp16;
+    return pass == WORK_PASS_BACKWARD ? ceiling * FLASH_BWD_OVER_FWD : ceiling;
+}
+
 /* FlashAttention's seconds. It executes the m x n products of its shape,
  * under the causal mask only those at or below the diagonal (query blocks
  * of 128 rows see the key blocks up to theirs: (nb + 1) / 2 nb of them for
@@ -221,21 +266,30 @@ work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, 
  * forward's two, as FlashAttention's benchmarks count). Thread blocks are
  * (sequence, head, query block) triples, quantized into waves as GEMM
  * tiles are; then the roofline. */
-static Terms
-flash_terms(const WorkOp *op, const HwGpu *gpu)
+double
+work_compute_op_executed_flops(const WorkOp *op)
 {
-    const uint64_t block = WORK_COMPUTE_FLASH_BLOCK;
-    uint64_t nb = div_up(op->m, block);
+    g_return_val_if_fail(op != NULL, 0);
+    if (op->kind != WORK_OP_ATTENTION)
+        return (double)op->flops;
+    uint64_t nb = div_up(op->m, WORK_COMPUTE_FLASH_BLOCK);
     double executed = 4.0 * (double)op->n_batch * (double)op->m * (double)op->n * (double)op->k;
     if (op->causal)
         executed *= (double)(nb + 1) / (2.0 * (double)nb);
     if (op->pass == WORK_PASS_BACKWARD)
         executed *= 5.0 / 2.0;
+    return executed;
+}
+
+static Terms
+flash_terms(const WorkOp *op, const HwGpu *gpu)
+{
+    const uint64_t block = WORK_COMPUTE_FLASH_BLOCK;
+    uint64_t nb = div_up(op->m, block);
+    double executed = work_compute_op_executed_flops(op);
     uint64_t waves = div_up(op->n_batch * nb, gpu->n_sms);
     double share = (double)op->n_batch * (double)op->m / ((double)waves * gpu->n_sms * block);
-    const Ceiling *c = ceiling_of(gpu);
-    double ceiling = op->pass == WORK_PASS_BACKWARD ? c->flash_bwd : c->flash_fwd;
-    double rate = peak_of(gpu, WORK_MATH_FP16) * ceiling * share;
+    double rate = peak_of(gpu, WORK_MATH_FP16) * flash_ceiling(gpu, op->k, op->pass) * share;
     return (Terms){executed / rate, (double)op->bytes / (double)hw_gpu_stream_bytes_per_s(gpu)};
 }
 

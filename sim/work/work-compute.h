@@ -249,6 +249,11 @@ double work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m
  * published fraction of peak, or its bytes, whichever is slower. */
 uint64_t work_compute_op_ps(const WorkOp *op, const HwGpu *gpu);
 
+/* The FLOPs op's kernel executes: a GEMM's flops; fused attention's
+ * products at or below the causal diagonal in query blocks of
+ * WORK_COMPUTE_FLASH_BLOCK, backward 5 / 2 of forward's (FlashAttention's
+ * benchmarks' count), where op->flops keeps Megatron's convention. */
+double work_compute_op_executed_flops(const WorkOp *op);
 /* Sums over a list of WorkOp: FLOPs, HBM bytes, and time on gpu in ps. */
 uint64_t work_compute_ops_flops(const GArray *ops);
 uint64_t work_compute_ops_bytes(const GArray *ops);

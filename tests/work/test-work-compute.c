@@ -783,15 +783,64 @@ START_TEST(context_parallel_attention_by_hand)
     uint64_t blocks = s / 128, waves = (heads * blocks + gpu->n_sms - 1) / gpu->n_sms;
     double share = (double)(heads * blocks) / (double)(waves * gpu->n_sms);
     double executed = 4.0 * heads * s * (s / 2) * d;
-    double seconds = executed / ((double)gpu->fp16_flops_per_s * 0.655 * share);
+    /* H100 at head size 128: FlashAttention-3's 648 and 561 TFLOP/s of 989. */
+    double seconds = executed / ((double)gpu->fp16_flops_per_s * (648.0 / 989.0) * share);
     double got = (double)(work_compute_op_ps(ring, gpu) - WORK_COMPUTE_LAUNCH_PS) / 1e12;
     ck_assert_msg(fabs(got - seconds) <= 1e-12, "ring kernel %.9f s, by hand %.9f s", got, seconds);
     g_autoptr(GArray) bwd = block_ops(m, &split, true, WORK_PASS_BACKWARD);
     const WorkOp *ring_bwd = find_op(bwd, "attn.core.ring.bwd");
-    seconds = 2.5 * executed / ((double)gpu->fp16_flops_per_s * 0.567 * share);
+    seconds = 2.5 * executed / ((double)gpu->fp16_flops_per_s * (561.0 / 989.0) * share);
     got = (double)(work_compute_op_ps(ring_bwd, gpu) - WORK_COMPUTE_LAUNCH_PS) / 1e12;
     ck_assert_msg(fabs(got - seconds) <= 1e-12, "ring backward %.9f s, by hand %.9f s", got,
                   seconds);
+}
+END_TEST
+
+/* FlashAttention's ceiling by hand (work-compute-time.c): 1 / ceiling =
+ * 1 / eta + kappa r, the line through A100's 73% at r = 1/4 and H100's
+ * 648 / 989 at r = 1/2, r = tensor FLOPs / (exponentials x 4 d) an SM a
+ * clock; backward 561 / 648 of forward. One non-causal kernel that fills
+ * whole waves, so its time is its FLOPs over peak x ceiling. */
+static const struct {
+    const char *gpu;
+    uint64_t d;
+    double r, scale; /* scale: the GPU's own GEMM ceiling over its generation's */
+} flash_cases[] = {
+    {"a100-sxm4-80gb", 128, 0.25, 1}, {"h100-sxm5", 128, 0.5, 1}, {"h100-sxm5", 256, 0.25, 1},
+    {"h100-sxm5", 64, 1, 1},          {"b200", 128, 1, 1},        {"gb200", 128, 1, 0.729 / 0.776},
+    {"gb300", 128, 0.5, 1},
+};
+
+START_TEST(flash_ceiling_by_hand)
+{
+    g_autoptr(HwGpu) gpu = load_gpu(flash_cases[_i].gpu);
+    double kappa = (989.0 / 648.0 - 1 / 0.73) / 0.25;
+    double inv_eta = 1 / 0.73 - kappa * 0.25;
+    double ceiling = flash_cases[_i].scale / (inv_eta + kappa * flash_cases[_i].r);
+    const uint64_t s = 4096, d = flash_cases[_i].d;
+    WorkOp op = {.name = "attn.core",
+                 .kind = WORK_OP_ATTENTION,
+                 .pass = WORK_PASS_FORWARD,
+                 .math = WORK_MATH_FP16,
+                 .n_batch = gpu->n_sms,
+                 .m = s,
+                 .n = s,
+                 .k = d,
+                 .bytes = 1};
+    double executed = 4.0 * (double)gpu->n_sms * s * s * d;
+    for (int backward = 0; backward < 2; backward++) {
+        op.pass = backward ? WORK_PASS_BACKWARD : WORK_PASS_FORWARD;
+        double want = (backward ? 2.5 * executed : executed) /
+                      ((double)gpu->fp16_flops_per_s * ceiling * (backward ? 561.0 / 648.0 : 1));
+        double got = (double)(work_compute_op_ps(&op, gpu) - WORK_COMPUTE_LAUNCH_PS) / 1e12;
+        ck_assert_msg(fabs(got - want) <= 1e-12,
+                      "%s d %" G_GUINT64_FORMAT " %s: %.12f s, by hand %.12f s",
+                      flash_cases[_i].gpu, d, backward ? "backward" : "forward", got, want);
+    }
+    if (strcmp(flash_cases[_i].gpu, "a100-sxm4-80gb") == 0)
+        ck_assert_double_eq_tol(ceiling, 0.73, 1e-12);
+    if (flash_cases[_i].r == 0.5)
+        ck_assert_double_eq_tol(ceiling, 648.0 / 989.0, 1e-12);
 }
 END_TEST
 
@@ -827,6 +876,7 @@ work_compute_suite(void)
     tcase_add_loop_test(tc, gpt3_block_time_is_plausible, 0, G_N_ELEMENTS(block_ranges));
     tcase_add_test(tc, flash_beats_gemm_attention_at_long_sequences);
     tcase_add_loop_test(tc, context_parallel_attention_by_hand, 0, 3);
+    tcase_add_loop_test(tc, flash_ceiling_by_hand, 0, G_N_ELEMENTS(flash_cases));
     suite_add_tcase(s, tc);
     return s;
 }
