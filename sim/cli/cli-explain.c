@@ -18,6 +18,7 @@
 #include "cli/cli-run.h"
 #include "cli/cli.h"
 #include "work/work-compute.h"
+#include "work/work-gen.h"
 #include "work/work-memory.h"
 #include "work/work-pipeline.h"
 
@@ -109,6 +110,73 @@ explain_tiers(WorkScenario *s, double step_s)
     return CLI_EXIT_OK;
 }
 
+/* What sets a kernel's time in the kernel model. */
+static const char *
+op_bound(const WorkOp *op, const HwGpu *gpu)
+{
+    if (work_compute_op_memory_bound(op, gpu))
+        return "HBM";
+    return op->kind == WORK_OP_ATTENTION ? "flash" : "tensor";
+}
+
+static const char *const pass_names[] = {
+    [WORK_PASS_FORWARD] = "forward",
+    [WORK_PASS_BACKWARD] = "backward",
+    [WORK_PASS_RECOMPUTE] = "recompute",
+    [WORK_PASS_OPTIMIZER] = "optimizer",
+};
+
+/* One pass of a block's kernels, one row each: what it does, how long it
+ * takes alone on gpu, and what bounds it. Returns the pass's ps. */
+static uint64_t
+explain_pass(const WorkScenario *s, const HwGpu *gpu, WorkPass pass)
+{
+    GArray *ops = work_compute_ops_new();
+    work_compute_block(ops, pass, s->model, &s->layout, &s->gen.compute);
+    uint64_t total = work_compute_ops_ps(ops, gpu);
+    for (guint i = 0; i < ops->len; i++) {
+        const WorkOp *op = &g_array_index(ops, WorkOp, i);
+        uint64_t ps = work_compute_op_ps(op, gpu);
+        double us = (double)ps / 1e6;
+        char rate[32] = "", share[16] = "";
+        if (op->flops > 0) {
+            double flops_per_s = work_compute_op_executed_flops(op) / ((double)ps / SIM_PS_PER_S);
+            g_snprintf(rate, sizeof rate, "%8.1f", flops_per_s / 1e12);
+            g_snprintf(share, sizeof share, "%5.1f%%",
+                       100.0 * flops_per_s / work_compute_peak(gpu, op->math));
+        }
+        printf("  %-9s %-26s %10.3f %9.1f %10.1f %5.1f%% %8s %7s  %s\n", pass_names[pass], op->name,
+               (double)op->flops / 1e9, (double)op->bytes / 1e6, us,
+               100.0 * (double)ps / (double)MAX(total, 1), rate, share, op_bound(op, gpu));
+    }
+    g_array_unref(ops);
+    return total;
+}
+
+/* A block's kernels, one microbatch, pass by pass: where the compute time
+ * goes and which mechanism (tensor cores, FlashAttention, HBM) sets it. */
+static void
+explain_compute(const WorkScenario *s, const HwGpu *gpu)
+{
+    printf("## Compute of one block, one microbatch, kernel by kernel (%s, each kernel alone)\n",
+           gpu->name);
+    printf("  %-9s %-26s %10s %9s %10s %6s %8s %7s  %s\n", "pass", "kernel", "GFLOP", "MB", "us",
+           "share", "TFLOP/s", "of peak", "bound");
+    uint64_t fwd = explain_pass(s, gpu, WORK_PASS_FORWARD);
+    uint64_t bwd = explain_pass(s, gpu, WORK_PASS_BACKWARD);
+    uint64_t rec = explain_pass(s, gpu, WORK_PASS_RECOMPUTE);
+    double efficiency = work_gen_compute_efficiency(&s->gen, gpu);
+    printf("  GFLOP: Megatron's count (attention's whole s x s); TFLOP/s and of peak: the FLOPs "
+           "the kernel runs\n  (attention: the causal half, backward 5/2 of forward) over its "
+           "time, against the peak of its math\n");
+    printf("  forward %.1f us, backward %.1f us, recompute %.1f us alone (each with a %.1f us "
+           "launch); the step runs them at %.3f of these rates: %.1f us a block and "
+           "microbatch\n\n",
+           (double)fwd / 1e6, (double)bwd / 1e6, (double)rec / 1e6,
+           (double)WORK_COMPUTE_LAUNCH_PS / 1e6, efficiency,
+           (double)(fwd + bwd + rec) / 1e6 / efficiency);
+}
+
 static int
 explain_run(const ExplainOptions *o, const char *path)
 {
@@ -158,6 +226,8 @@ explain_run(const ExplainOptions *o, const char *path)
     printf("  the model per token: %.4g FLOPs (Megatron's count, recompute %s)\n\n",
            (double)work_model_flops_per_token(m, sl, l->recompute == WORK_RECOMPUTE_FULL),
            l->recompute == WORK_RECOMPUTE_FULL ? "included" : "not included");
+
+    explain_compute(s, fabric->system->gpu);
 
     uint64_t act = b * sl * h * e;
     printf("## Communication\n");

@@ -574,15 +574,22 @@ work_gen_options_init(WorkGenOptions *options, const WorkModel *model)
     work_compute_config_init(&options->compute, model);
 }
 
+double
+work_gen_compute_efficiency(const WorkGenOptions *options, const HwGpu *gpu)
+{
+    g_return_val_if_fail(options != NULL && gpu != NULL, WORK_COMPUTE_STEP_EFFICIENCY);
+    return options->compute_efficiency > 0 ? options->compute_efficiency
+           : gpu->training_efficiency > 0  ? gpu->training_efficiency
+                                           : WORK_COMPUTE_STEP_EFFICIENCY;
+}
+
 /* The generator's items and constants for model on layout. */
 static void
 gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *gpu,
          const WorkGenOptions *options)
 {
     *g = (Gen){.model = model, .l = layout, .gpu = gpu, .o = options};
-    g->efficiency = options->compute_efficiency > 0 ? options->compute_efficiency
-                    : gpu->training_efficiency > 0  ? gpu->training_efficiency
-                                                    : WORK_COMPUTE_STEP_EFFICIENCY;
+    g->efficiency = work_gen_compute_efficiency(options, gpu);
     g->m = (uint32_t)work_layout_microbatches(layout);
     g->n_chunks = layout->pp * layout->vp;
     uint64_t tokens = layout->micro_batch * work_layout_local_seq(layout);

@@ -74,6 +74,10 @@ typedef struct WorkGenOptions {
     double compute_efficiency;
 } WorkGenOptions;
 
+/* The share of the kernel model's rate the step's compute tasks take
+ * under options on gpu (see compute_efficiency). */
+double work_gen_compute_efficiency(const WorkGenOptions *options, const HwGpu *gpu);
+
 /* Defaults: the model's compute defaults, overlap on, symmetric. */
 void work_gen_options_init(WorkGenOptions *options, const WorkModel *model);
 

@@ -956,6 +956,26 @@ expect 2 err "--collective all_gather: the argument 'broadcast' names another" -
 expect 0 out "all_reduce (max) of 1048576 bytes" -- explain coll -o max -b 1M
 printf '[scenario]\nsystem = dgx-h100\nmodel = llama3-8b\n[layout]\ntp = 2\npp = 2\ndp = 2\n[batch]\nglobal_batch = 8\n' >"$tmp/explain.ini"
 expect 0 out "## The pipeline bubble" -- explain run "$tmp/explain.ini"
+# The kernel table: each pass's rows add up to the total it states (to
+# the 0.05 us each row rounds), no kernel beats its peak, and what bounds
+# each kind of kernel is named.
+if awk '
+    $1 == "forward" && $NF ~ /^(HBM|tensor|flash)$/ { fwd += $5; n++ }
+    $1 == "backward" && $NF ~ /^(HBM|tensor|flash)$/ { bwd += $5; n++ }
+    $NF ~ /^(tensor|flash)$/ { if ($(NF - 1) + 0 > 100) bad = 1 }
+    $2 == "attn.core" && $NF != "flash" { bad = 1 }
+    $2 == "ffn.down" && $NF != "tensor" { bad = 1 }
+    /^  forward [0-9.]+ us, backward/ { tf = $2; tb = $5 }
+    END {
+        exit !(n > 20 && !bad && tf > 0 && fwd - tf < n * 0.05 && tf - fwd < n * 0.05 &&
+               bwd - tb < n * 0.05 && tb - bwd < n * 0.05)
+    }' "$tmp/out"; then
+    echo "ok: explain run's kernel table adds up to its pass totals"
+else
+    echo "FAIL: explain run's kernel table:"
+    sed -n '/^## Compute of one block/,/^$/p' "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
 explained=$(awk '/^  step time / {print $3; exit}' "$tmp/out" | tr -d ';')
 ran=$("$nvlsim" run "$tmp/explain.ini" | awk '/^step time/ {print $3}')
 if [ -n "$ran" ] && [ "$explained" = "$ran" ]; then
