@@ -4,7 +4,8 @@
  *   explain coll (cli-explain-coll.c): NCCL's pick, the call's time split
  *     into the mechanisms the simulation charges, the simulated call.
  *   explain run: a scenario's step taken apart: FLOPs per block and its
- *     closed form, the bytes of every tensor-, pipeline- and data-parallel
+ *     closed form, a block's kernels with their time and what bounds
+ *     each, the bytes of every tensor-, pipeline- and data-parallel
  *     collective a microbatch or a step issues, the pipeline bubble's
  *     closed form beside the simulated idle time, and the memory budget;
  *     then the simulated step (the same as nvlsim run's).
