@@ -132,8 +132,10 @@ static const char *const pass_names[] = {
 static uint64_t
 explain_pass(const WorkScenario *s, const HwGpu *gpu, WorkPass pass)
 {
+    WorkComputeConfig config = s->gen.compute;
+    work_compute_config_on(&config, gpu);
     GArray *ops = work_compute_ops_new();
-    work_compute_block(ops, pass, s->model, &s->layout, &s->gen.compute);
+    work_compute_block(ops, pass, s->model, &s->layout, &config);
     uint64_t total = work_compute_ops_ps(ops, gpu);
     for (guint i = 0; i < ops->len; i++) {
         const WorkOp *op = &g_array_index(ops, WorkOp, i);

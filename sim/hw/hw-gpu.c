@@ -142,3 +142,10 @@ hw_gpu_stream_bytes_per_s(const HwGpu *gpu)
 {
     return (uint64_t)llround((double)gpu->hbm_bytes_per_s * gpu->hbm_efficiency);
 }
+
+bool
+hw_gpu_fp8_gemm_any_layout(const HwGpu *gpu)
+{
+    g_return_val_if_fail(gpu != NULL, false);
+    return (gpu->sm_version >= 100 && gpu->sm_version < 120) || gpu->sm_version >= 130;
+}

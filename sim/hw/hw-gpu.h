@@ -60,6 +60,13 @@ void hw_gpu_free(HwGpu *gpu);
 /* What a streaming kernel (a reduction, an elementwise op) moves per
  * second: hbm_bytes_per_s x hbm_efficiency. */
 uint64_t hw_gpu_stream_bytes_per_s(const HwGpu *gpu);
+
+/* Whether gpu's per-tensor-scaled fp8 GEMMs take their operands in any
+ * layout, not only TN (A transposed, B not): sm_version 100 to 119 and 130
+ * on, as Transformer Engine asks cuBLASLt (nvte_is_non_tn_fp8_gemm_supported,
+ * transformer_engine/common/transformer_engine.cpp). Where they do not, a
+ * weight gradient's fp8 operands need a transposed copy. */
+bool hw_gpu_fp8_gemm_any_layout(const HwGpu *gpu);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwGpu, hw_gpu_free)
 
 /* A GPU model's key table (for listings and tests). */

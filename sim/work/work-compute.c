@@ -87,7 +87,11 @@ work_compute_gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n,
 /* The cast of a linear layer's input (forward) or output gradient
  * (backward) of n elements of e bytes, as Transformer Engine runs it [D]:
  *   delayed fp8: one fused cast-transpose, read e, write the fp8 copy and
- *     its transpose (the weight gradient's operand), 1 + 1;
+ *     its transpose (the weight gradient's operand), 1 + 1; on a GPU whose
+ *     fp8 GEMMs take any layout (Blackwell) the copy alone, which the
+ *     weight gradient reads transposed (Transformer Engine's quantizers
+ *     make the transpose only where nvte_is_non_tn_fp8_gemm_supported()
+ *     is false);
  *   current fp8: an amax pass (read e) first;
  *   MXFP8: read e, write both orientations (a block runs along K, which
  *     differs between the forward and the weight gradient's product), each
@@ -103,15 +107,16 @@ work_compute_gemm_bytes(WorkMath math, uint64_t n_batch, uint64_t m, uint64_t n,
  *     FLOPs an element) is left out.
  * Integer bytes, scales rounded up to whole blocks. */
 uint64_t
-work_compute_cast_bytes(WorkScaling scaling, uint64_t n, uint64_t e)
+work_compute_cast_bytes(WorkScaling scaling, bool transpose, uint64_t n, uint64_t e)
 {
+    uint64_t copies = transpose ? 2 : 1;
     switch (scaling) {
     case WORK_SCALING_NONE:
         return 0;
     case WORK_SCALING_DELAYED:
-        return n * (e + 2);
+        return n * (e + copies);
     case WORK_SCALING_CURRENT:
-        return n * (2 * e + 2);
+        return n * (2 * e + copies);
     case WORK_SCALING_MXFP8:
         return n * e + 2 * (n + div_up(n, WORK_COMPUTE_MX_BLOCK));
     case WORK_SCALING_NVFP4:
@@ -202,8 +207,8 @@ add_linear(SpecList *list, WorkKernel kernel, const char *name, const char *dgra
 {
     if (c->scaling != WORK_SCALING_NONE)
         add_memory(list, suffixed(name, ".cast"), suffixed(name, ".cast.bwd"),
-                   work_compute_cast_bytes(c->scaling, n_batch * m * k, e),
-                   work_compute_cast_bytes(c->scaling, n_batch * m * n, e));
+                   work_compute_cast_bytes(c->scaling, c->fp8_transpose, n_batch * m * k, e),
+                   work_compute_cast_bytes(c->scaling, c->fp8_transpose, n_batch * m * n, e));
     Spec *sp = add_gemm(list, name, dgrad, wgrad, c->linear_math, n_batch, m, n, k);
     sp->kernel = kernel;
     return sp;
@@ -491,6 +496,14 @@ work_compute_config_init(WorkComputeConfig *config, const WorkModel *model)
     config->moe_load = 1.0;
     config->dropout = model->positions == WORK_POSITIONS_LEARNED;
     config->fused_cross_entropy = true;
+    config->fp8_transpose = true;
+}
+
+void
+work_compute_config_on(WorkComputeConfig *config, const HwGpu *gpu)
+{
+    g_return_if_fail(config != NULL && gpu != NULL);
+    config->fp8_transpose = !hw_gpu_fp8_gemm_any_layout(gpu);
 }
 
 GArray *

@@ -51,6 +51,10 @@ typedef enum WorkScaling {
 typedef struct WorkComputeConfig {
     WorkMath linear_math; /* the block's linear layers; attention and logits stay fp16 */
     WorkScaling scaling;  /* of those linear layers' fp8 or fp4 operands */
+    /* Per-tensor fp8 casts also write the transposed copy a weight
+     * gradient reads: GPUs whose fp8 GEMMs take only the TN layout (set by
+     * work_compute_config_on; true after work_compute_config_init). */
+    bool fp8_transpose;
     bool dropout;         /* hidden and attention dropout kernels */
     /* The loss's cross entropy in one fused kernel a pass (NeMo's and
      * Megatron-Bridge's cross_entropy_loss_fusion); false: Megatron's
@@ -73,8 +77,9 @@ typedef struct WorkComputeConfig {
 #define WORK_COMPUTE_NVFP4_BLOCK 16
 
 /* The bytes a linear layer's cast kernel moves for n elements of e bytes
- * under scaling (see work-compute.c); 0 for WORK_SCALING_NONE. */
-uint64_t work_compute_cast_bytes(WorkScaling scaling, uint64_t n, uint64_t e);
+ * under scaling, per-tensor fp8 with or without its transposed copy (see
+ * work-compute.c); 0 for WORK_SCALING_NONE. */
+uint64_t work_compute_cast_bytes(WorkScaling scaling, bool transpose, uint64_t n, uint64_t e);
 
 /* The kernels of a block that other work is placed around (the
  * collectives of tensor, sequence and expert parallelism, work-gen), and
@@ -168,6 +173,8 @@ uint64_t work_compute_kv_width(const WorkModel *model, const WorkLayout *layout)
  * models train with dropout 0.1, Megatron-LM's default) but not for the
  * Llama and Mixtral families (attention_dropout 0.0 in their configs). */
 void work_compute_config_init(WorkComputeConfig *config, const WorkModel *model);
+/* What of config the GPU decides: fp8_transpose (hw_gpu_fp8_gemm_any_layout). */
+void work_compute_config_on(WorkComputeConfig *config, const HwGpu *gpu);
 
 /* A new, empty list of WorkOp; free with g_array_unref. */
 GArray *work_compute_ops_new(void);

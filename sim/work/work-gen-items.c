@@ -107,7 +107,7 @@ comm_bytes(const Gen *g, const Rule *r)
         uint64_t tokens =
             g->l->micro_batch * work_layout_local_seq(g->l) / (g->l->sp ? g->l->tp : 1);
         /* The busiest rank's share: the exchange ends when it has. */
-        uint64_t rows = (uint64_t)ceil((double)(tokens * g->model->top_k) * g->o->compute.moe_load);
+        uint64_t rows = (uint64_t)ceil((double)(tokens * g->model->top_k) * g->compute.moe_load);
         return rows * g->model->hidden_size * g->l->activation_bytes;
     }
     return g->act_bytes;
@@ -218,7 +218,7 @@ GArray *
 gen_pass_items(const Gen *g, GenOpsFn fn, WorkPass pass, bool cut)
 {
     GArray *ops = work_compute_ops_new();
-    fn(ops, pass, g->model, g->l, &g->o->compute);
+    fn(ops, pass, g->model, g->l, &g->compute);
     GArray *items = items_of(g, ops, cut, pass == WORK_PASS_BACKWARD);
     g_array_unref(ops);
     return items;

@@ -39,6 +39,7 @@ typedef struct Gen {
     const WorkLayout *l;
     const HwGpu *gpu;
     const WorkGenOptions *o;
+    WorkComputeConfig compute; /* o->compute as the GPU runs it (work_compute_config_on) */
     WorkStream *s;
     uint32_t m;                         /* microbatches */
     uint32_t n_chunks;                  /* virtual stages: pp vp */

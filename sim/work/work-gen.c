@@ -590,6 +590,8 @@ gen_init(Gen *g, const WorkModel *model, const WorkLayout *layout, const HwGpu *
 {
     *g = (Gen){.model = model, .l = layout, .gpu = gpu, .o = options};
     g->efficiency = work_gen_compute_efficiency(options, gpu);
+    g->compute = options->compute;
+    work_compute_config_on(&g->compute, gpu);
     g->m = (uint32_t)work_layout_microbatches(layout);
     g->n_chunks = layout->pp * layout->vp;
     uint64_t tokens = layout->micro_batch * work_layout_local_seq(layout);

@@ -358,7 +358,9 @@ END_TEST
 /* The casts of each precision recipe, by hand, for 4,096 bf16 elements:
  * delayed fp8 reads 2 bytes and writes the fp8 copy and its transpose,
  * 4 x 4,096; current scaling reads the tensor once more for its amax,
- * 6 x 4,096; MXFP8 writes both orientations with an E8M0 scale a block of
+ * 6 x 4,096, each a byte less an element without the transpose (a GPU
+ * whose fp8 GEMMs take any layout: Blackwell; work_compute_config_on sets
+ * it from the GPU); MXFP8 writes both orientations with an E8M0 scale a block of
  * 32, 8,192 + 2 (4,096 + 128); NVFP4 reads twice (amax, cast) and writes
  * both orientations at half a byte with an E4M3 scale a block of 16,
  * 16,384 + 2 (2,048 + 256). Then a GPT-3 175B block's QKV under each: its
@@ -366,13 +368,28 @@ END_TEST
  * fp8, or fp4 with their block scales, at the GPU's fp8 or fp4 peak. */
 START_TEST(precision_recipes_by_hand)
 {
-    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NONE, 4096, 2), 0);
-    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_DELAYED, 4096, 2), 16384);
-    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_CURRENT, 4096, 2), 24576);
-    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_MXFP8, 4096, 2), 8192 + 2 * 4224);
-    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NVFP4, 4096, 2), 16384 + 2 * 2304);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NONE, true, 4096, 2), 0);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_DELAYED, true, 4096, 2), 16384);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_CURRENT, true, 4096, 2), 24576);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_MXFP8, true, 4096, 2), 8192 + 2 * 4224);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NVFP4, true, 4096, 2), 16384 + 2 * 2304);
+    /* Where fp8 GEMMs take any layout, per-tensor casts write one copy;
+     * block-scaled ones write both orientations all the same. */
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_DELAYED, false, 4096, 2), 12288);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_CURRENT, false, 4096, 2), 20480);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_MXFP8, false, 4096, 2), 8192 + 2 * 4224);
+    ck_assert_uint_eq(work_compute_cast_bytes(WORK_SCALING_NVFP4, false, 4096, 2),
+                      16384 + 2 * 2304);
     g_autoptr(WorkModel) m = load_model("gpt3-175b");
     g_autoptr(HwGpu) gpu = load_gpu("gb200");
+    g_autoptr(HwGpu) hopper = load_gpu("h100-sxm5");
+    WorkComputeConfig on;
+    work_compute_config_init(&on, m);
+    ck_assert(on.fp8_transpose);
+    work_compute_config_on(&on, gpu);
+    ck_assert(!on.fp8_transpose);
+    work_compute_config_on(&on, hopper);
+    ck_assert(on.fp8_transpose);
     WorkLayout layout = layout_of(8, false, 1, 1, 2048, WORK_RECOMPUTE_NONE);
     const uint64_t th = 2048ull * 12288, qkv = 3 * 12288 / 8;
     static const struct {
@@ -393,7 +410,7 @@ START_TEST(precision_recipes_by_hand)
         g_autoptr(GArray) ops = work_compute_ops_new();
         work_compute_block(ops, WORK_PASS_FORWARD, m, &layout, &config);
         ck_assert_uint_eq(find_op(ops, "attn.qkv.cast")->bytes,
-                          work_compute_cast_bytes(recipes[i].scaling, th, 2));
+                          work_compute_cast_bytes(recipes[i].scaling, true, th, 2));
         const WorkOp *gemm = find_op(ops, "attn.qkv");
         ck_assert_int_eq(gemm->math, recipes[i].math);
         ck_assert_uint_eq(gemm->bytes, recipes[i].operand_bytes + 2048ull * qkv * 2);
