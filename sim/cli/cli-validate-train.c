@@ -29,6 +29,13 @@
  *     the row says; CP=n is
  *     Megatron-Core's context parallelism (ring attention), dp then
  *     GPUs / (tp cp pp);
+ *   Megatron-Bridge's performance configurations reduce gradients in
+ *     bf16 (scripts/performance/utils/precision.py, get_precision_config:
+ *     grad_reduce_in_fp32 = False), and its fp8 recipes keep and gather
+ *     the parameters in fp8 (src/megatron/bridge/training/
+ *     mixed_precision.py: fp8_param_gather = True in bf16_with_fp8_
+ *     delayed_scaling_mixed, _current_scaling_mixed and bf16_with_mxfp8_
+ *     mixed; False in bf16_with_nvfp4_mixed): grad_bytes 2, param_bytes 1;
  *   the loss: NeMo's recipes fuse the cross entropy (Megatron-Bridge's
  *     performance configurations: cross_entropy_loss_fusion = True,
  *     Transformer Engine's kernel; NeMo 24.07's taken as the same), where
@@ -358,6 +365,9 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     g_string_append_printf(ini, "[precision]\nmath = %s\n%sfused_cross_entropy = %s\n",
                            current ? "fp8" : math, current ? "fp8_scaling = current\n" : "",
                            nemo ? "yes" : "no");
+    if (strstr(source, "Megatron-Bridge") != NULL)
+        g_string_append_printf(ini, "grad_bytes = 2\nparam_bytes = %d\n",
+                               strncmp(math, "fp8", 3) == 0 || strcmp(math, "mxfp8") == 0 ? 1 : 2);
     char vp_text[32] = "", cp_text[32] = "";
     if (vp > 1)
         g_snprintf(vp_text, sizeof vp_text, " vp%" G_GUINT64_FORMAT, vp);

@@ -414,6 +414,25 @@ fi
 expect 1 err "exceeds --max-mape 0.01%" -- validate --cross generation --max-mape 0.01 "$cross_csv"
 expect 0 out "CROSS MAPE: " -- validate --cross generation --max-mape 99 "$cross_csv"
 
+# A Megatron-Bridge row runs as its performance configuration does: bf16
+# gradients, an fp8 recipe's parameters gathered in fp8. The same step by
+# hand, with and without those two keys: validate's is the first.
+blackwell="$top_srcdir/data/measurements/training-blackwell.csv"
+{ head -n 1 "$blackwell"; grep 'LLAMA3_8B.*FP8-MX' "$blackwell" | grep -m 1 gb300; } >"$tmp/bridge.csv"
+"$nvlsim" validate "$tmp/bridge.csv" --csv "$tmp/bridge-out.csv" >/dev/null
+printf '[scenario]\nsystem = gb300-nvl72\nmodel = llama3-8b\n[layout]\ntp = 1\npp = 1\ndp = 8\nzero = 1\nflash_attention = yes\n[batch]\nglobal_batch = 128\nmicro_batch = 2\nseq_len = 8192\n[precision]\nmath = mxfp8\n' >"$tmp/bridge.ini"
+with=$("$nvlsim" run -q "$tmp/bridge.ini" --set grad_bytes=2 --set param_bytes=1)
+without=$("$nvlsim" run -q "$tmp/bridge.ini")
+if awk -F, -v with="$with" -v without="$without" 'NR == 2 {
+        d = $9 - with; e = $9 - without
+        exit !(d * d < (1e-5 * with) ^ 2 && e * e > (1e-3 * with) ^ 2)
+    }' "$tmp/bridge-out.csv"; then
+    echo "ok: a Megatron-Bridge MXFP8 row runs with grad_bytes 2 and param_bytes 1 ($with s)"
+else
+    echo "FAIL: the Megatron-Bridge row: validate $(tail -n 1 "$tmp/bridge-out.csv"), by hand $with s, without the bytes $without s"
+    n_fail=$((n_fail + 1))
+fi
+
 # Without FILE validate replays the shipped suite, collective rows then
 # training rows, each file under a line naming it (one system's rows here:
 # the whole suite takes a minute); calibrate compute-efficiency reads its
