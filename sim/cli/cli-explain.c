@@ -169,6 +169,17 @@ explain_compute(const WorkScenario *s, const HwGpu *gpu)
     uint64_t bwd = explain_pass(s, gpu, WORK_PASS_BACKWARD);
     uint64_t rec = explain_pass(s, gpu, WORK_PASS_RECOMPUTE);
     double efficiency = work_gen_compute_efficiency(&s->gen, gpu);
+    if (s->layout.flash_attention) {
+        uint64_t d = s->model->hidden_size / s->model->n_heads;
+        WorkFlashModel f;
+        work_compute_flash_model(gpu, d, &f);
+        printf("  FlashAttention at head size d = %" G_GUINT64_FORMAT ": r = %.0f tensor FLOPs / "
+               "(%.0f exponentials x 4 d) an SM a clock = %.3f; 1 / (1 / eta + kappa r) = "
+               "1 / (1 / %.3f + %.3f x %.3f)%s = %.1f%% of peak forward, %.1f%% backward\n",
+               d, f.tensor_per_clock, f.exp_per_clock, f.r, f.eta, f.kappa, f.r,
+               f.clock_scale != 1 ? " x the GPU's own GEMM ceiling over its generation's" : "",
+               100 * f.forward, 100 * f.backward);
+    }
     printf("  GFLOP: Megatron's count (attention's whole s x s); TFLOP/s and of peak: the FLOPs "
            "the kernel runs\n  (attention: the causal half, backward 5/2 of forward) over its "
            "time, against the peak of its math\n");

@@ -228,11 +228,11 @@ work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, 
  *   H100 SXM5, FlashAttention-3 in bf16 (Shah et al. 2024, arXiv:2407.08608,
  *        Figure 5, 16k tokens): 648 / 989 = 65.5% at r = 0.5;
  * so eta = 0.824 (the products alone run near a GEMM's ceiling) and kappa
- * = 0.627. Checked on figures it was not drawn from: FlashAttention-3's
+ * = 0.625. Checked on figures it was not drawn from: FlashAttention-3's
  * abstract, 740 TFLOP/s (75%) at d = 256 on H100 (r = 0.25), against 73.0%;
  * cuDNN 9.13 on B200 in bf16, which FlashAttention-4 beats by up to 1.3x at
  * its 1613 TFLOP/s (Zadouri et al. 2026, arXiv:2603.05451, abstract), so
- * about 1240 / 2250 = 55%, against 54.3% at r = 1 (Megatron-Bridge's
+ * about 1240 / 2250 = 55%, against 54.4% at r = 1 (Megatron-Bridge's
  * Transformer Engine runs cuDNN's kernels there). The backward pass runs at
  * the forward's 561 / 648 = 0.866 (FlashAttention-3's Figure 7 over Figure
  * 5; cuDNN 516 / 595 and FlashAttention-2 322 / 370 on H100 alike) [U on
@@ -246,17 +246,30 @@ work_compute_gemm_efficiency(const HwGpu *gpu, WorkMath math, uint64_t n_batch, 
 #define FLASH_H100_R 0.5
 #define FLASH_BWD_OVER_FWD (561.0 / 648.0)
 
+void
+work_compute_flash_model(const HwGpu *gpu, uint64_t d, WorkFlashModel *out)
+{
+    g_return_if_fail(gpu != NULL && out != NULL);
+    const Ceiling *c = ceiling_of(gpu);
+    WorkFlashModel f = {.tensor_per_clock = c->tensor_per_clock,
+                        .exp_per_clock = c->exp_per_clock,
+                        .clock_scale = 1};
+    f.kappa = (1.0 / FLASH_H100_FWD - 1.0 / FLASH_A100_FWD) / (FLASH_H100_R - FLASH_A100_R);
+    f.eta = 1.0 / (1.0 / FLASH_A100_FWD - f.kappa * FLASH_A100_R);
+    f.r = f.tensor_per_clock / (f.exp_per_clock * 4.0 * (double)MAX(d, 1));
+    if (gpu->gemm_ceiling_fp16 > 0)
+        f.clock_scale = gpu->gemm_ceiling_fp16 / c->gemm_fp16;
+    f.forward = f.clock_scale / (1.0 / f.eta + f.kappa * f.r);
+    f.backward = f.forward * FLASH_BWD_OVER_FWD;
+    *out = f;
+}
+
 static double
 flash_ceiling(const HwGpu *gpu, uint64_t d, WorkPass pass)
 {
-    const Ceiling *c = ceiling_of(gpu);
-    double kappa = (1.0 / FLASH_H100_FWD - 1.0 / FLASH_A100_FWD) / (FLASH_H100_R - FLASH_A100_R);
-    double inv_eta = 1.0 / FLASH_A100_FWD - kappa * FLASH_A100_R;
-    double r = c->tensor_per_clock / (c->exp_per_clock * 4.0 * (double)MAX(d, 1));
-    double ceiling = 1.0 / (inv_eta + kappa * r);
-    if (gpu->gemm_ceiling_fp16 > 0)
-        ceiling *= gpu->gemm_ceiling_fp16 / c->gemm_fp16;
-    return pass == WORK_PASS_BACKWARD ? ceiling * FLASH_BWD_OVER_FWD : ceiling;
+    WorkFlashModel f;
+    work_compute_flash_model(gpu, d, &f);
+    return pass == WORK_PASS_BACKWARD ? f.backward : f.forward;
 }
 
 /* FlashAttention's seconds. It executes the m x n products of its shape,

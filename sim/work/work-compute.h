@@ -250,6 +250,18 @@ double work_compute_gemm_ceiling(const HwGpu *gpu, WorkMath math);
 double work_compute_gemm_fit_ceiling(const HwGpu *gpu, WorkMath math, uint64_t m, uint64_t n,
                                      uint64_t k, double flops_per_s);
 
+/* FlashAttention's ceiling on a GPU at head size d, and its parts
+ * (work-compute-time.c): 1 / forward = 1 / eta + kappa r, times the GPU's
+ * own GEMM ceiling over its generation's where it has one. */
+typedef struct WorkFlashModel {
+    double tensor_per_clock;  /* dense fp16 tensor FLOPs an SM does a clock */
+    double exp_per_clock;     /* exponentials an SM returns a clock */
+    double r;                 /* the exponentials' time over the products': tensor / (exp 4 d) */
+    double eta, kappa;        /* the products' efficiency; the exponentials' share not hidden */
+    double clock_scale;       /* the GPU's own GEMM ceiling over its generation's, or 1 */
+    double forward, backward; /* fractions of the fp16 peak */
+} WorkFlashModel;
+void work_compute_flash_model(const HwGpu *gpu, uint64_t d, WorkFlashModel *out);
 /* Time of one kernel on gpu, in ps, launch cost included: a memory kernel
  * takes bytes / HBM bandwidth (sim_serialization_ps); a GEMM flops / (peak x
  * efficiency); fused attention the FLOPs it executes at FlashAttention's
