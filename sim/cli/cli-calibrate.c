@@ -52,6 +52,7 @@
 #include "core/core-units.h"
 #include "core/core-csv.h"
 #include "work/work-compute.h"
+#include "work/work-replay.h"
 #include "hw/hw-models.h"
 
 #define LATENCY_BYTES 4
@@ -456,7 +457,7 @@ calibrate_interference(const char *path, const char *system_id)
         bool gemm = g_str_has_prefix(victim, "gemm");
         const char *holder = sim_csv_field(csv, r, col[1]);
         bool fitted = gemm && strcmp(holder, "spin") == 0;
-        double model = gemm ? fit * sms / (sms - ctas[r]) : 1.0 + copy[r] / stream;
+        double model = work_replay_slowdown(fit, gemm ? 0 : 1, sms, ctas[r], copy[r] / stream);
         double err = 100 * (model - slowdown[r]) / slowdown[r];
         printf("  %-19s %-6s %5.0f %9.4f %9.4f %+7.2f%%%s\n", victim, holder, ctas[r], slowdown[r],
                model, err, fitted ? "" : "  (held out)");

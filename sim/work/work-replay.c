@@ -51,6 +51,14 @@ static void task_done(Replay *r, uint32_t task);
  * peers before the call starts are left out. */
 #define RATE_ONE WORK_REPLAY_RATE_ONE
 
+double
+work_replay_slowdown(double g, double f, double sms, double ctas, double hbm_ratio)
+{
+    double sm = g * sms / (sms - ctas);
+    double hbm = 1.0 + hbm_ratio;
+    return (1.0 - f) * sm + f * hbm;
+}
+
 /* The running compute's picoseconds per full-rate picosecond on gpu, in
  * parts of RATE_ONE. */
 static uint64_t
@@ -60,10 +68,10 @@ compute_rate(const Replay *r, uint32_t gpu)
     if (c == 0)
         return RATE_ONE;
     double f = (double)work_stream_task(r->s, r->running[gpu])->memory_share / WORK_SHARE_ONE;
-    double sm =
-        (r->persistent ? WORK_REPLAY_GEMM_BESIDE_CTAS : 1.0) * r->n_sms / (double)(r->n_sms - c);
-    double hbm = 1.0 + (double)r->hbm_bytes_per_s[gpu] / (double)r->stream_bytes_per_s;
-    return (uint64_t)llround(((1.0 - f) * sm + f * hbm) * (double)RATE_ONE);
+    double slowdown = work_replay_slowdown(
+        r->persistent ? WORK_REPLAY_GEMM_BESIDE_CTAS : 1.0, f, (double)r->n_sms, (double)c,
+        (double)r->hbm_bytes_per_s[gpu] / (double)r->stream_bytes_per_s);
+    return (uint64_t)llround(slowdown * (double)RATE_ONE);
 }
 
 static uint64_t

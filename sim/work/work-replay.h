@@ -106,6 +106,15 @@ bool work_replay(const WorkStream *stream, const HwSystem *system, const TopoGra
 #define WORK_REPLAY_GEMM_BESIDE_CTAS 1.210
 #define WORK_REPLAY_RATE_ONE (UINT64_C(1) << 20)
 
+/* A compute task's picoseconds per full-rate picosecond beside a
+ * collective: (1 - f) g S / (S - c) + f (1 + D / B), f its memory share, g
+ * its GEMMs' slowdown beyond the SMs they lose (WORK_REPLAY_GEMM_BESIDE_CTAS
+ * on GPUs with persistent GEMMs, 1 before), S the SMs, c < S the CTAs the
+ * collective holds, hbm_ratio D / B its HBM bytes a second over the GPU's
+ * streaming rate. The replayer and nvlsim calibrate interference both
+ * take it from here. */
+double work_replay_slowdown(double g, double f, double sms, double ctas, double hbm_ratio);
+
 /* The same, also counting every link's wire bytes on the shared network
  * (the session's flows: each call's connections and replica copies, not
  * the per-shape runs of the collectives layer) in bins of
