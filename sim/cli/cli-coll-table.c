@@ -90,7 +90,8 @@ static void
 print_rings(const CollComm *comm, const uint32_t *gpu_list, uint32_t n_listed)
 {
     g_autofree char *list = hw_gpu_list_format(gpu_list, n_listed);
-    printf("# gpus: %s on each node (rank i on the i-th)\n", list);
+    printf("# gpus: %s on each %s (rank i on the i-th)\n", list,
+           comm->system->n_hosts > 1 ? "NVLink domain" : "node");
     const CollRings *rings = &comm->info.rings;
     if (!rings->searched)
         return;

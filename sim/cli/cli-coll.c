@@ -7,13 +7,17 @@
  * with nvlsim's options beside it; the table is nccl-tests' layout
  * (cli-coll-table.c) with what ran after its columns: algorithm,
  * protocol, channels, and NCCL's own model time for the same choice.
- * --gpus below the system's count places ranks on the first GPUs of a
- * node; above it adds nodes on the fabric. --gpu-list names a node's GPUs
- * as CUDA_VISIBLE_DEVICES does (rank i of each node on the i-th listed;
- * --gpus, if given, a multiple of them) and prints the rings NCCL builds
- * on them where its search runs (a node of direct NVLink pairs).
- * --gpus-per-node K takes the first K GPUs of each node instead (K
- * dividing --gpus): --gpus 4 --gpus-per-node 1 is four nodes of one GPU.
+ * A node is a host as schedulers count them (a DGX box, an NVL72 compute
+ * tray of 4 GPUs); NVLink domains (a box, a rack) are a level above
+ * (topo-place.h). --gpus below one domain's count places ranks on its
+ * first GPUs; above it adds domains on the fabric. --nodes N spreads
+ * --gpus over N hosts, --gpus-per-node K takes the first K GPUs of each
+ * (--gpus 4 --gpus-per-node 1 is four nodes of one GPU), --domains D
+ * spreads the hosts over D domains, as many in each (--gpus 128 --nodes
+ * 32 --domains 2 on an NVL72 is two racks of 16 trays). --gpu-list names
+ * a host's GPUs as CUDA_VISIBLE_DEVICES does (rank i of each host on the
+ * i-th listed) and prints the rings NCCL builds on them where its search
+ * runs (a node of direct NVLink pairs).
  * --fault KEY=VALUE takes [faults] keys (topo-fault.h): the same sweep
  * with links down, slow or noisy, on every node. The time is what the
  * benchmark would report per call (coll-harness.h: nccl-tests' loop of -n
@@ -36,7 +40,8 @@
 typedef struct CollOptions {
     char *system, *collective, *op, *gpus, *min_bytes, *max_bytes, *factor, *step_bytes, *algo,
         *proto, *fidelity, *csv, *dtype, *root, *plot, *harness, *launch_mode, *gpu_list,
-        *gpus_per_node, *iters, *warmup, *check, *blocking, *average, *n_threads, *n_gpus;
+        *gpus_per_node, *nodes, *domains, *iters, *warmup, *check, *blocking, *average, *n_threads,
+        *n_gpus;
 } CollOptions;
 
 #define COLLECTIVES                                                                                \
@@ -69,9 +74,17 @@ static const GOptionEntry coll_entries[] = {
      "--gpus)",
      "0,3,4,7"},
     {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
-     "GPUs of each node the ranks take, its first K as NCCL places them (default: nodes "
-     "filled in order)",
+     "GPUs of each node (host: an NVL72 tray) the ranks take, its first K (default: --gpus "
+     "over --nodes, else nodes filled in order)",
      "K"},
+    {"nodes", 0, 0, G_OPTION_ARG_STRING, OPT(nodes),
+     "Hosts the ranks span, as the scheduler counts them (an NVL72 tray of 4 GPUs, a DGX "
+     "box; default: filled in order)",
+     "N"},
+    {"domains", 0, 0, G_OPTION_ARG_STRING, OPT(domains),
+     "NVLink domains the nodes spread over, as many in each (default: the fewest that hold "
+     "them)",
+     "D"},
     {"nthreads", 't', 0, G_OPTION_ARG_STRING, OPT(n_threads),
      "nccl-tests' threads a process (default 1); with -g, ranks of a process", "N"},
     {"ngpus", 'g', 0, G_OPTION_ARG_STRING, OPT(n_gpus),
@@ -474,53 +487,6 @@ run_sweep(const CollPlan *plan, const CollComm *comm, FILE *csv, GError **error)
     return true;
 }
 
-/* --gpu-list against the system: its GPUs, and --gpus (if given) a
- * whole number of nodes of them. */
-static bool
-gpu_list(const char *text, const HwSystem *system, const CollPlan *plan, uint32_t **listed,
-         uint32_t *n_listed, GError **error)
-{
-    if (!hw_gpu_list_parse(system, text, listed, n_listed, error)) {
-        g_prefix_error(error, "--gpu-list: ");
-        return false;
-    }
-    if (plan->n_gpus != 0 && plan->n_gpus % *n_listed != 0) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--gpus %u is not a whole number of nodes of the %u GPUs --gpu-list names",
-                    plan->n_gpus, *n_listed);
-        g_clear_pointer(listed, g_free);
-        return false;
-    }
-    return true;
-}
-
-/* --gpus-per-node K: the first K GPUs of each node (*listed), K dividing
- * --gpus (the system's GPUs per node without it); with --gpu-list, the
- * same count as it names. */
-static bool
-first_gpus(const char *text, const HwSystem *system, const CollPlan *plan, uint32_t **listed,
-           uint32_t *n_listed, GError **error)
-{
-    uint32_t k;
-    if (!cli_parse_gpus_per_node("gpus-per-node", text, system,
-                                 plan->n_gpus ? plan->n_gpus : system->n_gpus, &k, error))
-        return false;
-    if (*listed != NULL && *n_listed != k) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--gpus-per-node %u: --gpu-list names %u GPUs of each node: expected %u or "
-                    "one of the two options",
-                    k, *n_listed, *n_listed);
-        return false;
-    }
-    if (*listed == NULL) {
-        *listed = g_new(uint32_t, k);
-        for (uint32_t i = 0; i < k; i++)
-            (*listed)[i] = i;
-        *n_listed = k;
-    }
-    return true;
-}
-
 /* -t x -g GPUs a process: a whole number of processes, each on one host
  * (nccl-tests' process drives GPUs of its own host). */
 static bool
@@ -557,26 +523,21 @@ check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
 }
 
 /* The plan's communicator on the fabric it loads into *fabric (which the
- * communicator borrows): --gpus ranks on the first GPUs, nodes added past
- * one, or the listed GPUs of each node. NULL and error when the fabric
- * does not load (*fabric NULL) or the ranks do not fit it. */
+ * communicator borrows): --gpus ranks placed on hosts and NVLink domains
+ * as --nodes, --gpus-per-node, --domains and --gpu-list say (topo-place.h).
+ * NULL and error when the fabric does not load (*fabric NULL) or the
+ * ranks do not fit it. */
 static CollComm *
-open_comm(const char *system_id, const HwSystem *probe, const CollPlan *plan,
-          const TopoFaults *faults, const uint32_t *listed, uint32_t n_listed, TopoWorld **fabric,
-          GError **error)
+open_comm(const char *system_id, const CollPlan *plan, const TopoFaults *faults,
+          const TopoPlace *place, TopoWorld **fabric, GError **error)
 {
-    uint32_t per_node = probe->n_gpus;
-    uint32_t n_gpus = plan->n_gpus ? plan->n_gpus : listed ? n_listed : per_node;
-    uint32_t n_nodes = listed ? n_gpus / n_listed : (n_gpus + per_node - 1) / per_node;
-    *fabric = topo_world_load(system_id, n_nodes, faults, error);
+    *fabric = topo_world_load(system_id, place->n_domains, faults, error);
     if (*fabric == NULL)
         return NULL;
     const TopoWorld *f = *fabric;
-    if (!cli_collnet(f->system, plan->collnet, plan->algo, n_nodes, error))
+    if (!cli_collnet(f->system, plan->collnet, plan->algo, place->n_domains, error))
         return NULL;
-    return listed ? coll_comm_new_local(f->system, f->graph, f->router, listed, n_listed, n_nodes,
-                                        error)
-                  : coll_comm_new(f->system, f->graph, f->router, n_gpus, error);
+    return cli_place_comm(f, place, error);
 }
 
 static int
@@ -594,17 +555,20 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
-    g_autofree uint32_t *listed = NULL;
-    uint32_t n_listed = 0;
-    if ((o->gpu_list != NULL && !gpu_list(o->gpu_list, probe, plan, &listed, &n_listed, &error)) ||
-        (o->gpus_per_node != NULL &&
-         !first_gpus(o->gpus_per_node, probe, plan, &listed, &n_listed, &error))) {
+    CliPlaceInput where = {
+        .n_gpus = plan->n_gpus,
+        .text = {o->gpus, o->nodes, o->gpus_per_node, o->domains, o->gpu_list},
+        .name = {"gpus", "nodes", "gpus-per-node", "domains", "gpu-list"},
+        .options = true,
+    };
+    const char *bad_name;
+    g_auto(TopoPlace) place = {0};
+    if (!cli_place(probe, &where, &place, &bad_name, &error)) {
         cli_print_error("coll", error);
         return CLI_EXIT_USAGE;
     }
     g_autoptr(TopoWorld) fabric = NULL;
-    g_autoptr(CollComm) comm =
-        open_comm(system_id, probe, plan, faults, listed, n_listed, &fabric, &error);
+    g_autoptr(CollComm) comm = open_comm(system_id, plan, faults, &place, &fabric, &error);
     if (comm == NULL) {
         cli_print_error("coll", error);
         return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
@@ -623,7 +587,9 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         cli_coll_csv_header(csv);
     }
     cli_coll_print_preamble(plan, comm);
-    cli_coll_print_header(plan, comm, system_id, faults, listed, n_listed);
+    cli_coll_print_header(plan, comm, system_id, faults,
+                          o->gpu_list || o->gpus_per_node ? place.local : NULL,
+                          place.per_domain);
     if (!run_sweep(plan, comm, csv, &error)) {
         if (csv)
             sim_output_abandon(csv, tmp);

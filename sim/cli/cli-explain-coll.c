@@ -72,35 +72,35 @@ call_from_options(const ExplainOptions *o, const char *collective, ExplainCall *
     return !o->bytes || cli_parse_size("bytes", o->bytes, &c->call.n_bytes, error);
 }
 
-/* The communicator c asks for: --gpus on the first GPUs, or the first
- * --gpus-per-node of each node; NULL after printing the error, *status
- * its exit status (a usage error when --gpus-per-node, --collnet or --algo
- * does not fit). */
+/* The communicator c asks for: --gpus placed on hosts and NVLink domains
+ * as --nodes, --gpus-per-node and --domains say (topo-place.h); NULL after
+ * printing the error, *status its exit status (a usage error when the
+ * placement, --collnet or --algo does not fit). */
 static CollComm *
-explain_comm(const ExplainCall *c, const char *gpus_per_node, TopoWorld **fabric, int *status)
+explain_comm(const ExplainCall *c, const ExplainOptions *o, TopoWorld **fabric, int *status)
 {
     GError *error = NULL;
     g_autoptr(HwSystem) probe = hw_system_load_by_id(c->system_id, hw_models_dir(), &error);
     CollComm *comm = NULL;
     *status = CLI_EXIT_BAD_INPUT;
-    uint32_t ranks = probe && c->n_gpus ? (uint32_t)c->n_gpus : probe ? probe->n_gpus : 0;
-    uint32_t ppn = probe ? probe->n_gpus : 0;
-    if (probe != NULL && gpus_per_node != NULL &&
-        !cli_parse_gpus_per_node("gpus-per-node", gpus_per_node, probe, ranks, &ppn, &error)) {
+    CliPlaceInput where = {
+        .n_gpus = (uint32_t)c->n_gpus,
+        .text = {o->gpus, o->nodes, o->gpus_per_node, o->domains, NULL},
+        .name = {"gpus", "nodes", "gpus-per-node", "domains", "gpu-list"},
+        .options = true,
+    };
+    g_auto(TopoPlace) place = {0};
+    const char *bad_name;
+    if (probe != NULL && !cli_place(probe, &where, &place, &bad_name, &error)) {
         *status = CLI_EXIT_USAGE;
     } else if (probe != NULL) {
-        uint32_t n_nodes = (ranks + ppn - 1) / ppn;
-        *fabric = topo_world_load(c->system_id, n_nodes, NULL, &error);
-        g_autofree uint32_t *local = g_new(uint32_t, ppn);
-        for (uint32_t i = 0; i < ppn; i++)
-            local[i] = i;
+        *fabric = topo_world_load(c->system_id, place.n_domains, NULL, &error);
         TopoWorld *f = *fabric;
-        if (f != NULL && !cli_collnet(f->system, c->collnet, c->call.algo, n_nodes, &error)) {
+        if (f != NULL && !cli_collnet(f->system, c->collnet, c->call.algo, place.n_domains,
+                                      &error)) {
             *status = CLI_EXIT_USAGE;
         } else if (f != NULL) {
-            comm = gpus_per_node ? coll_comm_new_local(f->system, f->graph, f->router, local, ppn,
-                                                       ranks / ppn, &error)
-                                 : coll_comm_new(f->system, f->graph, f->router, ranks, &error);
+            comm = cli_place_comm(f, &place, &error);
             if (comm != NULL && !cli_check_algo(c->call.algo, comm, &error)) {
                 g_clear_pointer(&comm, coll_comm_free);
                 *status = CLI_EXIT_USAGE;
@@ -596,7 +596,7 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
     }
     g_autoptr(TopoWorld) fabric = NULL;
     int status;
-    g_autoptr(CollComm) comm = explain_comm(&c, o->gpus_per_node, &fabric, &status);
+    g_autoptr(CollComm) comm = explain_comm(&c, o, &fabric, &status);
     if (comm == NULL)
         return status;
     /* At least one element, for each rank where the size is the whole

@@ -37,7 +37,13 @@ static const GOptionEntry explain_entries[] = {
     {"bytes", 'b', 0, G_OPTION_ARG_STRING, OPT(bytes), "coll: size (default 1G)", "SIZE"},
     {"gpus", 0, 0, G_OPTION_ARG_STRING, OPT(gpus), "coll: ranks (default one node)", "N"},
     {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
-     "coll: the first K GPUs of each node (default: nodes filled in order)", "K"},
+     "coll: the first K GPUs of each node (host) (default: --gpus over --nodes, else nodes "
+     "filled in order)",
+     "K"},
+    {"nodes", 0, 0, G_OPTION_ARG_STRING, OPT(nodes),
+     "coll: hosts the ranks span (an NVL72 tray, a DGX box; default: filled in order)", "N"},
+    {"domains", 0, 0, G_OPTION_ARG_STRING, OPT(domains),
+     "coll: NVLink domains the nodes spread over (default: the fewest that hold them)", "D"},
     {"algo", 0, 0, G_OPTION_ARG_STRING, OPT(algo),
      "coll: auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat, "
      "collnet_direct, collnet_chain",

@@ -6,7 +6,7 @@
 #include <glib.h>
 
 typedef struct ExplainOptions {
-    char *system, *collective, *op, *bytes, *gpus, *gpus_per_node, *algo, *proto, *harness,
+    char *system, *collective, *op, *bytes, *gpus, *gpus_per_node, *nodes, *domains, *algo, *proto, *harness,
         *launch_mode;
     gboolean cuda_graph;
     gboolean collnet;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/core-units.h"
+#include "hw/hw-gpu-list.h"
 
 void
 cli_print_error(const char *command, const GError *error)
@@ -141,26 +142,73 @@ cli_check_algo(CollAlgo algo, const CollComm *comm, GError **error)
     return false;
 }
 
-bool
-cli_parse_gpus_per_node(const char *option, const char *text, const HwSystem *system,
-                        uint32_t n_gpus, uint32_t *out, GError **error)
+/* Whether a place's field is given: an option named, even empty; a
+ * column not blank. */
+static bool
+place_given(const CliPlaceInput *in, TopoPlaceField f)
 {
+    return in->text[f] != NULL && (in->options || *in->text[f] != '\0');
+}
+
+/* A whole number of at least 1 from a place's text (0 when silent). */
+static bool
+place_count(const CliPlaceInput *in, TopoPlaceField f, uint32_t *out, const char **bad_name,
+            GError **error)
+{
+    const char *text = in->text[f];
     uint64_t v;
-    uint32_t per_node = system->n_gpus;
-    if (sim_units_parse_count(text, &v, NULL) && v >= 1 && v <= per_node &&
-        (n_gpus == 0 || n_gpus % v == 0)) {
+    *out = 0;
+    if (!place_given(in, f))
+        return true;
+    if (sim_units_parse_count(text, &v, NULL) && v >= 1 && v <= G_MAXUINT32) {
         *out = (uint32_t)v;
         return true;
     }
-    g_autofree char *expect =
-        n_gpus == 0 ? g_strdup_printf("a whole number from 1 to %u (%s's GPUs per node)", per_node,
-                                      system->id)
-                    : g_strdup_printf("a divisor of %u GPUs from 1 to %u (%s's GPUs per node)",
-                                      n_gpus, per_node, system->id);
-    if (option != NULL)
-        return cli_bad_option(error, option, text, expect);
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected %s", text, expect);
+    *bad_name = in->name[f];
+    if (in->options)
+        return cli_bad_option(error, in->name[f], text, "a whole number from 1");
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected a whole number "
+                "from 1", text);
     return false;
+}
+
+bool
+cli_place(const HwSystem *system, const CliPlaceInput *in, TopoPlace *out, const char **bad_name,
+          GError **error)
+{
+    TopoPlaceAsk ask = {.n_gpus = in->n_gpus};
+    g_autofree uint32_t *devices = NULL;
+    const char *list = in->text[TOPO_PLACE_DEVICES];
+    *out = (TopoPlace){0};
+    if (!place_count(in, TOPO_PLACE_HOSTS, &ask.n_hosts, bad_name, error) ||
+        !place_count(in, TOPO_PLACE_GPUS_PER_HOST, &ask.gpus_per_host, bad_name, error) ||
+        !place_count(in, TOPO_PLACE_DOMAINS, &ask.n_domains, bad_name, error))
+        return false;
+    if (place_given(in, TOPO_PLACE_DEVICES)) {
+        if (!hw_gpu_list_parse(system, list, &devices, &ask.n_devices, error)) {
+            *bad_name = in->name[TOPO_PLACE_DEVICES];
+            if (in->options)
+                g_prefix_error(error, "--%s: ", in->name[TOPO_PLACE_DEVICES]);
+            return false;
+        }
+        ask.devices = devices;
+    }
+    TopoPlaceField bad;
+    if (topo_place(system, &ask, out, &bad, error))
+        return true;
+    *bad_name = in->name[bad];
+    if (in->options && in->text[bad] != NULL && *in->text[bad] != '\0')
+        g_prefix_error(error, "--%s: '%s': ", in->name[bad], in->text[bad]);
+    else if (in->options)
+        g_prefix_error(error, "--%s: ", in->name[bad]);
+    return false;
+}
+
+CollComm *
+cli_place_comm(const TopoWorld *world, const TopoPlace *place, GError **error)
+{
+    return coll_comm_new_local(world->system, world->graph, world->router, place->local,
+                               place->per_domain, place->n_domains, error);
 }
 
 bool
@@ -231,11 +279,10 @@ cli_parse_size(const char *option, const char *text, uint64_t *out, GError **err
 char *
 cli_nodes_text(const CollComm *comm)
 {
-    uint32_t hosts = comm->system->n_hosts;
     GString *text = g_string_new(NULL);
-    g_string_printf(text, "%u node%s", comm->n_nodes, comm->n_nodes == 1 ? "" : "s");
-    if (hosts > 1)
-        g_string_append_printf(text, ", %san NVLink domain of %u hosts",
-                               comm->n_nodes == 1 ? "" : "each ", hosts);
+    g_string_printf(text, "%u node%s", comm->n_hosts, comm->n_hosts == 1 ? "" : "s");
+    if (comm->system->n_hosts > 1)
+        g_string_append_printf(text, " in %u NVLink domain%s of %u", comm->n_nodes,
+                               comm->n_nodes == 1 ? "" : "s", comm->system->n_hosts);
     return g_string_free(text, false);
 }

@@ -37,7 +37,6 @@ typedef struct P2pOptions {
 } P2pOptions;
 
 typedef struct P2pPlan {
-    uint32_t n_nodes;
     NetFidelity fidelity;
     uint64_t n_bytes;
     uint32_t pair[2];
@@ -50,9 +49,12 @@ typedef struct P2pPlan {
 static const GOptionEntry p2p_entries[] = {
     {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system),
      "System model (default dgx-h100; see nvlsim list systems)", "NAME"},
-    {"nodes", 'N', 0, G_OPTION_ARG_STRING, OPT(nodes), "Nodes on the fabric (default 1)", "N"},
+    {"nodes", 'N', 0, G_OPTION_ARG_STRING, OPT(nodes),
+     "Hosts, as the scheduler counts them: an NVL72 tray, a DGX box (default: one NVLink "
+     "domain's)",
+     "N"},
     {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
-     "The matrices over the first K GPUs of each node (default: all)", "K"},
+     "The matrices over the first K GPUs of each node (host) (default: all)", "K"},
     {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
     {"bytes", 0, 0, G_OPTION_ARG_STRING, OPT(bytes),
      "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
@@ -104,7 +106,6 @@ static bool
 plan_from_options(const P2pOptions *o, P2pPlan *plan, GError **error)
 {
     *plan = (P2pPlan){
-        .n_nodes = 1,
         .fidelity = NET_FIDELITY_FLOW,
         .n_bytes = 40000000,
         .pair = {0, 1},
@@ -122,7 +123,6 @@ plan_from_options(const P2pOptions *o, P2pPlan *plan, GError **error)
                         "--nodes: '%s': expected a whole number from 1 to 4096", o->nodes);
             return false;
         }
-        plan->n_nodes = (uint32_t)v;
     }
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &plan->fidelity)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -294,23 +294,28 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         cli_print_error("p2p", error);
         return CLI_EXIT_USAGE;
     }
-    g_autoptr(TopoWorld) fabric = topo_world_load(system_id, plan->n_nodes, faults, &error);
+    CliPlaceInput where = {
+        .text = {NULL, o->nodes, o->gpus_per_node, NULL, NULL},
+        .name = {"gpus", "nodes", "gpus-per-node", "domains", "gpu-list"},
+        .options = true,
+    };
+    g_auto(TopoPlace) place = {0};
+    const char *bad_name;
+    if (!cli_place(probe, &where, &place, &bad_name, &error)) {
+        cli_print_error("p2p", error);
+        return CLI_EXIT_USAGE;
+    }
+    g_autoptr(TopoWorld) fabric = topo_world_load(system_id, place.n_domains, faults, &error);
     if (fabric == NULL) {
         cli_print_error("p2p", error);
         return CLI_EXIT_BAD_INPUT;
     }
     uint32_t n = topo_graph_n_gpus(fabric->graph), per_node = fabric->system->n_gpus;
-    uint32_t k = per_node;
-    if (o->gpus_per_node != NULL && !cli_parse_gpus_per_node("gpus-per-node", o->gpus_per_node,
-                                                             fabric->system, 0, &k, &error)) {
-        cli_print_error("p2p", error);
-        return CLI_EXIT_USAGE;
-    }
-    /* The first k GPUs of each node, as NCCL's launcher places ranks. */
-    uint32_t n_shown = n / per_node * k;
+    /* The placed GPUs of each domain, as NCCL's launcher places ranks. */
+    uint32_t n_shown = place.n_gpus;
     g_autofree uint32_t *gpu = g_new(uint32_t, MAX(n_shown, 1));
     for (uint32_t i = 0; i < n_shown; i++)
-        gpu[i] = i / k * per_node + i % k;
+        gpu[i] = i / place.per_domain * per_node + place.local[i % place.per_domain];
     if (plan->sweep && (plan->pair[0] >= n || plan->pair[1] >= n)) {
         fprintf(stderr, "nvlsim p2p: --pair: GPU %u does not exist: %s has GPUs 0 to %u\n",
                 MAX(plan->pair[0], plan->pair[1]), system_id, n - 1);
@@ -337,9 +342,12 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         sim_csv_put_plain(&w, "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s");
         sim_csv_end_row(&w);
     }
-    printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s, %s fidelity, %s copies\n", system_id,
-           fabric->system->name, n_shown, fabric->graph->n_nodes,
-           fabric->graph->n_nodes > 1 ? "s" : "", net_fidelity_name(plan->fidelity),
+    printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s", system_id, fabric->system->name,
+           n_shown, place.n_hosts, place.n_hosts > 1 ? "s" : "");
+    if (fabric->system->n_hosts > 1)
+        printf(" in %u NVLink domain%s of %u", place.n_domains, place.n_domains > 1 ? "s" : "",
+               fabric->system->n_hosts);
+    printf(", %s fidelity, %s copies\n", net_fidelity_name(plan->fidelity),
            o->sm ? "SM" : "copy-engine");
     if (!topo_faults_empty(faults)) {
         g_autofree char *text = topo_faults_describe(faults, fabric->system);

@@ -39,6 +39,7 @@ cli_rows_find_columns(const SimCsv *csv, CliRowColumns *col, GError **error)
     col->generation = sim_csv_column(csv, "generation");
     col->source = sim_csv_column(csv, "source_url");
     col->nodes = sim_csv_column(csv, "nodes");
+    col->domains = sim_csv_column(csv, "domains");
     return true;
 }
 

@@ -36,68 +36,49 @@ row_algo(const char *text, CollAlgo *algo, bool *collnet)
     return "an algorithm nvlsim does not model";
 }
 
-/* The communicator of a row: n_gpus ranks on the first GPUs of each node,
- * with devices ("0,3,4,7", CUDA_VISIBLE_DEVICES on every node) on those
- * GPUs in that order, or with per_node ("2") on the first that many of
- * each node; each built once. A bad field sets *column to its column. */
+/* The communicator of a row: n_gpus ranks placed on hosts and NVLink
+ * domains as its columns say (topo-place.h): nodes (hosts, as the
+ * scheduler counts them: an NVL72 tray, a DGX box), gpus_per_node (the
+ * first that many of each host), domains, visible_devices
+ * (CUDA_VISIBLE_DEVICES on every host, "0,3,4,7"); each built once. What
+ * the row leaves to the placement's defaults is counted (printed with the
+ * results). A bad field sets *column to its column. */
 static CollComm *
-comm_for(Validation *v, const char *system, uint32_t n_gpus, const char *devices,
-         const char *per_node_text, bool collnet, const char **column, GError **error)
+comm_for(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, uint32_t n_gpus,
+         bool collnet, const char **column, GError **error)
 {
-    g_autofree char *key =
-        g_strdup_printf("%s|%u|%s|%s|%d", system, n_gpus, devices, per_node_text, collnet);
+    const char *system = sim_csv_field(csv, r, col->system);
+    CliPlaceInput where = {
+        .n_gpus = n_gpus,
+        .text = {"", sim_csv_field(csv, r, col->nodes), sim_csv_field(csv, r, col->gpus_per_node),
+                 sim_csv_field(csv, r, col->domains), sim_csv_field(csv, r, col->visible_devices)},
+        .name = {"num_gpus", "nodes", "gpus_per_node", "domains", "visible_devices"},
+    };
+    g_autofree char *key = g_strdup_printf("%s|%u|%s|%s|%s|%s|%d", system, n_gpus,
+                                           where.text[1], where.text[2], where.text[3],
+                                           where.text[4], collnet);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
     *column = "nvlsim_system";
+    TopoWorld *one = comm == NULL ? validate_fabric(v, system, 1, false, error) : NULL;
+    if (comm == NULL && one == NULL)
+        return NULL;
+    const HwSystem *sys = comm != NULL ? comm->system : one->system;
+    g_auto(TopoPlace) place = {0};
+    if (!cli_place(sys, &where, &place, column, error))
+        return NULL;
+    if (place.hosts_filled && place.n_hosts > 1)
+        validate_default(v, "nodes blank: the GPUs fill whole hosts in order");
+    if (place.domains_spread && sys->n_hosts > 1 && place.n_hosts > 1)
+        validate_default(v, "domains blank: the hosts spread evenly over the fewest NVLink "
+                            "domains that hold them");
     if (comm != NULL)
         return comm;
-    TopoWorld *one = validate_fabric(v, system, 1, false, error);
-    if (one == NULL)
-        return NULL;
-    uint32_t per_node = one->system->n_gpus;
-    g_autofree uint32_t *local = NULL;
-    uint32_t ppn = 0;
-    if (*devices != '\0') {
-        *column = "visible_devices";
-        if (!hw_gpu_list_parse(one->system, devices, &local, &ppn, error))
-            return NULL;
-        if (n_gpus % ppn != 0) {
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "%u GPUs are not a whole number of nodes of the %u devices listed",
-                        n_gpus, ppn);
-            return NULL;
-        }
-    }
-    if (*per_node_text != '\0') {
-        *column = "gpus_per_node";
-        uint32_t k;
-        if (!cli_parse_gpus_per_node(NULL, per_node_text, one->system, n_gpus, &k, error))
-            return NULL;
-        if (local != NULL && k != ppn) {
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "%u GPUs a node, but visible_devices lists %u", k, ppn);
-            return NULL;
-        }
-        if (local == NULL) {
-            local = g_new(uint32_t, k);
-            for (uint32_t i = 0; i < k; i++)
-                local[i] = i;
-            ppn = k;
-        }
-    }
-    if (local != NULL)
-        per_node = ppn;
     *column = collnet ? "algorithm" : "nvlsim_system";
-    TopoWorld *fabric =
-        validate_fabric(v, system, (n_gpus + per_node - 1) / per_node, collnet, error);
+    TopoWorld *fabric = validate_fabric(v, system, place.n_domains, collnet, error);
     if (fabric == NULL)
         return NULL;
-    *column = *devices != '\0'         ? "visible_devices"
-              : *per_node_text != '\0' ? "gpus_per_node"
-                                       : "nvlsim_system";
-    comm = local != NULL ? coll_comm_new_local(fabric->system, fabric->graph, fabric->router,
-                                               local, ppn, n_gpus / ppn, error)
-                         : coll_comm_new(fabric->system, fabric->graph, fabric->router, n_gpus,
-                                         error);
+    *column = "nodes";
+    comm = cli_place_comm(fabric, &place, error);
     if (comm != NULL)
         g_hash_table_insert(v->comms, g_steal_pointer(&key), comm);
     return comm;
@@ -283,30 +264,10 @@ validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gu
     }
     if (v->read_only)
         return;
-    const char *devices = sim_csv_field(csv, r, col->visible_devices);
     const char *column;
-    CollComm *comm = comm_for(v, system, n_gpus, devices,
-                              sim_csv_field(csv, r, col->gpus_per_node), collnet, &column,
-                              &error);
+    CollComm *comm = comm_for(v, csv, col, r, n_gpus, collnet, &column, &error);
     if (comm == NULL) {
         validate_bad(v, csv, r, column, "%s", error->message);
-        return;
-    }
-    /* The hosts the row says its ranks span must be those they are placed
-     * on (num_gpus filling whole nodes, or gpus_per_node). */
-    uint64_t nodes = comm->n_nodes;
-    if (*sim_csv_field(csv, r, col->nodes) != '\0' &&
-        !cli_rows_whole(csv, r, col->nodes, "nodes", 1, 65536, &nodes, &error)) {
-        validate_bad_error(v, error);
-        return;
-    }
-    if (nodes != comm->n_nodes) {
-        validate_bad(v, csv, r, "nodes",
-                     "%" G_GUINT64_FORMAT ", but its %u GPUs are placed on %u node%s of %s "
-                     "(%u GPUs a node); expected %u, or gpus_per_node giving %" G_GUINT64_FORMAT
-                     " nodes",
-                     nodes, n_gpus, comm->n_nodes, comm->n_nodes == 1 ? "" : "s", system,
-                     comm->ppn, comm->n_nodes, nodes);
         return;
     }
     double kernel_ps, model_us;

@@ -123,6 +123,13 @@ validate_skip(Validation *v, const char *reason)
 }
 
 void
+validate_default(Validation *v, const char *stated)
+{
+    gpointer n = g_hash_table_lookup(v->defaults, stated);
+    g_hash_table_insert(v->defaults, g_strdup(stated), GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+}
+
+void
 validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column, const char *format,
              ...)
 {
@@ -297,6 +304,9 @@ validate_print_skipped(const Validation *v)
         printf("# skipped %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
         n_skipped += GPOINTER_TO_UINT(value);
     }
+    g_hash_table_iter_init(&it, v->defaults);
+    while (g_hash_table_iter_next(&it, &key, &value))
+        printf("# default for %u rows: %s\n", GPOINTER_TO_UINT(value), (char *)key);
     return n_skipped;
 }
 
@@ -534,6 +544,7 @@ validate_init(Validation *v)
         .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
         .groups = g_ptr_array_new_with_free_func(group_free),
         .skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .defaults = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         .err = stderr,
     };
 }
@@ -547,6 +558,7 @@ validate_clear(Validation *v)
     g_hash_table_unref(v->memo);
     g_ptr_array_unref(v->groups);
     g_hash_table_unref(v->skipped);
+    g_hash_table_unref(v->defaults);
     if (v->samples != NULL)
         g_ptr_array_unref(v->samples);
     if (v->models != NULL) {

@@ -33,6 +33,7 @@ typedef struct Validation {
     uint32_t n_rows;       /* rows read */
     GPtrArray *groups;     /* ValidateGroup */
     GHashTable *skipped;   /* reason -> count */
+    GHashTable *defaults;  /* a default rows took, stated -> count */
     uint32_t n_bad;        /* malformed rows reported */
     FILE *out;             /* per-row CSV, or NULL */
     bool training;         /* the rows are training steps (cli-validate-train.c) */
@@ -108,6 +109,8 @@ bool validate_rows(Validation *v, SimCsvStream *rows, GError **error);
 void validate_row_done(Validation *v);
 
 void validate_skip(Validation *v, const char *reason);
+/* Counts a row that took the default stated (printed with the results). */
+void validate_default(Validation *v, const char *stated);
 /* Prints a line "# skipped N rows: REASON" for each reason rows were
  * skipped for; returns the rows skipped. */
 uint32_t validate_print_skipped(const Validation *v);

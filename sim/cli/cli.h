@@ -17,6 +17,8 @@
 #include "coll/coll-run.h"
 #include "hw/hw-system.h"
 #include "net/net.h"
+#include "topo/topo-place.h"
+#include "topo/topo-world.h"
 
 enum {
     CLI_EXIT_OK = 0,
@@ -84,15 +86,27 @@ bool cli_parse_size(const char *option, const char *text, uint64_t *out, GError 
 /* Sets a G_OPTION_ERROR_BAD_VALUE error "--OPTION: 'TEXT': expected
  * EXPECT" and returns false. */
 bool cli_bad_option(GError **error, const char *option, const char *text, const char *expect);
-/* --gpus-per-node (or a row's gpus_per_node) text: a whole number from 1
- * to system's GPUs per node dividing n_gpus (0: nothing to divide) into
- * *out. False and a one-line error naming --option (NULL: none, for a
- * caller that names the column) and what is possible. */
 /* Whether --algo algo can run on comm where the option alone decides:
  * PAT needs one GPU per node. False and a one-line error naming --algo. */
 bool cli_check_algo(CollAlgo algo, const CollComm *comm, GError **error);
-bool cli_parse_gpus_per_node(const char *option, const char *text, const HwSystem *system,
-                             uint32_t n_gpus, uint32_t *out, GError **error);
+
+/* Where a run's n_gpus GPUs (0: as the hosts or domains say) sit, from
+ * the texts of its options or a row's columns (NULL or "" where silent),
+ * indexed by TopoPlaceField: hosts ("nodes"), GPUs a host
+ * ("gpus-per-node"), NVLink domains ("domains") and a host's devices
+ * ("gpu-list", "0,3,4,7"); name[] holds the option or column names. False
+ * and an error "--NAME: 'TEXT': what was wrong" (options) or "what was
+ * wrong" with *bad_name (columns). */
+typedef struct CliPlaceInput {
+    uint32_t n_gpus;
+    const char *text[TOPO_PLACE_DEVICES + 1];
+    const char *name[TOPO_PLACE_DEVICES + 1];
+    bool options;
+} CliPlaceInput;
+bool cli_place(const HwSystem *system, const CliPlaceInput *in, TopoPlace *out,
+               const char **bad_name, GError **error);
+/* The communicator of a placement on a world built for its domains. */
+CollComm *cli_place_comm(const TopoWorld *world, const TopoPlace *place, GError **error);
 
 /* The benchmark a collective's time is reported as (coll-harness.h):
  * --harness, --launch-mode (NULL: nccl-tests' defaults) and --cuda-graph,
@@ -101,9 +115,9 @@ bool cli_parse_gpus_per_node(const char *option, const char *text, const HwSyste
 bool cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph,
                        CollHarness *out, GError **error);
 
-/* "N node(s)" for comm's nodes, with what a node is where it is more
- * than a box: "2 nodes, each an NVLink domain of 18 hosts"; newly
- * allocated. */
+/* "N node(s)" for comm's hosts (nodes as schedulers count them), with
+ * the NVLink domains they are in where a domain has more than one:
+ * "16 nodes in 1 NVLink domain of 18"; newly allocated. */
 char *cli_nodes_text(const CollComm *comm);
 
 /* CollNet (in-network reduction on SHARP switches) for one run of coll or

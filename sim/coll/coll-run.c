@@ -55,6 +55,19 @@ comm_info(CollComm *comm)
                     pair[a * n + b] += link->n_links;
         }
     }
+    /* Hosts: ranks on GPU local index i of a node sit on host i / (GPUs
+     * per node / hosts). */
+    uint32_t hosts = MAX(comm->system->n_hosts, 1);
+    uint32_t per_host = MAX(comm->system->n_gpus / hosts, 1);
+    g_autofree uint32_t *count = g_new0(uint32_t, hosts);
+    uint32_t used = 0;
+    comm->host_ranks = 0;
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t host = MIN(gpu[a] / per_host, hosts - 1);
+        used += count[host]++ == 0;
+        comm->host_ranks = MAX(comm->host_ranks, count[host]);
+    }
+    comm->n_hosts = used * comm->n_nodes;
     CollNvlinks links = {.n = n, .gpu = gpu, .pair = pair, .to_switch = to_switch};
     coll_tune_info_links(comm->system, comm->n_ranks, comm->n_nodes, &links, &comm->info);
 }
@@ -390,17 +403,7 @@ coll_run_traffic(const CollComm *comm, const CollCall *call, NetFidelity fidelit
 uint32_t
 coll_comm_ranks_per_host(const CollComm *comm)
 {
-    uint32_t hosts = MAX(comm->system->n_hosts, 1);
-    uint32_t per_host = MAX(comm->system->n_gpus / hosts, 1);
-    g_autofree uint32_t *count = g_new0(uint32_t, hosts);
-    uint32_t most = 0;
-    for (uint32_t r = 0; r < comm->ppn; r++) {
-        uint32_t host = MIN(topo_graph_vertex(comm->graph, comm->rank_vertex[r])->index / per_host,
-                            hosts - 1);
-        count[host]++;
-        most = MAX(most, count[host]);
-    }
-    return most;
+    return comm->host_ranks;
 }
 
 uint64_t

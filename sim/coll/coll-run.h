@@ -25,8 +25,10 @@ typedef struct CollComm {
     const TopoGraph *graph;   /* borrowed */
     const TopoRouter *router; /* borrowed */
     uint32_t n_ranks;
-    uint32_t n_nodes;
+    uint32_t n_nodes;      /* NVLink domains: NCCL's nodes (topo-place.h) */
     uint32_t ppn;          /* ranks per node */
+    uint32_t n_hosts;      /* hosts (CPU complexes) the ranks are on, all nodes */
+    uint32_t host_ranks;   /* the most ranks on one host */
     uint32_t *rank_vertex; /* [n_ranks] */
     CollTopoInfo info;
 } CollComm;
@@ -111,9 +113,9 @@ bool coll_run_traffic(const CollComm *comm, const CollCall *call, NetFidelity fi
                       CollResult *result, GArray *flows, GError **error);
 
 /* The most ranks of comm on one host (a CPU complex: a DGX box, one of a
- * GB200 NVL72 rack's 18 trays): what one process drives when a benchmark
- * runs a thread per host (nccl-tests -g). Ranks on GPU local index i of
- * a node sit on host i / (GPUs per node / hosts). */
+ * GB200 NVL72 rack's 18 trays; comm->host_ranks): what one process drives
+ * when a benchmark runs a thread per host (nccl-tests -g). Ranks on GPU
+ * local index i of a node sit on host i / (GPUs per node / hosts). */
 uint32_t coll_comm_ranks_per_host(const CollComm *comm);
 
 /* What harness h would report per call for result on comm (its runtime,

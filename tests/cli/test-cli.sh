@@ -323,7 +323,7 @@ bad="$columns"
 for cell in "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,float,1048576,x1,,,0" \
     "dgx-h100,H100,Hopper,NVLink4,8,1,allscatter,,,float,1048576,30,,,0" \
     "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,quad,1048576,30,,,0" \
-    "dgx-h100,H100,Hopper,NVLink4,12,2,all_reduce,,,float,1048576,30,,,0" \
+    "dgx-h100,H100,Hopper,NVLink4,12,5,all_reduce,,,float,1048576,30,,,0" \
     "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,float,1048575,30,,,0" \
     "dgx-z900,Z900,Zeta,NVLink9,8,1,all_reduce,,,float,1048576,30,,,0" \
     "dgx-h100,H100,Hopper,NVLink4,8,1,all_reduce,,,float,1048576,30,,,0"; do
@@ -338,7 +338,7 @@ if [ "$status" -eq 1 ] && [ "$n_err" -eq 6 ] &&
     grep -q "bad.csv:2: column time_us: 'x1': expected a non-negative number" "$tmp/err" &&
     grep -q "bad.csv:3: column collective: 'allscatter' is not a collective" "$tmp/err" &&
     grep -q "bad.csv:4: column dtype: 'quad' is not a data type" "$tmp/err" &&
-    grep -q "bad.csv:5: column nvlsim_system: 12 GPUs do not fit dgx-h100" "$tmp/err" &&
+    grep -q "bad.csv:5: column nodes: 12 GPUs do not split evenly over 5 hosts" "$tmp/err" &&
     grep -q "bad.csv:6: 1048575 bytes is not a whole number of 4-byte elements" "$tmp/err" &&
     grep -q "bad.csv:7: column nvlsim_system: .*system/dgx-z900.ini" "$tmp/err" &&
     grep -q "MAPE: .* over 1 rows" "$tmp/out"; then
@@ -637,7 +637,7 @@ expect 0 out "busbw" -- coll broadcast --system dgx1-v100 -b 1K -e 1K --fidelity
 expect 2 err "--collective: 'allscatter': expected" -- coll --collective allscatter
 expect 2 err "--proto: 'LL64': expected auto, LL, LL128 or Simple" -- coll --proto LL64
 expect 2 err "--maxbytes: '8X' has an unknown unit 'X'" -- coll -e 8X
-expect 2 err "12 GPUs do not fit dgx-h100" -- coll --gpus 12
+expect 2 err "--gpus: '12': 12 GPUs are not whole hosts of dgx-h100 (8 GPUs each)" -- coll --gpus 12
 expect 2 err "NCCL cannot run all_reduce with algorithm nvls" -- coll --system dgx-a100 --algo nvls
 expect 1 err "system/nonexistent.ini does not exist" -- coll --system nonexistent
 # --gpu-list: a node's GPUs as CUDA_VISIBLE_DEVICES lists them; on a
@@ -661,7 +661,7 @@ expect 2 err "--gpu-list: '0,3,3': GPU 3 is listed twice" -- coll --system dgx1-
 expect 2 err "--gpu-list: '0,x': 'x' is not a GPU number" -- coll --gpu-list 0,x
 expect 2 err "--gpu-list: '0,,3': an empty entry" -- coll --gpu-list 0,,3
 expect 2 err "--gpu-list: '': no GPU named" -- coll --gpu-list ""
-expect 2 err "--gpus 6 is not a whole number of nodes of the 4 GPUs --gpu-list names" -- \
+expect 2 err "--gpu-list: '0,3,4,7': 6 GPUs are not whole hosts of 4 GPUs each" -- \
     coll --gpus 6 --gpu-list 0,3,4,7
 # --gpus-per-node K: the first K GPUs of each node, nodes added for the
 # rest; with one a node NCCL's model picks PAT for 1 MiB all_gather on

@@ -75,6 +75,7 @@ main(void)
     srunner_add_suite(runner, topo_route_suite());
     srunner_add_suite(runner, topo_fault_suite());
     srunner_add_suite(runner, topo_ranges_suite());
+    srunner_add_suite(runner, topo_place_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);

@@ -16,6 +16,7 @@ Suite *topo_build_suite(void);
 Suite *topo_route_suite(void);
 Suite *topo_fault_suite(void);
 Suite *topo_ranges_suite(void);
+Suite *topo_place_suite(void);
 
 /* $top_srcdir/models (the shipped models), newly allocated. */
 char *topo_test_models_dir(void);
