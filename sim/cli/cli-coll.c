@@ -65,8 +65,7 @@ static const GOptionEntry coll_entries[] = {
      "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, alltoall, "
      "sendrecv; also the first argument, as nccl-tests' binaries name it (all_reduce_perf)",
      "C"},
-    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "System model (default dgx-h100)",
-     "NAME"},
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "System model (default dgx-h100)", "NAME"},
     {"gpus", 0, 0, G_OPTION_ARG_STRING, OPT(gpus),
      "Ranks in all (default: -t x -g, else one node's GPUs)", "N"},
     {"gpu-list", 0, 0, G_OPTION_ARG_STRING, OPT(gpu_list),
@@ -91,8 +90,7 @@ static const GOptionEntry coll_entries[] = {
      "nccl-tests' GPUs a thread (default 1): 2 or more, one thread launches for that many "
      "(--launch-mode threads); -t x -g ranks unless --gpus says more",
      "N"},
-    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes), "Smallest size (default 8)",
-     "SIZE"},
+    {"minbytes", 'b', 0, G_OPTION_ARG_STRING, OPT(min_bytes), "Smallest size (default 8)", "SIZE"},
     {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes), "Largest size (default 128M)",
      "SIZE"},
     {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, OPT(factor),
@@ -102,8 +100,7 @@ static const GOptionEntry coll_entries[] = {
     {"op", 'o', 0, G_OPTION_ARG_STRING, OPT(op),
      "Reduction: sum (default), prod, min, max, avg; printed, costs the same", "OP"},
     {"datatype", 'd', 0, G_OPTION_ARG_STRING, OPT(dtype),
-     "float (default), double, half, bfloat16, int8, uint8, int32, uint32, int64, uint64",
-     "TYPE"},
+     "float (default), double, half, bfloat16, int8, uint8, int32, uint32, int64, uint64", "TYPE"},
     {"root", 'r', 0, G_OPTION_ARG_STRING, OPT(root), "Root rank of broadcast/reduce (0)", "N"},
     {"iters", 'n', 0, G_OPTION_ARG_STRING, OPT(iters),
      "Timed calls, over which the first launch's cost is spread (default: the runtime "
@@ -134,8 +131,7 @@ static const GOptionEntry coll_entries[] = {
      "Plot busbw against size with gnuplot (the CSV goes beside it without --csv)",
      "FILE.png|FILE.svg|FILE.pdf"},
     {"harness", 0, 0, G_OPTION_ARG_STRING, OPT(harness),
-     "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)",
-     "H"},
+     "nccl-tests (default: calls back to back, the mean) or blocking (every call waited for)", "H"},
     {"launch-mode", 0, 0, G_OPTION_ARG_STRING, OPT(launch_mode),
      "mpi (default: one process per GPU) or threads (one thread drives a host's GPUs, "
      "nccl-tests -g)",
@@ -269,11 +265,11 @@ plan_sizes(const CollOptions *o, CollPlan *plan, GError **error)
     /* Steps of --stepbytes can ask for more sizes than any sweep needs
      * (1 B steps to 1 GiB: a billion calls). */
     if (plan->factor == 1 && (plan->max_bytes - plan->min_bytes) / plan->step_bytes >= MAX_SIZES) {
-        g_autofree char *expect = g_strdup_printf(
-            "steps giving at most %d sizes from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
-            " B (at least %" G_GUINT64_FORMAT " B)",
-            MAX_SIZES, plan->min_bytes, plan->max_bytes,
-            (plan->max_bytes - plan->min_bytes) / (MAX_SIZES - 1) + 1);
+        g_autofree char *expect =
+            g_strdup_printf("steps giving at most %d sizes from %" G_GUINT64_FORMAT
+                            " to %" G_GUINT64_FORMAT " B (at least %" G_GUINT64_FORMAT " B)",
+                            MAX_SIZES, plan->min_bytes, plan->max_bytes,
+                            (plan->max_bytes - plan->min_bytes) / (MAX_SIZES - 1) + 1);
         return cli_bad_option(error, "stepbytes", o->step_bytes ? o->step_bytes : "1M", expect);
     }
     return true;
@@ -588,8 +584,7 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
     }
     cli_coll_print_preamble(plan, comm);
     cli_coll_print_header(plan, comm, system_id, faults,
-                          o->gpu_list || o->gpus_per_node ? place.local : NULL,
-                          place.per_domain);
+                          o->gpu_list || o->gpus_per_node ? place.local : NULL, place.per_domain);
     if (!run_sweep(plan, comm, csv, &error)) {
         if (csv)
             sim_output_abandon(csv, tmp);

@@ -106,7 +106,7 @@ run_on(const char *path, char **sets, const char *system, Row *row)
         row->reason = g_strdup(error->message);
         g_error_free(error);
     } else {
-        row->n_nodes = fabric->graph->n_nodes;
+        row->n_nodes = row->result.n_hosts;
         row->gpu = g_strdup(fabric->system->gpu->name);
         row->hbm_bytes = fabric->system->gpu->hbm_bytes;
     }

@@ -96,8 +96,8 @@ explain_comm(const ExplainCall *c, const ExplainOptions *o, TopoWorld **fabric, 
     } else if (probe != NULL) {
         *fabric = topo_world_load(c->system_id, place.n_domains, NULL, &error);
         TopoWorld *f = *fabric;
-        if (f != NULL && !cli_collnet(f->system, c->collnet, c->call.algo, place.n_domains,
-                                      &error)) {
+        if (f != NULL &&
+            !cli_collnet(f->system, c->collnet, c->call.algo, place.n_domains, &error)) {
             *status = CLI_EXIT_USAGE;
         } else if (f != NULL) {
             comm = cli_place_comm(f, &place, &error);

@@ -167,8 +167,10 @@ place_count(const CliPlaceInput *in, TopoPlaceField f, uint32_t *out, const char
     *bad_name = in->name[f];
     if (in->options)
         return cli_bad_option(error, in->name[f], text, "a whole number from 1");
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected a whole number "
-                "from 1", text);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "'%s': expected a whole number "
+                "from 1",
+                text);
     return false;
 }
 

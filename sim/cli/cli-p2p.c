@@ -217,14 +217,14 @@ csv_matrix(FILE *csv, const char *measure, const P2pTables *t, const double *m, 
             bool is_lat = strcmp(measure, "latency") == 0;
             SimCsvWriter w = {.file = csv};
             sim_csv_put_plain(&w, "%s,%u,%u,%" G_GUINT64_FORMAT, measure, t->gpu[i], t->gpu[j],
-                                 is_lat ? (uint64_t)LATENCY_BYTES : n_bytes);
+                              is_lat ? (uint64_t)LATENCY_BYTES : n_bytes);
             if (is_lat)
                 sim_csv_put_plain(&w, "%.4f,", v);
             else
                 sim_csv_put_plain(&w, "%.4f,%.4f",
-                                     (double)n_bytes / v * 1e6 *
-                                         (strcmp(measure, "bidirectional") == 0 ? 2 : 1),
-                                     v / 1e9);
+                                  (double)n_bytes / v * 1e6 *
+                                      (strcmp(measure, "bidirectional") == 0 ? 2 : 1),
+                                  v / 1e9);
             sim_csv_end_row(&w);
         }
 }
@@ -244,11 +244,11 @@ run_sweep(const NetP2p *p2p, const P2pPlan *plan, FILE *csv)
                uni / 1e9, (double)tb / 1e6, bi / 1e9);
         if (csv) {
             SimCsvWriter w = {.file = csv};
-            sim_csv_put_plain(&w, "sweep_unidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f",
-                                 a, b, s, (double)tu / 1e6, uni / 1e9);
+            sim_csv_put_plain(&w, "sweep_unidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f", a,
+                              b, s, (double)tu / 1e6, uni / 1e9);
             sim_csv_end_row(&w);
-            sim_csv_put_plain(&w, "sweep_bidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f", a,
-                                 b, s, (double)tb / 1e6, bi / 1e9);
+            sim_csv_put_plain(&w, "sweep_bidirectional,%u,%u,%" G_GUINT64_FORMAT ",%.4f,%.4f", a, b,
+                              s, (double)tb / 1e6, bi / 1e9);
             sim_csv_end_row(&w);
         }
         if (s > plan->max_bytes / plan->factor)
@@ -342,8 +342,8 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         sim_csv_put_plain(&w, "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s");
         sim_csv_end_row(&w);
     }
-    printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s", system_id, fabric->system->name,
-           n_shown, place.n_hosts, place.n_hosts > 1 ? "s" : "");
+    printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s", system_id, fabric->system->name, n_shown,
+           place.n_hosts, place.n_hosts > 1 ? "s" : "");
     if (fabric->system->n_hosts > 1)
         printf(" in %u NVLink domain%s of %u", place.n_domains, place.n_domains > 1 ? "s" : "",
                fabric->system->n_hosts);

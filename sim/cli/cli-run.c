@@ -75,7 +75,8 @@ const CliUsage cli_run_usage = {
                "Without SCENARIO.ini it runs a built-in study (GPT-3 class model on DGX A100).",
     .description =
         "Scenario groups and keys:\n"
-        "  [scenario]  name, system, nodes, model, fidelity (flow|packet|analytic), trace\n"
+        "  [scenario]  name, system, nodes (hosts), domains, model, fidelity\n"
+        "              (flow|packet|analytic), trace\n"
         "  [layout]    tp, cp, pp, dp | gpus, vp, ep, sp, zero, fsdp (zero 3's sharding,\n"
         "              gradients reduce-scattered block by block every microbatch), recompute\n"
         "              (none|selective|full), schedule (gpipe|1f1b|interleaved),\n"
@@ -167,9 +168,11 @@ print_table(const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r, d
 {
     const WorkLayout *l = &s->layout;
     printf("# nvlsim run: %s\n", s->name);
-    printf("# system %s x %u node%s (%u GPUs of %s); fidelity %s\n", f->system->id,
-           f->graph->n_nodes, f->graph->n_nodes == 1 ? "" : "s", topo_graph_n_gpus(f->graph),
-           f->system->gpu->name, work_scenario_fidelity_name(s));
+    printf("# system %s x %u node%s", f->system->id, r->n_hosts, r->n_hosts == 1 ? "" : "s");
+    if (f->system->n_hosts > 1 || r->n_domains != r->n_hosts)
+        printf(" in %u NVLink domain%s", r->n_domains, r->n_domains == 1 ? "" : "s");
+    printf(" (%u GPUs of %s); fidelity %s\n", r->n_gpus, f->system->gpu->name,
+           work_scenario_fidelity_name(s));
     if (s->trace_path == NULL) {
         char cp[24] = "";
         if (l->cp > 1)
@@ -230,9 +233,10 @@ write_csv(const char *path, const WorkScenario *s, const TopoWorld *f, const Wor
     const WorkLayout *l = &s->layout;
     bool gen = s->trace_path == NULL;
     SimCsvWriter w = {.file = out};
-    sim_csv_put_plain(&w, "scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,"
-                             "schedule,global_batch,micro_batch,seq_len,fidelity,step_time_s,"
-                             "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
+    sim_csv_put_plain(
+        &w, "scenario,system,nodes,domains,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,"
+            "schedule,global_batch,micro_batch,seq_len,fidelity,step_time_s,"
+            "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
     for (int k = 0; k < WORK_N_TIMES; k++)
         sim_csv_put_plain(&w, "%s_s", work_time_name(k));
     sim_csv_end_row(&w);
@@ -241,22 +245,22 @@ write_csv(const char *path, const WorkScenario *s, const TopoWorld *f, const Wor
     g_autofree char *name = g_strdelimit(g_strdup(s->name), ",\"", ' ');
     sim_csv_put_line(&w, name);
     sim_csv_put(&w, f->system->id);
-    sim_csv_put_plain(&w, "%u,%u", f->graph->n_nodes, r->n_gpus);
+    sim_csv_put_plain(&w, "%u,%u,%u", r->n_hosts, r->n_domains, r->n_gpus);
     sim_csv_put(&w, gen ? s->model_id : NULL);
     if (gen)
         sim_csv_put_plain(&w,
-                             "%u,%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT
-                             ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
-                             l->tp, l->cp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero,
-                             recompute_names[l->recompute], schedule_names[l->schedule],
-                             l->global_batch, l->micro_batch, l->seq_len);
+                          "%u,%u,%u,%u,%u,%u,%d,%d,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                          ",%" G_GUINT64_FORMAT,
+                          l->tp, l->cp, l->pp, l->dp, l->vp, l->ep, l->sp, l->zero,
+                          recompute_names[l->recompute], schedule_names[l->schedule],
+                          l->global_batch, l->micro_batch, l->seq_len);
     else
         sim_csv_put_plain(&w, ",,,,,,,,,,,,");
     sim_csv_put_plain(&w, "%s,%.9f", work_scenario_fidelity_name(s), r->step_s);
     if (gen)
         sim_csv_put_plain(&w, "%.1f,%.3f,%.5f,%.4f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
-                             r->mfu, (double)r->memory.total_bytes / (1 << 30),
-                             (double)f->system->gpu->hbm_bytes / (1 << 30), r->fits);
+                          r->mfu, (double)r->memory.total_bytes / (1 << 30),
+                          (double)f->system->gpu->hbm_bytes / (1 << 30), r->fits);
     else
         sim_csv_put_plain(&w, ",,,,,");
     for (int k = 0; k < WORK_N_TIMES; k++)

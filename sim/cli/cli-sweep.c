@@ -260,8 +260,8 @@ cli_sweep_point_sets(const CliSweep *sweep, uint32_t index)
 
 /* The result columns, after point, status, reason and one per axis. */
 static const char result_header[] = "step_time_s,tokens_per_s,tflops_per_gpu,mfu,memory_gib,fits,"
-                                    "compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s,gpus,nodes";
-enum { N_RESULT_COLUMNS = 15 };
+                                    "compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s,gpus,nodes,domains";
+enum { N_RESULT_COLUMNS = 16 };
 
 char *
 cli_sweep_header(const CliSweep *sweep)
@@ -286,17 +286,17 @@ seconds(uint64_t ps)
 /* The result columns of a simulated point, as nvlsim run --csv prints
  * them; a replayed trace has no model, so no throughput or memory. */
 static void
-put_result(SimCsvWriter *w, const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r)
+put_result(SimCsvWriter *w, const WorkScenario *s, const WorkRunResult *r)
 {
     sim_csv_put_plain(w, "%.9f", r->step_s);
     if (s->trace_path == NULL)
-        sim_csv_put_plain(w, "%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu,
-                             r->mfu, (double)r->memory.total_bytes / (1 << 30), r->fits);
+        sim_csv_put_plain(w, "%.1f,%.3f,%.5f,%.4f,%d", r->tokens_per_s, r->tflops_per_gpu, r->mfu,
+                          (double)r->memory.total_bytes / (1 << 30), r->fits);
     else
         sim_csv_put_plain(w, ",,,,");
     for (int k = 0; k < WORK_N_TIMES; k++)
         sim_csv_put_plain(w, "%.9f", seconds(r->replay.time_ps[k]));
-    sim_csv_put_plain(w, "%u,%u", r->n_gpus, f->graph->n_nodes);
+    sim_csv_put_plain(w, "%u,%u,%u", r->n_gpus, r->n_hosts, r->n_domains);
 }
 
 /* Point index simulated, as its CSV row: a point that does not load or run
@@ -318,7 +318,7 @@ cli_sweep_point_row(const CliSweep *sweep, uint32_t index)
     for (uint32_t a = 0; a < sweep->axes->len; a++)
         sim_csv_put_line(&w, cli_sweep_point_value(sweep, index, a));
     if (ok) {
-        put_result(&w, s, fabric, &result);
+        put_result(&w, s, &result);
     } else {
         for (int c = 0; c < N_RESULT_COLUMNS; c++)
             sim_csv_put(&w, NULL);
@@ -486,8 +486,9 @@ const CliUsage cli_sweep_usage = {
         "DIR/results.csv: columns point, status (ok | invalid), reason (why a point is\n"
         "invalid), one per axis named by its key, then step_time_s, tokens_per_s,\n"
         "tflops_per_gpu, mfu, memory_gib, fits, the mean time per GPU in compute_s, tp_s,\n"
-        "pp_s, dp_s, ep_s, cp_s, idle_s (exposed communication, idle), gpus and nodes; one row\n"
-        "per point in point order, the same bytes whatever --jobs. A point that does not\n"
+        "pp_s, dp_s, ep_s, cp_s, idle_s (exposed communication, idle), gpus, nodes (hosts)\n"
+        "and domains (NVLink domains); one row per point in point order, the same bytes whatever "
+        "--jobs. A point that does not\n"
         "load or run is a row with its reason, not an error.\n"
         "\n"
         "Progress: when stderr is a terminal, one line there says points done of all,\n"
@@ -532,8 +533,8 @@ sweep(const char *path, const char *dir, int jobs, const SweepRefine *refine)
     GError *error = NULL;
     g_autoptr(CliSweep) sweep = cli_sweep_load(path, &error);
     g_autofree char *event_base = NULL;
-    bool analytic = sweep != NULL && (refine->k == 0 ||
-                                      cli_sweep_set_analytic(sweep, &event_base, &error));
+    bool analytic =
+        sweep != NULL && (refine->k == 0 || cli_sweep_set_analytic(sweep, &event_base, &error));
     g_autoptr(CliSweepOut) out = analytic ? cli_sweep_out_open(dir, sweep, &error) : NULL;
     SweepRun run = {.sweep = sweep, .out = out};
     g_mutex_init(&run.lock);
@@ -568,8 +569,7 @@ sweep(const char *path, const char *dir, int jobs, const SweepRefine *refine)
     }
     g_autofree char *refined = g_build_filename(dir, "refined.csv", NULL);
     printf("%s: the best %u points by %s simulated again at the base's fidelity in %.2f s\n",
-           refined, n_refined, refine->rank_by,
-           (double)(g_get_monotonic_time() - t0) / 1e6);
+           refined, n_refined, refine->rank_by, (double)(g_get_monotonic_time() - t0) / 1e6);
     return CLI_EXIT_OK;
 }
 
@@ -683,9 +683,8 @@ cli_sweep(int argc, char **argv)
         status = CLI_EXIT_USAGE;
     } else if (o.plot != NULL && !plot_possible(argv[1], o.plot)) {
         status = CLI_EXIT_BAD_INPUT;
-    } else if (o.refine != NULL &&
-               (!g_ascii_string_to_unsigned(o.refine, 10, 1, CLI_SWEEP_MAX_POINTS, &refine_k,
-                                            NULL))) {
+    } else if (o.refine != NULL && (!g_ascii_string_to_unsigned(
+                                       o.refine, 10, 1, CLI_SWEEP_MAX_POINTS, &refine_k, NULL))) {
         fprintf(stderr, "nvlsim sweep: --refine: '%s': expected a number of points from 1\n",
                 o.refine);
     } else if (o.rank_by != NULL && o.refine == NULL) {

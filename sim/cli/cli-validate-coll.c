@@ -54,9 +54,8 @@ comm_for(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, ui
                  sim_csv_field(csv, r, col->domains), sim_csv_field(csv, r, col->visible_devices)},
         .name = {"num_gpus", "nodes", "gpus_per_node", "domains", "visible_devices"},
     };
-    g_autofree char *key = g_strdup_printf("%s|%u|%s|%s|%s|%s|%d", system, n_gpus,
-                                           where.text[1], where.text[2], where.text[3],
-                                           where.text[4], collnet);
+    g_autofree char *key = g_strdup_printf("%s|%u|%s|%s|%s|%s|%d", system, n_gpus, where.text[1],
+                                           where.text[2], where.text[3], where.text[4], collnet);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
     *column = "nvlsim_system";
     TopoWorld *one = comm == NULL ? validate_fabric(v, system, 1, false, error) : NULL;
@@ -167,8 +166,7 @@ read_call(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, C
 /* The row's harness, launch mode and CUDA graph (blank: nccl-tests'
  * defaults); false with the row reported. */
 static bool
-read_harness(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r,
-             CollHarness *h)
+read_harness(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, CollHarness *h)
 {
     *h = COLL_HARNESS_DEFAULT;
     const char *kind = sim_csv_field(csv, r, col->harness);

@@ -280,9 +280,8 @@ plan_nccl(const CollComm *comm, const CollCall *call, CollRunPlan *rp, GError **
     rp->channel_bytes_per_s = cta_bytes_per_s(comm, call->op, algo, proto, &rp->plan);
     /* Programs sharing a GPU's HBM: a channel's, or one a tree for
      * NVLS-tree, which runs a tree's channels together. */
-    rp->ctas_per_hbm = algo == COLL_ALGO_NVLS_TREE
-                           ? MIN(rp->plan.n_channels, COLL_NVLS_TREE_GROUPS)
-                           : rp->plan.n_channels;
+    rp->ctas_per_hbm = algo == COLL_ALGO_NVLS_TREE ? MIN(rp->plan.n_channels, COLL_NVLS_TREE_GROUPS)
+                                                   : rp->plan.n_channels;
     /* NCCL models NVLS's synchronisation (the switch's reduction and
      * multicast, the ranks' flags) as one NVLink latency per call
      * (tuning.cc:424-428, NVLS-tree's too): what the wire through the

@@ -21,6 +21,9 @@ static const HwKey nic_keys[] = {
     {"pcie_lanes", HW_KEY_COUNT, FIELD(pcie_lanes), true, "the host lanes, such as 16"},
     {"latency", HW_KEY_TIME_PS, FIELD(latency_ps), true,
      "adapter processing for one message, send side plus receive side, such as 600ns"},
+    {"transports", HW_KEY_STRING, FIELD(transports), true,
+     "the transport model ids (models/transport) it carries, the default first, such as "
+     "ib-verbs"},
 };
 
 const HwKeyTable hw_nic_key_table = {"models/nic/ID.ini", "nic", nic_keys, G_N_ELEMENTS(nic_keys)};
@@ -32,6 +35,7 @@ hw_nic_free(HwNic *nic)
         return;
     g_free(nic->name);
     g_free(nic->port_link_model);
+    g_free(nic->transports);
     hw_link_free(nic->port_link);
     g_free(nic);
 }
@@ -51,9 +55,40 @@ load_link(HwNic *nic, const char *path, const char *models_dir, GError **error)
     return true;
 }
 
+/* The transport ids of nic, in order (empty items left out). */
+static GStrv
+transport_ids(const HwNic *nic)
+{
+    g_auto(GStrv) items = g_strsplit_set(nic->transports, ", \t", -1);
+    g_autoptr(GStrvBuilder) ids = g_strv_builder_new();
+    for (char **item = items; *item; item++)
+        if (**item != '\0')
+            g_strv_builder_add(ids, *item);
+    return g_strv_builder_end(ids);
+}
+
+bool
+hw_nic_carries(const HwNic *nic, const char *id)
+{
+    g_auto(GStrv) ids = transport_ids(nic);
+    return g_strv_contains((const char *const *)ids, id);
+}
+
+char *
+hw_nic_default_transport(const HwNic *nic)
+{
+    g_auto(GStrv) ids = transport_ids(nic);
+    return g_strdup(ids[0]);
+}
+
 static bool
 check(const HwNic *nic, const char *path, GError **error)
 {
+    g_auto(GStrv) ids = transport_ids(nic);
+    if (ids[0] == NULL)
+        return hw_keys_fail(error, path, "nic", "transports",
+                            "'%s' names none; expected transport ids such as ib-verbs",
+                            nic->transports);
     return hw_keys_check_range(path, "nic", "pcie_generation", nic->pcie_generation, 3, 6, error) &&
            hw_keys_check_range(path, "nic", "pcie_lanes", nic->pcie_lanes, 1, 64, error);
 }

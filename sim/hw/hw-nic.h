@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hw/hw-keys.h"
@@ -18,7 +19,13 @@ typedef struct HwNic {
     uint64_t pcie_generation;
     uint64_t pcie_lanes;
     uint64_t latency_ps; /* adapter processing, each way (send side + receive side) */
+    char *transports;    /* the transport ids it carries, "ib-verbs, rocev2"; the first its default */
 } HwNic;
+
+/* Whether nic carries transport id (one of its transports). */
+bool hw_nic_carries(const HwNic *nic, const char *id);
+/* The NIC's first transport id (newly allocated). */
+char *hw_nic_default_transport(const HwNic *nic);
 
 /* Loads and checks a NIC model and its port link model (models_dir/link/);
  * NULL and error on failure. */

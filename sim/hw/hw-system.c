@@ -50,6 +50,7 @@ typedef struct SystemSpec {
     uint64_t n_ports_per_nic;
     uint64_t n_net_devices;
     uint64_t net_latency_ps;
+    char *transport;
     char *fabric_switch;
     bool rail_optimized;
     bool collnet;
@@ -106,9 +107,12 @@ static const HwKey network_keys[] = {
     {"nics", HW_KEY_COUNT, SPEC(n_nics), true, "compute NICs per node, such as 8"},
     {"ports_per_nic", HW_KEY_COUNT, SPEC(n_ports_per_nic), false,
      "fabric ports of each NIC (default 1)"},
+    {"transport", HW_KEY_STRING, SPEC(transport), false,
+     "the transport model id (models/transport/ID.ini) NCCL's network plugin drives, one the "
+     "NIC carries (default: the NIC's first)"},
     {"net_latency", HW_KEY_TIME_PS, SPEC(net_latency_ps), false,
-     "the latency the network plugin reports for its devices, which NCCL's tuner adds to every "
-     "step between nodes (default 0, as NCCL's own InfiniBand plugin reports)"},
+     "the latency the network plugin reports for its devices on this platform, which NCCL's "
+     "tuner adds to every step between nodes (default: the transport's plugin_latency)"},
     {"net_devices", HW_KEY_COUNT, SPEC(n_net_devices), false,
      "NCCL NET devices the network plugin makes of the node's NIC ports, each of an equal "
      "share of them (default: one a port)"},
@@ -151,7 +155,10 @@ static const SystemGroup system_groups[] = {
     {"loopback", NULL, 0, false}, /* its own table: hw-loopback.c */
 };
 
-#define SYSTEM_TABLE(group, keys) {"models/system/ID.ini", group, keys, G_N_ELEMENTS(keys)}
+#define SYSTEM_TABLE(group, keys)                                                                  \
+    {                                                                                              \
+        "models/system/ID.ini", group, keys, G_N_ELEMENTS(keys)                                    \
+    }
 
 static const HwKeyTable system_tables[] = {
     SYSTEM_TABLE("system", system_keys), SYSTEM_TABLE("nvlink", nvlink_keys),
@@ -160,9 +167,10 @@ static const HwKeyTable system_tables[] = {
 };
 
 const HwKeyTable *const hw_model_key_tables[] = {
-    &hw_gpu_key_table,    &hw_link_key_table,     &hw_switch_key_table, &hw_nic_key_table,
-    &system_tables[0],    &system_tables[1],      &system_tables[2],    &system_tables[3],
-    &system_tables[4],    &hw_loopback_key_table, &hw_runtime_key_table, NULL,
+    &hw_gpu_key_table, &hw_link_key_table,     &hw_switch_key_table,  &hw_nic_key_table,
+    &system_tables[0], &system_tables[1],      &system_tables[2],     &system_tables[3],
+    &system_tables[4], &hw_loopback_key_table, &hw_runtime_key_table, &hw_transport_key_table,
+    NULL,
 };
 
 /* Bounds of every count; a group's counts are checked only where the file
@@ -191,6 +199,7 @@ typedef enum PartKind {
     PART_SWITCH,
     PART_NIC,
     PART_RUNTIME,
+    PART_TRANSPORT,
 } PartKind;
 
 static const struct {
@@ -202,6 +211,7 @@ static const struct {
     [PART_SWITCH] = {"switch", "switch"},
     [PART_NIC] = {"nic", "NIC"},
     [PART_RUNTIME] = {"runtime", "runtime"},
+    [PART_TRANSPORT] = {"transport", "transport"},
 };
 
 static void
@@ -218,6 +228,7 @@ spec_clear(SystemSpec *spec)
     g_free(spec->cpu_link);
     g_free(spec->runtime);
     g_free(spec->nic);
+    g_free(spec->transport);
     g_free(spec->fabric_switch);
 }
 
@@ -237,12 +248,14 @@ hw_system_free(HwSystem *system)
     hw_link_free(system->pcie);
     hw_link_free(system->cpu_link);
     hw_nic_free(system->nic);
+    hw_transport_free(system->transport);
     hw_switch_free(system->fabric_switch);
     hw_runtime_free(system->runtime);
     hw_loopback_free(system->loopback);
     HwSystemIds *ids = &system->ids;
-    char *id_fields[] = {ids->gpu,  ids->nvlink,   ids->nvswitch, ids->gpu_host_link,
-                         ids->pcie, ids->cpu_link, ids->nic,      ids->fabric_switch};
+    char *id_fields[] = {ids->gpu,      ids->nvlink, ids->nvswitch,  ids->gpu_host_link,
+                         ids->pcie,     ids->cpu_link, ids->nic,   ids->transport,
+                         ids->fabric_switch};
     for (size_t i = 0; i < G_N_ELEMENTS(id_fields); i++)
         g_free(id_fields[i]);
     g_free(system);
@@ -272,6 +285,9 @@ load_part(const char *path, const char *group, const char *key, const char *mode
             break;
         case PART_RUNTIME:
             part = hw_runtime_load(file, error);
+            break;
+        case PART_TRANSPORT:
+            part = hw_transport_load(file, error);
             break;
         }
     }
@@ -315,6 +331,7 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
     spec->n_hosts = 1;
     spec->n_ports_per_nic = 1;
     spec->n_nodes = 1;
+    spec->net_latency_ps = UINT64_MAX;
     spec->rail_optimized = true;
     if (!check_groups(kf, path, error))
         return false;
@@ -428,6 +445,17 @@ load_network_parts(HwSystem *system, const SystemSpec *spec, const char *path,
     system->nic = load_part(path, "network", "nic", models_dir, PART_NIC, spec->nic, error);
     if (system->nic == NULL)
         return false;
+    g_autofree char *transport =
+        spec->transport ? g_strdup(spec->transport) : hw_nic_default_transport(system->nic);
+    if (!hw_nic_carries(system->nic, transport))
+        return hw_keys_fail(error, path, "network", "transport",
+                            "%s is not one the NIC %s carries; expected one of: %s", transport,
+                            spec->nic, system->nic->transports);
+    system->transport =
+        load_part(path, "network", "transport", models_dir, PART_TRANSPORT, transport, error);
+    if (system->transport == NULL)
+        return false;
+    system->ids.transport = g_steal_pointer(&transport);
     if (spec->fabric_switch == NULL)
         return true;
     system->fabric_switch = load_part(path, "network", "fabric_switch", models_dir, PART_SWITCH,
@@ -718,7 +746,9 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
                             " NIC ports; expected a divisor of the ports",
                             spec->n_net_devices, ports);
     system->n_net_devices = (uint32_t)(spec->n_net_devices > 0 ? spec->n_net_devices : ports);
-    system->net_latency_ps = spec->net_latency_ps;
+    system->net_latency_ps = spec->net_latency_ps != UINT64_MAX
+                                 ? spec->net_latency_ps
+                                 : system->transport->plugin_latency_ps;
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
     system->nccl = spec->nccl;
@@ -823,6 +853,22 @@ hw_system_sharp(const HwSystem *system)
 {
     return system->fabric_switch != NULL &&
            system->fabric_switch->sharp_version >= HW_SWITCH_COLLNET_SHARP;
+}
+
+void
+hw_system_partition(HwSystem *system, uint32_t n_hosts)
+{
+    g_return_if_fail(n_hosts >= 1 && n_hosts <= system->n_hosts && system->n_boards == 1);
+    uint32_t n_gpus = system->n_gpus / system->n_hosts * n_hosts;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < system->n_pairs; i++)
+        if (system->pairs[i].b < n_gpus)
+            system->pairs[kept++] = system->pairs[i];
+    system->n_pairs = kept;
+    system->n_nics = system->n_nics / system->n_hosts * n_hosts;
+    system->n_net_devices = system->n_net_devices / system->n_hosts * n_hosts;
+    system->n_gpus = n_gpus;
+    system->n_hosts = n_hosts;
 }
 
 uint32_t

@@ -17,7 +17,8 @@
  *             pcie (PCIe id of switch uplinks and NICs),
  *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
  *             copy_overhead (optional, default 0), runtime (nccl)
- *   [network] nic (id), nics (per node), ports_per_nic (1), fabric_switch
+ *   [network] nic (id), nics (per node), ports_per_nic (1), transport (id;
+ *             the NIC's first), net_latency (the transport's), fabric_switch
  *             (optional), rail_optimized (yes), nodes (1), collnet (no: NCCL
  *             without its SHARP plugin; yes needs a SHARPv2+ fabric switch).
  *             Optional group.
@@ -42,6 +43,7 @@
 #include "hw/hw-nic.h"
 #include "hw/hw-runtime.h"
 #include "hw/hw-switch.h"
+#include "hw/hw-transport.h"
 
 /* n_links NVLinks joining GPUs a and b directly (a < b, node-local ids). */
 typedef struct HwGpuPair {
@@ -58,6 +60,7 @@ typedef struct HwSystemIds {
     char *pcie;
     char *cpu_link;
     char *nic;
+    char *transport;
     char *fabric_switch;
 } HwSystemIds;
 
@@ -99,6 +102,7 @@ typedef struct HwSystem {
 
     /* Scale-out. */
     HwNic *nic;      /* NULL when the system has no compute NIC */
+    HwTransport *transport; /* what NCCL's network plugin drives over it (with nic) */
     uint32_t n_nics; /* per node */
     uint32_t n_nic_ports_per_nic;
     /* NCCL NET devices per node (its network plugin's view): one a port,
@@ -147,6 +151,12 @@ bool hw_system_sharp(const HwSystem *system);
 
 /* NVLinks per direction joining local GPUs a and b directly (0 if none). */
 uint32_t hw_system_pair_links(const HwSystem *system, uint32_t a, uint32_t b);
+
+/* Narrows system to a partition of its NVLink domain: its first n_hosts
+ * hosts (1 to system->n_hosts; a domain of one board), their GPUs, NICs
+ * and direct pairs, and all of its switches, as a job on part of a rack sees it (the rest of
+ * the rack carries none of its traffic). */
+void hw_system_partition(HwSystem *system, uint32_t n_hosts);
 
 void hw_system_free(HwSystem *system);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwSystem, hw_system_free)

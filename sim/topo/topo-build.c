@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Building a system's graph. Node 0 is laid out from the model (GPUs,
  * NVSwitch chips, NVLink pairs, planes and trunks, hosts with CPUs and PCIe
- * switches, NICs), replicated n_nodes times, and joined by a two-tier
+ * switches, NICs: each its adapter's latency and its transport's step
+ * latency a side), replicated n_nodes times, and joined by a two-tier
  * fabric: leaf switches (one group per rail when rail-optimized) with half
  * their ports down and half up, and one spine tier standing for all spine
  * chips (traffic spread evenly over them, as adaptive routing aims to).
@@ -108,7 +109,8 @@ add_nics(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
     for (uint32_t k = 0; k < sys->n_nics && sys->nic != NULL; k++) {
         uint32_t g = sys->n_nics >= sys->n_gpus ? k / (sys->n_nics / sys->n_gpus)
                                                 : k * sys->n_gpus / sys->n_nics;
-        uint32_t v = topo_graph_add_vertex(graph, TOPO_NIC, sys->nic->latency_ps, NULL);
+        uint32_t v = topo_graph_add_vertex(
+            graph, TOPO_NIC, sys->nic->latency_ps + sys->transport->step_latency_ps, NULL);
         topo_graph_add_bundle(graph, v, gpu_parent(sys, lay, g), sys->pcie, 1);
     }
 }

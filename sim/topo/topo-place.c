@@ -8,8 +8,7 @@ topo_place_host_gpus(const HwSystem *system)
     return MAX(system->n_gpus / MAX(system->n_hosts, 1), 1);
 }
 
-static bool
-fail(TopoPlaceField *bad, TopoPlaceField field, GError **error, const char *format, ...)
+static bool fail(TopoPlaceField *bad, TopoPlaceField field, GError **error, const char *format, ...)
     G_GNUC_PRINTF(4, 5);
 
 static bool
@@ -39,8 +38,8 @@ host_gpus(const HwSystem *sys, const TopoPlaceAsk *ask, uint32_t *k, TopoPlaceFi
         g_autofree bool *seen = g_new0(bool, per_host);
         for (uint32_t i = 0; i < ask->n_devices; i++) {
             if (ask->devices[i] >= per_host || seen[ask->devices[i]])
-                return fail(bad, TOPO_PLACE_DEVICES, error,
-                            "GPU %u %s of a host of %s (0 to %u)", ask->devices[i],
+                return fail(bad, TOPO_PLACE_DEVICES, error, "GPU %u %s of a host of %s (0 to %u)",
+                            ask->devices[i],
                             ask->devices[i] >= per_host ? "is not one" : "is listed twice among",
                             sys->id, per_host - 1);
             seen[ask->devices[i]] = true;
@@ -50,8 +49,8 @@ host_gpus(const HwSystem *sys, const TopoPlaceAsk *ask, uint32_t *k, TopoPlaceFi
     if (ask->gpus_per_host != 0) {
         if (ask->gpus_per_host > per_host)
             return fail(bad, TOPO_PLACE_GPUS_PER_HOST, error,
-                        "%u GPUs a host: expected 1 to %u (%s's GPUs per host)",
-                        ask->gpus_per_host, per_host, sys->id);
+                        "%u GPUs a host: expected 1 to %u (%s's GPUs per host)", ask->gpus_per_host,
+                        per_host, sys->id);
         if (*k != 0 && *k != ask->gpus_per_host)
             return fail(bad, TOPO_PLACE_GPUS_PER_HOST, error,
                         "%u GPUs a host, but the device list names %u", ask->gpus_per_host, *k);
@@ -97,7 +96,7 @@ domains(const HwSystem *sys, const TopoPlaceAsk *ask, uint32_t n_hosts, uint32_t
                         "divisor of %u (domains of unequal size are not simulated)",
                         n_hosts, *d, n_hosts);
         return fail(bad,
-                    ask->n_hosts != 0          ? TOPO_PLACE_HOSTS
+                    ask->n_hosts != 0         ? TOPO_PLACE_HOSTS
                     : ask->gpus_per_host != 0 ? TOPO_PLACE_GPUS_PER_HOST
                                               : TOPO_PLACE_GPUS,
                     error,

@@ -21,11 +21,11 @@
 
 /* What a job states; 0 (NULL) where it is silent. */
 typedef struct TopoPlaceAsk {
-    uint32_t n_gpus;          /* ranks in all; 0: the hosts' GPUs, else the domains' */
-    uint32_t n_hosts;         /* nodes as the scheduler counts them */
-    uint32_t gpus_per_host;   /* the first that many GPUs of each host */
-    uint32_t n_domains;       /* NVLink domains the hosts spread over */
-    const uint32_t *devices;  /* a host's GPUs in rank order (CUDA_VISIBLE_DEVICES) */
+    uint32_t n_gpus;         /* ranks in all; 0: the hosts' GPUs, else the domains' */
+    uint32_t n_hosts;        /* nodes as the scheduler counts them */
+    uint32_t gpus_per_host;  /* the first that many GPUs of each host */
+    uint32_t n_domains;      /* NVLink domains the hosts spread over */
+    const uint32_t *devices; /* a host's GPUs in rank order (CUDA_VISIBLE_DEVICES) */
     uint32_t n_devices;
 } TopoPlaceAsk;
 
@@ -40,8 +40,8 @@ typedef enum TopoPlaceField {
 
 typedef struct TopoPlace {
     uint32_t n_gpus;
-    uint32_t n_hosts;          /* hosts the job spans, all domains */
-    uint32_t gpus_per_host;    /* the most on one host */
+    uint32_t n_hosts;       /* hosts the job spans, all domains */
+    uint32_t gpus_per_host; /* the most on one host */
     uint32_t n_domains;
     uint32_t hosts_per_domain; /* of the system's system->n_hosts */
     uint32_t per_domain;       /* ranks a domain: local's length */

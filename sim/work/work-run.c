@@ -8,6 +8,7 @@
 #include "core/core-time.h"
 #include "hw/hw-keys.h"
 #include "hw/hw-models.h"
+#include "topo/topo-place.h"
 
 #include "work/work-gen.h"
 #include "work/work-trace.h"
@@ -162,8 +163,8 @@ run_steady(const WorkScenario *s, const TopoWorld *world, CollShapes *shapes, ui
         r.layout.global_batch = counts[k] * per;
         g_autoptr(WorkMatch) match = NULL;
         g_autoptr(WorkStream) stream = work_run_stream(&r, world->system->gpu, &match, error);
-        if (stream == NULL || !run_on(&r, stream, match, world, shapes ? shapes : own, &part[k],
-                                      error)) {
+        if (stream == NULL ||
+            !run_on(&r, stream, match, world, shapes ? shapes : own, &part[k], error)) {
             if (k == 1)
                 work_run_result_clear(&part[0]);
             return false;
@@ -229,18 +230,58 @@ no_faults(const TopoFaults *faults)
     return faults == NULL || faults->faults->len == 0;
 }
 
-/* The world of *system (taken) with nodes enough for n_gpus (or
- * s->nodes): cache's, with its shapes in *shapes, when there is one and no
- * faults, else one of its own. */
+/* The world of *system (taken) for the job's n_gpus placed on hosts and
+ * NVLink domains as s says (topo-place.h; s->nodes hosts, s->domains):
+ * cache's, with its shapes in *shapes, when there is one and no faults,
+ * else one of its own. A job on several domains takes whole hosts, and
+ * each domain is narrowed to the hosts it takes (hw_system_partition),
+ * so that rank g sits on GPU g % per_domain of domain g / per_domain,
+ * as Megatron-LM orders them (tp innermost, then cp, dp, pp); on one
+ * domain the ranks take its GPUs in order. The hosts and domains the job
+ * spans in *n_hosts and *n_domains. */
 static TopoWorld *
 world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n_gpus,
-          CollShapes **shapes, GError **error)
+          CollShapes **shapes, uint32_t *n_hosts, uint32_t *n_domains, GError **error)
 {
-    uint32_t n_nodes = topo_world_nodes(*system, s->nodes, n_gpus);
-    if (cache != NULL && no_faults(s->faults))
-        return work_cache_world(cache, s->system_id, g_steal_pointer(system), n_nodes, shapes,
+    HwSystem *sys = *system;
+    TopoPlaceAsk ask = {.n_gpus = n_gpus, .n_hosts = s->nodes, .n_domains = s->domains};
+    g_auto(TopoPlace) place = {0};
+    TopoPlaceField bad;
+    if (!topo_place(sys, &ask, &place, &bad, error)) {
+        g_prefix_error(error, "%s: [scenario] %s: ", s->path,
+                       bad == TOPO_PLACE_DOMAINS ? "domains"
+                       : bad == TOPO_PLACE_HOSTS ? "nodes"
+                                                 : "system");
+        return NULL;
+    }
+    uint32_t host_gpus = topo_place_host_gpus(sys);
+    if (place.n_domains > 1 && place.gpus_per_host != host_gpus) {
+        g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                    "%s: [scenario] nodes: %u GPUs on %u hosts is %u a host over %u NVLink "
+                    "domains; a job on several domains takes whole hosts of %s (%u GPUs): "
+                    "expected %u nodes",
+                    s->path, n_gpus, place.n_hosts, place.gpus_per_host, place.n_domains, sys->id,
+                    host_gpus, (n_gpus + host_gpus - 1) / host_gpus);
+        return NULL;
+    }
+    if (place.n_domains > 1 && place.hosts_per_domain < sys->n_hosts) {
+        if (sys->n_boards != 1) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                        "%s: [scenario] nodes: %s's NVLink domain is %u boards, which a job "
+                        "does not take in part; expected %u hosts a domain",
+                        s->path, sys->id, sys->n_boards, sys->n_hosts);
+            return NULL;
+        }
+        hw_system_partition(sys, place.hosts_per_domain);
+    }
+    *n_hosts = place.n_hosts;
+    *n_domains = place.n_domains;
+    if (cache != NULL && no_faults(s->faults)) {
+        g_autofree char *key = g_strdup_printf("%s/%u", s->system_id, sys->n_hosts);
+        return work_cache_world(cache, key, g_steal_pointer(system), place.n_domains, shapes,
                                 error);
-    return topo_world_for_gpus(g_steal_pointer(system), n_nodes, 0, s->faults, error);
+    }
+    return topo_world_for_gpus(g_steal_pointer(system), place.n_domains, 0, s->faults, error);
 }
 
 bool
@@ -283,11 +324,14 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
     }
     CollShapes *shapes = NULL;
     uint32_t n_gpus = steady ? (uint32_t)work_layout_gpus(&s->layout) : stream->n_gpus;
-    g_autoptr(TopoWorld) world = world_for(s, cache, &system, n_gpus, &shapes, error);
-    if (world == NULL ||
-        !(steady ? run_steady(s, world, shapes, m1, m2, result, error)
-                 : run_on(s, stream, match, world, shapes, result, error)))
+    uint32_t n_hosts = 0, n_domains = 0;
+    g_autoptr(TopoWorld) world =
+        world_for(s, cache, &system, n_gpus, &shapes, &n_hosts, &n_domains, error);
+    if (world == NULL || !(steady ? run_steady(s, world, shapes, m1, m2, result, error)
+                                  : run_on(s, stream, match, world, shapes, result, error)))
         return false;
+    result->n_hosts = n_hosts;
+    result->n_domains = n_domains;
     fill_figures(s, world->system, result);
     if (world_out != NULL)
         *world_out = g_steal_pointer(&world);

@@ -21,6 +21,8 @@
 
 typedef struct WorkRunResult {
     uint32_t n_gpus;
+    uint32_t n_hosts;   /* hosts (nodes, as schedulers count them) the job spans */
+    uint32_t n_domains; /* NVLink domains */
     uint32_t n_tasks;
     WorkReplayResult replay;
     double step_s;
@@ -49,8 +51,9 @@ WorkStream *work_run_stream(const WorkScenario *s, const HwGpu *gpu, WorkMatch *
 /* Scenario s simulated: its system loaded (by id or path, the
  * models' search path) and checked against the scenario (a loopback
  * system, faults that do not fit it, a precision its GPU lacks), its
- * trace read or its step generated, the world built with enough nodes for
- * the step's GPUs (or s->nodes) and the step replayed. cache (or NULL):
+ * trace read or its step generated, the world built for the step's GPUs
+ * placed on hosts and NVLink domains (s->nodes hosts, s->domains; the
+ * defaults of topo-place.h) and the step replayed. cache (or NULL):
  * worlds and call shapes shared with other runs, a world with faults
  * excepted. world_out and stream_out, when not NULL, receive the world (a
  * reference) and the stream (the caller frees them). At the analytic

@@ -40,7 +40,7 @@ typedef struct ScenarioFile {
     double compute_efficiency;
     double moe_balance;
     char *moe_capacity_factor;
-    uint64_t nodes;
+    uint64_t nodes, domains;
     uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
     bool sp, flash_attention, dp_overlap, tp_comm_overlap, dropout, fused_cross_entropy,
@@ -62,7 +62,11 @@ typedef struct ScenarioFile {
 static const HwKey scenario_keys[] = {
     K("name", HW_KEY_STRING, name, false, "a title for tables"),
     K("system", HW_KEY_STRING, system, true, "a models/system id"),
-    K("nodes", HW_KEY_COUNT, nodes, false, "nodes of the system (0: what the layout needs)"),
+    K("nodes", HW_KEY_COUNT, nodes, false,
+      "hosts the job spans, as schedulers count them: an NVL72 tray, a DGX box (0: whole "
+      "hosts in order)"),
+    K("domains", HW_KEY_COUNT, domains, false,
+      "NVLink domains the hosts spread over, as many in each (0: the fewest that hold them)"),
     K("model", HW_KEY_STRING, model, false, "a models/llm id"),
     K("fidelity", HW_KEY_STRING, fidelity, false,
       "flow, packet or analytic (each call's time alone at flow fidelity, no shared network)"),
@@ -503,6 +507,9 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     if (!hw_keys_check_range(path, "scenario", "nodes", f->nodes, 0, 100000, error))
         return false;
     s->nodes = (uint32_t)f->nodes;
+    if (!hw_keys_check_range(path, "scenario", "domains", f->domains, 0, 100000, error))
+        return false;
+    s->domains = (uint32_t)f->domains;
     s->analytic = f->fidelity != NULL && strcmp(f->fidelity, "analytic") == 0;
     if (f->fidelity != NULL && !s->analytic && !net_fidelity_parse(f->fidelity, &s->fidelity))
         return hw_keys_fail(error, path, "scenario", "fidelity",

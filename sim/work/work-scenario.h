@@ -6,8 +6,10 @@
  * such as tensor_model_parallel_size=4). Every key is checked; a typo is
  * an error naming the file, group and key, never a silent default.
  *
- *   [scenario]  name (text), system (a models/system id), nodes (0: as
- *               many as the layout needs), model (a models/llm id),
+ *   [scenario]  name (text), system (a models/system id), nodes (hosts
+ *               the job spans: an NVL72 tray, a DGX box; 0: whole hosts
+ *               in order), domains (NVLink domains they spread over; 0:
+ *               the fewest that hold them), model (a models/llm id),
  *               fidelity (flow | packet | analytic), trace (a trace CSV to replay
  *               instead of generating the step; report-trace.h),
  *               compute_efficiency (0: the GPU's training_efficiency, or
@@ -60,7 +62,8 @@ typedef struct WorkScenario {
     char *path; /* the file, or "(built-in)" */
     char *name;
     char *system_id;
-    uint32_t nodes; /* 0: what the layout needs */
+    uint32_t nodes;   /* hosts the job spans; 0: whole hosts in order (topo-place.h) */
+    uint32_t domains; /* NVLink domains; 0: the fewest that hold the hosts */
     char *model_id;
     char *trace_path; /* NULL: generate */
     NetFidelity fidelity; /* of the network; flow when analytic */

@@ -677,9 +677,9 @@ work_stream_check_nodes(const WorkStream *stream, uint32_t per_node, GError **er
                 node_a = g->ranks[0] / per_node;
             } else if (run != first) {
                 g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "a %s group of %u GPUs from GPU %u has %u GPUs on node %u but %u on "
-                            "node %u: nvlsim's collectives need the same number on every node "
-                            "(change tp, dp or the system's GPUs per node)",
+                            "a %s group of %u GPUs from GPU %u has %u GPUs in NVLink domain %u "
+                            "but %u in domain %u: nvlsim's collectives need the same number in "
+                            "every domain (change tp, dp, nodes or domains)",
                             work_category_name(g->category), g->n_ranks, g->ranks[0], first, node_a,
                             run, g->ranks[i - 1] / per_node);
                 return false;

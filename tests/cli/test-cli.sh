@@ -462,7 +462,12 @@ tiny_scenario "$tmp/run/tiny.ini"
 expect 0 out "step time" -- run "$tmp/run/tiny.ini"
 expect 1 err "[precision] math: fp8 needs fp8 tensor cores" -- run "$tmp/run/tiny.ini" \
     --set system=dgx-a100 --set math=fp8
-expect 1 err "has 4 GPUs on node 0 but 1 on node 1" -- run "$tmp/run/tiny.ini" \
+expect 1 err "has 2 GPUs in NVLink domain 0 but 1 in domain 2" -- run "$tmp/run/tiny.ini" \
+    --set system=gb200-nvl72 --set tp=8 --set pp=2 --set dp=5 --set global_batch=10 \
+    --set domains=5
+# The same 80 GPUs on 20 trays spread over two racks of 10 trays: every
+# group even, it runs.
+expect 0 out "x 20 nodes in 2 NVLink domains (80 GPUs" -- run "$tmp/run/tiny.ini" \
     --set system=gb200-nvl72 --set tp=8 --set pp=2 --set dp=5 --set global_batch=10
 expect 0 out "# model Llama 3 8B; layout tp 8 pp 1 dp 1 " -- run "$tmp/run/tiny.ini"
 expect 0 out "# model Llama 3 8B; layout tp 2 pp 1 dp 1 " -- \
@@ -472,7 +477,7 @@ expect 0 out "# model Llama 3 8B; layout tp 2 pp 1 dp 1 " -- \
 # the same digits as the row's step_time_s.
 expect 0 out "." -- run "$tmp/run/tiny.ini" -q --csv "$tmp/run/tiny.csv"
 q=$(cat "$tmp/out")
-header="scenario,system,nodes,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,schedule"
+header="scenario,system,nodes,domains,gpus,model,tp,cp,pp,dp,vp,ep,sp,zero,recompute,schedule"
 header="$header,global_batch,micro_batch,seq_len,fidelity,step_time_s,tokens_per_s"
 header="$header,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits,compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s"
 csv_step=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "step_time_s") c = i}

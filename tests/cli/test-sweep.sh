@@ -57,7 +57,7 @@ EOF
 n=40
 header="point,status,reason,scenario.system,layout.tp,batch.micro_batch,batch.global_batch"
 header="$header,step_time_s,tokens_per_s,tflops_per_gpu,mfu,memory_gib,fits"
-header="$header,compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s,gpus,nodes"
+header="$header,compute_s,tp_s,pp_s,dp_s,ep_s,cp_s,idle_s,gpus,nodes,domains"
 
 # check_results FILE WHAT: the header, then exactly points 0..n-1, once each,
 # in order.
@@ -127,7 +127,7 @@ fi
 expect 2 "--plot" -- "$tmp/sweep.ini" --out "$tmp/j1" --plot "$tmp/heat.gif"
 row=$(grep '^8,' "$tmp/j1/results.csv")
 want='8,invalid,tiny.ini: [layout] tp: 3 does not divide the 32 heads of Llama 3 8B,dgx-h100,3,1,8'
-if [ "$row" = "$want,,,,,,,,,,,,,,," ]; then
+if [ "$row" = "$want,,,,,,,,,,,,,,,," ]; then
     ok "an invalid point is a row with its reason and empty results"
 else
     fail "point 8: '$row'"

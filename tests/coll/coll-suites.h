@@ -19,6 +19,7 @@ Suite *coll_fault_suite(void);
 Suite *coll_names_suite(void);
 Suite *coll_nvls_tree_suite(void);
 Suite *coll_pat_suite(void);
+Suite *coll_place_suite(void);
 Suite *coll_rings_suite(void);
 Suite *coll_session_suite(void);
 Suite *coll_tune_suite(void);

@@ -44,6 +44,7 @@ main(void)
     srunner_add_suite(runner, coll_rings_suite());
     srunner_add_suite(runner, coll_nvls_tree_suite());
     srunner_add_suite(runner, coll_pat_suite());
+    srunner_add_suite(runner, coll_place_suite());
     srunner_add_suite(runner, coll_session_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);

@@ -18,9 +18,9 @@ static const struct {
     {"cx6-hdr.ini", "ib-hdr", 25000000000, 4, 16, 600000},
     {"cx7-ndr.ini", "ib-ndr", 50000000000, 5, 16, 600000},
     {"cx8-xdr.ini", "ib-xdr", 100000000000, 6, 16, 600000},
-    {"efa-100g.ini", "eth-100g", 12500000000, 4, 16, 10000000},
-    {"efa-200g.ini", "eth-200g", 25000000000, 5, 16, 10000000},
-    {"efa-400g.ini", "eth-400g", 50000000000, 5, 16, 10000000},
+    {"efa-100g.ini", "eth-100g", 12500000000, 4, 16, 2000000},
+    {"efa-200g.ini", "eth-200g", 25000000000, 5, 16, 2000000},
+    {"efa-400g.ini", "eth-400g", 50000000000, 5, 16, 2000000},
     {"gcp-200g.ini", "eth-200g", 25000000000, 5, 16, 5000000},
 };
 
@@ -49,7 +49,8 @@ START_TEST(every_shipped_nic_is_in_the_table)
 END_TEST
 
 static const char *const valid_nic = "[nic]\nname = Test NIC\nlink = testnet\n"
-                                     "pcie_generation = 5\npcie_lanes = 16\nlatency = 600ns\n";
+                                     "pcie_generation = 5\npcie_lanes = 16\nlatency = 600ns\n"
+                                     "transports = ib-verbs, rocev2\n";
 
 static const struct {
     const char *name;
@@ -70,6 +71,10 @@ static const struct {
      ": [nic] pcie_generation: 2 is out of range: expected 3 to 6"},
     {"no lanes", "pcie_lanes = 16", "pcie_lanes = 0",
      ": [nic] pcie_lanes: 0 is out of range: expected 1 to 64"},
+    {"no transport", "transports = ib-verbs, rocev2", "transports = ,",
+     ": [nic] transports: ',' names none; expected transport ids such as ib-verbs"},
+    {"transports missing", "transports = ib-verbs, rocev2\n", "",
+     ": [nic] transports: missing"},
     {"a misspelt group", NULL, "[adapter]\nname = x\n",
      ": [adapter]: unknown group; expected [nic] only"},
 };

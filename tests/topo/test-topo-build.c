@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "topo-suites.h"
+#include "core/core-time.h"
 #include "topo/topo-build.h"
 
 /* Counts from the system files: GPUs; NVSwitch chips (boards × switches);
@@ -186,6 +187,70 @@ START_TEST(no_nic_cannot_scale_out)
 }
 END_TEST
 
+/* Each system's transport charges what its model file says: every NIC
+ * vertex holds the adapter's latency and the transport's step latency
+ * (models/transport/ID.ini, loaded here on its own), and a small message
+ * from GPU 0 of node 0 to GPU 0 of node 1 crosses two of them: its
+ * latency is the wire's, hop by hop, the switches' and two sides of
+ * adapter and transport. A system may name another transport its NIC
+ * carries (RoCEv2 on a ConnectX-7). */
+START_TEST(transport_steps_as_their_files)
+{
+    static const struct {
+        const char *system, *transport;
+    } cases[] = {
+        {"dgx-h100", "ib-verbs"},        {"gb300-nvl72", "ib-verbs"},
+        {"aws-p5-h100", "efa-srd"},      {"aws-p6-b200", "efa-srd"},
+        {"gcp-a3mega-h100", "tcpxo"},
+    };
+    g_autofree char *models = topo_test_models_dir();
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(HwSystem) sys = topo_test_load_system(cases[i].system);
+        g_autoptr(GError) error = NULL;
+        ck_assert_str_eq(sys->ids.transport, cases[i].transport);
+        g_autofree char *file = g_strdup_printf("%s/transport/%s.ini", models, cases[i].transport);
+        g_autoptr(HwTransport) t = hw_transport_load(file, &error);
+        ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+        g_autoptr(TopoGraph) g = topo_build_system(sys, 2, &error);
+        ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+        uint64_t side = sys->nic->latency_ps + t->step_latency_ps;
+        for (uint32_t v = 0; v < topo_graph_n_vertices(g); v++)
+            if (topo_graph_vertex(g, v)->kind == TOPO_NIC)
+                ck_assert_uint_eq(topo_graph_vertex(g, v)->latency_ps, side);
+        g_autoptr(TopoRouter) router = topo_router_new(g);
+        TopoRoute route;
+        uint32_t a = topo_graph_gpu_vertex(g, 0), b = topo_graph_gpu_vertex(g, sys->n_gpus);
+        ck_assert(topo_router_route(router, a, b, &route));
+        const TopoPath *path = &route.path[0];
+        uint64_t expect = 0;
+        uint32_t nics = 0;
+        for (uint32_t h = 0; h < path->n_hops; h++) {
+            const TopoLink *link = topo_graph_link(g, path->link[h]);
+            expect += sim_serialization_ps(8 + link->spec->header_bytes, link->bytes_per_s) +
+                      link->latency_ps;
+            if (h + 1 == path->n_hops)
+                continue;
+            const TopoVertex *via = topo_graph_vertex(g, link->dst);
+            nics += via->kind == TOPO_NIC;
+            expect += via->kind == TOPO_NIC ? side : via->latency_ps;
+        }
+        ck_assert_uint_eq(nics, 2);
+        ck_assert_msg(topo_path_latency_ps(g, path, 8) == expect, "%s: %" G_GUINT64_FORMAT
+                      " ps, by hand %" G_GUINT64_FORMAT, cases[i].system,
+                      topo_path_latency_ps(g, path, 8), expect);
+    }
+    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
+    g_autofree char *roce = g_strconcat(text, "\ntransport = rocev2\n", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) sys = hw_system_load_data(roce, (gsize)-1, "roce.ini", models, &error);
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq(sys->ids.transport, "rocev2");
+    ck_assert_str_eq(sys->transport->name, "RoCEv2 (NCCL net_ib over Ethernet)");
+}
+END_TEST
+
 Suite *
 topo_build_suite(void)
 {
@@ -195,6 +260,7 @@ topo_build_suite(void)
     tcase_add_test(tc, two_nodes_layout);
     tcase_add_test(tc, two_nodes_one_leaf);
     tcase_add_test(tc, no_nic_cannot_scale_out);
+    tcase_add_test(tc, transport_steps_as_their_files);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -116,8 +116,7 @@ START_TEST(one_gpu_a_host_on_boxes)
     ck_assert_uint_eq(p.local[0], 0);
     static const uint32_t devices[] = {6, 2};
     g_auto(TopoPlace) q = {0};
-    place_ok("dgx-h100",
-             (TopoPlaceAsk){.n_gpus = 8, .devices = devices, .n_devices = 2}, &q);
+    place_ok("dgx-h100", (TopoPlaceAsk){.n_gpus = 8, .devices = devices, .n_devices = 2}, &q);
     ck_assert_uint_eq(q.n_domains, 4);
     ck_assert_uint_eq(q.per_domain, 2);
     ck_assert_uint_eq(q.local[0], 6);
@@ -147,8 +146,8 @@ START_TEST(refusals_name_the_field)
     place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 80, .n_hosts = 20, .n_domains = 1},
                   TOPO_PLACE_DOMAINS, "more than the 18 of a gb200-nvl72 domain");
     /* racks of unequal size */
-    place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 128, .n_domains = 3},
-                  TOPO_PLACE_DOMAINS, "do not split evenly over 3 NVLink domains");
+    place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 128, .n_domains = 3}, TOPO_PLACE_DOMAINS,
+                  "do not split evenly over 3 NVLink domains");
     place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 100}, TOPO_PLACE_GPUS,
                   "25 hosts need 2 NVLink domains");
     place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 74}, TOPO_PLACE_GPUS,

@@ -26,7 +26,7 @@ static const struct {
     {"system", "system", "dgx-h100.ini"},  {"nvlink", "system", "dgx-h100.ini"},
     {"host", "system", "dgx-h100.ini"},    {"network", "system", "dgx-h100.ini"},
     {"nccl", "system", "dgx-h100.ini"},    {"loopback", "system", "loopback-h200.ini"},
-    {"runtime", "runtime", "nccl.ini"},
+    {"runtime", "runtime", "nccl.ini"},     {"transport", "transport", "ib-verbs.ini"},
 };
 
 static char *scratch; /* a folder for the patched files */
@@ -61,6 +61,8 @@ load_model(const HwKeyTable *t, const HwKey *key, const char *value, GError **er
         hw_nic_free(loaded = hw_nic_load(path, models, error));
     else if (strcmp(kind, "runtime") == 0)
         hw_runtime_free(loaded = hw_runtime_load(path, error));
+    else if (strcmp(kind, "transport") == 0)
+        hw_transport_free(loaded = hw_transport_load(path, error));
     else
         hw_system_free(loaded = hw_system_load(path, models, error));
     g_unlink(path);

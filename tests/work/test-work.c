@@ -18,6 +18,7 @@ main(void)
     srunner_add_suite(runner, work_steady_suite());
     srunner_add_suite(runner, work_fault_suite());
     srunner_add_suite(runner, work_ranges_suite());
+    srunner_add_suite(runner, work_place_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);

@@ -18,3 +18,4 @@ Suite *work_cache_suite(void);
 Suite *work_steady_suite(void);
 Suite *work_fault_suite(void);
 Suite *work_ranges_suite(void);
+Suite *work_place_suite(void);

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Collectives on jobs that take part of an NVLink domain (topo-place.h):
+ * 16 trays of a GB200 NVL72 rack are one NCCL node of 64 ranks (multi-node
+ * NVLink: one clique), two racks of 16 trays two nodes. Each shape runs as
+ * it does on the rack narrowed to the trays it takes (hw_system_partition,
+ * which training runs on), to the picosecond, and moves the bytes its
+ * schedule says: a ring 2(n-1)/n of the buffer a rank, NVLS the buffer and
+ * a rank's share, NVLS-tree as much again over a head's NIC. */
+#include "coll-suites.h"
+#include "coll/coll-build.h"
+#include "coll/coll-run.h"
+#include "topo/topo-build.h"
+#include "topo/topo-place.h"
+#include "topo/topo-route.h"
+
+typedef struct Job {
+    HwSystem *system;
+    TopoGraph *graph;
+    TopoRouter *router;
+    CollComm *comm;
+} Job;
+
+/* ask placed on system id's whole domains (hosts_per_domain 0), or the
+ * same GPUs as every GPU of the domains narrowed to that many hosts. */
+static void
+job_init(Job *j, const char *id, TopoPlaceAsk ask, uint32_t hosts_per_domain)
+{
+    g_autoptr(GError) error = NULL;
+    j->system = coll_test_load_system(id);
+    g_auto(TopoPlace) place = {0};
+    TopoPlaceField bad;
+    ck_assert_msg(topo_place(j->system, &ask, &place, &bad, &error), "%s",
+                  error ? error->message : "");
+    if (hosts_per_domain != 0)
+        hw_system_partition(j->system, hosts_per_domain);
+    j->graph = topo_build_system(j->system, place.n_domains, &error);
+    ck_assert_msg(j->graph != NULL, "%s", error ? error->message : "");
+    j->router = topo_router_new(j->graph);
+    j->comm = hosts_per_domain != 0
+                  ? coll_comm_new(j->system, j->graph, j->router, place.n_gpus, &error)
+                  : coll_comm_new_local(j->system, j->graph, j->router, place.local,
+                                        place.per_domain, place.n_domains, &error);
+    ck_assert_msg(j->comm != NULL, "%s", error ? error->message : "");
+}
+
+static void
+job_clear(Job *j)
+{
+    coll_comm_free(j->comm);
+    topo_router_free(j->router);
+    topo_graph_free(j->graph);
+    hw_system_free(j->system);
+}
+
+/* The simulated time of call on comm, NCCL's choices unless forced. */
+static CollResult
+run_call(const CollComm *comm, CollOp op, CollAlgo algo, uint64_t n_bytes)
+{
+    CollCall call = {.op = op, .n_bytes = n_bytes, .elem_bytes = 4, .algo = algo};
+    CollResult r;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(coll_run(comm, &call, NET_FIDELITY_FLOW, &r, &error), "%s",
+                  error ? error->message : "");
+    return r;
+}
+
+/* build's schedule of an all_reduce of S bytes on comm, n_channels
+ * channels of chunk bytes, no costs beyond the wire: each rank's bytes
+ * sent and received. */
+static void
+run_bytes(const CollComm *comm, bool (*build)(CollBuild *, GError **), CollAlgo algo, uint64_t S,
+          uint32_t n_channels, uint64_t chunk, uint64_t *sent, uint64_t *received)
+{
+    CollCall call = {.op = COLL_OP_ALL_REDUCE,
+                     .n_bytes = S,
+                     .elem_bytes = 4,
+                     .algo = algo,
+                     .proto = COLL_PROTO_SIMPLE};
+    CollBuild b = {.comm = comm,
+                   .call = &call,
+                   .algo = algo,
+                   .proto = COLL_PROTO_SIMPLE,
+                   .plan = {.n_channels = n_channels,
+                            .chunk_bytes = chunk,
+                            .slice_bytes = chunk,
+                            .slices_in_flight = 4}};
+    b.ex = coll_exec_new(comm->graph, comm->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
+    g_autofree uint32_t *parts = g_new(uint32_t, comm->n_ranks);
+    for (uint32_t r = 0; r < comm->n_ranks; r++)
+        parts[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
+    b.rank_part = parts;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(build(&b, &error), "%s", error ? error->message : "");
+    CollExecResult result;
+    ck_assert_msg(coll_exec_run(b.ex, NET_FIDELITY_FLOW, &result, &error), "%s",
+                  error ? error->message : "");
+    for (uint32_t r = 0; r < comm->n_ranks; r++)
+        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
+    coll_exec_free(b.ex);
+}
+
+/* 64 GPUs on 16 trays: one NCCL node of 64 ranks on 16 hosts, 4 a host;
+ * NCCL's model runs NVLS for a large all_reduce, as in one whole rack. */
+START_TEST(sixteen_trays_are_one_node)
+{
+    Job j;
+    job_init(&j, "gb200-nvl72", (TopoPlaceAsk){.n_gpus = 64, .n_hosts = 16}, 0);
+    ck_assert_uint_eq(j.comm->n_nodes, 1);
+    ck_assert_uint_eq(j.comm->ppn, 64);
+    ck_assert_uint_eq(j.comm->n_hosts, 16);
+    ck_assert_uint_eq(coll_comm_ranks_per_host(j.comm), 4);
+    CollAlgo algo = COLL_ALGO_AUTO;
+    CollProto proto = COLL_PROTO_AUTO;
+    ck_assert(coll_tune_select(&j.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
+    ck_assert_int_eq(algo, COLL_ALGO_NVLS);
+    job_clear(&j);
+}
+END_TEST
+
+/* A ring over the 16 trays: each rank sends 2(n-1)/n of the buffer (each
+ * message to the 18 switch planes rounded up to whole bytes a plane), and
+ * the call takes the same picoseconds as on the rack narrowed to 16
+ * trays; so do NVLS and NCCL's choice. */
+START_TEST(ring_and_nvls_over_sixteen_trays)
+{
+    Job placed, narrowed;
+    TopoPlaceAsk ask = {.n_gpus = 64, .n_hosts = 16};
+    job_init(&placed, "gb200-nvl72", ask, 0);
+    job_init(&narrowed, "gb200-nvl72", ask, 16);
+    const uint32_t n = 64;
+    const uint64_t S = (uint64_t)n * 2 * 64 * 1024; /* 2 channels, whole chunks a rank */
+    uint64_t sent[64], received[64];
+    run_bytes(placed.comm, coll_build_ring, COLL_ALGO_RING, S, 2, 64 * 1024, sent, received);
+    uint64_t messages = 2 * 2 * (n - 1), slack = 18 * messages;
+    for (uint32_t r = 0; r < n; r++) {
+        ck_assert_uint_ge(sent[r], 2 * (n - 1) * (S / n));
+        ck_assert_uint_le(sent[r] - 2 * (n - 1) * (S / n), slack);
+        ck_assert_uint_ge(received[r], 2 * (n - 1) * (S / n));
+    }
+    static const CollAlgo algos[] = {COLL_ALGO_RING, COLL_ALGO_NVLS, COLL_ALGO_AUTO};
+    for (size_t i = 0; i < G_N_ELEMENTS(algos); i++) {
+        CollResult a = run_call(placed.comm, COLL_OP_ALL_REDUCE, algos[i], UINT64_C(64) << 20);
+        CollResult b = run_call(narrowed.comm, COLL_OP_ALL_REDUCE, algos[i], UINT64_C(64) << 20);
+        ck_assert_int_eq(a.algo, b.algo);
+        ck_assert_msg(a.time_ps == b.time_ps,
+                      "%s: %" G_GUINT64_FORMAT " ps on the rack, %" G_GUINT64_FORMAT
+                      " narrowed",
+                      coll_algo_name(a.algo), a.time_ps, b.time_ps);
+    }
+    job_clear(&placed);
+    job_clear(&narrowed);
+}
+END_TEST
+
+/* NVLS inside the 64-GPU domain: each rank sends its copy of the buffer
+ * and its reduced share to multicast, S + S/64, and receives the reduced
+ * share and the whole result, as on a whole rack with 64 in place of 72. */
+START_TEST(nvls_in_a_sixty_four_gpu_domain)
+{
+    Job j;
+    job_init(&j, "gb200-nvl72", (TopoPlaceAsk){.n_gpus = 64, .n_hosts = 16}, 0);
+    const uint32_t n = 64;
+    const uint64_t S = (uint64_t)n * 256 * 1024;
+    uint64_t sent[64], received[64];
+    run_bytes(j.comm, coll_build_nvls, COLL_ALGO_NVLS, S, 1, S, sent, received);
+    uint64_t slack = 18 * 2 * n;
+    for (uint32_t r = 0; r < n; r++) {
+        ck_assert_uint_ge(sent[r], S + S / n);
+        ck_assert_uint_le(sent[r] - (S + S / n), slack);
+        ck_assert_uint_ge(received[r], S + S / n);
+        ck_assert_uint_le(received[r] - (S + S / n), slack);
+    }
+    job_clear(&j);
+}
+END_TEST
+
+/* Two racks of 16 trays (2 x 64): two NCCL nodes of 64; NCCL's model runs
+ * NVLS-tree for a large all_reduce; a head sends its share again over its
+ * tray's NIC, a GPU that is no head only its copy of the buffer; the
+ * same picoseconds as on two racks narrowed to 16 trays. */
+START_TEST(nvls_tree_on_two_racks_of_sixty_four)
+{
+    Job placed, narrowed;
+    TopoPlaceAsk ask = {.n_gpus = 128, .n_hosts = 32};
+    job_init(&placed, "gb300-nvl72", ask, 0);
+    job_init(&narrowed, "gb300-nvl72", ask, 16);
+    ck_assert_uint_eq(placed.comm->n_nodes, 2);
+    ck_assert_uint_eq(placed.comm->ppn, 64);
+    ck_assert_uint_eq(placed.comm->n_hosts, 32);
+    CollAlgo algo = COLL_ALGO_AUTO;
+    CollProto proto = COLL_PROTO_AUTO;
+    ck_assert(coll_tune_select(&placed.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo,
+                               &proto));
+    ck_assert_int_eq(algo, COLL_ALGO_NVLS_TREE);
+    CollTuneGraph g;
+    coll_tune_graph(&placed.comm->info, COLL_ALGO_NVLS, &g);
+    uint32_t heads = g.n_channels;
+    const uint64_t S = (uint64_t)heads * 2 * 256 * 1024;
+    uint64_t sent[128], received[128];
+    run_bytes(placed.comm, coll_build_nvls_tree, COLL_ALGO_NVLS_TREE, S, 2, 256 * 1024, sent,
+              received);
+    uint32_t n_heads = 0;
+    for (uint32_t r = 0; r < 128; r++) {
+        uint32_t local = r % 64;
+        bool head = false;
+        for (uint32_t h = 0; h < heads; h++)
+            head = head || local == h * 64 / heads;
+        n_heads += head;
+        uint64_t expect = S + (head ? 2 * S / heads : 0), slack = 18 * 2 * (S / (256 * 1024));
+        ck_assert_uint_ge(sent[r], expect);
+        ck_assert_uint_le(sent[r] - expect, slack);
+    }
+    ck_assert_uint_eq(n_heads, 2 * heads);
+    CollResult a = run_call(placed.comm, COLL_OP_ALL_REDUCE, COLL_ALGO_AUTO, UINT64_C(256) << 20);
+    CollResult b = run_call(narrowed.comm, COLL_OP_ALL_REDUCE, COLL_ALGO_AUTO, UINT64_C(256) << 20);
+    ck_assert_int_eq(a.algo, COLL_ALGO_NVLS_TREE);
+    ck_assert_uint_eq(a.time_ps, b.time_ps);
+    job_clear(&placed);
+    job_clear(&narrowed);
+}
+END_TEST
+
+Suite *
+coll_place_suite(void)
+{
+    Suite *s = suite_create("coll-place");
+    TCase *tc = tcase_create("place");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, sixteen_trays_are_one_node);
+    tcase_add_test(tc, ring_and_nvls_over_sixteen_trays);
+    tcase_add_test(tc, nvls_in_a_sixty_four_gpu_domain);
+    tcase_add_test(tc, nvls_tree_on_two_racks_of_sixty_four);
+    suite_add_tcase(s, tc);
+    return s;
+}
