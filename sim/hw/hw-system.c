@@ -167,9 +167,18 @@ static const HwKeyTable system_tables[] = {
 };
 
 const HwKeyTable *const hw_model_key_tables[] = {
-    &hw_gpu_key_table, &hw_link_key_table,     &hw_switch_key_table,  &hw_nic_key_table,
-    &system_tables[0], &system_tables[1],      &system_tables[2],     &system_tables[3],
-    &system_tables[4], &hw_loopback_key_table, &hw_runtime_key_table, &hw_transport_key_table,
+    &hw_gpu_key_table,
+    &hw_link_key_table,
+    &hw_switch_key_table,
+    &hw_nic_key_table,
+    &system_tables[0],
+    &system_tables[1],
+    &system_tables[2],
+    &system_tables[3],
+    &system_tables[4],
+    &hw_loopback_key_table,
+    &hw_runtime_key_table,
+    &hw_transport_key_table,
     NULL,
 };
 
@@ -253,9 +262,8 @@ hw_system_free(HwSystem *system)
     hw_runtime_free(system->runtime);
     hw_loopback_free(system->loopback);
     HwSystemIds *ids = &system->ids;
-    char *id_fields[] = {ids->gpu,      ids->nvlink, ids->nvswitch,  ids->gpu_host_link,
-                         ids->pcie,     ids->cpu_link, ids->nic,   ids->transport,
-                         ids->fabric_switch};
+    char *id_fields[] = {ids->gpu,      ids->nvlink, ids->nvswitch,  ids->gpu_host_link, ids->pcie,
+                         ids->cpu_link, ids->nic,    ids->transport, ids->fabric_switch};
     for (size_t i = 0; i < G_N_ELEMENTS(id_fields); i++)
         g_free(id_fields[i]);
     g_free(system);

@@ -35,8 +35,7 @@ transport_load(const char *path, const char *data, gsize length, GError **error)
     const uint64_t ms = UINT64_C(1000000000);
     if (!hw_keys_load(kf, path, "transport", transport_keys, G_N_ELEMENTS(transport_keys), t,
                       error) ||
-        !hw_keys_check_range(path, "transport", "step_latency", t->step_latency_ps, 0, ms,
-                             error) ||
+        !hw_keys_check_range(path, "transport", "step_latency", t->step_latency_ps, 0, ms, error) ||
         !hw_keys_check_range(path, "transport", "plugin_latency", t->plugin_latency_ps, 0, ms,
                              error))
         return NULL;

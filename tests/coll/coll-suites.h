@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "coll/coll-build.h"
 #include "coll/coll-tune.h"
 #include "hw/hw-system.h"
 
@@ -30,6 +31,14 @@ char *coll_test_models_dir(void);
 /* Loads the shipped system models/system/ID.ini; fails the test (naming
  * id) when it does not load. */
 HwSystem *coll_test_load_system(const char *id);
+
+/* build's schedule of an all_reduce of S bytes on comm (algo, Simple),
+ * n_channels channels of chunk bytes, no costs beyond the wire, run at
+ * fidelity; each rank's bytes sent and received (sent NULL: none). */
+CollExecResult coll_test_all_reduce(const CollComm *comm, bool (*build)(CollBuild *, GError **),
+                                    CollAlgo algo, uint64_t S, uint32_t n_channels,
+                                    uint64_t chunk, NetFidelity fidelity, uint64_t *sent,
+                                    uint64_t *received);
 
 /* NCCL's view of n_nodes full nodes of the shipped system id (every GPU a
  * rank). */

@@ -49,40 +49,14 @@ two_nodes_clear(TwoNodes *t)
     hw_system_free(t->system);
 }
 
-/* Runs an NVLS-tree all_reduce of S bytes on comm, on n_channels channels,
- * chunk bytes a head, with no costs beyond the wire; the bytes each rank
- * sent and received (sent NULL: none). */
+/* An NVLS-tree all_reduce of S bytes on comm, on n_channels channels,
+ * chunk bytes a head, with no costs beyond the wire. */
 static CollExecResult
 nvls_tree_run(const CollComm *comm, uint64_t S, uint32_t n_channels, uint64_t chunk,
               NetFidelity fidelity, uint64_t *sent, uint64_t *received)
 {
-    CollCall call = {.op = COLL_OP_ALL_REDUCE,
-                     .n_bytes = S,
-                     .elem_bytes = 4,
-                     .algo = COLL_ALGO_NVLS_TREE,
-                     .proto = COLL_PROTO_SIMPLE};
-    CollBuild b = {.comm = comm,
-                   .call = &call,
-                   .algo = COLL_ALGO_NVLS_TREE,
-                   .proto = COLL_PROTO_SIMPLE,
-                   .plan = {.n_channels = n_channels,
-                            .chunk_bytes = chunk,
-                            .slice_bytes = chunk,
-                            .slices_in_flight = 4}};
-    b.ex = coll_exec_new(comm->graph, comm->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
-    g_autofree uint32_t *parts = g_new(uint32_t, comm->n_ranks);
-    for (uint32_t r = 0; r < comm->n_ranks; r++)
-        parts[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
-    b.rank_part = parts;
-    g_autoptr(GError) error = NULL;
-    ck_assert_msg(coll_build_nvls_tree(&b, &error), "%s", error ? error->message : "");
-    CollExecResult result;
-    ck_assert_msg(coll_exec_run(b.ex, fidelity, &result, &error), "%s",
-                  error ? error->message : "");
-    for (uint32_t r = 0; sent != NULL && r < comm->n_ranks; r++)
-        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
-    coll_exec_free(b.ex);
-    return result;
+    return coll_test_all_reduce(comm, coll_build_nvls_tree, COLL_ALGO_NVLS_TREE, S, n_channels,
+                                chunk, fidelity, sent, received);
 }
 
 START_TEST(nvls_tree_bytes_by_hand)
@@ -136,7 +110,8 @@ START_TEST(nvls_tree_is_chosen_and_runs)
     two_nodes_init(&t, "dgx-h100");
     CollAlgo algo = COLL_ALGO_AUTO;
     CollProto proto = COLL_PROTO_AUTO;
-    ck_assert(coll_tune_select(&t.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
+    ck_assert(
+        coll_tune_select(&t.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
     ck_assert_int_eq(algo, COLL_ALGO_NVLS_TREE);
     CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = UINT64_C(64) << 20, .elem_bytes = 4};
     CollResult res;

@@ -64,41 +64,6 @@ run_call(const CollComm *comm, CollOp op, CollAlgo algo, uint64_t n_bytes)
     return r;
 }
 
-/* build's schedule of an all_reduce of S bytes on comm, n_channels
- * channels of chunk bytes, no costs beyond the wire: each rank's bytes
- * sent and received. */
-static void
-run_bytes(const CollComm *comm, bool (*build)(CollBuild *, GError **), CollAlgo algo, uint64_t S,
-          uint32_t n_channels, uint64_t chunk, uint64_t *sent, uint64_t *received)
-{
-    CollCall call = {.op = COLL_OP_ALL_REDUCE,
-                     .n_bytes = S,
-                     .elem_bytes = 4,
-                     .algo = algo,
-                     .proto = COLL_PROTO_SIMPLE};
-    CollBuild b = {.comm = comm,
-                   .call = &call,
-                   .algo = algo,
-                   .proto = COLL_PROTO_SIMPLE,
-                   .plan = {.n_channels = n_channels,
-                            .chunk_bytes = chunk,
-                            .slice_bytes = chunk,
-                            .slices_in_flight = 4}};
-    b.ex = coll_exec_new(comm->graph, comm->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
-    g_autofree uint32_t *parts = g_new(uint32_t, comm->n_ranks);
-    for (uint32_t r = 0; r < comm->n_ranks; r++)
-        parts[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
-    b.rank_part = parts;
-    g_autoptr(GError) error = NULL;
-    ck_assert_msg(build(&b, &error), "%s", error ? error->message : "");
-    CollExecResult result;
-    ck_assert_msg(coll_exec_run(b.ex, NET_FIDELITY_FLOW, &result, &error), "%s",
-                  error ? error->message : "");
-    for (uint32_t r = 0; r < comm->n_ranks; r++)
-        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
-    coll_exec_free(b.ex);
-}
-
 /* 64 GPUs on 16 trays: one NCCL node of 64 ranks on 16 hosts, 4 a host;
  * NCCL's model runs NVLS for a large all_reduce, as in one whole rack. */
 START_TEST(sixteen_trays_are_one_node)
@@ -111,7 +76,8 @@ START_TEST(sixteen_trays_are_one_node)
     ck_assert_uint_eq(coll_comm_ranks_per_host(j.comm), 4);
     CollAlgo algo = COLL_ALGO_AUTO;
     CollProto proto = COLL_PROTO_AUTO;
-    ck_assert(coll_tune_select(&j.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
+    ck_assert(
+        coll_tune_select(&j.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
     ck_assert_int_eq(algo, COLL_ALGO_NVLS);
     job_clear(&j);
 }
@@ -130,7 +96,8 @@ START_TEST(ring_and_nvls_over_sixteen_trays)
     const uint32_t n = 64;
     const uint64_t S = (uint64_t)n * 2 * 64 * 1024; /* 2 channels, whole chunks a rank */
     uint64_t sent[64], received[64];
-    run_bytes(placed.comm, coll_build_ring, COLL_ALGO_RING, S, 2, 64 * 1024, sent, received);
+    coll_test_all_reduce(placed.comm, coll_build_ring, COLL_ALGO_RING, S, 2, 64 * 1024,
+                         NET_FIDELITY_FLOW, sent, received);
     uint64_t messages = 2 * 2 * (n - 1), slack = 18 * messages;
     for (uint32_t r = 0; r < n; r++) {
         ck_assert_uint_ge(sent[r], 2 * (n - 1) * (S / n));
@@ -143,8 +110,7 @@ START_TEST(ring_and_nvls_over_sixteen_trays)
         CollResult b = run_call(narrowed.comm, COLL_OP_ALL_REDUCE, algos[i], UINT64_C(64) << 20);
         ck_assert_int_eq(a.algo, b.algo);
         ck_assert_msg(a.time_ps == b.time_ps,
-                      "%s: %" G_GUINT64_FORMAT " ps on the rack, %" G_GUINT64_FORMAT
-                      " narrowed",
+                      "%s: %" G_GUINT64_FORMAT " ps on the rack, %" G_GUINT64_FORMAT " narrowed",
                       coll_algo_name(a.algo), a.time_ps, b.time_ps);
     }
     job_clear(&placed);
@@ -162,7 +128,8 @@ START_TEST(nvls_in_a_sixty_four_gpu_domain)
     const uint32_t n = 64;
     const uint64_t S = (uint64_t)n * 256 * 1024;
     uint64_t sent[64], received[64];
-    run_bytes(j.comm, coll_build_nvls, COLL_ALGO_NVLS, S, 1, S, sent, received);
+    coll_test_all_reduce(j.comm, coll_build_nvls, COLL_ALGO_NVLS, S, 1, S, NET_FIDELITY_FLOW, sent,
+                         received);
     uint64_t slack = 18 * 2 * n;
     for (uint32_t r = 0; r < n; r++) {
         ck_assert_uint_ge(sent[r], S + S / n);
@@ -189,16 +156,16 @@ START_TEST(nvls_tree_on_two_racks_of_sixty_four)
     ck_assert_uint_eq(placed.comm->n_hosts, 32);
     CollAlgo algo = COLL_ALGO_AUTO;
     CollProto proto = COLL_PROTO_AUTO;
-    ck_assert(coll_tune_select(&placed.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo,
-                               &proto));
+    ck_assert(
+        coll_tune_select(&placed.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
     ck_assert_int_eq(algo, COLL_ALGO_NVLS_TREE);
     CollTuneGraph g;
     coll_tune_graph(&placed.comm->info, COLL_ALGO_NVLS, &g);
     uint32_t heads = g.n_channels;
     const uint64_t S = (uint64_t)heads * 2 * 256 * 1024;
     uint64_t sent[128], received[128];
-    run_bytes(placed.comm, coll_build_nvls_tree, COLL_ALGO_NVLS_TREE, S, 2, 256 * 1024, sent,
-              received);
+    coll_test_all_reduce(placed.comm, coll_build_nvls_tree, COLL_ALGO_NVLS_TREE, S, 2, 256 * 1024,
+                         NET_FIDELITY_FLOW, sent, received);
     uint32_t n_heads = 0;
     for (uint32_t r = 0; r < 128; r++) {
         uint32_t local = r % 64;

@@ -23,6 +23,40 @@ coll_test_load_system(const char *id)
     return system;
 }
 
+CollExecResult
+coll_test_all_reduce(const CollComm *comm, bool (*build)(CollBuild *, GError **), CollAlgo algo,
+                     uint64_t S, uint32_t n_channels, uint64_t chunk, NetFidelity fidelity,
+                     uint64_t *sent, uint64_t *received)
+{
+    CollCall call = {.op = COLL_OP_ALL_REDUCE,
+                     .n_bytes = S,
+                     .elem_bytes = 4,
+                     .algo = algo,
+                     .proto = COLL_PROTO_SIMPLE};
+    CollBuild b = {.comm = comm,
+                   .call = &call,
+                   .algo = algo,
+                   .proto = COLL_PROTO_SIMPLE,
+                   .plan = {.n_channels = n_channels,
+                            .chunk_bytes = chunk,
+                            .slice_bytes = chunk,
+                            .slices_in_flight = 4}};
+    b.ex = coll_exec_new(comm->graph, comm->router, NULL, COLL_PROTO_SIMPLE, n_channels, 0, 0);
+    g_autofree uint32_t *parts = g_new(uint32_t, comm->n_ranks);
+    for (uint32_t r = 0; r < comm->n_ranks; r++)
+        parts[r] = coll_exec_participant(b.ex, comm->rank_vertex[r]);
+    b.rank_part = parts;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(build(&b, &error), "%s", error ? error->message : "");
+    CollExecResult result;
+    ck_assert_msg(coll_exec_run(b.ex, fidelity, &result, &error), "%s",
+                  error ? error->message : "");
+    for (uint32_t r = 0; sent != NULL && r < comm->n_ranks; r++)
+        coll_exec_participant_bytes(b.ex, parts[r], &sent[r], &received[r]);
+    coll_exec_free(b.ex);
+    return result;
+}
+
 void
 coll_test_info(const char *id, uint32_t n_nodes, CollTopoInfo *info)
 {

@@ -199,9 +199,8 @@ START_TEST(transport_steps_as_their_files)
     static const struct {
         const char *system, *transport;
     } cases[] = {
-        {"dgx-h100", "ib-verbs"},        {"gb300-nvl72", "ib-verbs"},
-        {"aws-p5-h100", "efa-srd"},      {"aws-p6-b200", "efa-srd"},
-        {"gcp-a3mega-h100", "tcpxo"},
+        {"dgx-h100", "ib-verbs"},   {"gb300-nvl72", "ib-verbs"},  {"aws-p5-h100", "efa-srd"},
+        {"aws-p6-b200", "efa-srd"}, {"gcp-a3mega-h100", "tcpxo"},
     };
     g_autofree char *models = topo_test_models_dir();
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -235,8 +234,8 @@ START_TEST(transport_steps_as_their_files)
             expect += via->kind == TOPO_NIC ? side : via->latency_ps;
         }
         ck_assert_uint_eq(nics, 2);
-        ck_assert_msg(topo_path_latency_ps(g, path, 8) == expect, "%s: %" G_GUINT64_FORMAT
-                      " ps, by hand %" G_GUINT64_FORMAT, cases[i].system,
+        ck_assert_msg(topo_path_latency_ps(g, path, 8) == expect,
+                      "%s: %" G_GUINT64_FORMAT " ps, by hand %" G_GUINT64_FORMAT, cases[i].system,
                       topo_path_latency_ps(g, path, 8), expect);
     }
     g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);

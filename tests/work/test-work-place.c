@@ -9,8 +9,8 @@
 #include "work/work-run.h"
 
 #define LLAMA_405B                                                                                 \
-    "[scenario]\nsystem = gb300-nvl72\nmodel = llama3.1-405b\nfidelity = analytic\n"             \
-    "[layout]\ntp = 4\npp = 8\ndp = 8\nvp = 4\nsp = yes\naccount_for_embedding = yes\n"           \
+    "[scenario]\nsystem = gb300-nvl72\nmodel = llama3.1-405b\nfidelity = analytic\n"               \
+    "[layout]\ntp = 4\npp = 8\ndp = 8\nvp = 4\nsp = yes\naccount_for_embedding = yes\n"            \
     "account_for_loss = yes\n[batch]\nglobal_batch = 64\nseq_len = 8192\n"
 
 /* The rack, tray and GPU of the tray that rank r's GPU is on in world. */
@@ -42,8 +42,8 @@ START_TEST(megatron_ranks_on_racks_by_hand)
     static const struct {
         uint32_t rank, rack, tray, gpu;
     } ranks[] = {
-        {0, 0, 0, 0},     {3, 0, 0, 3},     {4, 0, 1, 0},     {63, 0, 15, 3},
-        {64, 1, 0, 0},    {100, 1, 9, 0},   {131, 2, 0, 3},   {255, 3, 15, 3},
+        {0, 0, 0, 0},  {3, 0, 0, 3},   {4, 0, 1, 0},   {63, 0, 15, 3},
+        {64, 1, 0, 0}, {100, 1, 9, 0}, {131, 2, 0, 3}, {255, 3, 15, 3},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++) {
         uint32_t rack, tray, gpu;
