@@ -53,6 +53,7 @@ typedef struct SystemSpec {
     char *transport;
     char *fabric_switch;
     bool rail_optimized;
+    uint64_t oversubscription;
     bool collnet;
     uint64_t n_nodes;
 
@@ -120,6 +121,8 @@ static const HwKey network_keys[] = {
      "the leaf and spine switch model id, such as ib-qm9700"},
     {"rail_optimized", HW_KEY_BOOL, SPEC(rail_optimized), false,
      "yes (default) or no: NIC k of every node on leaf group k"},
+    {"oversubscription", HW_KEY_COUNT, SPEC(oversubscription), false,
+     "a leaf's down ports to each of its up ports, such as 2 for 2:1 (default 1: non-blocking)"},
     {"collnet", HW_KEY_BOOL, SPEC(collnet), false,
      "yes: NCCL runs with its SHARP plugin and NCCL_COLLNET_ENABLE=1 (needs a fabric switch "
      "with sharp = 2 or later); no (default)"},
@@ -191,6 +194,7 @@ static const struct {
 } count_ranges[] = {
     {"system", "gpus", SPEC(n_gpus), 1, MAX_GPUS},
     {"nvlink", "boards", SPEC(n_boards), 1, MAX_GPUS},
+    {"network", "oversubscription", SPEC(oversubscription), 1, 16},
     {"nvlink", "switches", SPEC(n_switches), 0, MAX_LINKS},
     {"nvlink", "trunk_links", SPEC(n_trunk_links), 0, MAX_LINKS},
     {"host", "hosts", SPEC(n_hosts), 1, MAX_GPUS},
@@ -341,6 +345,7 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
     spec->n_nodes = 1;
     spec->net_latency_ps = UINT64_MAX;
     spec->rail_optimized = true;
+    spec->oversubscription = 1;
     if (!check_groups(kf, path, error))
         return false;
     bool loopback = g_key_file_has_group(kf, "loopback");
@@ -759,6 +764,7 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
                                  : system->transport->plugin_latency_ps;
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
+    system->oversubscription = (uint32_t)spec->oversubscription;
     system->nccl = spec->nccl;
     if (spec->collnet && !hw_system_sharp(system))
         return hw_keys_fail(error, path, "network", "collnet",

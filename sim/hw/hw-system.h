@@ -19,7 +19,8 @@
  *             copy_overhead (optional, default 0), runtime (nccl)
  *   [network] nic (id), nics (per node), ports_per_nic (1), transport (id;
  *             the NIC's first), net_latency (the transport's), fabric_switch
- *             (optional), rail_optimized (yes), nodes (1), collnet (no: NCCL
+ *             (optional), rail_optimized (yes), oversubscription (1: a leaf's
+ *             down ports to each up port), nodes (1), collnet (no: NCCL
  *             without its SHARP plugin; yes needs a SHARPv2+ fabric switch).
  *             Optional group.
  *   [nccl]    NCCL's environment as the system's software sets it
@@ -116,6 +117,7 @@ typedef struct HwSystem {
     uint64_t net_latency_ps;
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
+    uint32_t oversubscription; /* a leaf's down ports to each up port (1: non-blocking) */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
     bool collnet; /* NCCL's CollNet (SHARP plugin, NCCL_COLLNET_ENABLE=1) is on; needs
                      hw_system_sharp */

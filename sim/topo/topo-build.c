@@ -4,7 +4,8 @@
  * switches, NICs: each its adapter's latency and its transport's step
  * latency a side), replicated n_nodes times, and joined by a two-tier
  * fabric: leaf switches (one group per rail when rail-optimized) with half
- * their ports down and half up, and one spine tier standing for all spine
+ * their ports down and half up (or oversubscription down ports to each up
+ * port), and one spine tier standing for all spine
  * chips (traffic spread evenly over them, as adaptive routing aims to).
  * Faults (topo-fault.h) are applied to node 0's NVLink bundles as they are
  * laid, so every node has them.
@@ -127,7 +128,10 @@ add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, GError **err
     }
     const HwSwitch *sw = sys->fabric_switch;
     uint32_t ports_per_nic = MAX(sys->n_nic_ports_per_nic, 1);
-    uint32_t down = (uint32_t)sw->n_ports / 2;
+    /* Down ports to up ports as the system's oversubscription says (1:1
+     * non-blocking). */
+    uint32_t over = MAX(sys->oversubscription, 1);
+    uint32_t down = (uint32_t)sw->n_ports * over / (over + 1);
     uint32_t rails = sys->rail_optimized ? sys->n_nics : 1;
     uint32_t ports_per_node = (sys->n_nics / rails) * ports_per_nic; /* on one leaf */
     if (down < ports_per_node) {

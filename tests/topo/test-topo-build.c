@@ -250,6 +250,36 @@ START_TEST(transport_steps_as_their_files)
 }
 END_TEST
 
+/* An oversubscribed fabric: a 64-port QM9700 leaf at 3:1 has 48 ports down
+ * and 16 up, so 49 DGX H100 nodes (one NIC of each on a rail's leaf) need
+ * two leaves a rail, each with a 16-link bundle to the spine. */
+START_TEST(oversubscribed_leaves)
+{
+    g_autofree char *models = topo_test_models_dir();
+    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
+    g_autofree char *over = g_strconcat(text, "\noversubscription = 3\n", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) sys = hw_system_load_data(over, (gsize)-1, "over.ini", models, &error);
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(sys->oversubscription, 3);
+    for (uint32_t n_nodes = 48; n_nodes <= 49; n_nodes++) {
+        g_autoptr(TopoGraph) g = topo_build_system(sys, n_nodes, &error);
+        ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+        uint32_t n[TOPO_N_VERTEX_KINDS] = {0};
+        for (uint32_t v = n_nodes * g->n_node_vertices; v < topo_graph_n_vertices(g); v++)
+            n[topo_graph_vertex(g, v)->kind]++;
+        ck_assert_uint_eq(n[TOPO_LEAF], n_nodes == 48 ? 8 : 16);
+        for (uint32_t l = n_nodes * g->n_node_links; l < topo_graph_n_links(g); l++) {
+            const TopoLink *link = topo_graph_link(g, l);
+            if (topo_graph_vertex(g, link->dst)->kind == TOPO_SPINE)
+                ck_assert_uint_eq(link->n_links, 16);
+        }
+    }
+}
+END_TEST
+
 Suite *
 topo_build_suite(void)
 {
@@ -260,6 +290,7 @@ topo_build_suite(void)
     tcase_add_test(tc, two_nodes_one_leaf);
     tcase_add_test(tc, no_nic_cannot_scale_out);
     tcase_add_test(tc, transport_steps_as_their_files);
+    tcase_add_test(tc, oversubscribed_leaves);
     suite_add_tcase(s, tc);
     return s;
 }
