@@ -272,14 +272,13 @@ ring_order(const CollComm *comm, uint32_t rings[][MAX_PPN], uint32_t n_rings, ui
             order[node * ppn + i] = node * ppn + local[(start + i) % ppn];
 }
 
-/* The first NIC of rank r's GPU (NIC k serves GPUs k x gpus / nics, or
- * GPU g has NICs g x nics / gpus onwards: topo-route.h). */
+/* The NIC rank r's GPU reaches the network through (topo-route.h: its own,
+ * or the next one up when its own is down). */
 static uint64_t
 rank_rail(const CollComm *comm, uint32_t r)
 {
-    const HwSystem *sys = comm->system;
-    uint64_t gpu = topo_graph_vertex(comm->graph, comm->rank_vertex[r])->index;
-    return gpu * MAX(sys->n_nics, 1) / MAX(sys->n_gpus, 1);
+    return topo_router_gpu_nic(comm->router,
+                               topo_graph_vertex(comm->graph, comm->rank_vertex[r])->index);
 }
 
 /* A ring's hop from rank a to rank c: hop_new within a node; from one node

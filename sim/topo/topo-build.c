@@ -8,7 +8,7 @@
  * port), and one spine tier standing for all spine
  * chips (traffic spread evenly over them, as adaptive routing aims to).
  * Faults (topo-fault.h) are applied to node 0's NVLink bundles as they are
- * laid, so every node has them.
+ * laid, so every node has them; a NIC down gets no link to its leaf.
  */
 #include "topo/topo-build.h"
 
@@ -117,7 +117,8 @@ add_nics(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay)
 }
 
 static bool
-add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, GError **error)
+add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, const TopoFaults *faults,
+           GError **error)
 {
     if (sys->nic == NULL || sys->n_nics == 0 || sys->fabric_switch == NULL) {
         g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
@@ -154,10 +155,17 @@ add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, GError **err
     uint32_t nv = topo_graph_node_vertices(graph);
     for (uint32_t node = 0; node < n_nodes; node++)
         for (uint32_t k = 0; k < sys->n_nics; k++) {
+            if (topo_faults_nic_down(faults, k)) {
+                graph->faulted = true;
+                continue;
+            }
             uint32_t rail = sys->rail_optimized ? k : 0;
             uint32_t leaf = leaf0 + rail * leaves_per_rail + node / nodes_per_leaf;
             uint32_t nic = g_array_index(graph->nics, uint32_t, k) + node * nv;
-            topo_graph_add_bundle(graph, nic, leaf, sys->nic->port_link, ports_per_nic);
+            uint32_t id = topo_graph_add_bundle(graph, nic, leaf, sys->nic->port_link, ports_per_nic);
+            double rate = topo_faults_nic_rate(faults, k);
+            if (rate < 1)
+                topo_graph_degrade_bundle(graph, id, rate, sys->nic->port_link->packet_error_rate);
         }
     return true;
 }
@@ -210,7 +218,7 @@ topo_build_system_faulted(const HwSystem *sys, uint32_t n_nodes, const TopoFault
     add_hosts(graph, sys, &lay);
     add_nics(graph, sys, &lay);
     topo_graph_replicate(graph, n_nodes);
-    if (n_nodes > 1 && !add_fabric(graph, sys, n_nodes, error))
+    if (n_nodes > 1 && !add_fabric(graph, sys, n_nodes, faults, error))
         return NULL;
     return g_steal_pointer(&graph);
 }

@@ -12,7 +12,7 @@
 
 /* The group as written. Rates start below 0: "not given". */
 typedef struct FaultsFile {
-    char *planes_down, *links_down, *slow_links, *crc_links;
+    char *planes_down, *links_down, *slow_links, *crc_links, *nics_down, *slow_nics;
     double slow_rate, crc_error_rate;
 } FaultsFile;
 
@@ -32,12 +32,17 @@ const HwKey topo_fault_keys[TOPO_N_FAULT_KEYS] = {
      "bundles whose packets fail their CRC at crc_error_rate, such as 3:1 or 0-1"},
     {"crc_error_rate", HW_KEY_PROBABILITY, F(crc_error_rate), false,
      "the probability that a packet of crc_links fails its CRC, such as 1e-4"},
+    {"nics_down", HW_KEY_STRING, F(nics_down), false,
+     "scale-out NICs down on every node, such as 3 or 1,5 (NIC k of a node)"},
+    {"slow_nics", HW_KEY_STRING, F(slow_nics), false,
+     "NICs whose fabric links keep slow_rate of their rate, such as 3 or 1,5"},
 };
 
 const HwKeyTable topo_fault_key_table = {"scenario (or --fault KEY=VALUE)", "faults",
                                          topo_fault_keys, TOPO_N_FAULT_KEYS};
 
-static const char *const kind_keys[] = {"planes_down", "links_down", "slow_links", "crc_links"};
+static const char *const kind_keys[] = {"planes_down", "links_down", "slow_links", "crc_links",
+                                        "nics_down",   "slow_nics"};
 
 TopoFaults *
 topo_faults_new(void)
@@ -95,7 +100,7 @@ parse_bundle(const char *item, TopoFaultKind kind, const char *path, TopoFault *
         return hw_keys_fail(
             error, path, "faults", key,
             "'%s' joins GPU %" G_GUINT64_FORMAT " to itself; expected two different GPUs", item, a);
-    *out = (TopoFault){.kind = kind, .n_links = (uint32_t)n};
+    *out = (TopoFault){.kind = kind, .n_links = (uint32_t)n, .nic = TOPO_FAULT_NONE};
     if (sep == ':') {
         out->gpu = (uint32_t)a;
         out->plane = (uint32_t)b;
@@ -120,18 +125,21 @@ parse_list(TopoFaults *faults, TopoFaultKind kind, const char *text, const char 
         if (**item == '\0')
             continue;
         TopoFault f;
-        if (kind == TOPO_FAULT_PLANE_DOWN) {
+        if (kind == TOPO_FAULT_PLANE_DOWN || kind == TOPO_FAULT_NIC_DOWN ||
+            kind == TOPO_FAULT_NIC_SLOW) {
             const char *p = *item;
-            uint64_t plane;
-            if (!hw_keys_take_number(&p, &plane) || *p != '\0')
-                return hw_keys_fail(error, path, "faults", "planes_down",
-                                    "'%s' is not a plane number; expected NVSwitch planes such "
-                                    "as 1 or 1,3",
-                                    *item);
+            uint64_t k;
+            bool plane = kind == TOPO_FAULT_PLANE_DOWN;
+            if (!hw_keys_take_number(&p, &k) || *p != '\0' || k >= TOPO_FAULT_NONE)
+                return hw_keys_fail(error, path, "faults", kind_keys[kind],
+                                    "'%s' is not a %s number; expected %s such as 1 or 1,3",
+                                    *item, plane ? "plane" : "NIC",
+                                    plane ? "NVSwitch planes" : "a node's NICs");
             f = (TopoFault){.kind = kind,
                             .gpu = TOPO_FAULT_NONE,
-                            .plane = (uint32_t)plane,
-                            .peer = TOPO_FAULT_NONE};
+                            .plane = plane ? (uint32_t)k : TOPO_FAULT_NONE,
+                            .peer = TOPO_FAULT_NONE,
+                            .nic = plane ? TOPO_FAULT_NONE : (uint32_t)k};
         } else if (!parse_bundle(*item, kind, path, &f, error)) {
             return false;
         }
@@ -154,20 +162,21 @@ static bool
 take_rates(TopoFaults *faults, const FaultsFile *f, const char *path, GError **error)
 {
     /* A rate alone slows nothing: say so rather than run unchanged. */
-    if (f->slow_rate >= 0 && !has_kind(faults, TOPO_FAULT_SLOW))
+    bool slow = has_kind(faults, TOPO_FAULT_SLOW) || has_kind(faults, TOPO_FAULT_NIC_SLOW);
+    if (f->slow_rate >= 0 && !slow)
         return hw_keys_fail(error, path, "faults", "slow_rate",
-                            "given without slow_links; expected the bundles it slows too, such "
-                            "as slow_links = 3:1");
+                            "given without slow_links or slow_nics; expected the bundles or "
+                            "NICs it slows too, such as slow_links = 3:1");
     if (f->crc_error_rate >= 0 && !has_kind(faults, TOPO_FAULT_CRC))
         return hw_keys_fail(error, path, "faults", "crc_error_rate",
                             "given without crc_links; expected the bundles it corrupts too, such "
                             "as crc_links = 3:1");
     if (f->slow_rate >= 0)
         faults->slow_rate = f->slow_rate;
-    else if (has_kind(faults, TOPO_FAULT_SLOW))
+    else if (slow)
         return hw_keys_fail(error, path, "faults", "slow_rate",
-                            "missing; slow_links needs the share of the rate they keep, such as "
-                            "0.5");
+                            "missing; slow_links and slow_nics need the share of the rate they "
+                            "keep, such as 0.5");
     if (f->crc_error_rate >= 0)
         faults->crc_error_rate = f->crc_error_rate;
     else if (has_kind(faults, TOPO_FAULT_CRC))
@@ -188,11 +197,15 @@ topo_faults_load(TopoFaults *faults, GKeyFile *kf, const char *path, GError **er
               parse_list(faults, TOPO_FAULT_LINKS_DOWN, f.links_down, path, error) &&
               parse_list(faults, TOPO_FAULT_SLOW, f.slow_links, path, error) &&
               parse_list(faults, TOPO_FAULT_CRC, f.crc_links, path, error) &&
+              parse_list(faults, TOPO_FAULT_NIC_DOWN, f.nics_down, path, error) &&
+              parse_list(faults, TOPO_FAULT_NIC_SLOW, f.slow_nics, path, error) &&
               take_rates(faults, &f, path, error);
     g_free(f.planes_down);
     g_free(f.links_down);
     g_free(f.slow_links);
     g_free(f.crc_links);
+    g_free(f.nics_down);
+    g_free(f.slow_nics);
     return ok;
 }
 
@@ -266,6 +279,8 @@ fault_text(const TopoFault *f)
 {
     if (f->kind == TOPO_FAULT_PLANE_DOWN)
         return g_strdup_printf("%u", f->plane);
+    if (f->kind == TOPO_FAULT_NIC_DOWN || f->kind == TOPO_FAULT_NIC_SLOW)
+        return g_strdup_printf("%u", f->nic);
     GString *s = g_string_new(NULL);
     if (f->plane != TOPO_FAULT_NONE)
         g_string_printf(s, "%u:%u", f->gpu, f->plane);
@@ -366,6 +381,29 @@ check_delivered(const TopoFaults *faults, const TopoFault *f, const char *item,
                          (double)HW_KEYS_MIN_BYTES_PER_S / 1e9);
 }
 
+/* A NIC the system has, and not every one of them down. */
+static bool
+check_nic(const TopoFaults *faults, const TopoFault *f, const char *item, const HwSystem *sys,
+          GError **error)
+{
+    const char *key = kind_keys[f->kind];
+    if (sys->nic == NULL || sys->n_nics == 0)
+        return hw_keys_failf(error, "[faults] %s: '%s': %s has no scale-out NICs", key, item,
+                             sys->id);
+    if (f->nic >= sys->n_nics)
+        return hw_keys_failf(error, "[faults] %s: '%s' names NIC %u; expected NICs 0 to %u of %s",
+                             key, item, f->nic, sys->n_nics - 1, sys->id);
+    uint32_t up = 0;
+    for (uint32_t k = 0; k < sys->n_nics; k++)
+        up += !topo_faults_nic_down(faults, k);
+    if (up == 0)
+        return hw_keys_failf(error,
+                             "[faults] nics_down: every one of %s's %u NICs is down; expected at "
+                             "least one up",
+                             sys->id, sys->n_nics);
+    return true;
+}
+
 bool
 topo_faults_check(const TopoFaults *faults, const HwSystem *sys, GError **error)
 {
@@ -374,6 +412,11 @@ topo_faults_check(const TopoFaults *faults, const HwSystem *sys, GError **error)
         g_autofree char *item = fault_text(f);
         if (f->kind == TOPO_FAULT_PLANE_DOWN) {
             if (!check_plane(f, item, sys, error))
+                return false;
+            continue;
+        }
+        if (f->kind == TOPO_FAULT_NIC_DOWN || f->kind == TOPO_FAULT_NIC_SLOW) {
+            if (!check_nic(faults, f, item, sys, error))
                 return false;
             continue;
         }
@@ -406,6 +449,28 @@ topo_faults_plane_down(const TopoFaults *faults, uint32_t plane)
     return false;
 }
 
+bool
+topo_faults_nic_down(const TopoFaults *faults, uint32_t nic)
+{
+    for (guint i = 0; faults != NULL && i < faults->faults->len; i++) {
+        const TopoFault *f = fault_at(faults, i);
+        if (f->kind == TOPO_FAULT_NIC_DOWN && f->nic == nic)
+            return true;
+    }
+    return false;
+}
+
+double
+topo_faults_nic_rate(const TopoFaults *faults, uint32_t nic)
+{
+    for (guint i = 0; faults != NULL && i < faults->faults->len; i++) {
+        const TopoFault *f = fault_at(faults, i);
+        if (f->kind == TOPO_FAULT_NIC_SLOW && f->nic == nic)
+            return faults->slow_rate;
+    }
+    return 1.0;
+}
+
 void
 topo_faults_bundle(const TopoFaults *faults, uint32_t gpu, uint32_t plane, uint32_t peer,
                    uint32_t n_links, TopoBundleFault *out)
@@ -420,7 +485,8 @@ topo_faults_bundle(const TopoFaults *faults, uint32_t gpu, uint32_t plane, uint3
     uint32_t lost = 0;
     for (guint i = 0; faults != NULL && i < faults->faults->len; i++) {
         const TopoFault *f = fault_at(faults, i);
-        if (f->kind == TOPO_FAULT_PLANE_DOWN || f->gpu != gpu || f->plane != plane ||
+        if (f->kind == TOPO_FAULT_PLANE_DOWN || f->kind == TOPO_FAULT_NIC_DOWN ||
+            f->kind == TOPO_FAULT_NIC_SLOW || f->gpu != gpu || f->plane != plane ||
             f->peer != peer)
             continue;
         if (f->kind == TOPO_FAULT_LINKS_DOWN) {
@@ -465,6 +531,13 @@ topo_faults_describe(const TopoFaults *faults, const HwSystem *sys)
             g_string_append(s, "; ");
         if (f->kind == TOPO_FAULT_PLANE_DOWN) {
             g_string_append_printf(s, "NVSwitch plane %u down", f->plane);
+            continue;
+        }
+        if (f->kind == TOPO_FAULT_NIC_DOWN || f->kind == TOPO_FAULT_NIC_SLOW) {
+            if (f->kind == TOPO_FAULT_NIC_DOWN)
+                g_string_append_printf(s, "NIC %u down", f->nic);
+            else
+                g_string_append_printf(s, "NIC %u: at %g of its rate", f->nic, faults->slow_rate);
             continue;
         }
         describe_bundle(s, f, sys);

@@ -16,6 +16,11 @@
  *             crc_links       bundles whose packets fail their CRC at
  *                             crc_error_rate and are replayed
  *             crc_error_rate  probability, from 0 to below 1, such as 1e-4
+ *             nics_down       scale-out NICs down: "3" or "1,5" (NIC k of a
+ *                             node); the GPUs it served reach the network
+ *                             through the next NIC up
+ *             slow_nics       NICs whose links to the fabric keep slow_rate
+ *                             of their rate (a degraded cable or port)
  *
  * GPUs and planes are numbered within a node (GPU 0 .. gpus - 1, plane
  * 0 .. switches - 1) and a fault holds on every node: nodes stay alike, so
@@ -36,16 +41,19 @@ typedef enum TopoFaultKind {
     TOPO_FAULT_LINKS_DOWN,
     TOPO_FAULT_SLOW,
     TOPO_FAULT_CRC,
+    TOPO_FAULT_NIC_DOWN,
+    TOPO_FAULT_NIC_SLOW,
 } TopoFaultKind;
 
 /* One fault as written. A bundle is (gpu, plane) to a switch plane or
  * (gpu, peer) between GPUs (gpu < peer); the unused field is TOPO_FAULT_NONE. */
 typedef struct TopoFault {
     TopoFaultKind kind;
-    uint32_t gpu;     /* node-local; TOPO_FAULT_NONE for a plane down */
+    uint32_t gpu;     /* node-local; TOPO_FAULT_NONE for a plane or NIC down */
     uint32_t plane;   /* switch of the GPU's board; TOPO_FAULT_NONE for a direct pair */
     uint32_t peer;    /* the other GPU of a direct pair */
     uint32_t n_links; /* LINKS_DOWN: links lost; 0 for all of them */
+    uint32_t nic;     /* NIC_DOWN, NIC_SLOW: the node's NIC; else TOPO_FAULT_NONE */
 } TopoFault;
 
 #define TOPO_FAULT_NONE UINT32_MAX
@@ -57,7 +65,7 @@ typedef struct TopoFaults {
 } TopoFaults;
 
 /* The [faults] key table, for listings and for key checks (--set). */
-#define TOPO_N_FAULT_KEYS 6
+#define TOPO_N_FAULT_KEYS 8
 extern const HwKey topo_fault_keys[TOPO_N_FAULT_KEYS];
 /* The same as a table, for listings and tests. */
 extern const HwKeyTable topo_fault_key_table;
@@ -93,6 +101,10 @@ bool topo_faults_check(const TopoFaults *faults, const HwSystem *system, GError 
 
 /* Whether NVSwitch plane is down. */
 bool topo_faults_plane_down(const TopoFaults *faults, uint32_t plane);
+/* Whether the node's scale-out NIC nic is down. */
+bool topo_faults_nic_down(const TopoFaults *faults, uint32_t nic);
+/* The share of its rate the link of NIC nic to the fabric keeps (1: all). */
+double topo_faults_nic_rate(const TopoFaults *faults, uint32_t nic);
 
 /* What the faults leave of a bundle of n_links: between node-local GPU gpu
  * and NVSwitch plane (peer TOPO_FAULT_NONE) or GPU peer (plane

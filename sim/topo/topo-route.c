@@ -264,18 +264,40 @@ append_link(const TopoRouter *router, TopoPath *out, uint32_t link)
     return true;
 }
 
-/* The NICs serving node-local GPU g: g's share of the node's NICs. */
-static void
-gpu_nics(const TopoGraph *graph, uint32_t g, uint32_t *first, uint32_t *count)
+/* The NICs serving node-local GPU g (at most TOPO_MAX_PATHS, into nics;
+ * their count returned): g's share of the node's NICs, those of them
+ * that reach the fabric; when none does (their NICs down), the next NIC
+ * in order that does. */
+static uint32_t
+gpu_nics(const TopoRouter *router, uint32_t g, uint32_t *nics)
 {
+    const TopoGraph *graph = router->graph;
     uint32_t n_gpus = graph->gpus->len, n_nics = graph->nics->len;
+    uint32_t first, count;
     if (n_nics >= n_gpus) {
-        *count = n_nics / n_gpus;
-        *first = g * *count;
+        count = n_nics / n_gpus;
+        first = g * count;
     } else {
-        *count = 1;
-        *first = g * n_nics / n_gpus;
+        count = 1;
+        first = g * n_nics / n_gpus;
     }
+    uint32_t n = 0;
+    for (uint32_t k = first; k < first + count && n < TOPO_MAX_PATHS; k++)
+        if (router->nic_uplink[k] != TOPO_NONE)
+            nics[n++] = k;
+    for (uint32_t i = 1; n == 0 && i < n_nics; i++) {
+        uint32_t k = (first + count - 1 + i) % n_nics;
+        if (router->nic_uplink[k] != TOPO_NONE)
+            nics[n++] = k;
+    }
+    return n;
+}
+
+uint32_t
+topo_router_gpu_nic(const TopoRouter *router, uint32_t gpu)
+{
+    uint32_t nics[TOPO_MAX_PATHS];
+    return gpu_nics(router, gpu, nics) > 0 ? nics[0] : TOPO_NONE;
 }
 
 static bool
@@ -326,12 +348,11 @@ route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
         return false;
     uint32_t nv = topo_graph_node_vertices(graph), n_nics = graph->nics->len;
     uint32_t la = src - a->node * nv, lb = dst - b->node * nv;
-    uint32_t first_a, first_b, count;
-    gpu_nics(graph, a->index, &first_a, &count);
-    gpu_nics(graph, b->index, &first_b, &count);
+    uint32_t from[TOPO_MAX_PATHS], to[TOPO_MAX_PATHS];
+    uint32_t count = MIN(gpu_nics(router, a->index, from), gpu_nics(router, b->index, to));
     for (uint32_t k = 0; k < count && route->n_paths < TOPO_MAX_PATHS; k++) {
-        uint32_t nic_a = g_array_index(graph->nics, uint32_t, first_a + k);
-        uint32_t nic_b = g_array_index(graph->nics, uint32_t, first_b + k);
+        uint32_t nic_a = g_array_index(graph->nics, uint32_t, from[k]);
+        uint32_t nic_b = g_array_index(graph->nics, uint32_t, to[k]);
         const LocalRoute *up = local_route(router, la, nic_a);
         const LocalRoute *down = local_route(router, nic_b, lb);
         if (up == NULL || down == NULL)
@@ -339,8 +360,8 @@ route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
         TopoPath *out = path_begin(route);
         if (!append_local(router, out, &g_array_index(router->paths, TopoPath, up->first),
                           a->node) ||
-            !fabric_leg(router, out, router->nic_uplink[a->node * n_nics + first_a + k],
-                        router->nic_uplink[b->node * n_nics + first_b + k]) ||
+            !fabric_leg(router, out, router->nic_uplink[a->node * n_nics + from[k]],
+                        router->nic_uplink[b->node * n_nics + to[k]]) ||
             !append_local(router, out, &g_array_index(router->paths, TopoPath, down->first),
                           b->node))
             return false;
@@ -365,12 +386,12 @@ route_gpu_to_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
     if (a->kind != TOPO_GPU || graph->nics->len == 0)
         return false;
     uint32_t nv = topo_graph_node_vertices(graph), n_nics = graph->nics->len;
-    uint32_t first, count;
-    gpu_nics(graph, a->index, &first, &count);
+    uint32_t nics[TOPO_MAX_PATHS];
+    uint32_t count = gpu_nics(router, a->index, nics);
     for (uint32_t k = 0; k < count && route->n_paths < TOPO_MAX_PATHS; k++) {
-        uint32_t nic = g_array_index(graph->nics, uint32_t, first + k);
+        uint32_t nic = g_array_index(graph->nics, uint32_t, nics[k]);
         const LocalRoute *up = local_route(router, src - a->node * nv, nic);
-        uint32_t uplink = router->nic_uplink[a->node * n_nics + first + k];
+        uint32_t uplink = router->nic_uplink[a->node * n_nics + nics[k]];
         if (up == NULL || uplink == TOPO_NONE)
             return false;
         TopoPath *out = path_begin(route);

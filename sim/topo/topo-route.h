@@ -55,4 +55,10 @@ bool topo_router_route(const TopoRouter *router, uint32_t src, uint32_t dst, Top
  * serialization (payload + that link's header, at the bundle's rate) and the
  * link latency, plus the latency of every vertex crossed between hops (store
  * and forward per packet). */
+/* The first NIC (a node's index) that serves node-local GPU gpu: its
+ * share of the node's NICs (NIC k serves GPUs k x gpus / nics, or GPU g
+ * has NICs g x nics / gpus onwards), or, where those are down (no fabric
+ * link), the next NIC in order that is up; TOPO_NONE without NICs. */
+uint32_t topo_router_gpu_nic(const TopoRouter *router, uint32_t gpu);
+
 uint64_t topo_path_latency_ps(const TopoGraph *graph, const TopoPath *path, uint64_t payload_bytes);

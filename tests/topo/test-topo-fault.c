@@ -392,7 +392,8 @@ static const struct {
     {"a slow bundle named in part", "dgx-h100", "slow_links = 3:1x2\nslow_rate = 0.5",
      "test.ini: [faults] slow_links: '3:1x2': a slow or noisy bundle is named whole"},
     {"slow without a rate", "dgx-h100", "slow_links = 3:1",
-     "test.ini: [faults] slow_rate: missing; slow_links needs the share of the rate they keep"},
+     "test.ini: [faults] slow_rate: missing; slow_links and slow_nics need the share of the rate "
+     "they keep"},
     {"rate 0", "dgx-h100", "slow_links = 3:1\nslow_rate = 0",
      "test.ini: [faults] slow_rate: '0' is out of range: expected a share above 0 and at most 1"},
     {"rate above 1", "dgx-h100", "slow_links = 3:1\nslow_rate = 1.5",
@@ -406,6 +407,14 @@ static const struct {
      "and below 1"},
     {"error rate missing", "dgx-h100", "crc_links = 3:1",
      "test.ini: [faults] crc_error_rate: missing; crc_links needs"},
+    {"NIC out of range", "dgx-h100", "nics_down = 8",
+     "[faults] nics_down: '8' names NIC 8; expected NICs 0 to 7 of dgx-h100"},
+    {"NIC not a number", "dgx-h100", "nics_down = three",
+     "test.ini: [faults] nics_down: 'three' is not a NIC number; expected a node's NICs"},
+    {"slow NIC without a rate", "dgx-h100", "slow_nics = 2",
+     "test.ini: [faults] slow_rate: missing; slow_links and slow_nics need the share"},
+    {"every NIC down", "dgx1-v100", "nics_down = 0,1,2,3",
+     "[faults] nics_down: every one of dgx1-v100's 4 NICs is down; expected at least one up"},
 };
 
 START_TEST(bad_faults_fail_with_context)
@@ -452,6 +461,86 @@ START_TEST(faults_from_options)
 }
 END_TEST
 
+/* NIC 3 of every DGX H100 node down: NIC 3 gets no fabric link; GPU 3, the
+ * one GPU it served, reaches the network through NIC 4 (the next one up),
+ * and every route between the two nodes crosses the NIC it crossed
+ * before except GPU 3's: the rings that used NIC 3, and only they, move. */
+START_TEST(nic_down_moves_only_its_gpus)
+{
+    g_autoptr(HwSystem) sys = topo_test_load_system("dgx-h100");
+    char *sets[] = {"nics_down=3", NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoFaults) faults = topo_faults_from_sets(sets, "--fault", &error);
+    ck_assert_msg(faults != NULL, "%s", error ? error->message : "");
+    ck_assert(topo_faults_check(faults, sys, &error));
+    g_autofree char *text = topo_faults_describe(faults, sys);
+    ck_assert_str_eq(text, "NIC 3 down (on every node)");
+    g_autoptr(TopoGraph) whole = topo_build_system(sys, 2, &error);
+    g_autoptr(TopoGraph) faulted = topo_build_system_faulted(sys, 2, faults, &error);
+    ck_assert_msg(whole != NULL && faulted != NULL, "%s", error ? error->message : "");
+    ck_assert(faulted->faulted);
+    ck_assert_uint_eq(topo_graph_n_links(faulted), topo_graph_n_links(whole) - 2 * 2);
+    g_autoptr(TopoRouter) before = topo_router_new(whole);
+    g_autoptr(TopoRouter) after = topo_router_new(faulted);
+    for (uint32_t g = 0; g < 8; g++) {
+        ck_assert_uint_eq(topo_router_gpu_nic(before, g), g);
+        ck_assert_uint_eq(topo_router_gpu_nic(after, g), g == 3 ? 4 : g);
+    }
+    for (uint32_t a = 0; a < 8; a++)
+        for (uint32_t b = 8; b < 16; b++) {
+            TopoRoute r0, r1;
+            ck_assert(topo_router_route(before, topo_graph_gpu_vertex(whole, a),
+                                        topo_graph_gpu_vertex(whole, b), &r0));
+            ck_assert(topo_router_route(after, topo_graph_gpu_vertex(faulted, a),
+                                        topo_graph_gpu_vertex(faulted, b), &r1));
+            /* The first NIC each route crosses, by its index in node 0. */
+            uint32_t nic[2] = {TOPO_NONE, TOPO_NONE};
+            const TopoGraph *graphs[2] = {whole, faulted};
+            const TopoRoute *routes[2] = {&r0, &r1};
+            for (int k = 0; k < 2; k++)
+                for (uint32_t h = 0; h < routes[k]->path[0].n_hops && nic[k] == TOPO_NONE; h++) {
+                    const TopoLink *l = topo_graph_link(graphs[k], routes[k]->path[0].link[h]);
+                    const TopoVertex *v = topo_graph_vertex(graphs[k], l->dst);
+                    if (v->kind == TOPO_NIC)
+                        nic[k] = v->index;
+                }
+            ck_assert_uint_eq(nic[0], a);
+            ck_assert_msg(nic[1] == (a == 3 ? 4 : a), "GPU %u to GPU %u: NIC %u", a, b, nic[1]);
+        }
+}
+END_TEST
+
+/* NIC 5 at a quarter of its rate on two DGX H100 nodes: its links to the
+ * leaf, both ways, on both nodes, carry a quarter of the NDR port's rate;
+ * every other NIC's the whole; routes are those of the whole fabric. */
+START_TEST(slow_nic_keeps_its_share)
+{
+    g_autoptr(HwSystem) sys = topo_test_load_system("dgx-h100");
+    char *sets[] = {"slow_nics=5", "slow_rate=0.25", NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoFaults) faults = topo_faults_from_sets(sets, "--fault", &error);
+    ck_assert_msg(faults != NULL, "%s", error ? error->message : "");
+    ck_assert(topo_faults_check(faults, sys, &error));
+    g_autoptr(TopoGraph) g = topo_build_system_faulted(sys, 2, faults, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    uint64_t port = sys->nic->port_link->bytes_per_s;
+    uint32_t n_slow = 0;
+    for (uint32_t l = 0; l < topo_graph_n_links(g); l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        const TopoVertex *a = topo_graph_vertex(g, link->src), *b = topo_graph_vertex(g, link->dst);
+        const TopoVertex *nic = a->kind == TOPO_NIC ? a : b->kind == TOPO_NIC ? b : NULL;
+        if (nic == NULL || (a->kind != TOPO_LEAF && b->kind != TOPO_LEAF))
+            continue;
+        bool slow = nic->index == 5;
+        n_slow += slow;
+        ck_assert_uint_eq(link->bytes_per_s, slow ? port / 4 : port);
+    }
+    ck_assert_uint_eq(n_slow, 2 * 2);
+    g_autofree char *text = topo_faults_describe(faults, sys);
+    ck_assert_str_eq(text, "NIC 5: at 0.25 of its rate (on every node)");
+}
+END_TEST
+
 Suite *
 topo_fault_suite(void)
 {
@@ -470,6 +559,8 @@ topo_fault_suite(void)
     tc = tcase_create("bad");
     tcase_add_loop_test(tc, bad_faults_fail_with_context, 0, G_N_ELEMENTS(bad_cases));
     tcase_add_test(tc, faults_from_options);
+    tcase_add_test(tc, nic_down_moves_only_its_gpus);
+    tcase_add_test(tc, slow_nic_keeps_its_share);
     suite_add_tcase(s, tc);
     return s;
 }
