@@ -68,7 +68,21 @@ comm_info(CollComm *comm)
         comm->host_ranks = MAX(comm->host_ranks, count[host]);
     }
     comm->n_hosts = used * comm->n_nodes;
-    CollNvlinks links = {.n = n, .gpu = gpu, .pair = pair, .to_switch = to_switch};
+    /* NICs of node 0 without a link to the fabric (down): NCCL does not
+     * see them. */
+    uint32_t nics_up = 0;
+    for (uint32_t l = 0; l < topo_graph_n_links(graph) && graph->n_nodes > 1; l++) {
+        const TopoLink *link = topo_graph_link(graph, l);
+        const TopoVertex *a = topo_graph_vertex(graph, link->src);
+        nics_up += a->kind == TOPO_NIC && a->node == 0 &&
+                   topo_graph_vertex(graph, link->dst)->kind == TOPO_LEAF;
+    }
+    uint32_t n_nics = graph->nics->len;
+    CollNvlinks links = {.n = n,
+                         .gpu = gpu,
+                         .pair = pair,
+                         .to_switch = to_switch,
+                         .nics_down = graph->n_nodes > 1 ? n_nics - MIN(nics_up, n_nics) : 0};
     coll_tune_info_links(comm->system, comm->n_ranks, comm->n_nodes, &links, &comm->info);
 }
 

@@ -254,13 +254,14 @@ net_devices(const HwSystem *system, uint32_t *ports_each)
  * more (PIX), else it is reached through the CPU (PHB); Grace reaches its
  * NICs over C2C then PCIe (P2C). */
 static void
-info_net(CollTopoInfo *info, const HwSystem *system)
+info_net(CollTopoInfo *info, const HwSystem *system, uint32_t nics_down)
 {
     info->path_net = COLL_PATH_SYS;
     if (system->nic == NULL || system->n_nics == 0)
         return;
     uint32_t ports_each;
     uint32_t n_nets = net_devices(system, &ports_each);
+    n_nets = MAX(1, n_nets * (system->n_nics - MIN(nics_down, system->n_nics)) / system->n_nics);
     uint32_t nics_each = MAX(ports_each / MAX(1, system->n_nic_ports_per_nic), 1);
     info->nic_bw = (double)system->nic->port_link->bytes_per_s / 1e9 * ports_each;
     info->net_latency_us = (double)system->net_latency_ps / 1e6;
@@ -372,7 +373,7 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
                        : coll_tune_pcie_bw(system->gpu->pcie_generation, 16);
     info_nvlink(info, system, links);
     info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->ppn >= 2;
-    info_net(info, system);
+    info_net(info, system, links->nics_down);
     info_p2p_channels(info, system, links);
     /* collNetSupport (the plugin, coll_net.h:87) with NCCL_COLLNET_ENABLE,
      * on 2 nodes or more. */

@@ -74,13 +74,16 @@ typedef struct CollNvlinks {
     const uint32_t *gpu;       /* [n]: the node's GPU each rank is on; NULL: rank r on GPU r */
     const uint32_t *pair;      /* [n * n]: direct links between ranks a and b */
     const uint32_t *to_switch; /* [n]: links from each rank to the NVSwitch planes */
+    uint32_t nics_down;        /* the node's NICs without a link to the fabric */
 } CollNvlinks;
 
 /* The same as coll_tune_info, with the GPUs a node's ranks are on and the
  * NVLinks among them given by links (links->n == n_ranks / n_nodes)
  * instead of the system model's GPUs 0 .. ppn - 1: what NCCL sees of a
  * subset of a node's GPUs, or of a system with links down. A rank without
- * NVLink on an NVSwitch system leaves the node on PCIe. */
+ * NVLink on an NVSwitch system leaves the node on PCIe. NICs down leave
+ * NCCL that share fewer NET devices (at least one), as net_ib lists only
+ * active ports. */
 void coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
                           const CollNvlinks *links, CollTopoInfo *info);
 

@@ -162,7 +162,8 @@ add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, const TopoFa
             uint32_t rail = sys->rail_optimized ? k : 0;
             uint32_t leaf = leaf0 + rail * leaves_per_rail + node / nodes_per_leaf;
             uint32_t nic = g_array_index(graph->nics, uint32_t, k) + node * nv;
-            uint32_t id = topo_graph_add_bundle(graph, nic, leaf, sys->nic->port_link, ports_per_nic);
+            uint32_t id =
+                topo_graph_add_bundle(graph, nic, leaf, sys->nic->port_link, ports_per_nic);
             double rate = topo_faults_nic_rate(faults, k);
             if (rate < 1)
                 topo_graph_degrade_bundle(graph, id, rate, sys->nic->port_link->packet_error_rate);

@@ -41,8 +41,8 @@ const HwKey topo_fault_keys[TOPO_N_FAULT_KEYS] = {
 const HwKeyTable topo_fault_key_table = {"scenario (or --fault KEY=VALUE)", "faults",
                                          topo_fault_keys, TOPO_N_FAULT_KEYS};
 
-static const char *const kind_keys[] = {"planes_down", "links_down", "slow_links", "crc_links",
-                                        "nics_down",   "slow_nics"};
+static const char *const kind_keys[] = {"planes_down", "links_down", "slow_links",
+                                        "crc_links",   "nics_down",  "slow_nics"};
 
 TopoFaults *
 topo_faults_new(void)
@@ -77,7 +77,8 @@ parse_bundle(const char *item, TopoFaultKind kind, const char *path, TopoFault *
     const char *key = kind_keys[kind], *p = item;
     uint64_t a, b, n = 0;
     char sep = '\0';
-    bool ok = hw_keys_take_number(&p, &a) && (sep = *p++, sep == ':' || sep == '-') && hw_keys_take_number(&p, &b);
+    bool ok = hw_keys_take_number(&p, &a) && (sep = *p++, sep == ':' || sep == '-') &&
+              hw_keys_take_number(&p, &b);
     bool counted = ok && *p == 'x';
     if (counted) {
         p++;
@@ -132,8 +133,8 @@ parse_list(TopoFaults *faults, TopoFaultKind kind, const char *text, const char 
             bool plane = kind == TOPO_FAULT_PLANE_DOWN;
             if (!hw_keys_take_number(&p, &k) || *p != '\0' || k >= TOPO_FAULT_NONE)
                 return hw_keys_fail(error, path, "faults", kind_keys[kind],
-                                    "'%s' is not a %s number; expected %s such as 1 or 1,3",
-                                    *item, plane ? "plane" : "NIC",
+                                    "'%s' is not a %s number; expected %s such as 1 or 1,3", *item,
+                                    plane ? "plane" : "NIC",
                                     plane ? "NVSwitch planes" : "a node's NICs");
             f = (TopoFault){.kind = kind,
                             .gpu = TOPO_FAULT_NONE,
@@ -357,8 +358,8 @@ partial_losses(const TopoFaults *faults, const TopoFault *f)
  * would outlast the simulated clock. The key named is slow_rate when the
  * share alone leaves too little, else crc_error_rate. */
 static bool
-check_delivered(const TopoFaults *faults, const TopoFault *f, const char *item,
-                const HwSystem *sys, GError **error)
+check_delivered(const TopoFaults *faults, const TopoFault *f, const char *item, const HwSystem *sys,
+                GError **error)
 {
     const HwLink *spec = sys->nvlink;
     TopoBundleFault bf;
@@ -367,18 +368,16 @@ check_delivered(const TopoFaults *faults, const TopoFault *f, const char *item,
     double left = hw_link_delivered_bytes_per_s(spec, bf.rate_factor, p);
     if (left >= (double)HW_KEYS_MIN_BYTES_PER_S)
         return true;
-    bool slow =
-        hw_link_delivered_bytes_per_s(spec, bf.rate_factor, spec->packet_error_rate) <
-        (double)HW_KEYS_MIN_BYTES_PER_S;
+    bool slow = hw_link_delivered_bytes_per_s(spec, bf.rate_factor, spec->packet_error_rate) <
+                (double)HW_KEYS_MIN_BYTES_PER_S;
     g_autofree char *value = hw_keys_number_text(slow ? bf.rate_factor : p);
     return hw_keys_failf(error,
                          "[faults] %s: %s leaves each link of '%s' %.3g GB/s of %s's %.3g GB/s%s: "
                          "expected %s that leaves at least %g GB/s",
-                         slow ? "slow_rate" : "crc_error_rate", value, item, left / 1e9,
-                         spec->name, (double)spec->bytes_per_s / 1e9,
+                         slow ? "slow_rate" : "crc_error_rate", value, item, left / 1e9, spec->name,
+                         (double)spec->bytes_per_s / 1e9,
                          slow ? "" : " (a failed packet is sent again after replay_latency)",
-                         slow ? "a share" : "a probability",
-                         (double)HW_KEYS_MIN_BYTES_PER_S / 1e9);
+                         slow ? "a share" : "a probability", (double)HW_KEYS_MIN_BYTES_PER_S / 1e9);
 }
 
 /* A NIC the system has, and not every one of them down. */
@@ -486,8 +485,7 @@ topo_faults_bundle(const TopoFaults *faults, uint32_t gpu, uint32_t plane, uint3
     for (guint i = 0; faults != NULL && i < faults->faults->len; i++) {
         const TopoFault *f = fault_at(faults, i);
         if (f->kind == TOPO_FAULT_PLANE_DOWN || f->kind == TOPO_FAULT_NIC_DOWN ||
-            f->kind == TOPO_FAULT_NIC_SLOW || f->gpu != gpu || f->plane != plane ||
-            f->peer != peer)
+            f->kind == TOPO_FAULT_NIC_SLOW || f->gpu != gpu || f->plane != plane || f->peer != peer)
             continue;
         if (f->kind == TOPO_FAULT_LINKS_DOWN) {
             all = all || f->n_links == 0;

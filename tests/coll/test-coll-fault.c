@@ -95,6 +95,37 @@ START_TEST(no_fault_same_view)
 }
 END_TEST
 
+/* NICs down are seen at init, as net_ib lists only active ports: on two
+ * DGX H100 nodes NCCL sees 8 NICs, one a GPU, at the NDR port's 50 GB/s;
+ * with NIC 3 down 7, so 7/8 of the network bandwidth a GPU; with a NIC
+ * slow, all 8 still. */
+START_TEST(tuner_sees_nics_down)
+{
+    static const struct {
+        const char *faults;
+        double nets; /* NET devices NCCL sees a node */
+    } cases[] = {
+        {"", 8}, {"nics_down=3", 7}, {"nics_down=3,4", 6}, {"slow_nics=3;slow_rate=0.5", 8}};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(HwSystem) sys = coll_test_load_system("dgx-h100");
+        g_auto(GStrv) items = g_strsplit(cases[i].faults, ";", -1);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(TopoFaults) faults =
+            topo_faults_from_sets(cases[i].faults[0] ? items : NULL, "test", &error);
+        ck_assert_msg(faults != NULL, "%s", error ? error->message : "");
+        g_autoptr(TopoGraph) graph = topo_build_system_faulted(sys, 2, faults, &error);
+        ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
+        g_autoptr(TopoRouter) router = topo_router_new(graph);
+        g_autoptr(CollComm) comm = coll_comm_new(sys, graph, router, 16, &error);
+        ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
+        double expect = comm->info.nic_bw * cases[i].nets / 8;
+        ck_assert_msg(fabs(comm->info.net_bw - expect) < 1e-9,
+                      "'%s': %.3f GB/s a GPU; expected %.3f", cases[i].faults, comm->info.net_bw,
+                      expect);
+    }
+}
+END_TEST
+
 /* busbw of op of n_bytes as NCCL (or algo) runs it, flow fidelity. */
 static double
 busbw(const Faulted *f, CollOp op, CollAlgo algo, uint64_t n_bytes, uint64_t *time_ps)
@@ -173,6 +204,7 @@ coll_fault_suite(void)
     TCase *tc = tcase_create("tuner");
     tcase_add_loop_test(tc, tuner_sees_links_down, 0, G_N_ELEMENTS(seen_cases));
     tcase_add_test(tc, no_fault_same_view);
+    tcase_add_test(tc, tuner_sees_nics_down);
     suite_add_tcase(s, tc);
     tc = tcase_create("bandwidth");
     tcase_set_timeout(tc, 120);
