@@ -17,7 +17,7 @@
 static const char *const shipped[] = {
     "aws-p5-h100", "aws-p6-b200",     "dgx-a100",  "dgx-b200",  "dgx-h100",
     "dgx-h200",    "dgx1-p100",       "dgx1-v100", "dgx2-v100", "gb200-nvl72",
-    "gb300-nvl72", "gcp-a3mega-h100", "hgx-b300",  "hgx-h800",
+    "gb300-nvl72", "gcp-a3mega-h100", "gcp-a3ultra-h200", "hgx-b300", "hgx-h800",
 };
 
 /* ---- NCCL's view of the systems ---------------------------------------- */

@@ -47,6 +47,7 @@ static const struct {
     {"gb200-nvl72", 72, 5, 18, 18, 72}, {"aws-p5-h100", 8, 4, 4, 1, 32},
     {"gcp-a3mega-h100", 8, 4, 4, 1, 8}, {"aws-p6-b200", 8, 5, 2, 1, 8},
     {"gb300-nvl72", 72, 5, 18, 18, 72}, {"hgx-b300", 8, 5, 2, 1, 8},
+    {"gcp-a3ultra-h200", 8, 4, 4, 1, 8},
 };
 
 /* Every shipped system loads; each GPU uses all its NVLinks; the parts
