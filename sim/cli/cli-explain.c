@@ -365,6 +365,8 @@ cli_explain(int argc, char **argv)
     g_free(o.bytes);
     g_free(o.gpus);
     g_free(o.gpus_per_node);
+    g_free(o.nodes);
+    g_free(o.domains);
     g_free(o.algo);
     g_free(o.proto);
     g_free(o.harness);

@@ -33,7 +33,7 @@ typedef struct P2pOptions {
     gboolean matrices_only, sweep_only;
     char *csv;
     char **faults;
-    char *gpus_per_node;
+    char *gpus_per_node, *domains;
 } P2pOptions;
 
 typedef struct P2pPlan {
@@ -55,6 +55,10 @@ static const GOptionEntry p2p_entries[] = {
      "N"},
     {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
      "The matrices over the first K GPUs of each node (host) (default: all)", "K"},
+    {"domains", 0, 0, G_OPTION_ARG_STRING, OPT(domains),
+     "NVLink domains the nodes spread over, as many in each (default: the fewest that hold "
+     "them)",
+     "D"},
     {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
     {"bytes", 0, 0, G_OPTION_ARG_STRING, OPT(bytes),
      "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
@@ -295,7 +299,7 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         return CLI_EXIT_USAGE;
     }
     CliPlaceInput where = {
-        .text = {NULL, o->nodes, o->gpus_per_node, NULL, NULL},
+        .text = {NULL, o->nodes, o->gpus_per_node, o->domains, NULL},
         .name = {"gpus", "nodes", "gpus-per-node", "domains", "gpu-list"},
         .options = true,
     };
@@ -389,6 +393,7 @@ out:
     g_free(o.system);
     g_free(o.nodes);
     g_free(o.gpus_per_node);
+    g_free(o.domains);
     g_free(o.fidelity);
     g_free(o.bytes);
     g_free(o.pair);

@@ -88,6 +88,8 @@ train_columns_find(const SimCsv *csv, TrainColumns *col, GError **error)
     col->cp = sim_csv_column(csv, "cp");
     col->vp = sim_csv_column(csv, "vp");
     col->fsdp = sim_csv_column(csv, "fsdp");
+    col->nodes = sim_csv_column(csv, "nodes");
+    col->domains = sim_csv_column(csv, "domains");
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
         *out[i] = sim_csv_column(csv, names[i]);
         if (*out[i] < 0) {
@@ -285,8 +287,11 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
         return false;
     uint64_t cp = MAX(note_number(notes, "CP="), 1), fsdp = 0;
     const char *math = strstr(notes, "FP8") != NULL ? "fp8" : "bf16";
+    uint64_t nodes = 0, domains = 0;
     if (!count_column(v, csv, r, col->cp, "cp", &cp) ||
         !count_column(v, csv, r, col->fsdp, "fsdp", &fsdp) ||
+        !count_column(v, csv, r, col->nodes, "nodes", &nodes) ||
+        !count_column(v, csv, r, col->domains, "domains", &domains) ||
         !precision_column(v, csv, r, col->precision, &math))
         return false;
     if (cp == 0) {
@@ -340,6 +345,13 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
     g_string_append_printf(ini, "fidelity = %s\n",
                            v->analytic ? "analytic" : net_fidelity_name(v->fidelity));
+    /* The hosts and NVLink domains the row states; else topo-place.h's
+     * defaults, stated with the results where they span domains. */
+    row->placed = nodes > 0 || domains > 0;
+    if (nodes > 0)
+        g_string_append_printf(ini, "nodes = %" G_GUINT64_FORMAT "\n", nodes);
+    if (domains > 0)
+        g_string_append_printf(ini, "domains = %" G_GUINT64_FORMAT "\n", domains);
     g_string_append_printf(ini,
                            "[layout]\ntp = %" G_GUINT64_FORMAT "\ncp = %" G_GUINT64_FORMAT
                            "\npp = %" G_GUINT64_FORMAT "\ndp = %" G_GUINT64_FORMAT
@@ -434,6 +446,9 @@ train_row(Validation *v, const SimCsv *csv, const TrainColumns *col, guint r)
             .model = NAN,
         };
         validate_record(v, &row);
+        if (!tr.placed && result.n_domains > 1)
+            validate_default(v, "nodes and domains blank: whole hosts in order, over the fewest "
+                                "NVLink domains that hold them, as many hosts in each");
     }
     work_run_result_clear(&result);
     train_row_clear(&tr);

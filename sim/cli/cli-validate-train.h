@@ -12,6 +12,7 @@ typedef struct TrainColumns {
     int source, system, model, params_b, layers, hidden, heads, seq_len, global_batch, micro_batch,
         tp, pp, dp, num_gpus, time, notes;
     int precision, cp, vp, fsdp; /* optional: -1 when absent (then the notes say) */
+    int nodes, domains;          /* optional: hosts and NVLink domains (topo-place.h) */
 } TrainColumns;
 
 /* A training row as a scenario. */
@@ -23,6 +24,7 @@ typedef struct TrainRow {
     const char *system;
     uint32_t line, n_gpus;
     double measured_s;
+    bool placed; /* the row states its hosts or NVLink domains */
 } TrainRow;
 
 /* Finds the columns of training.csv in csv; false and error naming the
