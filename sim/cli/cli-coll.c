@@ -382,7 +382,7 @@ plan_from_options(const CollOptions *o, const char *argument, bool cuda_graph, b
     if (!cli_coll_parse_collective(o->collective, argument, &plan->op, error) ||
         !cli_parse_harness(o->harness, o->launch_mode, cuda_graph, &plan->harness, error))
         return false;
-    if (o->gpus && !plan_count("gpus", o->gpus, 1, 65536, &plan->n_gpus, error))
+    if (o->gpus && !plan_count("gpus", o->gpus, 1, CLI_MAX_GPUS, &plan->n_gpus, error))
         return false;
     return plan_choices(o, plan, error) && plan_sizes(o, plan, error) && plan_loop(o, plan, error);
 }

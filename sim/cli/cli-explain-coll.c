@@ -66,8 +66,8 @@ call_from_options(const ExplainOptions *o, const char *collective, ExplainCall *
                               "or collnet_chain");
     if (o->proto && !coll_proto_parse(o->proto, &c->call.proto))
         return cli_bad_option(error, "proto", o->proto, "auto, LL, LL128 or Simple");
-    if (o->gpus &&
-        (!sim_units_parse_count(o->gpus, &c->n_gpus, NULL) || c->n_gpus < 2 || c->n_gpus > 65536))
+    if (o->gpus && (!sim_units_parse_count(o->gpus, &c->n_gpus, NULL) || c->n_gpus < 2 ||
+                    c->n_gpus > CLI_MAX_GPUS))
         return cli_bad_option(error, "gpus", o->gpus, "2 to 65536 ranks");
     return !o->bytes || cli_parse_size("bytes", o->bytes, &c->call.n_bytes, error);
 }

@@ -196,8 +196,15 @@ cli_place(const HwSystem *system, const CliPlaceInput *in, TopoPlace *out, const
         ask.devices = devices;
     }
     TopoPlaceField bad;
-    if (topo_place(system, &ask, out, &bad, error))
-        return true;
+    if (topo_place(system, &ask, out, &bad, error)) {
+        if (out->n_gpus <= CLI_MAX_GPUS)
+            return true;
+        bad = ask.n_hosts != 0 ? TOPO_PLACE_HOSTS : TOPO_PLACE_DOMAINS;
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%u hosts of %u GPUs are %u GPUs: expected at most %u in all", out->n_hosts,
+                    out->gpus_per_host, out->n_gpus, CLI_MAX_GPUS);
+        topo_place_clear(out);
+    }
     *bad_name = in->name[bad];
     if (in->options && in->text[bad] != NULL && *in->text[bad] != '\0')
         g_prefix_error(error, "--%s: '%s': ", in->name[bad], in->text[bad]);

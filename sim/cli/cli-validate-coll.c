@@ -137,7 +137,7 @@ read_call(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, C
         return false;
     }
     uint64_t gpus, bytes;
-    if (!cli_rows_whole(csv, r, col->num_gpus, "num_gpus", 1, 65536, &gpus, &error) ||
+    if (!cli_rows_whole(csv, r, col->num_gpus, "num_gpus", 1, CLI_MAX_GPUS, &gpus, &error) ||
         !cli_rows_whole(csv, r, col->bytes, "bytes", 0, UINT64_C(1000000000000000), &bytes,
                         &error)) {
         validate_bad_error(v, error);

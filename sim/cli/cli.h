@@ -97,6 +97,9 @@ bool cli_check_algo(CollAlgo algo, const CollComm *comm, GError **error);
  * ("gpu-list", "0,3,4,7"); name[] holds the option or column names. False
  * and an error "--NAME: 'TEXT': what was wrong" (options) or "what was
  * wrong" with *bad_name (columns). */
+/* The most ranks coll, explain and validate simulate (--gpus, num_gpus). */
+#define CLI_MAX_GPUS 65536
+
 typedef struct CliPlaceInput {
     uint32_t n_gpus;
     const char *text[TOPO_PLACE_DEVICES + 1];

@@ -127,8 +127,14 @@ topo_place(const HwSystem *system, const TopoPlaceAsk *ask_in, TopoPlace *out, T
     if (!host_gpus(system, &ask, &k, bad, error))
         return false;
     if (ask.n_gpus == 0) {
-        uint32_t hosts = ask.n_hosts != 0 ? ask.n_hosts : room * MAX(ask.n_domains, 1);
-        ask.n_gpus = hosts * (k != 0 ? k : per_host);
+        uint64_t hosts = ask.n_hosts != 0 ? ask.n_hosts : (uint64_t)room * MAX(ask.n_domains, 1);
+        uint64_t gpus = hosts * (k != 0 ? k : per_host);
+        if (gpus > TOPO_PLACE_MAX_GPUS)
+            return fail(bad, ask.n_hosts != 0 ? TOPO_PLACE_HOSTS : TOPO_PLACE_DOMAINS, error,
+                        "%" G_GUINT64_FORMAT " hosts of %u GPUs are more than the %u GPUs a job "
+                        "may take",
+                        hosts, k != 0 ? k : per_host, TOPO_PLACE_MAX_GPUS);
+        ask.n_gpus = (uint32_t)gpus;
         if (!host_gpus(system, &ask, &k, bad, error))
             return false;
     }

@@ -19,6 +19,9 @@
 
 #include "hw/hw-system.h"
 
+/* The most GPUs a job may take, so that counts stay in 32 bits. */
+#define TOPO_PLACE_MAX_GPUS (UINT32_C(1) << 20)
+
 /* What a job states; 0 (NULL) where it is silent. */
 typedef struct TopoPlaceAsk {
     uint32_t n_gpus;         /* ranks in all; 0: the hosts' GPUs, else the domains' */
