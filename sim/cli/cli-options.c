@@ -242,6 +242,13 @@ cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes, GEr
     const char *option = collnet ? "--collnet" : "--algo";
     const char *value = collnet ? "" : coll_algo_name(algo);
     const HwSwitch *sw = system->fabric_switch;
+    if (system->fabric_tiers > 2) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s%s%s: CollNet is simulated on fabrics of two tiers, and %s's has %u; "
+                    "expected --algo ring, tree, nvls or nvls_tree",
+                    option, *value ? " " : "", value, system->id, system->fabric_tiers);
+        return false;
+    }
     if (!hw_system_sharp(system)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "%s%s%s: %s's fabric %s%s%s has no SHARP NCCL's CollNet can use; expected a "

@@ -130,8 +130,7 @@ validate_default(Validation *v, const char *stated)
 }
 
 void
-validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column, const char *format,
-             ...)
+validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -163,12 +162,15 @@ validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collne
         fabric = topo_world_load(system, n_nodes, NULL, error);
         if (fabric == NULL)
             return NULL;
-        if (collnet && (!hw_system_sharp(fabric->system) || n_nodes < 2)) {
+        if (collnet &&
+            (!hw_system_sharp(fabric->system) || n_nodes < 2 || fabric->system->fabric_tiers > 2)) {
             g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                         "in-network reduction (SHARP, CollNet) needs %s",
-                        n_nodes < 2 ? "two nodes or more"
-                                    : "a fabric switch with SHARPv2 or later (ib-qm8700, "
-                                      "ib-qm9700, ib-q3400)");
+                        n_nodes < 2                        ? "two nodes or more"
+                        : fabric->system->fabric_tiers > 2 ? "a fabric of two tiers"
+                                                           : "a fabric switch with SHARPv2 or "
+                                                             "later (ib-qm8700, ib-qm9700, "
+                                                             "ib-q3400)");
             topo_world_unref(fabric);
             return NULL;
         }
@@ -261,7 +263,7 @@ validate_record(Validation *v, const ValidateRow *row)
         sim_csv_put(&w, row->detail);
         sim_csv_put(&w, row->unit);
         sim_csv_put_plain(&w, "%.6g,%.6g,%.3f,%.6g,%.3f", row->measured, row->simulated, pct,
-                             row->model, model_pct);
+                          row->model, model_pct);
         sim_csv_end_row(&w);
     }
 }
@@ -439,7 +441,7 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         }
         SimCsvWriter w = {.file = v->out};
         sim_csv_put_plain(&w, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,"
-                                 "error_pct,nccl_model,nccl_model_error_pct");
+                              "error_pct,nccl_model,nccl_model_error_pct");
         sim_csv_end_row(&w);
     }
     bool read = validate_stream(v, rows, path, &error);

@@ -54,6 +54,7 @@ typedef struct SystemSpec {
     char *fabric_switch;
     bool rail_optimized;
     uint64_t oversubscription;
+    uint64_t tiers;
     bool collnet;
     uint64_t n_nodes;
 
@@ -123,6 +124,9 @@ static const HwKey network_keys[] = {
      "yes (default) or no: NIC k of every node on leaf group k"},
     {"oversubscription", HW_KEY_COUNT, SPEC(oversubscription), false,
      "a leaf's down ports to each of its up ports, such as 2 for 2:1 (default 1: non-blocking)"},
+    {"tiers", HW_KEY_COUNT, SPEC(tiers), false,
+     "switch tiers of the fabric: 2 (default: leaf and spine) or 3 (leaf, spine and "
+     "super-spine, the spines in pods)"},
     {"collnet", HW_KEY_BOOL, SPEC(collnet), false,
      "yes: NCCL runs with its SHARP plugin and NCCL_COLLNET_ENABLE=1 (needs a fabric switch "
      "with sharp = 2 or later); no (default)"},
@@ -195,6 +199,7 @@ static const struct {
     {"system", "gpus", SPEC(n_gpus), 1, MAX_GPUS},
     {"nvlink", "boards", SPEC(n_boards), 1, MAX_GPUS},
     {"network", "oversubscription", SPEC(oversubscription), 1, 16},
+    {"network", "tiers", SPEC(tiers), 2, 3},
     {"nvlink", "switches", SPEC(n_switches), 0, MAX_LINKS},
     {"nvlink", "trunk_links", SPEC(n_trunk_links), 0, MAX_LINKS},
     {"host", "hosts", SPEC(n_hosts), 1, MAX_GPUS},
@@ -346,6 +351,7 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
     spec->net_latency_ps = UINT64_MAX;
     spec->rail_optimized = true;
     spec->oversubscription = 1;
+    spec->tiers = 2;
     if (!check_groups(kf, path, error))
         return false;
     bool loopback = g_key_file_has_group(kf, "loopback");
@@ -765,6 +771,7 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
     system->oversubscription = (uint32_t)spec->oversubscription;
+    system->fabric_tiers = (uint32_t)spec->tiers;
     system->nccl = spec->nccl;
     if (spec->collnet && !hw_system_sharp(system))
         return hw_keys_fail(error, path, "network", "collnet",
@@ -773,6 +780,11 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
                             spec->fabric_switch ? spec->fabric_switch
                                                 : "the system (no fabric_switch)",
                             HW_SWITCH_COLLNET_SHARP);
+    if (spec->collnet && spec->tiers > 2)
+        return hw_keys_fail(error, path, "network", "collnet",
+                            "yes on a fabric of %" G_GUINT64_FORMAT " tiers; CollNet is simulated "
+                            "on two (leaf and spine): expected tiers = 2 or collnet = no",
+                            spec->tiers);
     system->collnet = spec->collnet;
     return true;
 }

@@ -20,7 +20,8 @@
  *   [network] nic (id), nics (per node), ports_per_nic (1), transport (id;
  *             the NIC's first), net_latency (the transport's), fabric_switch
  *             (optional), rail_optimized (yes), oversubscription (1: a leaf's
- *             down ports to each up port), nodes (1), collnet (no: NCCL
+ *             down ports to each up port), tiers (2, or 3 with a super-spine),
+ *             nodes (1), collnet (no: NCCL
  *             without its SHARP plugin; yes needs a SHARPv2+ fabric switch).
  *             Optional group.
  *   [nccl]    NCCL's environment as the system's software sets it
@@ -118,6 +119,7 @@ typedef struct HwSystem {
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
     uint32_t oversubscription; /* a leaf's down ports to each up port (1: non-blocking) */
+    uint32_t fabric_tiers;     /* 2: leaf and spine; 3: and a super-spine over pods */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
     bool collnet; /* NCCL's CollNet (SHARP plugin, NCCL_COLLNET_ENABLE=1) is on; needs
                      hw_system_sharp */

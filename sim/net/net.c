@@ -163,7 +163,7 @@ net_link_holds_credits(const TopoGraph *graph, uint32_t link)
 {
     TopoVertexKind far = topo_graph_vertex(graph, topo_graph_link(graph, link)->dst)->kind;
     return far == TOPO_NVSWITCH || far == TOPO_PCIE_SWITCH || far == TOPO_LEAF ||
-           far == TOPO_SPINE || far == TOPO_MEMORY;
+           far == TOPO_SPINE || far == TOPO_CORE || far == TOPO_MEMORY;
 }
 
 double

@@ -2,11 +2,12 @@
 /* Building a system's graph. Node 0 is laid out from the model (GPUs,
  * NVSwitch chips, NVLink pairs, planes and trunks, hosts with CPUs and PCIe
  * switches, NICs: each its adapter's latency and its transport's step
- * latency a side), replicated n_nodes times, and joined by a two-tier
- * fabric: leaf switches (one group per rail when rail-optimized) with half
- * their ports down and half up (or oversubscription down ports to each up
- * port), and one spine tier standing for all spine
- * chips (traffic spread evenly over them, as adaptive routing aims to).
+ * latency a side), replicated n_nodes times, and joined by a fat tree:
+ * leaf switches (one group per rail when rail-optimized) with half their
+ * ports down and half up (or oversubscription down ports to each up
+ * port), and one spine tier standing for all spine chips (traffic spread
+ * evenly over them, as adaptive routing aims to), or with three tiers a
+ * spine vertex a pod of leaves and a super-spine above the pods.
  * Faults (topo-fault.h) are applied to node 0's NVLink bundles as they are
  * laid, so every node has them; a NIC down gets no link to its leaf.
  */
@@ -148,9 +149,25 @@ add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, const TopoFa
     for (uint32_t l = 0; l < n_leaves; l++)
         topo_graph_add_vertex(graph, TOPO_LEAF, sw->latency_ps, sw);
     if (n_leaves > 1) {
-        uint32_t spine = topo_graph_add_vertex(graph, TOPO_SPINE, sw->latency_ps, sw);
+        /* Two tiers: one spine vertex for all spine chips. Three: pods of
+         * as many leaves as a spine chip has down ports (half its ports),
+         * leaves in order (a rail's consecutive), each pod's spine chips
+         * one vertex, as many chips as a leaf has up ports, each with the
+         * other half of its ports up to the super-spine. */
+        uint32_t up = (uint32_t)sw->n_ports - down;
+        uint32_t pod = sys->fabric_tiers > 2 ? (uint32_t)sw->n_ports / 2 : n_leaves;
+        uint32_t n_pods = (n_leaves + pod - 1) / pod;
+        uint32_t spine0 = topo_graph_n_vertices(graph);
+        for (uint32_t p = 0; p < n_pods; p++)
+            topo_graph_add_vertex(graph, TOPO_SPINE, sw->latency_ps, sw);
         for (uint32_t l = 0; l < n_leaves; l++)
-            topo_graph_add_bundle(graph, leaf0 + l, spine, sw->link, (uint32_t)sw->n_ports - down);
+            topo_graph_add_bundle(graph, leaf0 + l, spine0 + l / pod, sw->link, up);
+        if (n_pods > 1) {
+            uint32_t core = topo_graph_add_vertex(graph, TOPO_CORE, sw->latency_ps, sw);
+            for (uint32_t p = 0; p < n_pods; p++)
+                topo_graph_add_bundle(graph, spine0 + p, core, sw->link,
+                                      up * ((uint32_t)sw->n_ports - pod));
+        }
     }
     uint32_t nv = topo_graph_node_vertices(graph);
     for (uint32_t node = 0; node < n_nodes; node++)

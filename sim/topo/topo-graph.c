@@ -153,7 +153,7 @@ const char *
 topo_vertex_kind_name(TopoVertexKind kind)
 {
     static const char *const names[TOPO_N_VERTEX_KINDS] = {
-        "gpu", "cpu", "nvswitch", "pcie-switch", "nic", "leaf", "spine", "memory",
+        "gpu", "cpu", "nvswitch", "pcie-switch", "nic", "leaf", "spine", "memory", "core",
     };
     return kind < TOPO_N_VERTEX_KINDS ? names[kind] : "?";
 }

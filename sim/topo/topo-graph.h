@@ -34,8 +34,9 @@ typedef enum TopoVertexKind {
     TOPO_PCIE_SWITCH,
     TOPO_NIC,
     TOPO_LEAF,   /* fabric leaf switch */
-    TOPO_SPINE,  /* the spine tier of the fabric, all its chips as one vertex */
+    TOPO_SPINE,  /* the spine tier of the fabric (of a pod with three tiers), its chips as one */
     TOPO_MEMORY, /* one GPU's L2 and HBM, joining virtual ranks (the loopback model) */
+    TOPO_CORE,   /* the super-spine tier of a three-tier fabric, all its chips as one vertex */
     TOPO_N_VERTEX_KINDS,
 } TopoVertexKind;
 

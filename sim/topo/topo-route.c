@@ -3,7 +3,8 @@
  * endpoints that crosses only switches and CPUs, found by a breadth-first
  * search from each endpoint of node 0 when the router is made; all nodes
  * share node 0's table, offset by the node's link base. Between nodes: the
- * GPU's NIC(s), the fabric (leaf, or leaf-spine-leaf), the destination
+ * GPU's NIC(s), the fabric (leaf, leaf-spine-leaf, or with three tiers
+ * leaf-spine-core-spine-leaf between pods), the destination
  * GPU's NIC(s). A fabric switch (one reducing in the network) is reached
  * from a GPU through the GPU's NIC(s) and its leaf, and the spine above
  * when it is another leaf or the spine; back the same links reversed.
@@ -31,6 +32,8 @@ struct TopoRouter {
     uint32_t *nic_uplink;  /* [n_nodes * nics per node]: NIC -> leaf link, or TOPO_NONE */
     uint32_t *leaf_up;     /* [n leaves]: leaf -> spine link, or TOPO_NONE */
     uint32_t *leaf_down;   /* [n leaves]: spine -> leaf link */
+    uint32_t *spine_up;    /* [n spines]: spine -> super-spine link, or TOPO_NONE */
+    uint32_t *spine_down;  /* [n spines]: super-spine -> spine link */
 };
 
 static bool
@@ -166,15 +169,21 @@ index_fabric(TopoRouter *router)
 {
     const TopoGraph *graph = router->graph;
     uint32_t n_nics = graph->nics->len * graph->n_nodes;
-    uint32_t n_leaves = 0;
-    for (uint32_t v = 0; v < topo_graph_n_vertices(graph); v++)
+    uint32_t n_leaves = 0, n_spines = 0;
+    for (uint32_t v = 0; v < topo_graph_n_vertices(graph); v++) {
         n_leaves += topo_graph_vertex(graph, v)->kind == TOPO_LEAF;
+        n_spines += topo_graph_vertex(graph, v)->kind == TOPO_SPINE;
+    }
     router->nic_uplink = g_new(uint32_t, MAX(n_nics, 1));
     router->leaf_up = g_new(uint32_t, MAX(n_leaves, 1));
     router->leaf_down = g_new(uint32_t, MAX(n_leaves, 1));
+    router->spine_up = g_new(uint32_t, MAX(n_spines, 1));
+    router->spine_down = g_new(uint32_t, MAX(n_spines, 1));
     memset(router->nic_uplink, 0xff, sizeof(uint32_t) * MAX(n_nics, 1));
     memset(router->leaf_up, 0xff, sizeof(uint32_t) * MAX(n_leaves, 1));
     memset(router->leaf_down, 0xff, sizeof(uint32_t) * MAX(n_leaves, 1));
+    memset(router->spine_up, 0xff, sizeof(uint32_t) * MAX(n_spines, 1));
+    memset(router->spine_down, 0xff, sizeof(uint32_t) * MAX(n_spines, 1));
     for (uint32_t l = topo_graph_node_links(graph) * graph->n_nodes; l < topo_graph_n_links(graph);
          l++) {
         const TopoLink *link = topo_graph_link(graph, l);
@@ -186,6 +195,10 @@ index_fabric(TopoRouter *router)
             router->leaf_up[a->index] = l;
         else if (a->kind == TOPO_SPINE && b->kind == TOPO_LEAF)
             router->leaf_down[b->index] = l;
+        else if (a->kind == TOPO_SPINE && b->kind == TOPO_CORE)
+            router->spine_up[a->index] = l;
+        else if (a->kind == TOPO_CORE && b->kind == TOPO_SPINE)
+            router->spine_down[b->index] = l;
     }
 }
 
@@ -228,6 +241,8 @@ topo_router_free(TopoRouter *router)
     g_free(router->nic_uplink);
     g_free(router->leaf_up);
     g_free(router->leaf_down);
+    g_free(router->spine_up);
+    g_free(router->spine_down);
     g_free(router);
 }
 
@@ -311,8 +326,18 @@ fabric_leg(const TopoRouter *router, TopoPath *out, uint32_t nic_up, uint32_t ni
     if (leaf_a != leaf_b) {
         uint32_t ia = topo_graph_vertex(graph, leaf_a)->index;
         uint32_t ib = topo_graph_vertex(graph, leaf_b)->index;
-        if (!append_link(router, out, router->leaf_up[ia]) ||
-            !append_link(router, out, router->leaf_down[ib]))
+        if (!append_link(router, out, router->leaf_up[ia]))
+            return false;
+        /* Three tiers: leaves of two pods meet over the super-spine. */
+        uint32_t spine_a = topo_graph_link(graph, router->leaf_up[ia])->dst;
+        uint32_t spine_b = topo_graph_link(graph, router->leaf_down[ib])->src;
+        if (spine_a != spine_b &&
+            (!append_link(router, out,
+                          router->spine_up[topo_graph_vertex(graph, spine_a)->index]) ||
+             !append_link(router, out,
+                          router->spine_down[topo_graph_vertex(graph, spine_b)->index])))
+            return false;
+        if (!append_link(router, out, router->leaf_down[ib]))
             return false;
     }
     return append_link(router, out, nic_down_up ^ 1);

@@ -280,6 +280,67 @@ START_TEST(oversubscribed_leaves)
 }
 END_TEST
 
+/* A three-tier fat tree: 160 DGX H100 nodes on 64-port QM9700 leaves
+ * (32 nodes a leaf, 5 leaves a rail, 40 in all) make two pods of 32 leaves
+ * (a spine chip's 32 down ports), each pod's spines one vertex joined to
+ * each of its leaves by the leaf's 32 up links and to the super-spine by
+ * 32 chips x 32 up ports. Rail 0's GPUs meet inside pod 0 (leaf, spine,
+ * leaf); GPU 0 and GPU 7 of another node meet over the super-spine. */
+START_TEST(three_tiers)
+{
+    g_autofree char *models = topo_test_models_dir();
+    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
+    g_autofree char *three = g_strconcat(text, "\ntiers = 3\n", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) sys = hw_system_load_data(three, (gsize)-1, "three.ini", models, &error);
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(sys->fabric_tiers, 3);
+    g_autoptr(TopoGraph) g = topo_build_system(sys, 160, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    uint32_t n[TOPO_N_VERTEX_KINDS] = {0};
+    for (uint32_t v = 160 * g->n_node_vertices; v < topo_graph_n_vertices(g); v++)
+        n[topo_graph_vertex(g, v)->kind]++;
+    ck_assert_uint_eq(n[TOPO_LEAF], 40);
+    ck_assert_uint_eq(n[TOPO_SPINE], 2);
+    ck_assert_uint_eq(n[TOPO_CORE], 1);
+    for (uint32_t l = 160 * g->n_node_links; l < topo_graph_n_links(g); l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        TopoVertexKind a = topo_graph_vertex(g, link->src)->kind;
+        TopoVertexKind b = topo_graph_vertex(g, link->dst)->kind;
+        if (a == TOPO_LEAF && b == TOPO_SPINE)
+            ck_assert_uint_eq(link->n_links, 32);
+        if (a == TOPO_SPINE && b == TOPO_CORE)
+            ck_assert_uint_eq(link->n_links, 32 * 32);
+    }
+    g_autoptr(TopoRouter) router = topo_router_new(g);
+    static const TopoVertexKind in_pod[] = {TOPO_GPU,  TOPO_PCIE_SWITCH, TOPO_NIC,
+                                            TOPO_LEAF, TOPO_SPINE,       TOPO_LEAF,
+                                            TOPO_NIC,  TOPO_PCIE_SWITCH, TOPO_GPU};
+    static const TopoVertexKind across[] = {TOPO_GPU,   TOPO_PCIE_SWITCH, TOPO_NIC,   TOPO_LEAF,
+                                            TOPO_SPINE, TOPO_CORE,        TOPO_SPINE, TOPO_LEAF,
+                                            TOPO_NIC,   TOPO_PCIE_SWITCH, TOPO_GPU};
+    struct {
+        uint32_t a, b;
+        const TopoVertexKind *kinds;
+        uint32_t n;
+    } cases[] = {{0, 159 * 8, in_pod, G_N_ELEMENTS(in_pod)},
+                 {0, 159 * 8 + 7, across, G_N_ELEMENTS(across)}};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TopoRoute route;
+        ck_assert(topo_router_route(router, topo_graph_gpu_vertex(g, cases[i].a),
+                                    topo_graph_gpu_vertex(g, cases[i].b), &route));
+        TopoVertexKind kinds[TOPO_MAX_HOPS + 1];
+        topo_test_path_kinds(g, &route.path[0], kinds);
+        ck_assert_uint_eq(route.path[0].n_hops + 1, cases[i].n);
+        for (uint32_t k = 0; k < cases[i].n; k++)
+            ck_assert_msg(kinds[k] == cases[i].kinds[k], "case %zu hop %u: %s", i, k,
+                          topo_vertex_kind_name(kinds[k]));
+    }
+}
+END_TEST
+
 Suite *
 topo_build_suite(void)
 {
@@ -291,6 +352,7 @@ topo_build_suite(void)
     tcase_add_test(tc, no_nic_cannot_scale_out);
     tcase_add_test(tc, transport_steps_as_their_files);
     tcase_add_test(tc, oversubscribed_leaves);
+    tcase_add_test(tc, three_tiers);
     suite_add_tcase(s, tc);
     return s;
 }
