@@ -50,11 +50,12 @@ system_row(const char *path, const char *id, const char *models_dir, GError **er
         s->nvswitch
             ? g_strdup_printf("%u x %s", s->n_boards * s->n_switches_per_board, s->ids.nvswitch)
             : g_strdup(s->n_pairs ? "direct pairs" : "-");
-    g_autofree char *nics = s->nic ? g_strdup_printf("%u x %g Gb/s", s->n_nics,
-                                                     gbit_per_s(s->nic->port_link->bytes_per_s))
-                                   : g_strdup("-");
-    return g_strdup_printf("%-16s %4u  %-15s %-11s %-16s %s", id, s->n_gpus, s->ids.gpu, nvlink,
-                           switches, nics);
+    g_autofree char *nics =
+        s->nic ? g_strdup_printf("%u x %g Gb/s %s", s->n_nics,
+                                 gbit_per_s(s->nic->port_link->bytes_per_s), s->ids.transport)
+               : g_strdup("-");
+    return g_strdup_printf("%-16s %4u %5u  %-15s %-11s %-16s %s", id, s->n_gpus, MAX(s->n_hosts, 1),
+                           s->ids.gpu, nvlink, switches, nics);
 }
 
 static char *
@@ -116,6 +117,17 @@ nic_row(const char *path, const char *id, const char *models_dir, GError **error
 }
 
 static char *
+transport_row(const char *path, const char *id, const char *models_dir, GError **error)
+{
+    (void)models_dir;
+    g_autoptr(HwTransport) t = hw_transport_load(path, error);
+    if (t == NULL)
+        return NULL;
+    return g_strdup_printf("%-16s %-36s %9g  %9g", id, t->name, (double)t->step_latency_ps / 1e6,
+                           (double)t->plugin_latency_ps / 1e6);
+}
+
+static char *
 model_row(const char *path, const char *id, const char *models_dir, GError **error)
 {
     (void)models_dir;
@@ -142,7 +154,9 @@ static const struct {
 } list_kinds[] = {
     /* Headers line up with the row formats above. */
     {"systems", "system",
-     "# system         GPUs  GPU             NVLink      NVSwitch         NICs", 82, system_row},
+     "# system         GPUs hosts  GPU             NVLink      NVSwitch         NICs and "
+     "transport",
+     97, system_row},
     {"gpus", "gpu",
      "# gpu            name                    SMs  fp16 TF/s  fp4 TF/s  HBM GB  HBM TB/s  NVLinks",
      96, gpu_row},
@@ -151,6 +165,8 @@ static const struct {
      switch_row},
     {"nics", "nic", "# nic            name                     Gb/s  PCIe        port link", 70,
      nic_row},
+    {"transports", "transport",
+     "# transport      name                                 step us  plugin us", 77, transport_row},
     {"models", "llm",
      "# model          name                     layers  hidden  heads/kv   params B  experts", 89,
      model_row},
@@ -239,8 +255,8 @@ list_keys(void)
 const CliUsage cli_list_usage = {
     .args = "KIND",
     .summary = "Lists the models of one kind, one line each, sorted by id.\n"
-               "KIND is one of: systems, gpus, links, switches, nics, models; or keys: every\n"
-               "key of every file kind with its kind and the range it must lie in.",
+               "KIND is one of: systems, gpus, links, switches, nics, transports, models; or\n"
+               "keys: every key of every file kind with its kind and the range it must lie in.",
     .description =
         "Models are looked for in the folders of $NVLSIM_MODELS (separated by ':'), then in\n"
         "the shipped models: the source tree's models/ for the build tree's nvlsim, else\n"
@@ -260,8 +276,8 @@ cli_list(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (argc != 2) {
         fprintf(stderr,
-                "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics, models, "
-                "keys\n",
+                "nvlsim list: %s; expected one of: systems, gpus, links, switches, nics, "
+                "transports, models, keys\n",
                 argc < 2 ? "no kind given" : "more than one kind given");
         return CLI_EXIT_USAGE;
     }
@@ -273,7 +289,7 @@ cli_list(int argc, char **argv)
     if (k == G_N_ELEMENTS(list_kinds)) {
         fprintf(stderr,
                 "nvlsim list: unknown kind '%s'; expected one of: systems, gpus, links, switches, "
-                "nics, models, keys\n",
+                "nics, transports, models, keys\n",
                 argv[1]);
         return CLI_EXIT_USAGE;
     }

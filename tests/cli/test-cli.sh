@@ -98,8 +98,10 @@ expect 2 err "Missing argument for --pending" -- bench-core --pending
 # usage error, a broken model file bad input naming the file.
 expect 0 out "dgx1-v100 " -- list systems
 expect 0 out "gb200-nvl72 " -- list systems
-expect 0 out "gb300-nvl72        72  gb300           gen 5 x 18  18 x nvswitch4   72 x 800 Gb/s" -- list systems
-expect 0 out "hgx-b300            8  b300            gen 5 x 18  2 x nvswitch4    8 x 800 Gb/s" -- list systems
+expect 0 out "gb300-nvl72        72    18  gb300           gen 5 x 18  18 x nvswitch4   72 x 800 Gb/s ib-verbs" -- list systems
+expect 0 out "hgx-b300            8     1  b300            gen 5 x 18  2 x nvswitch4    8 x 800 Gb/s ib-verbs" -- list systems
+expect 0 out "aws-p5-h100         8     1  h100-sxm5       gen 4 x 18  4 x nvswitch3    32 x 100 Gb/s efa-srd" -- list systems
+expect 0 out "efa-srd          EFA SRD (aws-ofi-nccl)                       8          0" -- list transports
 expect 0 out "h100-sxm5 " -- list gpus
 # The fp4 peak: '-' before Blackwell, the dense figure from it on.
 expect 0 out "SMs  fp16 TF/s  fp4 TF/s  HBM GB" -- list gpus
