@@ -30,6 +30,11 @@ figure "GB200 NVL72 x 2 racks (144 GPUs) ring all_reduce 1 GiB" -- \
     "$nvlsim" coll --system gb200-nvl72 --gpus 144 --algo ring -b 1G -e 1G
 figure "GB200 NVL72 x 20 racks (1440 GPUs) ring all_reduce 1 GiB" -- \
     "$nvlsim" coll --system gb200-nvl72 --gpus 1440 --algo ring -b 1G -e 1G
+figure "GB200 NVL72 x 4 racks (288 GPUs) all_reduce 1 MiB, 32 MiB, 1 GiB" -- \
+    "$nvlsim" coll --system gb200-nvl72 --gpus 288 -b 1M -e 1G -f 32
+# NCCL's choice (NVLS-tree) over 128 racks does not fold yet: bounded here.
+figure "GB300 NVL72 x 128 racks of 16 trays (8192 GPUs) 1 GiB, 120 s cap" -- \
+    timeout 120 "$nvlsim" coll --system gb300-nvl72 --gpus 8192 --domains 128 -b 1G -e 1G
 figure "DGX H100 x 64 (512 GPUs) ring all_reduce 1 GiB" -- \
     "$nvlsim" coll --system dgx-h100 --gpus 512 --algo ring -b 1G -e 1G
 for fidelity in analytic flow; do
