@@ -20,10 +20,12 @@ temporaries() {
 }
 
 # gone PID: true once process PID has ended (a zombie counts as ended:
-# its parent, killed too, may not be reaped at once), waiting up to 5 s.
+# its parent, killed too, may not be reaped at once), waiting up to 30 s
+# (a sanitized build on a busy machine may take seconds to act on a
+# signal).
 gone() {
     i=0
-    while [ $i -lt 50 ]; do
+    while [ $i -lt 300 ]; do
         kill -0 "$1" 2>/dev/null || return 0
         [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c 1)" = Z ] && return 0
         sleep 0.1
