@@ -128,7 +128,7 @@ void
 cli_coll_print_header(const CollPlan *plan, const CollComm *comm, const char *system_id,
                       const TopoFaults *faults, const uint32_t *gpu_list, uint32_t n_listed)
 {
-    g_autofree char *nodes = cli_nodes_text(comm);
+    g_autofree char *nodes = cli_nodes_text(comm->system, comm->n_hosts, comm->n_nodes);
     printf("#\n# nvlsim coll: %s on %u GPUs of %s (%s), %s fidelity\n", coll_op_name(plan->op),
            comm->n_ranks, system_id, nodes, net_fidelity_name(plan->fidelity));
     print_timing(plan);
@@ -197,8 +197,8 @@ cli_coll_csv_header(FILE *csv)
 {
     SimCsvWriter w = {.file = csv};
     sim_csv_put_plain(&w, "size_bytes,count_elements,type,redop,root,time_us,algbw_GB_per_s,"
-                             "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us,"
-                             "in_place_time_us,in_place_algbw_GB_per_s,in_place_busbw_GB_per_s");
+                          "busbw_GB_per_s,algo,proto,n_channels,nccl_model_time_us,"
+                          "in_place_time_us,in_place_algbw_GB_per_s,in_place_busbw_GB_per_s");
     sim_csv_end_row(&w);
 }
 
@@ -209,12 +209,12 @@ cli_coll_csv_row(FILE *csv, const CollRow *row)
     const CollRowTime *o = &row->out_of_place, *i = &row->in_place;
     SimCsvWriter w = {.file = csv};
     sim_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, row->n_bytes,
-                         row->n_elements);
+                      row->n_elements);
     sim_csv_put(&w, row->dtype);
     sim_csv_put(&w, row->redop);
     sim_csv_put_plain(&w, "%d,%.4f,%.4f,%.4f,%s,%s,%u", row->root, o->time_us, o->algbw_gb_per_s,
-                         o->busbw_gb_per_s, coll_algo_name(r->algo), coll_proto_name(r->proto),
-                         r->n_channels);
+                      o->busbw_gb_per_s, coll_algo_name(r->algo), coll_proto_name(r->proto),
+                      r->n_channels);
     if (r->nccl_model_us >= 0)
         sim_csv_put_plain(&w, "%.4f", r->nccl_model_us);
     else

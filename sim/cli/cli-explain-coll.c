@@ -617,7 +617,7 @@ cli_explain_coll(const ExplainOptions *o, const char *collective)
         return cli_simulation_status(error);
     }
     uint64_t bytes = loopback ? c.call.n_bytes : e.n_bytes;
-    g_autofree char *nodes = cli_nodes_text(comm);
+    g_autofree char *nodes = cli_nodes_text(comm->system, comm->n_hosts, comm->n_nodes);
     bool reduces = coll_op_reduces(op);
     printf("# nvlsim explain coll: %s%s%s%s of %" G_GUINT64_FORMAT " bytes on %u %s of %s (%s)\n\n",
            coll_op_name(op), reduces ? " (" : "", reduces ? c.redop : "", reduces ? ")" : "", bytes,

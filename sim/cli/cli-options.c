@@ -293,12 +293,12 @@ cli_parse_size(const char *option, const char *text, uint64_t *out, GError **err
 }
 
 char *
-cli_nodes_text(const CollComm *comm)
+cli_nodes_text(const HwSystem *system, uint32_t n_hosts, uint32_t n_domains)
 {
     GString *text = g_string_new(NULL);
-    g_string_printf(text, "%u node%s", comm->n_hosts, comm->n_hosts == 1 ? "" : "s");
-    if (comm->system->n_hosts > 1)
-        g_string_append_printf(text, " in %u NVLink domain%s of %u", comm->n_nodes,
-                               comm->n_nodes == 1 ? "" : "s", comm->system->n_hosts);
+    g_string_printf(text, "%u node%s", n_hosts, n_hosts == 1 ? "" : "s");
+    if (system->n_hosts > 1)
+        g_string_append_printf(text, " in %u NVLink domain%s of %u", n_domains,
+                               n_domains == 1 ? "" : "s", system->n_hosts);
     return g_string_free(text, false);
 }

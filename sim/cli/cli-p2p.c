@@ -346,12 +346,9 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
         sim_csv_put_plain(&w, "measure,src_gpu,dst_gpu,bytes,time_us,bandwidth_GB_per_s");
         sim_csv_end_row(&w);
     }
-    printf("# nvlsim p2p: %s (%s), %u GPUs on %u node%s", system_id, fabric->system->name, n_shown,
-           place.n_hosts, place.n_hosts > 1 ? "s" : "");
-    if (fabric->system->n_hosts > 1)
-        printf(" in %u NVLink domain%s of %u", place.n_domains, place.n_domains > 1 ? "s" : "",
-               fabric->system->n_hosts);
-    printf(", %s fidelity, %s copies\n", net_fidelity_name(plan->fidelity),
+    g_autofree char *nodes = cli_nodes_text(fabric->system, place.n_hosts, place.n_domains);
+    printf("# nvlsim p2p: %s (%s), %u GPUs on %s, %s fidelity, %s copies\n", system_id,
+           fabric->system->name, n_shown, nodes, net_fidelity_name(plan->fidelity),
            o->sm ? "SM" : "copy-engine");
     if (!topo_faults_empty(faults)) {
         g_autofree char *text = topo_faults_describe(faults, fabric->system);

@@ -118,10 +118,11 @@ CollComm *cli_place_comm(const TopoWorld *world, const TopoPlace *place, GError 
 bool cli_parse_harness(const char *harness, const char *launch_mode, bool cuda_graph,
                        CollHarness *out, GError **error);
 
-/* "N node(s)" for comm's hosts (nodes as schedulers count them), with
- * the NVLink domains they are in where a domain has more than one:
- * "16 nodes in 1 NVLink domain of 18"; newly allocated. */
-char *cli_nodes_text(const CollComm *comm);
+/* "N node(s)" for n_hosts hosts of system (nodes as schedulers count
+ * them), with the n_domains NVLink domains they are in where a domain
+ * has more than one host: "16 nodes in 1 NVLink domain of 18"; newly
+ * allocated. */
+char *cli_nodes_text(const HwSystem *system, uint32_t n_hosts, uint32_t n_domains);
 
 /* CollNet (in-network reduction on SHARP switches) for one run of coll or
  * explain coll: on with --collnet (collnet true) or an --algo naming it

@@ -187,6 +187,23 @@ START_TEST(no_nic_cannot_scale_out)
 }
 END_TEST
 
+/* The shipped DGX H100 with a line added to its [network] group (the
+ * file's last), such as "tiers = 3"; fails the test when it does not
+ * load. */
+static HwSystem *
+dgx_h100_with(const char *network_line)
+{
+    g_autofree char *models = topo_test_models_dir();
+    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
+    g_autofree char *data = g_strconcat(text, "\n", network_line, "\n", NULL);
+    g_autoptr(GError) error = NULL;
+    HwSystem *sys = hw_system_load_data(data, (gsize)-1, "dgx-h100-with.ini", models, &error);
+    ck_assert_msg(sys != NULL, "%s: %s", network_line, error ? error->message : "");
+    return sys;
+}
+
 /* Each system's transport charges what its model file says: every NIC
  * vertex holds the adapter's latency and the transport's step latency
  * (models/transport/ID.ini, loaded here on its own), and a small message
@@ -238,13 +255,7 @@ START_TEST(transport_steps_as_their_files)
                       "%s: %" G_GUINT64_FORMAT " ps, by hand %" G_GUINT64_FORMAT, cases[i].system,
                       topo_path_latency_ps(g, path, 8), expect);
     }
-    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
-    g_autofree char *text = NULL;
-    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
-    g_autofree char *roce = g_strconcat(text, "\ntransport = rocev2\n", NULL);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(HwSystem) sys = hw_system_load_data(roce, (gsize)-1, "roce.ini", models, &error);
-    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    g_autoptr(HwSystem) sys = dgx_h100_with("transport = rocev2");
     ck_assert_str_eq(sys->ids.transport, "rocev2");
     ck_assert_str_eq(sys->transport->name, "RoCEv2 (NCCL net_ib over Ethernet)");
 }
@@ -255,14 +266,8 @@ END_TEST
  * two leaves a rail, each with a 16-link bundle to the spine. */
 START_TEST(oversubscribed_leaves)
 {
-    g_autofree char *models = topo_test_models_dir();
-    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
-    g_autofree char *text = NULL;
-    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
-    g_autofree char *over = g_strconcat(text, "\noversubscription = 3\n", NULL);
+    g_autoptr(HwSystem) sys = dgx_h100_with("oversubscription = 3");
     g_autoptr(GError) error = NULL;
-    g_autoptr(HwSystem) sys = hw_system_load_data(over, (gsize)-1, "over.ini", models, &error);
-    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
     ck_assert_uint_eq(sys->oversubscription, 3);
     for (uint32_t n_nodes = 48; n_nodes <= 49; n_nodes++) {
         g_autoptr(TopoGraph) g = topo_build_system(sys, n_nodes, &error);
@@ -288,14 +293,8 @@ END_TEST
  * leaf); GPU 0 and GPU 7 of another node meet over the super-spine. */
 START_TEST(three_tiers)
 {
-    g_autofree char *models = topo_test_models_dir();
-    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
-    g_autofree char *text = NULL;
-    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
-    g_autofree char *three = g_strconcat(text, "\ntiers = 3\n", NULL);
+    g_autoptr(HwSystem) sys = dgx_h100_with("tiers = 3");
     g_autoptr(GError) error = NULL;
-    g_autoptr(HwSystem) sys = hw_system_load_data(three, (gsize)-1, "three.ini", models, &error);
-    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
     ck_assert_uint_eq(sys->fabric_tiers, 3);
     g_autoptr(TopoGraph) g = topo_build_system(sys, 160, &error);
     ck_assert_msg(g != NULL, "%s", error ? error->message : "");
