@@ -14,7 +14,8 @@
  * --gpus over N hosts, --gpus-per-node K takes the first K GPUs of each
  * (--gpus 4 --gpus-per-node 1 is four nodes of one GPU), --domains D
  * spreads the hosts over D domains, as many in each (--gpus 128 --nodes
- * 32 --domains 2 on an NVL72 is two racks of 16 trays). --gpu-list names
+ * 32 --domains 2 on an NVL72 is two racks of 16 trays), --domains 18,14
+ * lists each domain's hosts (a full rack and one of 14 trays). --gpu-list names
  * a host's GPUs as CUDA_VISIBLE_DEVICES does (rank i of each host on the
  * i-th listed) and prints the rings NCCL builds on them where its search
  * runs (a node of direct NVLink pairs).
@@ -81,9 +82,9 @@ static const GOptionEntry coll_entries[] = {
      "box; default: filled in order)",
      "N"},
     {"domains", 0, 0, G_OPTION_ARG_STRING, OPT(domains),
-     "NVLink domains the nodes spread over, as many in each (default: the fewest that hold "
-     "them)",
-     "D"},
+     "NVLink domains the nodes spread over, as many in each, or the nodes of each, such as "
+     "18,14 (default: the fewest that hold them)",
+     "D|N,N.."},
     {"nthreads", 't', 0, G_OPTION_ARG_STRING, OPT(n_threads),
      "nccl-tests' threads a process (default 1); with -g, ranks of a process", "N"},
     {"ngpus", 'g', 0, G_OPTION_ARG_STRING, OPT(n_gpus),

@@ -43,7 +43,9 @@ static const GOptionEntry explain_entries[] = {
     {"nodes", 0, 0, G_OPTION_ARG_STRING, OPT(nodes),
      "coll: hosts the ranks span (an NVL72 tray, a DGX box; default: filled in order)", "N"},
     {"domains", 0, 0, G_OPTION_ARG_STRING, OPT(domains),
-     "coll: NVLink domains the nodes spread over (default: the fewest that hold them)", "D"},
+     "coll: NVLink domains the nodes spread over, or the nodes of each, such as 18,14 "
+     "(default: the fewest that hold them)",
+     "D|N,N.."},
     {"algo", 0, 0, G_OPTION_ARG_STRING, OPT(algo),
      "coll: auto (default, NCCL's choice), ring, tree, nvls, nvls_tree, direct, pat, "
      "collnet_direct, collnet_chain",

@@ -174,18 +174,58 @@ place_count(const CliPlaceInput *in, TopoPlaceField f, uint32_t *out, const char
     return false;
 }
 
+/* The hosts of each NVLink domain from a list such as "18,14" or
+ * "18+14" (*n of them in *hosts), or false when the text is no list. */
+static bool
+place_domain_list(const CliPlaceInput *in, uint32_t **hosts, uint32_t *n, const char **bad_name,
+                  GError **error)
+{
+    const char *text = in->text[TOPO_PLACE_DOMAINS];
+    if (!place_given(in, TOPO_PLACE_DOMAINS) || strpbrk(text, ",+") == NULL)
+        return false;
+    g_auto(GStrv) parts = g_strsplit_set(text, ",+", -1);
+    *n = g_strv_length(parts);
+    *hosts = g_new(uint32_t, *n);
+    for (uint32_t i = 0; i < *n; i++) {
+        uint64_t v;
+        g_autofree char *item = g_strstrip(g_strdup(parts[i]));
+        if (sim_units_parse_count(item, &v, NULL) && v >= 1 && v <= G_MAXUINT16) {
+            (*hosts)[i] = (uint32_t)v;
+            continue;
+        }
+        g_clear_pointer(hosts, g_free);
+        *bad_name = in->name[TOPO_PLACE_DOMAINS];
+        const char *want = "a count of NVLink domains, or the hosts of each as whole numbers "
+                           "from 1 (such as 18,14)";
+        if (in->options)
+            cli_bad_option(error, in->name[TOPO_PLACE_DOMAINS], text, want);
+        else
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected %s", text,
+                        want);
+        return true;
+    }
+    return true;
+}
+
 bool
 cli_place(const HwSystem *system, const CliPlaceInput *in, TopoPlace *out, const char **bad_name,
           GError **error)
 {
     TopoPlaceAsk ask = {.n_gpus = in->n_gpus};
     g_autofree uint32_t *devices = NULL;
+    g_autofree uint32_t *domain_hosts = NULL;
     const char *list = in->text[TOPO_PLACE_DEVICES];
     *out = (TopoPlace){0};
     if (!place_count(in, TOPO_PLACE_HOSTS, &ask.n_hosts, bad_name, error) ||
-        !place_count(in, TOPO_PLACE_GPUS_PER_HOST, &ask.gpus_per_host, bad_name, error) ||
-        !place_count(in, TOPO_PLACE_DOMAINS, &ask.n_domains, bad_name, error))
+        !place_count(in, TOPO_PLACE_GPUS_PER_HOST, &ask.gpus_per_host, bad_name, error))
         return false;
+    if (place_domain_list(in, &domain_hosts, &ask.n_domains, bad_name, error)) {
+        if (domain_hosts == NULL)
+            return false;
+        ask.domain_hosts = domain_hosts;
+    } else if (!place_count(in, TOPO_PLACE_DOMAINS, &ask.n_domains, bad_name, error)) {
+        return false;
+    }
     if (place_given(in, TOPO_PLACE_DEVICES)) {
         if (!hw_gpu_list_parse(system, list, &devices, &ask.n_devices, error)) {
             *bad_name = in->name[TOPO_PLACE_DEVICES];
@@ -217,7 +257,7 @@ CollComm *
 cli_place_comm(const TopoWorld *world, const TopoPlace *place, GError **error)
 {
     return coll_comm_new_local(world->system, world->graph, world->router, place->local,
-                               place->per_domain, place->n_domains, error);
+                               place->per_domain, place->n_domains, place->domain_ranks, error);
 }
 
 bool

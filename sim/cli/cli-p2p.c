@@ -56,9 +56,9 @@ static const GOptionEntry p2p_entries[] = {
     {"gpus-per-node", 0, 0, G_OPTION_ARG_STRING, OPT(gpus_per_node),
      "The matrices over the first K GPUs of each node (host) (default: all)", "K"},
     {"domains", 0, 0, G_OPTION_ARG_STRING, OPT(domains),
-     "NVLink domains the nodes spread over, as many in each (default: the fewest that hold "
-     "them)",
-     "D"},
+     "NVLink domains the nodes spread over, as many in each, or the nodes of each, such as "
+     "18,14 (default: the fewest that hold them)",
+     "D|N,N.."},
     {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
     {"bytes", 0, 0, G_OPTION_ARG_STRING, OPT(bytes),
      "Bytes per copy in the matrices (default 40MB, the CUDA sample's)", "SIZE"},
@@ -318,8 +318,11 @@ p2p_run(const P2pOptions *o, const P2pPlan *plan)
     /* The placed GPUs of each domain, as NCCL's launcher places ranks. */
     uint32_t n_shown = place.n_gpus;
     g_autofree uint32_t *gpu = g_new(uint32_t, MAX(n_shown, 1));
-    for (uint32_t i = 0; i < n_shown; i++)
-        gpu[i] = i / place.per_domain * per_node + place.local[i % place.per_domain];
+    for (uint32_t i = 0, d = 0, first = 0; i < n_shown; i++) {
+        if (i - first == topo_place_domain_ranks(&place, d))
+            first = i, d++;
+        gpu[i] = d * per_node + place.local[i - first];
+    }
     if (plan->sweep && (plan->pair[0] >= n || plan->pair[1] >= n)) {
         fprintf(stderr, "nvlsim p2p: --pair: GPU %u does not exist: %s has GPUs 0 to %u\n",
                 MAX(plan->pair[0], plan->pair[1]), system_id, n - 1);

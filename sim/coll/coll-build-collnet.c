@@ -177,12 +177,13 @@ collnet_check(CollBuild *b, const char *name, uint32_t *heads, uint32_t *n_heads
 {
     const CollComm *comm = b->comm;
     *n_heads = coll_build_collnet_heads(comm, heads);
-    if (b->call->op != COLL_OP_ALL_REDUCE || comm->n_nodes < 2 ||
+    if (b->call->op != COLL_OP_ALL_REDUCE || comm->n_nodes < 2 || !comm->even ||
         comm->ppn > COLL_COLLNET_MAX_PPN || *n_heads == 0 || comm->n_nodes > 256 ||
         !hw_system_sharp(comm->system)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "%s runs all_reduce on 2 nodes or more of at most %d ranks each, GPUs with "
-                    "their own NIC, on a fabric with SHARPv2 or later",
+                    "%s runs all_reduce on 2 nodes or more of at most %d ranks each, as many "
+                    "on every node (nvlsim does not simulate it on nodes of different sizes), "
+                    "GPUs with their own NIC, on a fabric with SHARPv2 or later",
                     name, COLL_COLLNET_MAX_PPN);
         return false;
     }

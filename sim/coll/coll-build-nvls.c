@@ -41,7 +41,7 @@ static uint32_t
 nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
 {
     const TopoGraph *g = comm->graph;
-    uint32_t first = node * comm->ppn, n = 0;
+    uint32_t first = comm->node_first[node], last = comm->node_first[node + 1], n = 0;
     for (uint32_t l = 0; l < topo_graph_n_links(g) && n < max; l++) {
         const TopoLink *link = topo_graph_link(g, l);
         const TopoVertex *dst = topo_graph_vertex(g, link->dst);
@@ -49,7 +49,7 @@ nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
             dst->sw == NULL || !dst->sw->nvls)
             continue;
         uint32_t weight = link->n_links;
-        for (uint32_t r = first + 1; r < first + comm->ppn && weight > 0 && g->faulted; r++)
+        for (uint32_t r = first + 1; r < last && weight > 0 && g->faulted; r++)
             weight = MIN(weight, bundle_links(g, comm->rank_vertex[r], link->dst));
         if (weight == 0)
             continue;
@@ -83,8 +83,8 @@ typedef struct Nvls {
 static bool
 nvls_init(Nvls *v, CollBuild *b, uint32_t node)
 {
-    uint32_t n = b->comm->ppn;
-    *v = (Nvls){.b = b, .first = node * n, .n = n};
+    uint32_t n = coll_comm_node_ranks(b->comm, node);
+    *v = (Nvls){.b = b, .first = b->comm->node_first[node], .n = n};
     v->np = nvls_planes(b->comm, node, v->planes, G_N_ELEMENTS(v->planes));
     if (v->np == 0)
         return false;
@@ -338,15 +338,17 @@ nvls_tree_head(CollBuild *b, const Nvls *v, const NvlsTreeHead *t, uint32_t g, u
  * binary tree over its NIC, and the result comes down the tree, each head
  * storing it to its node's multicast address; even channels take tree 0,
  * odd ones tree 1 of NCCL's double tree. Heads are the GPUs with a NIC of
- * their own, one per NVLS graph channel, spread over the node. */
+ * their own, one per NVLS graph channel, spread over the node; nodes of
+ * different sizes have as many heads as the smallest (NCCL keeps the
+ * fewest heads of any node, connect.cc:433-441 of NCCL 2.30.7). */
 bool
 coll_build_nvls_tree(CollBuild *b, GError **error)
 {
     const CollComm *comm = b->comm;
-    uint32_t N = comm->n_nodes, ppn = comm->ppn;
+    uint32_t N = comm->n_nodes;
     CollTuneGraph graph;
     coll_tune_graph(&comm->info, COLL_ALGO_NVLS, &graph);
-    uint32_t n_heads = MIN(graph.n_channels, ppn);
+    uint32_t n_heads = MIN(graph.n_channels, comm->info.node_ranks);
     g_autofree Nvls *v = g_new0(Nvls, N);
     uint32_t ready = 0;
     while (ready < N && nvls_init(&v[ready], b, ready))
@@ -373,7 +375,7 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
                              nvls_chunk_bytes(b, (seg + n_heads - 1) / n_heads));
         uint64_t loops = MAX((seg + chunk * n_heads - 1) / (chunk * n_heads), 1);
         for (uint32_t k = 0; k < N; k++)
-            nvls_size(&size, ppn, v[k].np, loops, n_heads);
+            nvls_size(&size, v[k].n, v[k].np, loops, n_heads);
         uint64_t heads = (uint64_t)N * n_heads;
         size.n_ops += 2.0 * (double)heads * (double)loops;
         size.n_progs += 2 * heads;
@@ -386,9 +388,11 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
             nvls_clear(&v[k]);
         return false;
     }
-    g_autofree uint32_t *head = g_new(uint32_t, n_heads); /* local rank of head h */
-    for (uint32_t h = 0; h < n_heads; h++)
-        head[h] = h * ppn / n_heads;
+    /* node k's head h: its local rank */
+    g_autofree uint32_t *head = g_new(uint32_t, (size_t)N * n_heads);
+    for (uint32_t k = 0; k < N; k++)
+        for (uint32_t h = 0; h < n_heads; h++)
+            head[k * n_heads + h] = h * v[k].n / n_heads;
     g_autofree NvlsTreeHead *th = g_new0(NvlsTreeHead, (size_t)N * n_heads);
     double factor = 1.0 / coll_tune_nvls_efficiency(&comm->info);
     uint32_t elem = MAX(b->call->elem_bytes, 1);
@@ -412,12 +416,12 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
             uint32_t parent = coll_dtree_parent(N, ch % 2, k);
             for (uint32_t h = 0; h < n_heads; h++) {
                 NvlsTreeHead *t = &th[k * n_heads + h];
-                uint32_t me = k * ppn + head[h];
+                uint32_t me = v[k].first + head[k * n_heads + h];
                 t->root = parent == N;
                 t->reduce = coll_build_unfenced_program(b, b->rank_part[me]);
                 if (t->root)
                     continue;
-                uint32_t them = parent * ppn + head[h];
+                uint32_t them = v[parent].first + head[parent * n_heads + h];
                 t->bcast = coll_build_unfenced_program(b, b->rank_part[me]);
                 /* between nodes NCCL's transport is direct (no NVB relay) */
                 t->up = coll_build_conn(b, b->rank_part[me], b->rank_part[them]);
@@ -443,11 +447,11 @@ coll_build_nvls_tree(CollBuild *b, GError **error)
                 uint64_t at = (uint64_t)h * cb_all;
                 uint64_t cb = at < left ? MIN(cb_all, left - at) : 0;
                 for (uint32_t k = 0; k < N; k++)
-                    nvls_reduce_to(&v[k], head[h], cb);
+                    nvls_reduce_to(&v[k], head[k * n_heads + h], cb);
                 for (uint32_t k = 0; k < N; k++)
-                    nvls_tree_head(b, &v[k], &th[k * n_heads + h], head[h], cb);
+                    nvls_tree_head(b, &v[k], &th[k * n_heads + h], head[k * n_heads + h], cb);
                 for (uint32_t k = 0; k < N; k++)
-                    nvls_multicast_from(&v[k], head[h], cb);
+                    nvls_multicast_from(&v[k], head[k * n_heads + h], cb);
             }
             if (seg == 0)
                 break;

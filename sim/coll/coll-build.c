@@ -7,16 +7,13 @@
  * step of a chunk in slices (NCCL's loop -> step -> slice order). On
  * NVSwitch systems the ring is the rank order (the switch sprays every
  * channel over all planes), across nodes every node's the same, leaving it
- * through the NIC it entered by (ring_hop); on one node of direct NVLink pairs (DGX-1, any subset of
- * its GPUs) the rings NCCL's search finds (coll-rings.h), channel c on
- * ring c mod the graph's channels as NCCL duplicates them; across such
- * nodes directed Hamiltonian cycles over the NVLink graph, the most the
- * links carry together (a backtracking packing), channels taking them in
- * turn. A hop NCCL routes through a third GPU (NVB, P2P/indirect: the data
- * lands in that GPU's memory and the receiver reads it from there) is two
- * connections and a relay program on that GPU forwarding each message; a
- * hop without NVLink path goes over PCIe and the CPUs (the router's host
- * path).
+ * through the NIC it entered by (ring_hop); on one node of direct NVLink pairs (DGX-1, any subset
+ * of its GPUs) the rings NCCL's search finds (coll-rings.h), channel c on ring c mod the graph's
+ * channels as NCCL duplicates them; across such nodes directed Hamiltonian cycles over the NVLink
+ * graph, the most the links carry together (a backtracking packing), channels taking them in turn.
+ * A hop NCCL routes through a third GPU (NVB, P2P/indirect: the data lands in that GPU's memory and
+ * the receiver reads it from there) is two connections and a relay program on that GPU forwarding
+ * each message; a hop without NVLink path goes over PCIe and the CPUs (the router's host path).
  * Tree (all_reduce): per channel a chain through each node's ranks (on
  * one node of direct pairs, the chains of NCCL's tree search) and a
  * binary tree over the nodes (mirrored on odd channels, NCCL's double
@@ -259,17 +256,21 @@ node_rings(const CollComm *comm, uint32_t n, uint32_t rings[][MAX_PPN])
  * local ring the same, started at position ch (mod the ranks of a node)
  * on several nodes, as NCCL's search gives every node one graph and tries
  * crossNic = 0 first (search.cc): a channel enters and leaves each node
- * through the same NIC, the entry GPU's (ring_hop carries the exit). */
+ * through the same NIC, the entry GPU's (ring_hop carries the exit). A
+ * node's last ring rank sends to the next node's first whatever their
+ * sizes (connect.cc:104-109); nodes of different sizes are on NVSwitch
+ * systems (coll-run.c), where a node's ring is its rank order. */
 static void
 ring_order(const CollComm *comm, uint32_t rings[][MAX_PPN], uint32_t n_rings, uint32_t ch,
            uint32_t *order)
 {
     const uint32_t *local = rings[ch % n_rings];
-    uint32_t ppn = comm->ppn;
-    uint32_t start = comm->n_nodes == 1 ? 0 : ch % ppn;
-    for (uint32_t node = 0; node < comm->n_nodes; node++)
-        for (uint32_t i = 0; i < ppn; i++)
-            order[node * ppn + i] = node * ppn + local[(start + i) % ppn];
+    for (uint32_t node = 0; node < comm->n_nodes; node++) {
+        uint32_t first = comm->node_first[node], m = coll_comm_node_ranks(comm, node);
+        uint32_t start = comm->n_nodes == 1 ? 0 : ch % m;
+        for (uint32_t i = 0; i < m; i++)
+            order[first + i] = first + (comm->even ? local[(start + i) % m] : (start + i) % m);
+    }
 }
 
 /* The NIC rank r's GPU reaches the network through (topo-route.h: its own,
@@ -289,8 +290,11 @@ static Hop
 ring_hop(CollBuild *b, uint32_t a, uint32_t c)
 {
     const CollComm *comm = b->comm;
-    uint32_t ppn = comm->ppn, via = a / ppn * ppn + c % ppn;
-    if (a / ppn == c / ppn || via == a || rank_rail(comm, a) == rank_rail(comm, c))
+    uint32_t node_a = coll_comm_node(comm, a), node_c = coll_comm_node(comm, c);
+    uint32_t c_local = c - comm->node_first[node_c];
+    uint32_t via = comm->node_first[node_a] + c_local;
+    if (node_a == node_c || c_local >= coll_comm_node_ranks(comm, node_a) || via == a ||
+        rank_rail(comm, a) == rank_rail(comm, c))
         return hop_new(b, a, c);
     return hop_relayed(b, a, via, c);
 }
@@ -398,8 +402,8 @@ ring_pass_ops(const CollBuild *b, uint64_t seg, uint32_t n_steps)
 {
     uint64_t chunk = MAX(b->plan.chunk_bytes, 1), slice = MAX(b->plan.slice_bytes, 1);
     uint64_t full = seg / chunk, rest = seg % chunk;
-    double slices = (double)full * (double)((chunk + slice - 1) / slice) +
-                    (double)((rest + slice - 1) / slice);
+    double slices =
+        (double)full * (double)((chunk + slice - 1) / slice) + (double)((rest + slice - 1) / slice);
     return MAX(slices, 1.0) * n_steps;
 }
 
@@ -451,8 +455,8 @@ coll_build_ring(CollBuild *b, GError **error)
         same_as[ch] = ch;
         for (uint32_t first = 0; b->fold && first < ch; first++)
             if (same_as[first] == first && segs[first] == segs[ch] &&
-                memcmp(&orders[(size_t)first * n], &orders[(size_t)ch * n],
-                       sizeof(uint32_t) * n) == 0) {
+                memcmp(&orders[(size_t)first * n], &orders[(size_t)ch * n], sizeof(uint32_t) * n) ==
+                    0) {
                 same_as[ch] = first;
                 break;
             }
@@ -501,8 +505,10 @@ coll_build_ring(CollBuild *b, GError **error)
 /* Parent of rank r in channel ch's tree, or n_ranks for the root. The tree
  * is a chain through each node's ranks whose head joins a binary tree over
  * the nodes; odd channels mirror both (NCCL's double binary tree). The
- * chain starts at local rank (ch / 2) mod ppn, so that channels use every
- * GPU's NICs for the node-to-node edges, as NCCL's trees spread over NICs. */
+ * chain starts at local rank (ch / 2) mod the node's ranks, so that
+ * channels use every GPU's NICs for the node-to-node edges, as NCCL's
+ * trees spread over NICs; a node's head is its chain's first whatever its
+ * size (connect.cc:58). */
 static uint32_t
 tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
 {
@@ -515,14 +521,15 @@ tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
                 return chain[i - 1];
         return comm->n_ranks;
     }
-    uint32_t ppn = comm->ppn, node = r / ppn, local = r % ppn;
+    uint32_t node = coll_comm_node(comm, r), first = comm->node_first[node];
+    uint32_t ppn = coll_comm_node_ranks(comm, node), local = r - first;
     bool odd = ch % 2 == 1;
     uint32_t head = (ch / 2) % ppn;
     /* Position in the node's chain: 0 is the head. */
     uint32_t chain = odd ? (head + ppn - local) % ppn : (local + ppn - head) % ppn;
     if (chain > 0) {
         uint32_t up = chain - 1;
-        return node * ppn + (odd ? (head + ppn - up) % ppn : (head + up) % ppn);
+        return first + (odd ? (head + ppn - up) % ppn : (head + up) % ppn);
     }
     uint32_t N = comm->n_nodes;
     uint32_t id = odd ? N - 1 - node : node;
@@ -530,7 +537,7 @@ tree_parent(const CollComm *comm, uint32_t ch, uint32_t r)
         return comm->n_ranks;
     uint32_t parent_id = (id - 1) / 2;
     uint32_t parent_node = odd ? N - 1 - parent_id : parent_id;
-    return parent_node * ppn + head;
+    return comm->node_first[parent_node] + (ch / 2) % coll_comm_node_ranks(comm, parent_node);
 }
 
 /* Rank r's reduce and broadcast programs of one tree channel over data

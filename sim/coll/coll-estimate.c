@@ -3,7 +3,9 @@
  * the steps, bytes and rates each algorithm's schedule has as
  * coll-build.c lays it out, with the costs coll-run.c and coll-exec.c
  * charge. One rank's view: its links, its CTAs, its critical path; no
- * events. Times in ps, rates in bytes per second.
+ * events. Times in ps, rates in bytes per second. Where nodes hold
+ * different numbers of ranks, the rank is rank 0 and its node's ranks are
+ * the node's ranks here.
  */
 #include "coll/coll-estimate.h"
 
@@ -12,7 +14,6 @@
 #include "coll/coll-build.h"
 #include "core/core-time.h"
 #include "net/net.h"
-
 
 const char *
 coll_bound_name(CollBound bound)
@@ -97,7 +98,7 @@ estimate_paths(const CollComm *comm, const CollRunPlan *rp, CollEstimate *e)
     e->intra.n_writes = e->proto == COLL_PROTO_SIMPLE ? 2 : 1;
     e->intra.nccl_step_us = coll_tune_step_latency_us(&comm->info, e->algo, e->proto);
     double path_rate = 0;
-    if (comm->ppn > 1 &&
+    if (coll_comm_node_ranks(comm, 0) > 1 &&
         step_path(comm, comm->rank_vertex[0], comm->rank_vertex[1], &e->intra, &path_rate)) {
         e->intra.sync_ps = rp->step_overhead_ps;
         e->fence_wire_ps = e->intra.wire_ps;
@@ -106,8 +107,9 @@ estimate_paths(const CollComm *comm, const CollRunPlan *rp, CollEstimate *e)
     if (e->nvlink_bytes_per_s <= 0)
         e->nvlink_bytes_per_s = path_rate;
     e->inter.n_writes = 1;
-    if (comm->n_nodes > 1 && step_path(comm, comm->rank_vertex[0], comm->rank_vertex[comm->ppn],
-                                       &e->inter, &e->nic_bytes_per_s))
+    if (comm->n_nodes > 1 &&
+        step_path(comm, comm->rank_vertex[0], comm->rank_vertex[comm->node_first[1]], &e->inter,
+                  &e->nic_bytes_per_s))
         e->inter.sync_ps = rp->net_step_overhead_ps;
 }
 
@@ -118,12 +120,12 @@ estimate_paths(const CollComm *comm, const CollRunPlan *rp, CollEstimate *e)
 static uint32_t
 ring_inter_steps(const CollComm *comm, uint32_t w)
 {
-    uint32_t N = comm->n_nodes, n = comm->n_ranks;
+    uint32_t N = comm->n_nodes, n = comm->n_ranks, ppn = coll_comm_node_ranks(comm, 0);
     if (N == 1)
         return 0;
     if (w >= n) /* a whole turn and w - n more: at most 2 of the n edges skipped */
-        return MIN(w, 2 * N - (comm->ppn >= 3 ? 0 : 3 - comm->ppn));
-    return MIN(w, N - (comm->ppn == 1 ? 1 : 0));
+        return MIN(w, 2 * N - (ppn >= 3 ? 0 : 3 - ppn));
+    return MIN(w, N - (ppn == 1 ? 1 : 0));
 }
 
 /* Slices of seg bytes in chunks and slices (coll-build.c's ring pass). */
@@ -138,7 +140,8 @@ n_slices(const CollTunePlan *plan, uint64_t seg)
 static void
 estimate_ring(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
 {
-    uint32_t n = comm->n_ranks, nch = MAX(e->plan.n_channels, 1), ppn = comm->ppn;
+    uint32_t n = comm->n_ranks, nch = MAX(e->plan.n_channels, 1),
+             ppn = coll_comm_node_ranks(comm, 0);
     bool chain = e->op == COLL_OP_BROADCAST || e->op == COLL_OP_REDUCE;
     uint32_t steps = e->op == COLL_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
     e->inter.n_steps = ring_inter_steps(comm, chain ? n - 1 : steps);
@@ -181,7 +184,8 @@ tree_node_sends(uint32_t id, uint32_t N)
 static void
 estimate_tree(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
 {
-    uint32_t ppn = comm->ppn, N = comm->n_nodes, nch = MAX(e->plan.n_channels, 1);
+    uint32_t ppn = coll_comm_node_ranks(comm, 0), N = comm->n_nodes,
+             nch = MAX(e->plan.n_channels, 1);
     e->intra.n_steps = 2 * (ppn - 1);
     e->inter.n_steps = 2 * (uint32_t)floor(log2((double)N));
     double share = (double)e->n_bytes / nch, most_intra = 0, most_inter = 0;
@@ -224,7 +228,8 @@ estimate_tree(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
 static void
 estimate_collnet(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
 {
-    uint32_t ppn = comm->ppn, nch = MAX(e->plan.n_channels, 1), heads[COLL_COLLNET_MAX_PPN];
+    uint32_t ppn = coll_comm_node_ranks(comm, 0), nch = MAX(e->plan.n_channels, 1),
+             heads[COLL_COLLNET_MAX_PPN];
     uint32_t n_heads = MAX(coll_build_collnet_heads(comm, heads), 1);
     bool chain = e->algo == COLL_ALGO_COLLNET_CHAIN;
     if (!chain) {
@@ -342,7 +347,7 @@ estimate_nvls_tree(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
     uint32_t N = comm->n_nodes, nch = MAX(e->plan.n_channels, 1);
     CollTuneGraph graph;
     coll_tune_graph(&comm->info, COLL_ALGO_NVLS, &graph);
-    uint32_t heads = MAX(MIN(graph.n_channels, comm->ppn), 1);
+    uint32_t heads = MAX(MIN(graph.n_channels, comm->info.node_ranks), 1);
     nvls_links(comm, e);
     e->intra.n_steps = 4;
     e->nic_wire_factor = 1.0;
@@ -409,13 +414,13 @@ busiest_link(const CollComm *comm, CollEstimate *e, uint64_t peer_bytes, bool al
     const TopoGraph *g = comm->graph;
     const CollRings *rings = &comm->info.rings;
     g_autofree double *load = g_new0(double, topo_graph_n_links(g));
-    for (uint32_t r = 0; r < comm->ppn; r++)
-        for (uint32_t q = 0; q < comm->ppn; q++) {
+    uint32_t ppn = coll_comm_node_ranks(comm, 0);
+    for (uint32_t r = 0; r < ppn; r++)
+        for (uint32_t q = 0; q < ppn; q++) {
             if (q == r || (!all_peers && q != r + 1))
                 continue;
-            uint32_t via = comm->n_nodes == 1 && r < rings->n && q < rings->n
-                               ? rings->via[r][q]
-                               : COLL_RINGS_DIRECT;
+            uint32_t via = comm->n_nodes == 1 && r < rings->n && q < rings->n ? rings->via[r][q]
+                                                                              : COLL_RINGS_DIRECT;
             uint32_t first = via == COLL_RINGS_DIRECT ? q : via;
             uint64_t wire = route_load(comm, comm->rank_vertex[r], comm->rank_vertex[first],
                                        (double)peer_bytes, load);
@@ -451,7 +456,7 @@ nvls_algo(CollAlgo algo)
 static void
 estimate_direct(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
 {
-    uint32_t n = comm->n_ranks, ppn = comm->ppn;
+    uint32_t n = comm->n_ranks, ppn = coll_comm_node_ranks(comm, 0);
     bool a2a = e->op == COLL_OP_ALLTOALL;
     uint64_t peer = a2a ? e->n_bytes / n : e->n_bytes;
     /* One round: the farthest peer's step; sendrecv's to another node
@@ -462,8 +467,8 @@ estimate_direct(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
     else
         e->intra.n_steps = 1;
     if (!a2a && comm->n_nodes > 1)
-        step_path(comm, comm->rank_vertex[ppn - 1], comm->rank_vertex[ppn], &e->inter,
-                  &e->nic_bytes_per_s);
+        step_path(comm, comm->rank_vertex[ppn - 1], comm->rank_vertex[comm->node_first[1]],
+                  &e->inter, &e->nic_bytes_per_s);
     e->nvlink_bytes = a2a ? peer * (ppn - 1) : (ppn > 1 ? peer : 0);
     if (e->nvlink_bytes > 0)
         busiest_link(comm, e, peer, a2a);
@@ -507,7 +512,8 @@ estimate_pat(const CollComm *comm, CollEstimate *e)
     e->nic_bytes = e->moved_bytes;
     e->n_ctas = MAX(e->plan.n_channels, 1);
     e->cta_bytes = e->moved_bytes / e->n_ctas;
-    e->reduce_bytes = e->op == COLL_OP_REDUCE_SCATTER ? e->n_bytes / comm->n_ranks * (comm->n_ranks - 1) : 0;
+    e->reduce_bytes =
+        e->op == COLL_OP_REDUCE_SCATTER ? e->n_bytes / comm->n_ranks * (comm->n_ranks - 1) : 0;
 }
 
 /* ---- The sum ---- */
@@ -637,8 +643,7 @@ moved_factor(CollOp op, uint32_t n)
 /* coll_run's plan of the call (e->n_bytes rounded as it rounds them):
  * NCCL's choice, its channels and chunks, the costs the executor charges. */
 static bool
-choose(const CollComm *comm, const CollCall *call, CollEstimate *e, CollRunPlan *rp,
-       GError **error)
+choose(const CollComm *comm, const CollCall *call, CollEstimate *e, CollRunPlan *rp, GError **error)
 {
     CollCall rounded = *call;
     rounded.n_bytes = e->n_bytes;
@@ -646,18 +651,18 @@ choose(const CollComm *comm, const CollCall *call, CollEstimate *e, CollRunPlan 
         return false;
     e->algo = rp->algo;
     e->proto = rp->proto;
-    bool laid_out = (e->algo == COLL_ALGO_RING && call->op != COLL_OP_ALLTOALL &&
-                     call->op != COLL_OP_SENDRECV) ||
-                    (e->algo == COLL_ALGO_TREE && call->op == COLL_OP_ALL_REDUCE) ||
-                    (e->algo == COLL_ALGO_NVLS && comm->n_nodes == 1) ||
-                    (e->algo == COLL_ALGO_NVLS_TREE && call->op == COLL_OP_ALL_REDUCE &&
-                     comm->n_nodes > 1) ||
-                    (e->algo == COLL_ALGO_PAT && comm->ppn == 1 &&
-                     (call->op == COLL_OP_ALL_GATHER || call->op == COLL_OP_REDUCE_SCATTER)) ||
-                    ((e->algo == COLL_ALGO_COLLNET_DIRECT || e->algo == COLL_ALGO_COLLNET_CHAIN) &&
-                     call->op == COLL_OP_ALL_REDUCE) ||
-                    (e->algo == COLL_ALGO_DIRECT &&
-                     (call->op == COLL_OP_ALLTOALL || call->op == COLL_OP_SENDRECV));
+    bool laid_out =
+        (e->algo == COLL_ALGO_RING && call->op != COLL_OP_ALLTOALL &&
+         call->op != COLL_OP_SENDRECV) ||
+        (e->algo == COLL_ALGO_TREE && call->op == COLL_OP_ALL_REDUCE) ||
+        (e->algo == COLL_ALGO_NVLS && comm->n_nodes == 1) ||
+        (e->algo == COLL_ALGO_NVLS_TREE && call->op == COLL_OP_ALL_REDUCE && comm->n_nodes > 1) ||
+        (e->algo == COLL_ALGO_PAT && coll_comm_node_ranks(comm, 0) == 1 &&
+         (call->op == COLL_OP_ALL_GATHER || call->op == COLL_OP_REDUCE_SCATTER)) ||
+        ((e->algo == COLL_ALGO_COLLNET_DIRECT || e->algo == COLL_ALGO_COLLNET_CHAIN) &&
+         call->op == COLL_OP_ALL_REDUCE) ||
+        (e->algo == COLL_ALGO_DIRECT &&
+         (call->op == COLL_OP_ALLTOALL || call->op == COLL_OP_SENDRECV));
     if (!laid_out || comm->n_ranks < 2) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "no estimate of %s with the %s algorithm on %u GPUs: the simulation does "
@@ -688,7 +693,7 @@ coll_estimate(const CollComm *comm, const CollCall *call, CollEstimate *e, GErro
     }
     e->n_ranks = comm->n_ranks;
     e->n_nodes = comm->n_nodes;
-    e->ppn = comm->ppn;
+    e->ppn = coll_comm_node_ranks(comm, 0);
     CollRunPlan rp;
     if (!choose(comm, call, e, &rp, error))
         return false;

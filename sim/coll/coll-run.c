@@ -13,9 +13,11 @@
 #include "coll/coll-build.h"
 #include "core/core-time.h"
 
+/* A communicator of n_ranks ranks on n_nodes nodes, node k holding
+ * node_ranks[k] of them (NULL: n_ranks / n_nodes each). */
 static CollComm *
 comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router, uint32_t n_ranks,
-         uint32_t n_nodes)
+         uint32_t n_nodes, const uint32_t *node_ranks)
 {
     CollComm *comm = g_new0(CollComm, 1);
     comm->system = system;
@@ -23,35 +25,74 @@ comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *route
     comm->router = router;
     comm->n_ranks = n_ranks;
     comm->n_nodes = n_nodes;
-    comm->ppn = n_ranks / n_nodes;
+    comm->node_first = g_new(uint32_t, n_nodes + 1);
+    comm->node_first[0] = 0;
+    comm->even = true;
+    for (uint32_t k = 0; k < n_nodes; k++) {
+        uint32_t m = node_ranks != NULL ? node_ranks[k] : n_ranks / n_nodes;
+        comm->node_first[k + 1] = comm->node_first[k] + m;
+        comm->ppn = MAX(comm->ppn, m);
+        comm->even = comm->even && m == comm->node_first[1];
+    }
+    g_assert(comm->node_first[n_nodes] == n_ranks);
     comm->rank_vertex = g_new(uint32_t, n_ranks);
     return comm;
 }
 
-/* The tuner's view of comm: the GPUs its first node's ranks are on and
- * the NVLink bundles the graph has among them (faults included), as
- * NCCL's topology holds only the communicator's GPUs. */
-static void
-comm_info(CollComm *comm)
+uint32_t
+coll_comm_node(const CollComm *comm, uint32_t r)
+{
+    if (comm->even)
+        return r / comm->ppn;
+    uint32_t lo = 0, hi = comm->n_nodes - 1; /* node_first[lo] <= r < node_first[hi + 1] */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (comm->node_first[mid] <= r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The node with the fewest ranks (the first of them). */
+static uint32_t
+smallest_node(const CollComm *comm)
+{
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < comm->n_nodes; k++)
+        if (coll_comm_node_ranks(comm, k) < coll_comm_node_ranks(comm, best))
+            best = k;
+    return best;
+}
+
+/* The tuner's view of comm: the GPUs of the ranks of the node with the
+ * fewest and the NVLink bundles the graph has among them (faults
+ * included), as NCCL's topology holds only the communicator's GPUs and
+ * its graphs are the minimum over nodes' searches (init.cc:1439-1445). */
+static bool
+comm_info(CollComm *comm, GError **error)
 {
     const TopoGraph *graph = comm->graph;
-    uint32_t n = comm->ppn;
+    uint32_t k0 = smallest_node(comm), first = comm->node_first[k0];
+    uint32_t n = coll_comm_node_ranks(comm, k0);
     g_autofree uint32_t *pair = g_new0(uint32_t, (size_t)n * n);
     g_autofree uint32_t *to_switch = g_new0(uint32_t, n);
     g_autofree uint32_t *gpu = g_new(uint32_t, n);
+    const uint32_t *vertex = &comm->rank_vertex[first];
     for (uint32_t a = 0; a < n; a++)
-        gpu[a] = topo_graph_vertex(graph, comm->rank_vertex[a])->index;
+        gpu[a] = topo_graph_vertex(graph, vertex[a])->index;
     for (uint32_t l = 0; l < topo_graph_n_links(graph); l++) {
         const TopoLink *link = topo_graph_link(graph, l);
         if (link->spec->kind != HW_LINK_NVLINK)
             continue;
         for (uint32_t a = 0; a < n; a++) {
-            if (link->src != comm->rank_vertex[a])
+            if (link->src != vertex[a])
                 continue;
             if (topo_graph_vertex(graph, link->dst)->kind == TOPO_NVSWITCH)
                 to_switch[a] += link->n_links;
             for (uint32_t b = 0; b < n; b++)
-                if (link->dst == comm->rank_vertex[b])
+                if (link->dst == vertex[b])
                     pair[a * n + b] += link->n_links;
         }
     }
@@ -60,14 +101,18 @@ comm_info(CollComm *comm)
     uint32_t hosts = MAX(comm->system->n_hosts, 1);
     uint32_t per_host = MAX(comm->system->n_gpus / hosts, 1);
     g_autofree uint32_t *count = g_new0(uint32_t, hosts);
-    uint32_t used = 0;
     comm->host_ranks = 0;
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t host = MIN(gpu[a] / per_host, hosts - 1);
-        used += count[host]++ == 0;
-        comm->host_ranks = MAX(comm->host_ranks, count[host]);
+    comm->n_hosts = 0;
+    for (uint32_t k = 0; k < comm->n_nodes; k++) {
+        memset(count, 0, sizeof(uint32_t) * hosts);
+        for (uint32_t r = comm->node_first[k]; r < comm->node_first[k + 1]; r++) {
+            uint32_t g =
+                topo_graph_vertex(graph, comm->rank_vertex[r])->index % comm->system->n_gpus;
+            uint32_t host = MIN(g / per_host, hosts - 1);
+            comm->n_hosts += count[host]++ == 0;
+            comm->host_ranks = MAX(comm->host_ranks, count[host]);
+        }
     }
-    comm->n_hosts = used * comm->n_nodes;
     /* NICs of node 0 without a link to the fabric (down): NCCL does not
      * see them. */
     uint32_t nics_up = 0;
@@ -83,7 +128,25 @@ comm_info(CollComm *comm)
                          .pair = pair,
                          .to_switch = to_switch,
                          .nics_down = graph->n_nodes > 1 ? n_nics - MIN(nics_up, n_nics) : 0};
-    coll_tune_info_links(comm->system, comm->n_ranks, comm->n_nodes, &links, &comm->info);
+    coll_tune_info_links(comm->system, comm->n_ranks, comm->n_nodes, comm->ppn, &links,
+                         &comm->info);
+    if (comm->even || comm->info.nvswitch)
+        return true;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "nodes of %s holding different numbers of ranks (%u to %u) are simulated on "
+                "NVSwitch systems only: each node's ring search is not",
+                comm->system->id, n, comm->ppn);
+    return false;
+}
+
+/* comm, its tuner's view filled, or NULL and error (comm freed). */
+static CollComm *
+comm_ready(CollComm *comm, GError **error)
+{
+    if (comm_info(comm, error))
+        return comm;
+    coll_comm_free(comm);
+    return NULL;
 }
 
 CollComm *
@@ -99,11 +162,11 @@ coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *
                     n_ranks, system->id, per_node, per_node);
         return NULL;
     }
-    CollComm *comm = comm_new(system, graph, router, n_ranks, (n_ranks + per_node - 1) / per_node);
+    CollComm *comm =
+        comm_new(system, graph, router, n_ranks, (n_ranks + per_node - 1) / per_node, NULL);
     for (uint32_t r = 0; r < n_ranks; r++)
         comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, r);
-    comm_info(comm);
-    return comm;
+    return comm_ready(comm, error);
 }
 
 CollComm *
@@ -112,37 +175,34 @@ coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph, const TopoRou
 {
     uint32_t per_node = graph->gpus->len;
     uint32_t n_gpus = topo_graph_n_gpus(graph);
-    /* Ascending GPUs: each node's ranks are consecutive; count them. */
-    uint32_t n_nodes = 0, ppn = 0, run = 0;
     bool ok = n_ranks >= 1;
-    for (uint32_t r = 0; ok && r <= n_ranks; r++) {
-        if (r < n_ranks && !(gpus[r] < n_gpus && (r == 0 || gpus[r] > gpus[r - 1]))) {
-            ok = false;
-        } else if (r == n_ranks || (r > 0 && gpus[r] / per_node != gpus[r - 1] / per_node)) {
-            if (n_nodes++ == 0)
-                ppn = run;
-            ok = run == ppn;
-            run = 0;
-        }
-        run++;
-    }
+    for (uint32_t r = 0; ok && r < n_ranks; r++)
+        ok = gpus[r] < n_gpus && (r == 0 || gpus[r] > gpus[r - 1]);
     if (!ok) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "a communicator of %u GPUs of %s must list distinct GPUs in ascending order, "
-                    "below %u, the same number on every node",
+                    "below %u",
                     n_ranks, system->id, n_gpus);
         return NULL;
     }
-    CollComm *comm = comm_new(system, graph, router, n_ranks, n_nodes);
+    /* Ascending GPUs: each node's ranks are consecutive; count them. */
+    g_autofree uint32_t *node_ranks = g_new0(uint32_t, n_ranks);
+    uint32_t n_nodes = 0;
+    for (uint32_t r = 0; r < n_ranks; r++) {
+        if (r == 0 || gpus[r] / per_node != gpus[r - 1] / per_node)
+            n_nodes++;
+        node_ranks[n_nodes - 1]++;
+    }
+    CollComm *comm = comm_new(system, graph, router, n_ranks, n_nodes, node_ranks);
     for (uint32_t r = 0; r < n_ranks; r++)
         comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, gpus[r]);
-    comm_info(comm);
-    return comm;
+    return comm_ready(comm, error);
 }
 
 CollComm *
 coll_comm_new_local(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
-                    const uint32_t *local, uint32_t ppn, uint32_t n_nodes, GError **error)
+                    const uint32_t *local, uint32_t ppn, uint32_t n_nodes,
+                    const uint32_t *node_ranks, GError **error)
 {
     uint32_t per_node = graph->gpus->len;
     uint32_t n_graph_nodes = per_node > 0 ? topo_graph_n_gpus(graph) / per_node : 0;
@@ -163,11 +223,23 @@ coll_comm_new_local(const HwSystem *system, const TopoGraph *graph, const TopoRo
                     system->id, n_graph_nodes);
         return NULL;
     }
-    CollComm *comm = comm_new(system, graph, router, ppn * n_nodes, n_nodes);
-    for (uint32_t r = 0; r < ppn * n_nodes; r++)
-        comm->rank_vertex[r] = topo_graph_gpu_vertex(graph, (r / ppn) * per_node + local[r % ppn]);
-    comm_info(comm);
-    return comm;
+    uint64_t n_ranks = 0;
+    for (uint32_t k = 0; k < n_nodes; k++) {
+        uint32_t m = node_ranks != NULL ? node_ranks[k] : ppn;
+        if (m < 1 || m > ppn) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "node %u of %s is asked for %u ranks: expected 1 to the %u GPUs listed", k,
+                        system->id, m, ppn);
+            return NULL;
+        }
+        n_ranks += m;
+    }
+    CollComm *comm = comm_new(system, graph, router, (uint32_t)n_ranks, n_nodes, node_ranks);
+    for (uint32_t k = 0; k < n_nodes; k++)
+        for (uint32_t r = comm->node_first[k]; r < comm->node_first[k + 1]; r++)
+            comm->rank_vertex[r] =
+                topo_graph_gpu_vertex(graph, k * per_node + local[r - comm->node_first[k]]);
+    return comm_ready(comm, error);
 }
 
 void
@@ -176,6 +248,7 @@ coll_comm_free(CollComm *comm)
     if (comm == NULL)
         return;
     g_free(comm->rank_vertex);
+    g_free(comm->node_first);
     g_free(comm);
 }
 

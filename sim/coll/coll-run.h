@@ -19,14 +19,19 @@
 
 /* n_ranks ranks on a system's graph, placed as NCCL's launcher would: rank
  * r on GPU r (node r / GPUs per node), one rank per GPU, unless the
- * constructor names the GPUs. */
+ * constructor names the GPUs. A node's ranks are consecutive; nodes may
+ * hold different numbers of them (a rack of 72 and one of 56), which NCCL
+ * runs without a fallback: each node's ring and chain are its own, its
+ * graphs the minimum over nodes (init.cc:1386-1459 of NCCL 2.30.7). */
 typedef struct CollComm {
     const HwSystem *system;   /* borrowed */
     const TopoGraph *graph;   /* borrowed */
     const TopoRouter *router; /* borrowed */
     uint32_t n_ranks;
     uint32_t n_nodes;      /* NVLink domains: NCCL's nodes (topo-place.h) */
-    uint32_t ppn;          /* ranks per node */
+    uint32_t ppn;          /* the most ranks on a node (NCCL's maxLocalRanks) */
+    bool even;             /* every node has ppn ranks */
+    uint32_t *node_first;  /* [n_nodes + 1]: node k's ranks are node_first[k] .. [k + 1] - 1 */
     uint32_t n_hosts;      /* hosts (CPU complexes) the ranks are on, all nodes */
     uint32_t host_ranks;   /* the most ranks on one host */
     uint32_t *rank_vertex; /* [n_ranks] */
@@ -37,22 +42,35 @@ typedef struct CollComm {
  * several nodes not all full. */
 CollComm *coll_comm_new(const HwSystem *system, const TopoGraph *graph, const TopoRouter *router,
                         uint32_t n_ranks, GError **error);
-/* The same on the listed GPUs (ascending global indices, the same count on
- * every node they touch): rank r on gpus[r], the ranks of a node
- * consecutive, as a sub-communicator of a training job. */
+/* The same on the listed GPUs (ascending global indices): rank r on
+ * gpus[r], the ranks of a node consecutive, as a sub-communicator of a
+ * training job. Nodes touched by different counts are simulated on
+ * NVSwitch systems (error elsewhere: a ring search per node is not). */
 CollComm *coll_comm_new_gpus(const HwSystem *system, const TopoGraph *graph,
                              const TopoRouter *router, const uint32_t *gpus, uint32_t n_ranks,
                              GError **error);
 /* The same with every node's ranks on its GPUs local[0 .. ppn) in that
  * order, as CUDA_VISIBLE_DEVICES=local on each of n_nodes nodes places
- * them: rank node * ppn + i on GPU local[i] of node (local indices). NULL
+ * them: rank node * ppn + i on GPU local[i] of node (local indices). Where
+ * node_ranks is not NULL, node k takes only the first node_ranks[k] of
+ * them (1 to ppn; different counts as coll_comm_new_gpus allows). NULL
  * and error when a GPU is listed twice or is not one of a node's, or the
  * graph has fewer than n_nodes nodes. */
 CollComm *coll_comm_new_local(const HwSystem *system, const TopoGraph *graph,
                               const TopoRouter *router, const uint32_t *local, uint32_t ppn,
-                              uint32_t n_nodes, GError **error);
+                              uint32_t n_nodes, const uint32_t *node_ranks, GError **error);
 void coll_comm_free(CollComm *comm);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CollComm, coll_comm_free)
+
+/* The node rank r is on. */
+uint32_t coll_comm_node(const CollComm *comm, uint32_t r);
+
+/* The ranks of node k. */
+static inline uint32_t
+coll_comm_node_ranks(const CollComm *comm, uint32_t k)
+{
+    return comm->node_first[k + 1] - comm->node_first[k];
+}
 
 typedef struct CollCall {
     CollOp op;
@@ -86,11 +104,11 @@ typedef struct CollRunPlan {
     CollAlgo algo; /* NCCL's choice, or the call's */
     CollProto proto;
     CollTunePlan plan;
-    uint64_t start_ps;          /* the kernel's setup (the loopback's launch) */
-    uint64_t sync_ps;           /* a synchronisation before the first step (NVLS's) */
-    double channel_bytes_per_s; /* what one CTA pushes; 0: the links decide */
-    uint32_t ctas_per_hbm;      /* programs sharing one HBM for reductions */
-    uint64_t step_overhead_ps;  /* a step inside a node, beyond its wire */
+    uint64_t start_ps;             /* the kernel's setup (the loopback's launch) */
+    uint64_t sync_ps;              /* a synchronisation before the first step (NVLS's) */
+    double channel_bytes_per_s;    /* what one CTA pushes; 0: the links decide */
+    uint32_t ctas_per_hbm;         /* programs sharing one HBM for reductions */
+    uint64_t step_overhead_ps;     /* a step inside a node, beyond its wire */
     uint64_t net_step_overhead_ps; /* a step between nodes, beyond its wire */
     double nccl_model_us;          /* < 0: not NCCL */
 } CollRunPlan;

@@ -156,7 +156,7 @@ pair_path_bw(const CollTopoInfo *info, const HwSystem *system, const CollNvlinks
 static void
 info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
-    uint32_t n = info->ppn, max_links = 0, min_links = UINT32_MAX, max_pair = 0;
+    uint32_t n = info->node_ranks, max_links = 0, min_links = UINT32_MAX, max_pair = 0;
     for (uint32_t a = 0; a < n; a++) {
         uint32_t sum = 0;
         for (uint32_t b = 0; b < n; b++) {
@@ -201,7 +201,7 @@ info_nvlink_pairs(CollTopoInfo *info, const HwSystem *system, const CollNvlinks 
 static void
 info_no_nvlink(CollTopoInfo *info, const HwSystem *system)
 {
-    uint32_t n = info->ppn;
+    uint32_t n = info->node_ranks;
     info->nvlink_all_pairs = n <= 1;
     info->path_gpu = n <= 1 ? COLL_PATH_LOC : pcie_path(system, n);
     info->p2p_bw = n > 1 ? info->pci_bw : 0.0;
@@ -211,7 +211,7 @@ static void
 info_nvlink(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
     info->nvlink_link_bw = coll_tune_nvlink_link_bw(info->sm_version);
-    uint32_t n = info->ppn;
+    uint32_t n = info->node_ranks;
     if (system->nvlink == NULL) {
         info_no_nvlink(info, system);
         return;
@@ -266,7 +266,7 @@ info_net(CollTopoInfo *info, const HwSystem *system, uint32_t nics_down)
     info->nic_bw = (double)system->nic->port_link->bytes_per_s / 1e9 * ports_each;
     info->net_latency_us = (double)system->net_latency_ps / 1e6;
     info->net_bw = info->nic_bw * n_nets / system->n_gpus;
-    info->n_nics = MAX(1, (n_nets * info->ppn + system->n_gpus - 1) / system->n_gpus);
+    info->n_nics = MAX(1, (n_nets * info->node_ranks + system->n_gpus - 1) / system->n_gpus);
     uint32_t n_switches =
         system->gpus_per_pcie_switch == 0
             ? 0
@@ -291,23 +291,23 @@ static void
 info_p2p_channels(CollTopoInfo *info, const HwSystem *system, const CollNvlinks *links)
 {
     uint32_t n = UINT32_MAX;
-    if (info->ppn > 1 && !info->nvswitch && info->rings.n > 0) {
+    if (info->node_ranks > 1 && !info->nvswitch && info->rings.n > 0) {
         /* Per peer by its path (paths.cc:927-936): NVL and NVB by its GB/s
          * in links, PCIe 2. */
-        for (uint32_t b = 1; b < info->ppn; b++)
+        for (uint32_t b = 1; b < info->node_ranks; b++)
             n = MIN(n, info->rings.path[0][b] <= COLL_PATH_NVB
                            ? 2 * MAX(1, (uint32_t)(pair_path_bw(info, system, links, 0, b) /
                                                        info->nvlink_link_bw +
                                                    SLACK))
                            : 2);
-    } else if (info->ppn > 1 && info->path_gpu <= COLL_PATH_NVB) {
+    } else if (info->node_ranks > 1 && info->path_gpu <= COLL_PATH_NVB) {
         if (info->nvswitch) {
             n = 2 * MAX(1, (uint32_t)(info->nvlink_bw / info->nvlink_link_bw + SLACK));
         } else {
-            for (uint32_t b = 1; b < info->ppn; b++)
+            for (uint32_t b = 1; b < info->node_ranks; b++)
                 n = MIN(n, 2 * MAX(1, pair_links(links, 0, b)));
         }
-    } else if (info->ppn > 1) {
+    } else if (info->node_ranks > 1) {
         n = 2;
     }
     if (info->n_nodes > 1 && info->n_nics > 0) {
@@ -343,20 +343,24 @@ coll_tune_info(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes, CollT
             pair[a * n + b] = a == b ? 0 : hw_system_pair_links(system, a, b);
     }
     CollNvlinks nvlinks = {.n = n, .pair = pair, .to_switch = to_switch};
-    coll_tune_info_links(system, n_ranks, n_nodes, &nvlinks, info);
+    coll_tune_info_links(system, n_ranks, n_nodes, n, &nvlinks, info);
 }
 
 void
 coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
-                     const CollNvlinks *links, CollTopoInfo *info)
+                     uint32_t max_node_ranks, const CollNvlinks *links, CollTopoInfo *info)
 {
     g_return_if_fail(system != NULL && system->gpu != NULL && info != NULL && links != NULL);
-    g_return_if_fail(n_nodes >= 1 && n_ranks >= n_nodes && n_ranks % n_nodes == 0);
-    g_return_if_fail(n_ranks / n_nodes <= system->n_gpus && links->n == n_ranks / n_nodes);
+    g_return_if_fail(n_nodes >= 1 && links->n >= 1 && links->n <= max_node_ranks);
+    g_return_if_fail(max_node_ranks <= system->n_gpus);
+    g_return_if_fail((uint64_t)links->n * n_nodes <= n_ranks &&
+                     n_ranks <= (uint64_t)max_node_ranks * n_nodes);
     memset(info, 0, sizeof *info);
     info->n_ranks = n_ranks;
     info->n_nodes = n_nodes;
     info->ppn = n_ranks / n_nodes;
+    info->node_ranks = links->n;
+    info->max_node_ranks = max_node_ranks;
     uint32_t sm = (uint32_t)system->gpu->sm_version;
     info->sm_version = sm;
     info->env = system->nccl;
@@ -372,7 +376,7 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
                        ? coll_tune_pcie_bw(host->generation, host->n_lanes)
                        : coll_tune_pcie_bw(system->gpu->pcie_generation, 16);
     info_nvlink(info, system, links);
-    info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->ppn >= 2;
+    info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->node_ranks >= 2;
     info_net(info, system, links->nics_down);
     info_p2p_channels(info, system, links);
     /* collNetSupport (the plugin, coll_net.h:87) with NCCL_COLLNET_ENABLE,
@@ -408,7 +412,7 @@ typedef struct Search {
 static uint32_t
 fit_intra(const CollTopoInfo *info, double s)
 {
-    if (info->ppn <= 1)
+    if (info->node_ranks <= 1)
         return UINT32_MAX;
     if (info->path_gpu > COLL_PATH_NVB)
         return s > info->pci_bw + SLACK ? 0 : (uint32_t)floor((info->pci_bw + SLACK) / s);
@@ -421,7 +425,7 @@ fit_intra(const CollTopoInfo *info, double s)
         return 0;
     double per_gpu = info->nvlink_bw;
     if (info->n_nodes > 1)
-        per_gpu *= (double)info->ppn / (info->ppn - 1);
+        per_gpu *= (double)info->node_ranks / (info->node_ranks - 1);
     return (uint32_t)floor((per_gpu + SLACK) / s);
 }
 
@@ -436,7 +440,7 @@ fit_inter(const CollTopoInfo *info, double s)
         return 0;
     uint32_t n = info->n_nics * (uint32_t)floor((info->nic_bw + SLACK) / s);
     if (!info->cpu_arm)
-        n = MIN(n, info->ppn * (uint32_t)floor((info->pci_bw + SLACK) / s));
+        n = MIN(n, info->node_ranks * (uint32_t)floor((info->pci_bw + SLACK) / s));
     return n;
 }
 
@@ -455,7 +459,7 @@ fit_nvls(const Search *se, double intra, double inter)
     if (info->n_nodes > 1) {
         if (inter > info->net_path_bw + SLACK || inter > info->nic_bw + SLACK)
             return 0;
-        k = MIN(k, MIN(info->ppn, info->n_nics));
+        k = MIN(k, MIN(info->node_ranks, info->n_nics));
     }
     return k;
 }
@@ -471,12 +475,12 @@ fit_collnet_direct(const Search *se, double intra, double inter)
     const CollTopoInfo *info = se->info;
     if (inter > info->net_path_bw + SLACK || inter > info->nic_bw + SLACK)
         return 0;
-    uint32_t k = MIN(info->n_nics, info->ppn);
-    if (info->ppn > 1) {
+    uint32_t k = MIN(info->n_nics, info->node_ranks);
+    if (info->node_ranks > 1) {
         if (intra > info->nvlink_bw + SLACK)
             return 0;
         double others = (info->nvlink_bw + SLACK) / intra - 1.0; /* other heads' shares */
-        k = MIN(k, 1 + (uint32_t)floor(others * (info->ppn - 1)));
+        k = MIN(k, 1 + (uint32_t)floor(others * (info->node_ranks - 1)));
     }
     return k;
 }
@@ -507,7 +511,7 @@ better(const Search *se, const CollTuneGraph *g, const CollTuneGraph *ref)
     if (g->n_channels == 0 || g->n_channels < se->min_channels)
         return false;
     if (se->pattern == NA_NVLS)
-        return (g->n_channels > ref->n_channels && g->n_channels <= se->info->ppn) ||
+        return (g->n_channels > ref->n_channels && g->n_channels <= se->info->node_ranks) ||
                g->n_channels * g->bw_inter > ref->n_channels * ref->bw_inter;
     return g->n_channels * g->bw_intra > ref->n_channels * ref->bw_intra;
 }
@@ -608,15 +612,15 @@ search_init(Search *se, const CollTopoInfo *info, NcclAlgo pattern)
     se->total_bw = MAX(info->pci_bw, info->nvlink_bw);
     if (multi)
         se->max_bw = info->net_path_bw;
-    else if (info->ppn <= 1)
+    else if (info->node_ranks <= 1)
         se->max_bw = se->total_bw = LOC_BW;
     else if (info->path_gpu <= COLL_PATH_NVB)
         se->max_bw = info->nvlink_max_path_bw;
     else
         se->max_bw = info->pci_bw;
     se->start_total_bw = se->total_bw;
-    if (pattern != NA_RING && info->ppn > 1)
-        se->start_total_bw *= (double)info->ppn / (info->ppn - 1);
+    if (pattern != NA_RING && info->node_ranks > 1)
+        se->start_total_bw *= (double)info->node_ranks / (info->node_ranks - 1);
     se->min_channels = 1;
     se->max_channels = MAX_GRAPH_CHANNELS;
 }
@@ -664,7 +668,9 @@ ring_tree_graphs(const CollTopoInfo *info, CollTuneGraph *ring, CollTuneGraph *t
     /* Paths: the ring's, or SYS for the fallback order. Rings differ per
      * channel only where direct pairs need several disjoint rings. */
     bool fallback = ring->bw_intra == FALLBACK_BW;
-    CollPath intra = info->ppn <= 1 ? COLL_PATH_LOC : fallback ? COLL_PATH_SYS : info->path_gpu;
+    CollPath intra = info->node_ranks <= 1 ? COLL_PATH_LOC
+                     : fallback            ? COLL_PATH_SYS
+                                           : info->path_gpu;
     CollPath inter = info->n_nodes > 1 ? info->path_net : COLL_PATH_PIX;
     bool same = info->nvswitch || info->nvlink_ring_links <= 1 || info->path_gpu > COLL_PATH_NVB;
     ring->path_intra = tree->path_intra = intra;
@@ -682,7 +688,7 @@ nvls_graph(const CollTopoInfo *info, CollTuneGraph *g)
         return;
     Search se;
     search_init(&se, info, NA_NVLS);
-    se.max_channels = MIN(MAX_NVLS_ARITY, info->ppn);
+    se.max_channels = MIN(MAX_NVLS_ARITY, info->node_ranks);
     se.min_channels = info->n_nodes == 1 ? se.max_channels : 1;
     run_search(&se, g);
     g->path_intra = COLL_PATH_NVL;
@@ -701,7 +707,7 @@ collnet_direct_graph(const CollTopoInfo *info, CollTuneGraph *g)
         return;
     Search se;
     search_init(&se, info, NA_COLLNET_DIRECT);
-    se.max_channels = MIN(COLL_COLLNET_MAX_PPN, info->ppn);
+    se.max_channels = MIN(COLL_COLLNET_MAX_PPN, info->node_ranks);
     CollTuneGraph best = {0};
     pass_one(&se, &best);
     if (best.n_channels > 0) {
@@ -709,7 +715,7 @@ collnet_direct_graph(const CollTopoInfo *info, CollTuneGraph *g)
         pass_two(&se, &best);
     }
     *g = best;
-    g->path_intra = info->ppn <= 1 ? COLL_PATH_LOC : info->path_gpu;
+    g->path_intra = info->node_ranks <= 1 ? COLL_PATH_LOC : info->path_gpu;
     g->path_inter = info->path_net;
 }
 

@@ -203,6 +203,13 @@ log2i(uint64_t n)
     return l;
 }
 
+/* NCCL's float ppn, nRanks / nNodes (tuning.cc:281, enqueue.cc:2288). */
+static double
+mean_ppn(const CollTopoInfo *info)
+{
+    return (double)info->n_ranks / info->n_nodes;
+}
+
 /* ---- Small accessors ---------------------------------------------------- */
 
 double
@@ -236,7 +243,7 @@ nvls_sm100_nodes(const CollTopoInfo *info, uint32_t *n_channels, uint32_t *chunk
                  uint32_t *tree_max)
 {
     double nic = info->nic_bw;
-    uint32_t ppn = info->ppn;
+    uint32_t ppn = info->node_ranks; /* comm->minLocalRanks, nvls.cc:167 */
     bool close = info->path_net <= COLL_PATH_PXB;
     *chunk = NVLS_CHUNK_BYTES;
     if (info->n_nodes == 2 && nic >= 48.0) {
@@ -328,7 +335,7 @@ algo_runs(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p)
     if (a == NA_NVLS || a == NA_NVLS_TREE) {
         if (p != NP_SIMPLE || !info->nvls || (!ag_rs && op != COLL_OP_ALL_REDUCE))
             return false;
-        if (op != COLL_OP_ALL_REDUCE && info->ppn > 32)
+        if (op != COLL_OP_ALL_REDUCE && info->max_node_ranks > 32)
             return false;
         if (a == NA_NVLS && info->n_nodes > 1) /* needs CollNet (IB SHARP) */
             return false;
@@ -339,7 +346,7 @@ algo_runs(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p)
      * enabled, at most 8 ranks a node; Direct on NVSwitch systems (its
      * graph is empty elsewhere). */
     if ((a == NA_COLLNET_DIRECT || a == NA_COLLNET_CHAIN) &&
-        (p != NP_SIMPLE || !info->collnet || info->ppn > COLL_COLLNET_MAX_PPN))
+        (p != NP_SIMPLE || !info->collnet || info->max_node_ranks > COLL_COLLNET_MAX_PPN))
         return false;
     /* ncclPatEnable (tuning.cc:215-223): SM60+, one GPU per node. */
     if (a == NA_PAT && (p != NP_SIMPLE || info->sm_version < 60 || info->n_nodes != info->n_ranks))
@@ -372,7 +379,7 @@ n_steps(CollOp op, uint32_t n)
 static double
 nvls_channel_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, const CollTuneGraph *g)
 {
-    double ppn = info->ppn, n = g->n_channels;
+    double ppn = mean_ppn(info), n = g->n_channels;
     double intra = g->bw_intra * nvls_efficiency[info->arch_index] * (n - 1) / n;
     intra *= op == COLL_OP_ALL_REDUCE ? 2.0 : (ppn - 1) / ppn;
     double inter = g->bw_inter * (a == NA_NVLS_TREE && info->n_nodes <= 2 ? 2.0 : 1.0);
@@ -412,7 +419,7 @@ model_bus_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollT
                   nch * per_ch_max_tree_ll128_bw[ai][si]);
     /* One GPU per node turns the tree search's pattern into the plain
      * TREE (search.cc:1133); with more, the balanced tree is assumed. */
-    if (a == NA_TREE && info->ppn == 1)
+    if (a == NA_TREE && info->n_ranks == info->n_nodes)
         bus *= TREE_PATTERN_FACTOR;
     if (a == NA_PAT)
         bus *= PAT_FACTOR;
@@ -421,7 +428,7 @@ model_bus_bw(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const CollT
     /* CollNet Direct all_reduce: the GPU:NIC ratio (ppn / heads) costs
      * half its excess (tuning.cc:340-348). */
     if (a == NA_COLLNET_DIRECT && nch > 0) {
-        double factor = info->ppn / nch;
+        double factor = mean_ppn(info) / nch;
         factor -= (factor - 1) / 2;
         bus /= factor;
         if (info->sm_version >= 90)
@@ -482,8 +489,8 @@ model_latency_us(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, const C
      * path (PATH_NVL) gets NVLink latencies (tuning.cc:284-286). */
     int intra_hw = g->path_intra == COLL_PATH_NVL ? HW_NVLINK : HW_PCI;
     double intra_lat = hw_latency_us[intra_hw][a][p];
-    double inter_lat =
-        info->ppn == 1 ? hw_latency_us[HW_NET][NA_TREE][p] : hw_latency_us[HW_NET][a][p];
+    double inter_lat = info->n_ranks == info->n_nodes ? hw_latency_us[HW_NET][NA_TREE][p]
+                                                      : hw_latency_us[HW_NET][a][p];
     if (info->n_nodes > 1)
         inter_lat += info->net_latency_us * (p == NP_SIMPLE ? 2 : 1);
     int log_nodes = log2i(info->n_nodes);
@@ -592,7 +599,7 @@ p2p_time_us(const CollTopoInfo *info, CollOp op, CollAlgo algo, CollProto proto,
     if ((info->n_nodes > 1 && info->n_nics == 0) ||
         (p == NP_LL && !p2p_ll(info, peer_bytes(op, n_bytes, info->n_ranks))))
         return -1.0;
-    double n = info->n_ranks, ppn = info->ppn, intra, inter;
+    double n = info->n_ranks, ppn = mean_ppn(info), intra, inter;
     if (op == COLL_OP_ALLTOALL) {
         intra = n_bytes * (ppn - 1) / n;
         inter = n_bytes * (n - ppn) / n;
@@ -810,7 +817,7 @@ call_chunk(const CollTopoInfo *info, CollOp op, NcclAlgo a, int p, uint64_t n_by
         while (n_bytes / (nc * chunk) < depth && chunk > 32768)
             chunk /= 2;
     } else if (a == NA_TREE && p == NP_LL128) {
-        double ppn = info->ppn, steps = 1 + log2i(info->n_nodes) + 0.1 * ppn;
+        double ppn = mean_ppn(info), steps = 1 + log2i(info->n_nodes) + 0.1 * ppn;
         while ((double)(n_bytes / (nc * chunk)) < steps * 64 / ppn && chunk > 131072)
             chunk /= 2;
         while ((double)(n_bytes / (nc * chunk)) < steps * 16 / ppn && chunk > 32768)

@@ -24,24 +24,29 @@
  * (1e9 bytes/s, per direction) as its topology code parses them, not the
  * link models' line rates. Ranks fill nodes in order: rank r is on
  * node r / ppn, on GPU r % ppn of it unless coll_tune_info_links names
- * another (the same GPUs on every node). */
+ * another (the same GPUs on every node). Nodes may hold different numbers
+ * of ranks: the search is the smallest node's, as NCCL's graphs are the
+ * minimum over nodes' (init.cc:1439-1459 of NCCL 2.30.7); the model's
+ * per-node terms take nRanks / nNodes (tuning.cc:281, 416). */
 typedef struct CollTopoInfo {
     uint32_t n_ranks;
     uint32_t n_nodes;
-    uint32_t ppn;          /* ranks per node (NVLink domain) */
-    uint32_t sm_version;   /* 60, 70, 80, 90, 100 (the GPU model's) */
-    uint32_t arch_index;   /* 0 Volta and older, 1 Ampere, 2 Hopper, 3 Blackwell */
-    uint32_t scale_index;  /* 0: 1 node, 1: 2 nodes, 2: more */
-    bool nvswitch;         /* the GPUs of a node share NVSwitch planes */
-    bool nvls;             /* the switches do multicast and reduction (and SM90+) */
-    bool nvlink_all_pairs; /* every pair of a node's ranks has an NVLink path */
-    bool collnet;          /* NCCL's CollNet runs: the system enables it (hw collnet) on a
-                              SHARPv2+ fabric, and there are 2 nodes or more */
-    bool cpu_amd;          /* network post overhead 2 us instead of 1 */
-    bool cpu_arm;          /* Grace (the GPU's host link is C2C) */
-    double nvlink_bw;      /* NCCL's GB/s of one GPU's NVLinks (count × per-link constant) */
-    double pci_bw;         /* GB/s of a GPU's PCIe link as NCCL parses it */
-    double net_bw;         /* GB/s of the NICs serving one rank */
+    uint32_t ppn;            /* ranks per node (NVLink domain): n_ranks / n_nodes, rounded down */
+    uint32_t node_ranks;     /* the fewest ranks on a node (minLocalRanks), the node searched */
+    uint32_t max_node_ranks; /* the most (maxLocalRanks) */
+    uint32_t sm_version;     /* 60, 70, 80, 90, 100 (the GPU model's) */
+    uint32_t arch_index;     /* 0 Volta and older, 1 Ampere, 2 Hopper, 3 Blackwell */
+    uint32_t scale_index;    /* 0: 1 node, 1: 2 nodes, 2: more */
+    bool nvswitch;           /* the GPUs of a node share NVSwitch planes */
+    bool nvls;               /* the switches do multicast and reduction (and SM90+) */
+    bool nvlink_all_pairs;   /* every pair of a node's ranks has an NVLink path */
+    bool collnet;            /* NCCL's CollNet runs: the system enables it (hw collnet) on a
+                                SHARPv2+ fabric, and there are 2 nodes or more */
+    bool cpu_amd;            /* network post overhead 2 us instead of 1 */
+    bool cpu_arm;            /* Grace (the GPU's host link is C2C) */
+    double nvlink_bw;        /* NCCL's GB/s of one GPU's NVLinks (count × per-link constant) */
+    double pci_bw;           /* GB/s of a GPU's PCIe link as NCCL parses it */
+    double net_bw;           /* GB/s of the NICs serving one rank */
 
     /* Added for the channel search emulation (coll_tune_graph). */
     double nvlink_link_bw;      /* NCCL's GB/s of one NVLink for this SM (topo.h:19-24) */
@@ -78,14 +83,15 @@ typedef struct CollNvlinks {
 } CollNvlinks;
 
 /* The same as coll_tune_info, with the GPUs a node's ranks are on and the
- * NVLinks among them given by links (links->n == n_ranks / n_nodes)
- * instead of the system model's GPUs 0 .. ppn - 1: what NCCL sees of a
- * subset of a node's GPUs, or of a system with links down. A rank without
+ * NVLinks among them given by links instead of the system model's GPUs
+ * 0 .. ppn - 1: what NCCL sees of a subset of a node's GPUs, or of a
+ * system with links down. links->n is the fewest ranks on a node,
+ * max_node_ranks the most (both n_ranks / n_nodes when they split evenly). A rank without
  * NVLink on an NVSwitch system leaves the node on PCIe. NICs down leave
  * NCCL that share fewer NET devices (at least one), as net_ib lists only
  * active ports. */
 void coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
-                          const CollNvlinks *links, CollTopoInfo *info);
+                          uint32_t max_node_ranks, const CollNvlinks *links, CollTopoInfo *info);
 
 /* The graph NCCL's search would find for algo: channels and GB/s per
  * channel inside a node and between nodes. NVLS and NVLS_TREE share one

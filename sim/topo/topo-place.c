@@ -82,18 +82,32 @@ host_gpus(const HwSystem *sys, const TopoPlaceAsk *ask, uint32_t *k, TopoPlaceFi
     return true;
 }
 
-/* The domains the hosts spread over (*d), and their hosts each (*h). */
+/* The domains the hosts spread over (*d), and their hosts each (*h, the
+ * most where they are listed). */
 static bool
 domains(const HwSystem *sys, const TopoPlaceAsk *ask, uint32_t n_hosts, uint32_t *d, uint32_t *h,
         TopoPlaceField *bad, GError **error)
 {
     uint32_t room = MAX(sys->n_hosts, 1);
+    if (ask->domain_hosts != NULL) {
+        *d = ask->n_domains;
+        *h = 0;
+        for (uint32_t i = 0; i < *d; i++) {
+            if (ask->domain_hosts[i] < 1 || ask->domain_hosts[i] > room)
+                return fail(bad, TOPO_PLACE_DOMAINS, error,
+                            "NVLink domain %u is asked for %u hosts: expected 1 to the %u hosts "
+                            "of a %s domain",
+                            i + 1, ask->domain_hosts[i], room, sys->id);
+            *h = MAX(*h, ask->domain_hosts[i]);
+        }
+        return true;
+    }
     *d = ask->n_domains != 0 ? ask->n_domains : (n_hosts + room - 1) / room;
     if (n_hosts % *d != 0) {
         if (ask->n_domains != 0)
             return fail(bad, TOPO_PLACE_DOMAINS, error,
                         "%u hosts do not split evenly over %u NVLink domains: expected a "
-                        "divisor of %u (domains of unequal size are not simulated)",
+                        "divisor of %u, or the hosts of each domain listed",
                         n_hosts, *d, n_hosts);
         return fail(bad,
                     ask->n_hosts != 0         ? TOPO_PLACE_HOSTS
@@ -101,8 +115,8 @@ domains(const HwSystem *sys, const TopoPlaceAsk *ask, uint32_t n_hosts, uint32_t
                                               : TOPO_PLACE_GPUS,
                     error,
                     "%u hosts need %u NVLink domains of %s (%u hosts each) and do not split "
-                    "evenly over them: expected a number of domains dividing %u (domains of "
-                    "unequal size are not simulated)",
+                    "evenly over them: expected a number of domains dividing %u, or the hosts "
+                    "of each domain listed",
                     n_hosts, *d, sys->id, room, n_hosts);
     }
     *h = n_hosts / *d;
@@ -124,6 +138,22 @@ topo_place(const HwSystem *system, const TopoPlaceAsk *ask_in, TopoPlace *out, T
     uint32_t per_host = topo_place_host_gpus(system);
     uint32_t room = MAX(system->n_hosts, 1);
     uint32_t k;
+    if (ask.domain_hosts != NULL) {
+        uint64_t listed = 0;
+        for (uint32_t i = 0; i < ask.n_domains; i++)
+            listed += ask.domain_hosts[i];
+        if (ask.n_hosts != 0 && ask.n_hosts != listed)
+            return fail(bad, TOPO_PLACE_HOSTS, error,
+                        "%u hosts, but the NVLink domains listed hold %" G_GUINT64_FORMAT
+                        ": expected %" G_GUINT64_FORMAT " hosts",
+                        ask.n_hosts, listed, listed);
+        if (listed > TOPO_PLACE_MAX_GPUS)
+            return fail(bad, TOPO_PLACE_DOMAINS, error,
+                        "the NVLink domains listed hold %" G_GUINT64_FORMAT
+                        " hosts, more than a job may take (%u GPUs)",
+                        listed, TOPO_PLACE_MAX_GPUS);
+        ask.n_hosts = (uint32_t)listed;
+    }
     if (!host_gpus(system, &ask, &k, bad, error))
         return false;
     if (ask.n_gpus == 0) {
@@ -140,7 +170,7 @@ topo_place(const HwSystem *system, const TopoPlaceAsk *ask_in, TopoPlace *out, T
     }
     out->n_gpus = ask.n_gpus;
     out->hosts_filled = k == 0;
-    if (k == 0 && ask.n_domains <= 1 && ask.n_gpus <= system->n_gpus) {
+    if (k == 0 && ask.n_domains <= 1 && ask.domain_hosts == NULL && ask.n_gpus <= system->n_gpus) {
         /* One domain, its GPUs in order: hosts full but the last. */
         out->n_hosts = (ask.n_gpus + per_host - 1) / per_host;
         out->gpus_per_host = MIN(ask.n_gpus, per_host);
@@ -174,11 +204,26 @@ topo_place(const HwSystem *system, const TopoPlaceAsk *ask_in, TopoPlace *out, T
     for (uint32_t i = 0; i < h; i++)
         for (uint32_t j = 0; j < k; j++)
             out->local[i * k + j] = i * per_host + (ask.devices ? ask.devices[j] : j);
+    bool differ = false;
+    for (uint32_t i = 0; ask.domain_hosts != NULL && i < d; i++)
+        differ = differ || ask.domain_hosts[i] != h;
+    if (differ) {
+        out->domain_ranks = g_new(uint32_t, d);
+        for (uint32_t i = 0; i < d; i++)
+            out->domain_ranks[i] = ask.domain_hosts[i] * k;
+    }
     return true;
+}
+
+uint32_t
+topo_place_domain_ranks(const TopoPlace *place, uint32_t d)
+{
+    return place->domain_ranks != NULL ? place->domain_ranks[d] : place->per_domain;
 }
 
 void
 topo_place_clear(TopoPlace *place)
 {
     g_clear_pointer(&place->local, g_free);
+    g_clear_pointer(&place->domain_ranks, g_free);
 }

@@ -73,10 +73,14 @@ two_level_init(TwoLevel *t)
         .n_ranks = 2,
         .n_nodes = 2,
         .ppn = 1,
+        .even = true,
+        .node_first = t->node_first,
         .rank_vertex = t->vertex,
         .info = {.n_ranks = 2,
                  .n_nodes = 2,
                  .ppn = 1,
+                 .node_ranks = 1,
+                 .max_node_ranks = 1,
                  .sm_version = 90,
                  .arch_index = 2,
                  .scale_index = 1,
@@ -89,6 +93,8 @@ two_level_init(TwoLevel *t)
                  .net_path_bw = 25,
                  .net_bw = 25},
     };
+    for (uint32_t k = 0; k <= 2; k++)
+        t->node_first[k] = k;
 }
 
 void

@@ -21,6 +21,7 @@ typedef struct TwoLevel {
     TopoRouter *router;
     CollComm comm;
     uint32_t vertex[2];
+    uint32_t node_first[3];
 } TwoLevel;
 
 void two_level_init(TwoLevel *t);

@@ -46,10 +46,38 @@ xbar_init(Xbar *x, uint32_t n)
         .n_ranks = n,
         .n_nodes = 1,
         .ppn = n,
+        .even = true,
+        .node_first = x->node_first,
         .rank_vertex = x->vertex,
-        .info =
-            {.n_ranks = n, .n_nodes = 1, .ppn = n, .arch_index = 2, .nvswitch = true, .nvls = true},
+        .info = {.n_ranks = n,
+                 .n_nodes = 1,
+                 .ppn = n,
+                 .node_ranks = n,
+                 .max_node_ranks = n,
+                 .arch_index = 2,
+                 .nvswitch = true,
+                 .nvls = true},
     };
+    x->node_first[0] = 0;
+    x->node_first[1] = n;
+}
+
+void
+xbar_split(Xbar *x, const uint32_t *node_ranks, uint32_t n_nodes)
+{
+    g_assert(n_nodes >= 1 && n_nodes <= x->comm.n_ranks);
+    uint32_t least = UINT32_MAX, most = 0;
+    for (uint32_t k = 0; k < n_nodes; k++) {
+        x->node_first[k + 1] = x->node_first[k] + node_ranks[k];
+        least = MIN(least, node_ranks[k]);
+        most = MAX(most, node_ranks[k]);
+    }
+    g_assert(x->node_first[n_nodes] == x->comm.n_ranks);
+    x->comm.n_nodes = x->comm.info.n_nodes = n_nodes;
+    x->comm.ppn = x->comm.info.max_node_ranks = most;
+    x->comm.even = least == most;
+    x->comm.info.node_ranks = least;
+    x->comm.info.ppn = x->comm.n_ranks / n_nodes;
 }
 
 void

@@ -20,8 +20,12 @@ typedef struct Xbar {
     TopoRouter *router;
     CollComm comm;
     uint32_t vertex[XBAR_MAX_GPUS];
+    uint32_t node_first[XBAR_MAX_GPUS + 1];
 } Xbar;
 
-/* n GPUs (at most XBAR_MAX_GPUS) and their communicator. */
+/* n GPUs (at most XBAR_MAX_GPUS) and their communicator: one node. */
 void xbar_init(Xbar *x, uint32_t n);
+/* The communicator as n_nodes nodes of the given ranks each, in order
+ * (all on the one switch): nodes as NCCL orders rings and trees on them. */
+void xbar_split(Xbar *x, const uint32_t *node_ranks, uint32_t n_nodes);
 void xbar_clear(Xbar *x);

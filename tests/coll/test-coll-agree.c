@@ -316,7 +316,7 @@ START_TEST(pat_packet_and_flow_agree)
     ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
     TopoRouter *router = topo_router_new(graph);
     static const uint32_t first[] = {0};
-    CollComm *comm = coll_comm_new_local(sys, graph, router, first, 1, 4, &error);
+    CollComm *comm = coll_comm_new_local(sys, graph, router, first, 1, 4, NULL, &error);
     ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
     for (size_t o = 0; o < G_N_ELEMENTS(ops); o++) {
         CollCall call = {.op = ops[o], .n_bytes = 64 * MIB, .elem_bytes = 4, .algo = COLL_ALGO_PAT};

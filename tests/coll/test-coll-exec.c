@@ -165,6 +165,37 @@ START_TEST(tree_and_nvls_traffic)
 }
 END_TEST
 
+/* Nodes of different sizes (4 + 3 ranks on the crossbar, as NCCL counts a
+ * rack of 72 and one of 56): the ring runs node by node, node 0's last
+ * rank to node 1's first (connect.cc:104-109), each node's chain its own;
+ * on the crossbar every hop is alike, so the ring is the one-node closed
+ * form, 2(n-1) steps of S/n. The tree (one channel): chains 0-1-2-3 and
+ * 4-5-6, node 1's head 4 a child of node 0's head 0. */
+START_TEST(nodes_of_different_sizes)
+{
+    const uint32_t n = 7, sizes[] = {4, 3};
+    const uint64_t S = 7 * 128 * 64;
+    Xbar x;
+    xbar_init(&x, n);
+    xbar_split(&x, sizes, 2);
+    ck_assert_uint_eq(coll_comm_node(&x.comm, 3), 0);
+    ck_assert_uint_eq(coll_comm_node(&x.comm, 4), 1);
+    ck_assert_uint_eq(coll_comm_node_ranks(&x.comm, 1), 3);
+    uint64_t sent[16];
+    CollExecResult ring = xbar_run(&x, coll_build_ring, COLL_OP_ALL_REDUCE, COLL_ALGO_RING,
+                                   COLL_PROTO_SIMPLE, S, S / n, 1, NET_FIDELITY_FLOW, sent);
+    ck_assert_uint_eq(ring.time_ps, 2 * (n - 1) * (transfer_ps(S / n, 1.0) + flag_ps()));
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_uint_eq(sent[r], 2 * (n - 1) * S / n);
+    xbar_run(&x, coll_build_tree, COLL_OP_ALL_REDUCE, COLL_ALGO_TREE, COLL_PROTO_SIMPLE, S, S, 1,
+             NET_FIDELITY_FLOW, sent);
+    static const uint64_t times_s[] = {2, 2, 2, 1, 2, 2, 1}; /* the root: down to 1 and 4 */
+    for (uint32_t r = 0; r < n; r++)
+        ck_assert_msg(sent[r] == times_s[r] * S, "rank %u sent %" G_GUINT64_FORMAT, r, sent[r]);
+    xbar_clear(&x);
+}
+END_TEST
+
 /* The same schedules at packet and flow fidelity, bandwidth-bound. */
 START_TEST(packet_and_flow_agree)
 {
@@ -238,6 +269,7 @@ coll_exec_suite(void)
     tcase_add_test(tc, ring_all_gather_and_reduce_scatter);
     tcase_add_test(tc, ring_busbw_is_link_bandwidth);
     tcase_add_test(tc, tree_and_nvls_traffic);
+    tcase_add_test(tc, nodes_of_different_sizes);
     tcase_add_test(tc, packet_and_flow_agree);
     tcase_add_test(tc, deadlock_is_reported);
     suite_add_tcase(s, tc);

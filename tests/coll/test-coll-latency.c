@@ -31,6 +31,7 @@ typedef struct Pair {
     TopoGraph *graph;
     TopoRouter *router;
     uint32_t vertex[2];
+    uint32_t node_first[2];
     CollComm comm;
 } Pair;
 
@@ -49,7 +50,11 @@ pair_init(Pair *p)
                          .n_ranks = 2,
                          .n_nodes = 1,
                          .ppn = 2,
+                         .even = true,
+                         .node_first = p->node_first,
                          .rank_vertex = p->vertex};
+    p->node_first[0] = 0;
+    p->node_first[1] = 2;
 }
 
 static void
@@ -67,8 +72,8 @@ ring_run(const CollComm *comm, CollProto proto, uint64_t start_ps, uint64_t step
 {
     CollCall call = {.op = COLL_OP_ALL_REDUCE, .n_bytes = 8, .elem_bytes = 4};
     CollBuild b = {.comm = comm, .call = &call, .algo = COLL_ALGO_RING, .proto = proto};
-    b.plan = (CollTunePlan){
-        .n_channels = 1, .chunk_bytes = 4, .slice_bytes = 4, .slices_in_flight = 8};
+    b.plan =
+        (CollTunePlan){.n_channels = 1, .chunk_bytes = 4, .slice_bytes = 4, .slices_in_flight = 8};
     b.ex = coll_exec_new(comm->graph, comm->router, NULL, proto, 1, 0, start_ps);
     coll_exec_set_step_overhead(b.ex, step_ps, net_step_ps);
     uint32_t parts[2];
@@ -186,8 +191,11 @@ START_TEST(coll_run_start)
     g_autoptr(TopoRouter) router = topo_router_new(graph);
     g_autoptr(CollComm) comm = coll_comm_new(system, graph, router, 8, &error);
     ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
-    CollCall ring = {.op = COLL_OP_ALL_REDUCE, .n_bytes = 8, .elem_bytes = 4,
-                     .algo = COLL_ALGO_RING, .proto = COLL_PROTO_LL};
+    CollCall ring = {.op = COLL_OP_ALL_REDUCE,
+                     .n_bytes = 8,
+                     .elem_bytes = 4,
+                     .algo = COLL_ALGO_RING,
+                     .proto = COLL_PROTO_LL};
     CollCall nvls = ring;
     nvls.algo = COLL_ALGO_NVLS;
     nvls.proto = COLL_PROTO_SIMPLE;

@@ -198,7 +198,7 @@ START_TEST(gpus_per_node_places_the_first_of_each_node)
     TopoRouter *router = topo_router_new(graph);
     static const uint32_t local[] = {0, 1};
     for (uint32_t k = 1; k <= 2; k++) {
-        CollComm *comm = coll_comm_new_local(sys, graph, router, local, k, 4, &error);
+        CollComm *comm = coll_comm_new_local(sys, graph, router, local, k, 4, NULL, &error);
         ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
         ck_assert_uint_eq(comm->n_ranks, 4 * k);
         ck_assert_uint_eq(comm->n_nodes, 4);

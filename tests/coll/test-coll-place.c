@@ -5,7 +5,11 @@
  * it does on the rack narrowed to the trays it takes (hw_system_partition,
  * which training runs on), to the picosecond, and moves the bytes its
  * schedule says: a ring 2(n-1)/n of the buffer a rank, NVLS the buffer and
- * a rank's share, NVLS-tree as much again over a head's NIC. */
+ * a rank's share, NVLS-tree as much again over a head's NIC. A job of a
+ * full rack and 14 trays of another (72 + 56) is two NCCL nodes of
+ * different sizes, which NCCL runs without a fallback. */
+#include <string.h>
+
 #include "coll-suites.h"
 #include "coll/coll-build.h"
 #include "coll/coll-run.h"
@@ -36,10 +40,11 @@ job_init(Job *j, const char *id, TopoPlaceAsk ask, uint32_t hosts_per_domain)
     j->graph = topo_build_system(j->system, place.n_domains, &error);
     ck_assert_msg(j->graph != NULL, "%s", error ? error->message : "");
     j->router = topo_router_new(j->graph);
-    j->comm = hosts_per_domain != 0
-                  ? coll_comm_new(j->system, j->graph, j->router, place.n_gpus, &error)
-                  : coll_comm_new_local(j->system, j->graph, j->router, place.local,
-                                        place.per_domain, place.n_domains, &error);
+    j->comm =
+        hosts_per_domain != 0
+            ? coll_comm_new(j->system, j->graph, j->router, place.n_gpus, &error)
+            : coll_comm_new_local(j->system, j->graph, j->router, place.local, place.per_domain,
+                                  place.n_domains, place.domain_ranks, &error);
     ck_assert_msg(j->comm != NULL, "%s", error ? error->message : "");
 }
 
@@ -187,6 +192,100 @@ START_TEST(nvls_tree_on_two_racks_of_sixty_four)
 }
 END_TEST
 
+/* 72 + 56: nodes of 72 and 56 ranks on 32 trays. NCCL's tuner averages
+ * ranks per node (nRanks / nNodes = 64, tuning.cc:281) and searches as the
+ * smaller node allows (the minimum over nodes, init.cc:1439-1445). A ring
+ * sends 2(n-1)/n of the buffer a rank (and a channel's again where it
+ * relays between nodes), and takes the same picoseconds with
+ * the racks the other way round (56 + 72: the same cycle). NVLS-tree keeps
+ * as many heads a node as the smaller has (connect.cc:433-441), spread
+ * over each node's ranks; NCCL's choice runs. */
+START_TEST(a_rack_and_fourteen_trays)
+{
+    static const uint32_t racks[] = {18, 14}, turned[] = {14, 18};
+    Job j, t;
+    job_init(&j, "gb200-nvl72", (TopoPlaceAsk){.n_domains = 2, .domain_hosts = racks}, 0);
+    job_init(&t, "gb200-nvl72", (TopoPlaceAsk){.n_domains = 2, .domain_hosts = turned}, 0);
+    const CollComm *c = j.comm;
+    ck_assert_uint_eq(c->n_ranks, 128);
+    ck_assert_uint_eq(c->n_nodes, 2);
+    ck_assert(!c->even);
+    ck_assert_uint_eq(c->ppn, 72);
+    ck_assert_uint_eq(coll_comm_node_ranks(c, 1), 56);
+    ck_assert_uint_eq(coll_comm_node(c, 71), 0);
+    ck_assert_uint_eq(coll_comm_node(c, 72), 1);
+    ck_assert_uint_eq(c->n_hosts, 32);
+    ck_assert_uint_eq(coll_comm_ranks_per_host(c), 4);
+    ck_assert_uint_eq(c->info.ppn, 64);
+    ck_assert_uint_eq(c->info.node_ranks, 56);
+    ck_assert_uint_eq(c->info.max_node_ranks, 72);
+    const uint32_t n = 128;
+    const uint64_t S = (uint64_t)n * 2 * 64 * 1024;
+    uint64_t sent[128], received[128];
+    coll_test_all_reduce(c, coll_build_ring, COLL_ALGO_RING, S, 2, 64 * 1024, NET_FIDELITY_FLOW,
+                         sent, received);
+    /* Channel c enters each node at its local rank c and leaves from the
+     * one before; the hop between nodes goes through the leaving node's
+     * GPU on the entry's rail (PXN), which forwards that channel's ring
+     * bytes: ranks 0 and 72 for channel 0, 1 and 73 for channel 1. */
+    uint64_t slack = 18 * 2 * 2 * (n - 1), ring = 2 * (n - 1) * (S / n);
+    for (uint32_t r = 0; r < n; r++) {
+        bool relay = r == 0 || r == 1 || r == 72 || r == 73;
+        uint64_t expect = ring + (relay ? ring / 2 : 0);
+        ck_assert_uint_ge(sent[r], expect);
+        ck_assert_msg(sent[r] - expect <= slack, "rank %u sent %" G_GUINT64_FORMAT, r, sent[r]);
+        ck_assert_uint_ge(received[r], expect);
+    }
+    CollResult a = run_call(j.comm, COLL_OP_ALL_REDUCE, COLL_ALGO_RING, UINT64_C(64) << 20);
+    CollResult b = run_call(t.comm, COLL_OP_ALL_REDUCE, COLL_ALGO_RING, UINT64_C(64) << 20);
+    ck_assert_msg(a.time_ps == b.time_ps, "%" G_GUINT64_FORMAT " ps, %" G_GUINT64_FORMAT " turned",
+                  a.time_ps, b.time_ps);
+    CollTuneGraph g;
+    coll_tune_graph(&c->info, COLL_ALGO_NVLS, &g);
+    uint32_t heads = g.n_channels;
+    ck_assert_uint_ge(heads, 2);
+    const uint64_t T = (uint64_t)heads * 2 * 256 * 1024;
+    coll_test_all_reduce(c, coll_build_nvls_tree, COLL_ALGO_NVLS_TREE, T, 2, 256 * 1024,
+                         NET_FIDELITY_FLOW, sent, received);
+    uint32_t n_heads = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t node = r < 72 ? 0 : 1, local = r - 72 * node, size = node ? 56 : 72;
+        bool head = false;
+        for (uint32_t h = 0; h < heads; h++)
+            head = head || local == h * size / heads;
+        n_heads += head;
+        uint64_t expect = T + (head ? 2 * T / heads : 0), tslack = 18 * 2 * (T / (256 * 1024));
+        ck_assert_uint_ge(sent[r], expect);
+        ck_assert_uint_le(sent[r] - expect, tslack);
+    }
+    ck_assert_uint_eq(n_heads, 2 * heads);
+    CollResult auto_run = run_call(c, COLL_OP_ALL_REDUCE, COLL_ALGO_AUTO, UINT64_C(1) << 30);
+    ck_assert_int_eq(auto_run.algo, COLL_ALGO_NVLS_TREE);
+    job_clear(&j);
+    job_clear(&t);
+}
+END_TEST
+
+/* Nodes of different sizes without NVSwitch (DGX-1 V100's hybrid cube
+ * mesh, whose rings NCCL searches node by node): refused, not guessed. */
+START_TEST(different_nodes_need_nvswitch)
+{
+    g_autoptr(GError) error = NULL;
+    HwSystem *sys = coll_test_load_system("dgx1-v100");
+    TopoGraph *graph = topo_build_system(sys, 2, &error);
+    ck_assert_msg(graph != NULL, "%s", error ? error->message : "");
+    TopoRouter *router = topo_router_new(graph);
+    static const uint32_t gpus[] = {0, 1, 2, 3, 8, 9};
+    ck_assert_ptr_null(coll_comm_new_gpus(sys, graph, router, gpus, 6, &error));
+    ck_assert_msg(strstr(error->message, "holding different numbers of ranks (2 to 4) are "
+                                         "simulated on NVSwitch systems only") != NULL,
+                  "%s", error->message);
+    topo_router_free(router);
+    topo_graph_free(graph);
+    hw_system_free(sys);
+}
+END_TEST
+
 Suite *
 coll_place_suite(void)
 {
@@ -197,6 +296,8 @@ coll_place_suite(void)
     tcase_add_test(tc, ring_and_nvls_over_sixteen_trays);
     tcase_add_test(tc, nvls_in_a_sixty_four_gpu_domain);
     tcase_add_test(tc, nvls_tree_on_two_racks_of_sixty_four);
+    tcase_add_test(tc, a_rack_and_fourteen_trays);
+    tcase_add_test(tc, different_nodes_need_nvswitch);
     suite_add_tcase(s, tc);
     return s;
 }

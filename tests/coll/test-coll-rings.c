@@ -43,7 +43,7 @@ subset_info(const HwSystem *system, const uint32_t *gpus, uint32_t n, CollTopoIn
         for (uint32_t b = 0; b < n; b++)
             pair[a * n + b] = a == b ? 0 : hw_system_pair_links(system, gpus[a], gpus[b]);
     CollNvlinks links = {.n = n, .gpu = gpus, .pair = pair, .to_switch = to_switch};
-    coll_tune_info_links(system, n, 1, &links, info);
+    coll_tune_info_links(system, n, 1, n, &links, info);
 }
 
 /* A graph's rings as GPU numbers, "0 1 2|0 2 1". */
@@ -444,7 +444,7 @@ static CollComm *
 subset_comm(const Node *x, const uint32_t *gpus, uint32_t n)
 {
     g_autoptr(GError) error = NULL;
-    CollComm *comm = coll_comm_new_local(x->sys, x->graph, x->router, gpus, n, 1, &error);
+    CollComm *comm = coll_comm_new_local(x->sys, x->graph, x->router, gpus, n, 1, NULL, &error);
     ck_assert_msg(comm != NULL, "%s", error ? error->message : "");
     return comm;
 }
@@ -492,9 +492,9 @@ START_TEST(comm_rejects_bad_lists)
     node_init(&x, "dgx1-v100", NULL);
     const uint32_t twice[] = {0, 3, 3}, beyond[] = {0, 8};
     g_autoptr(GError) e1 = NULL, e2 = NULL;
-    ck_assert(coll_comm_new_local(x.sys, x.graph, x.router, twice, 3, 1, &e1) == NULL);
+    ck_assert(coll_comm_new_local(x.sys, x.graph, x.router, twice, 3, 1, NULL, &e1) == NULL);
     ck_assert_msg(strstr(e1->message, "GPU 3 is listed twice") != NULL, "%s", e1->message);
-    ck_assert(coll_comm_new_local(x.sys, x.graph, x.router, beyond, 2, 1, &e2) == NULL);
+    ck_assert(coll_comm_new_local(x.sys, x.graph, x.router, beyond, 2, 1, NULL, &e2) == NULL);
     ck_assert_msg(strstr(e2->message, "GPU 8 is not one") != NULL, "%s", e2->message);
     node_clear(&x);
 }

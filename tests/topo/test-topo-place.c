@@ -131,6 +131,45 @@ START_TEST(one_gpu_a_host_on_boxes)
 }
 END_TEST
 
+/* A full rack and one of 14 trays (72 + 56): the hosts of each domain
+ * listed; domain 1 takes the first 56 of a domain's 72 placed GPUs. */
+START_TEST(a_rack_and_fourteen_trays)
+{
+    static const uint32_t racks[] = {18, 14};
+    g_auto(TopoPlace) p = {0};
+    place_ok("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 128, .n_domains = 2, .domain_hosts = racks},
+             &p);
+    ck_assert_uint_eq(p.n_hosts, 32);
+    ck_assert_uint_eq(p.gpus_per_host, 4);
+    ck_assert_uint_eq(p.n_domains, 2);
+    ck_assert_uint_eq(p.hosts_per_domain, 18);
+    ck_assert_uint_eq(p.per_domain, 72);
+    ck_assert_ptr_nonnull(p.domain_ranks);
+    ck_assert_uint_eq(topo_place_domain_ranks(&p, 0), 72);
+    ck_assert_uint_eq(topo_place_domain_ranks(&p, 1), 56);
+    for (uint32_t i = 0; i < 72; i++)
+        ck_assert_uint_eq(p.local[i], i);
+    ck_assert(!p.domains_spread);
+    /* the GPUs and hosts unstated: the listed hosts, whole */
+    g_auto(TopoPlace) q = {0};
+    place_ok("gb200-nvl72", (TopoPlaceAsk){.n_domains = 2, .domain_hosts = racks}, &q);
+    ck_assert_uint_eq(q.n_gpus, 128);
+    /* two GPUs a tray on the same racks */
+    g_auto(TopoPlace) h = {0};
+    place_ok("gb200-nvl72",
+             (TopoPlaceAsk){.gpus_per_host = 2, .n_domains = 2, .domain_hosts = racks}, &h);
+    ck_assert_uint_eq(h.n_gpus, 64);
+    ck_assert_uint_eq(topo_place_domain_ranks(&h, 1), 28);
+    ck_assert_uint_eq(h.local[2], 4);
+    /* listed alike: no per-domain counts */
+    static const uint32_t alike[] = {16, 16};
+    g_auto(TopoPlace) e = {0};
+    place_ok("gb200-nvl72", (TopoPlaceAsk){.n_domains = 2, .domain_hosts = alike}, &e);
+    ck_assert_ptr_null(e.domain_ranks);
+    ck_assert_uint_eq(e.per_domain, 64);
+}
+END_TEST
+
 /* Each refusal names the field at fault and what fits. */
 START_TEST(refusals_name_the_field)
 {
@@ -152,6 +191,16 @@ START_TEST(refusals_name_the_field)
                   "25 hosts need 2 NVLink domains");
     place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 74}, TOPO_PLACE_GPUS,
                   "not whole hosts of gb200-nvl72 (4 GPUs each)");
+    /* listed domains: more hosts than a rack, or other hosts than stated */
+    static const uint32_t big[] = {19, 13}, racks[] = {18, 14};
+    place_refused("gb200-nvl72", (TopoPlaceAsk){.n_domains = 2, .domain_hosts = big},
+                  TOPO_PLACE_DOMAINS, "domain 1 is asked for 19 hosts: expected 1 to the 18");
+    place_refused("gb200-nvl72",
+                  (TopoPlaceAsk){.n_hosts = 30, .n_domains = 2, .domain_hosts = racks},
+                  TOPO_PLACE_HOSTS, "30 hosts, but the NVLink domains listed hold 32");
+    place_refused("gb200-nvl72",
+                  (TopoPlaceAsk){.n_gpus = 100, .n_domains = 2, .domain_hosts = racks},
+                  TOPO_PLACE_HOSTS, "100 GPUs do not split evenly over 32 hosts");
     static const uint32_t five[] = {5};
     place_refused("gb200-nvl72", (TopoPlaceAsk){.n_gpus = 4, .devices = five, .n_devices = 1},
                   TOPO_PLACE_DEVICES, "GPU 5 is not one of a host of gb200-nvl72 (0 to 3)");
@@ -169,6 +218,7 @@ topo_place_suite(void)
     tcase_add_test(tc, two_racks_of_sixty_four);
     tcase_add_test(tc, unstated_hosts_fill_in_order);
     tcase_add_test(tc, one_gpu_a_host_on_boxes);
+    tcase_add_test(tc, a_rack_and_fourteen_trays);
     tcase_add_test(tc, refusals_name_the_field);
     suite_add_tcase(s, tc);
     return s;
