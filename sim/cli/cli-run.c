@@ -171,6 +171,10 @@ print_table(const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r, d
     printf("# system %s x %u node%s", f->system->id, r->n_hosts, r->n_hosts == 1 ? "" : "s");
     if (f->system->n_hosts > 1 || r->n_domains != r->n_hosts)
         printf(" in %u NVLink domain%s", r->n_domains, r->n_domains == 1 ? "" : "s");
+    for (uint32_t d = 0; s->domain_hosts != NULL && d < s->domains; d++)
+        printf("%s%u", d == 0 ? " of " : d + 1 < s->domains ? ", " : " and ", s->domain_hosts[d]);
+    if (s->domain_hosts != NULL)
+        printf(" hosts");
     printf(" (%u GPUs of %s); fidelity %s\n", r->n_gpus, f->system->gpu->name,
            work_scenario_fidelity_name(s));
     if (s->trace_path == NULL) {

@@ -288,10 +288,15 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     uint64_t cp = MAX(note_number(notes, "CP="), 1), fsdp = 0;
     const char *math = strstr(notes, "FP8") != NULL ? "fp8" : "bf16";
     uint64_t nodes = 0, domains = 0;
+    /* domains: a count, or the hosts of each domain ("18+18+18+10"), which
+     * the scenario checks */
+    const char *domain_list = sim_csv_field(csv, r, col->domains);
+    bool listed = domain_list != NULL && strpbrk(domain_list, ",+") != NULL &&
+                  domain_list[strspn(domain_list, "0123456789,+ ")] == '\0';
     if (!count_column(v, csv, r, col->cp, "cp", &cp) ||
         !count_column(v, csv, r, col->fsdp, "fsdp", &fsdp) ||
         !count_column(v, csv, r, col->nodes, "nodes", &nodes) ||
-        !count_column(v, csv, r, col->domains, "domains", &domains) ||
+        (!listed && !count_column(v, csv, r, col->domains, "domains", &domains)) ||
         !precision_column(v, csv, r, col->precision, &math))
         return false;
     if (cp == 0) {
@@ -347,11 +352,13 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
                            v->analytic ? "analytic" : net_fidelity_name(v->fidelity));
     /* The hosts and NVLink domains the row states; else topo-place.h's
      * defaults, stated with the results where they span domains. */
-    row->placed = nodes > 0 || domains > 0;
+    row->placed = nodes > 0 || domains > 0 || listed;
     if (nodes > 0)
         g_string_append_printf(ini, "nodes = %" G_GUINT64_FORMAT "\n", nodes);
     if (domains > 0)
         g_string_append_printf(ini, "domains = %" G_GUINT64_FORMAT "\n", domains);
+    if (listed)
+        g_string_append_printf(ini, "domains = %s\n", domain_list);
     g_string_append_printf(ini,
                            "[layout]\ntp = %" G_GUINT64_FORMAT "\ncp = %" G_GUINT64_FORMAT
                            "\npp = %" G_GUINT64_FORMAT "\ndp = %" G_GUINT64_FORMAT

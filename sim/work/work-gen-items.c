@@ -130,7 +130,9 @@ push_comm(const Gen *g, GArray *items, Item *run, const Rule *r)
               .op = r->op,
               .bytes = bytes,
               .overlap = r->overlap,
-              .sms = r->ub == UB_NONE ? 0 : r->ub == UB_RING ? UB_RING_SMS : UB_SMS};
+              .sms = r->ub == UB_NONE   ? 0
+                     : r->ub == UB_RING ? UB_RING_SMS
+                                        : UB_SMS};
     g_array_append_val(items, c);
 }
 

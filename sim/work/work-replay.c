@@ -463,8 +463,6 @@ work_replay_with(const WorkStream *stream, const HwSystem *system, const TopoGra
 {
     g_return_val_if_fail(stream->n_gpus <= topo_graph_n_gpus(graph), false);
     memset(result, 0, sizeof *result);
-    if (!work_stream_check_nodes(stream, graph->gpus->len, error))
-        return false;
     g_autoptr(WorkMatch) own = o->match == NULL ? work_match_new(stream, error) : NULL;
     const WorkMatch *match = o->match != NULL ? o->match : own;
     if (match == NULL)

@@ -237,14 +237,20 @@ no_faults(const TopoFaults *faults)
  * each domain is narrowed to the hosts it takes (hw_system_partition),
  * so that rank g sits on GPU g % per_domain of domain g / per_domain,
  * as Megatron-LM orders them (tp innermost, then cp, dp, pp); on one
- * domain the ranks take its GPUs in order. The hosts and domains the job
- * spans in *n_hosts and *n_domains. */
+ * domain the ranks take its GPUs in order. Domains listed with different
+ * hosts are full ones and then one smaller, so that the job's GPUs are
+ * the first of the world's, in order (a group that spans domains holds
+ * different numbers of GPUs in each, as NCCL runs it: coll-run.h). The
+ * hosts and domains the job spans in *n_hosts and *n_domains. */
 static TopoWorld *
 world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n_gpus,
           CollShapes **shapes, uint32_t *n_hosts, uint32_t *n_domains, GError **error)
 {
     HwSystem *sys = *system;
-    TopoPlaceAsk ask = {.n_gpus = n_gpus, .n_hosts = s->nodes, .n_domains = s->domains};
+    TopoPlaceAsk ask = {.n_gpus = n_gpus,
+                        .n_hosts = s->nodes,
+                        .n_domains = s->domains,
+                        .domain_hosts = s->domain_hosts};
     g_auto(TopoPlace) place = {0};
     TopoPlaceField bad;
     if (!topo_place(sys, &ask, &place, &bad, error)) {
@@ -264,6 +270,15 @@ world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n
                     host_gpus, (n_gpus + host_gpus - 1) / host_gpus);
         return NULL;
     }
+    for (uint32_t d = 0; place.domain_ranks != NULL && d + 1 < place.n_domains; d++)
+        if (place.domain_ranks[d] != place.per_domain) {
+            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
+                        "%s: [scenario] domains: domain %u has %u hosts, fewer than the %u of "
+                        "another; a training job takes full domains and then one smaller (such "
+                        "as 18, 18, 18, 10), its GPUs in order",
+                        s->path, d + 1, s->domain_hosts[d], place.hosts_per_domain);
+            return NULL;
+        }
     if (place.n_domains > 1 && place.hosts_per_domain < sys->n_hosts) {
         if (sys->n_boards != 1) {
             g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,

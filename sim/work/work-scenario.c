@@ -40,7 +40,8 @@ typedef struct ScenarioFile {
     double compute_efficiency;
     double moe_balance;
     char *moe_capacity_factor;
-    uint64_t nodes, domains;
+    uint64_t nodes;
+    char *domains;
     uint64_t tp, cp, pp, dp, gpus, vp, ep, zero, bucket_params;
     uint64_t first_stage_layers, last_stage_layers;
     bool sp, flash_attention, dp_overlap, tp_comm_overlap, dropout, fused_cross_entropy,
@@ -65,8 +66,9 @@ static const HwKey scenario_keys[] = {
     K("nodes", HW_KEY_COUNT, nodes, false,
       "hosts the job spans, as schedulers count them: an NVL72 tray, a DGX box (0: whole "
       "hosts in order)"),
-    K("domains", HW_KEY_COUNT, domains, false,
-      "NVLink domains the hosts spread over, as many in each (0: the fewest that hold them)"),
+    K("domains", HW_KEY_STRING, domains, false,
+      "NVLink domains the hosts spread over, as many in each (0: the fewest that hold them), "
+      "or the hosts of each, such as 18, 18, 18, 10"),
     K("model", HW_KEY_STRING, model, false, "a models/llm id"),
     K("fidelity", HW_KEY_STRING, fidelity, false,
       "flow, packet or analytic (each call's time alone at flow fidelity, no shared network)"),
@@ -190,6 +192,7 @@ file_clear(ScenarioFile *f)
     g_free(f->fp8_scaling);
     g_free(f->moe_capacity_factor);
     g_free(f->straggler_ranks);
+    g_free(f->domains);
 }
 
 static const Group *
@@ -393,6 +396,32 @@ choice(const char *path, const char *group, const char *key, const char *text,
     return hw_keys_choice(path, group, key, text, names, n, out, error);
 }
 
+/* [scenario] domains: a count (0 to 100000), or the hosts of each domain
+ * (each 1 to 100000) separated by commas or '+'. */
+static bool
+resolve_domains(const ScenarioFile *f, const char *path, WorkScenario *s, GError **error)
+{
+    if (f->domains == NULL)
+        return true;
+    g_auto(GStrv) items = g_strsplit_set(f->domains, ",+", -1);
+    uint32_t n = g_strv_length(items);
+    g_autofree uint32_t *hosts = g_new(uint32_t, MAX(n, 1));
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v;
+        g_autofree char *item = g_strstrip(g_strdup(items[i]));
+        if (!sim_units_parse_count(item, &v, NULL) || v < (n > 1 ? 1 : 0) || v > 100000)
+            return hw_keys_fail(error, path, "scenario", "domains",
+                                "'%s': expected a count of NVLink domains (0 to 100000) or the "
+                                "hosts of each, whole numbers from 1, such as 18, 18, 18, 10",
+                                f->domains);
+        hosts[i] = (uint32_t)v;
+    }
+    s->domains = n > 1 ? n : hosts[0];
+    if (n > 1)
+        s->domain_hosts = g_steal_pointer(&hosts);
+    return true;
+}
+
 /* [stragglers] ranks: GPU numbers, ascending and distinct. */
 static bool
 resolve_stragglers(const ScenarioFile *f, const char *path, WorkScenario *s, GError **error)
@@ -507,9 +536,8 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     if (!hw_keys_check_range(path, "scenario", "nodes", f->nodes, 0, 100000, error))
         return false;
     s->nodes = (uint32_t)f->nodes;
-    if (!hw_keys_check_range(path, "scenario", "domains", f->domains, 0, 100000, error))
+    if (!resolve_domains(f, path, s, error))
         return false;
-    s->domains = (uint32_t)f->domains;
     s->analytic = f->fidelity != NULL && strcmp(f->fidelity, "analytic") == 0;
     if (f->fidelity != NULL && !s->analytic && !net_fidelity_parse(f->fidelity, &s->fidelity))
         return hw_keys_fail(error, path, "scenario", "fidelity",
@@ -736,5 +764,6 @@ work_scenario_free(WorkScenario *s)
     work_model_free(s->model);
     topo_faults_free(s->faults);
     g_free(s->stragglers.gpus);
+    g_free(s->domain_hosts);
     g_free(s);
 }

@@ -9,7 +9,9 @@
  *   [scenario]  name (text), system (a models/system id), nodes (hosts
  *               the job spans: an NVL72 tray, a DGX box; 0: whole hosts
  *               in order), domains (NVLink domains they spread over; 0:
- *               the fewest that hold them), model (a models/llm id),
+ *               the fewest that hold them; or the hosts of each, such
+ *               as 18, 18, 18, 10: full domains and a last smaller one,
+ *               the job's GPUs in order), model (a models/llm id),
  *               fidelity (flow | packet | analytic), trace (a trace CSV to replay
  *               instead of generating the step; report-trace.h),
  *               compute_efficiency (0: the GPU's training_efficiency, or
@@ -64,6 +66,7 @@ typedef struct WorkScenario {
     char *system_id;
     uint32_t nodes;   /* hosts the job spans; 0: whole hosts in order (topo-place.h) */
     uint32_t domains; /* NVLink domains; 0: the fewest that hold the hosts */
+    uint32_t *domain_hosts; /* [domains]: the hosts of each as listed; NULL: as many in each */
     char *model_id;
     char *trace_path; /* NULL: generate */
     NetFidelity fidelity; /* of the network; flow when analytic */

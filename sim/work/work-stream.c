@@ -485,7 +485,7 @@ check_replicas(const WorkStream *stream, GError **error)
 
 /* Fails with task i's name and the rest of the message (fmt). */
 static bool G_GNUC_PRINTF(4, 5)
-task_fail(const WorkStream *stream, uint32_t i, GError **error, const char *fmt, ...)
+    task_fail(const WorkStream *stream, uint32_t i, GError **error, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
@@ -658,36 +658,6 @@ work_stream_check(const WorkStream *stream, GError **error)
 {
     g_autoptr(WorkMatch) m = work_stream_check_match(stream, error);
     return m != NULL;
-}
-
-bool
-work_stream_check_nodes(const WorkStream *stream, uint32_t per_node, GError **error)
-{
-    for (uint32_t gi = 0; gi < stream->groups->len; gi++) {
-        const WorkGroup *g = stream->groups->pdata[gi];
-        uint32_t first = 0, run = 0, node_a = 0;
-        for (uint32_t i = 0; i <= g->n_ranks; i++) {
-            if (i < g->n_ranks &&
-                (i == 0 || g->ranks[i] / per_node == g->ranks[i - 1] / per_node)) {
-                run++;
-                continue;
-            }
-            if (first == 0) {
-                first = run;
-                node_a = g->ranks[0] / per_node;
-            } else if (run != first) {
-                g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            "a %s group of %u GPUs from GPU %u has %u GPUs in NVLink domain %u "
-                            "but %u in domain %u: nvlsim's collectives need the same number in "
-                            "every domain (change tp, dp, nodes or domains)",
-                            work_category_name(g->category), g->n_ranks, g->ranks[0], first, node_a,
-                            run, g->ranks[i - 1] / per_node);
-                return false;
-            }
-            run = 1;
-        }
-    }
-    return true;
 }
 
 bool

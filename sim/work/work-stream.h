@@ -182,11 +182,6 @@ bool work_stream_check(const WorkStream *stream, GError **error);
  * on an error. */
 WorkMatch *work_stream_check_match(const WorkStream *stream, GError **error);
 
-/* Every group's GPUs spread evenly over the nodes of per_node GPUs they
- * touch, as the collectives layer needs (coll_comm_new_gpus); an error
- * naming the group and the two node counts otherwise. */
-bool work_stream_check_nodes(const WorkStream *stream, uint32_t per_node, GError **error);
-
 /* Every rank's compute, duration_ps[task] summed over its compute tasks,
  * at most max_ps: past it a run would wrap the simulated clock (2^64 ps)
  * around, so such a stream (a trace's durations, or FLOPs on a slow GPU)

@@ -464,9 +464,15 @@ tiny_scenario "$tmp/run/tiny.ini"
 expect 0 out "step time" -- run "$tmp/run/tiny.ini"
 expect 1 err "[precision] math: fp8 needs fp8 tensor cores" -- run "$tmp/run/tiny.ini" \
     --set system=dgx-a100 --set math=fp8
-expect 1 err "has 2 GPUs in NVLink domain 0 but 1 in domain 2" -- run "$tmp/run/tiny.ini" \
+# 80 GPUs on 20 trays over five racks of 4: a dp group of 5 (ranks 8
+# apart) holds 2, 2 and 1 GPUs in the racks it touches, NCCL's nodes of
+# different sizes; it runs, and so do racks listed, full ones first.
+expect 0 out "x 20 nodes in 5 NVLink domains (80 GPUs" -- run "$tmp/run/tiny.ini" \
     --set system=gb200-nvl72 --set tp=8 --set pp=2 --set dp=5 --set global_batch=10 \
     --set domains=5
+expect 0 out "x 20 nodes in 2 NVLink domains of 18 and 2 hosts (80 GPUs" -- \
+    run "$tmp/run/tiny.ini" --set system=gb200-nvl72 --set tp=8 --set pp=2 --set dp=5 \
+    --set global_batch=10 --set domains=18,2
 # The same 80 GPUs on 20 trays spread over two racks of 10 trays: every
 # group even, it runs.
 expect 0 out "x 20 nodes in 2 NVLink domains (80 GPUs" -- run "$tmp/run/tiny.ini" \

@@ -5,6 +5,8 @@
  * Megatron-LM orders ranks tp innermost, then dp, then pp, so rank r is
  * GPU r % 4 of tray (r / 4) % 16 of rack r / 64: a tp group is one tray,
  * a dp group 8 trays of one rack, a pp group two ranks a rack. */
+#include <string.h>
+
 #include "work-suites.h"
 #include "work/work-run.h"
 
@@ -98,6 +100,63 @@ START_TEST(domains_stated)
 }
 END_TEST
 
+/* 3.6 racks as whole racks first (domains = 18, 18, 18, 10): rank r on
+ * rack r / 72, tray (r % 72) / 4; the last rack takes 10 trays. The dp
+ * group of rank 64 (tp 0, dp 0, pp 2: ranks 64 + 4k) is trays 16 and 17
+ * of rack 0 and trays 0 to 5 of rack 1, two and six ranks: NCCL's nodes
+ * of different sizes, which the step runs. Listed the other way round
+ * (a smaller rack first) the job's GPUs would not be the first of the
+ * racks: refused, naming the key. */
+START_TEST(racks_listed)
+{
+    g_autofree char *models = work_test_models_dir();
+    g_setenv("NVLSIM_MODELS", models, TRUE);
+    g_autoptr(GError) error = NULL;
+    char *sets[] = {"scenario.domains=18, 18, 18, 10", NULL};
+    g_autoptr(WorkScenario) s = work_scenario_load_data(LLAMA_405B, "s.ini", sets, models, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(s->domains, 4);
+    g_autoptr(TopoWorld) world = NULL;
+    WorkRunResult result;
+    ck_assert_msg(work_run_scenario(s, NULL, &world, &result, NULL, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_uint_eq(result.n_domains, 4);
+    ck_assert_uint_eq(result.n_hosts, 64);
+    ck_assert_uint_eq(world->system->n_hosts, 18);
+    static const struct {
+        uint32_t rank, rack, tray, gpu;
+    } ranks[] = {
+        {0, 0, 0, 0},    {71, 0, 17, 3}, {72, 1, 0, 0},
+        {215, 2, 17, 3}, {216, 3, 0, 0}, {255, 3, 9, 3},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++) {
+        uint32_t rack, tray, gpu;
+        where(world, ranks[i].rank, &rack, &tray, &gpu);
+        ck_assert_msg(rack == ranks[i].rack && tray == ranks[i].tray && gpu == ranks[i].gpu,
+                      "rank %u: rack %u tray %u GPU %u", ranks[i].rank, rack, tray, gpu);
+    }
+    uint32_t per_rack[4] = {0};
+    for (uint32_t k = 0; k < 8; k++) {
+        uint32_t rack, tray, gpu;
+        where(world, 64 + 4 * k, &rack, &tray, &gpu);
+        per_rack[rack]++;
+        ck_assert_uint_eq(tray, rack == 0 ? 16 + k : k - 2);
+    }
+    ck_assert(per_rack[0] == 2 && per_rack[1] == 6);
+    ck_assert_uint_gt(result.replay.step_ps, 0);
+    work_run_result_clear(&result);
+    char *turned[] = {"scenario.domains=10+18+18+18", NULL};
+    g_autoptr(WorkScenario) t =
+        work_scenario_load_data(LLAMA_405B, "t.ini", turned, models, &error);
+    ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+    g_autoptr(TopoWorld) none = NULL;
+    ck_assert(!work_run_scenario(t, NULL, &none, &result, NULL, &error));
+    ck_assert_msg(strstr(error->message, "t.ini: [scenario] domains: domain 1 has 10 hosts") !=
+                      NULL,
+                  "%s", error->message);
+}
+END_TEST
+
 Suite *
 work_place_suite(void)
 {
@@ -106,6 +165,7 @@ work_place_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, megatron_ranks_on_racks_by_hand);
     tcase_add_test(tc, domains_stated);
+    tcase_add_test(tc, racks_listed);
     suite_add_tcase(s, tc);
     return s;
 }
