@@ -52,7 +52,7 @@ typedef struct SystemSpec {
     uint64_t net_latency_ps;
     char *transport;
     char *fabric_switch;
-    bool rail_optimized;
+    bool rail_optimized, rail_only;
     uint64_t oversubscription;
     uint64_t tiers;
     bool collnet;
@@ -122,6 +122,9 @@ static const HwKey network_keys[] = {
      "the leaf and spine switch model id, such as ib-qm9700"},
     {"rail_optimized", HW_KEY_BOOL, SPEC(rail_optimized), false,
      "yes (default) or no: NIC k of every node on leaf group k"},
+    {"rail_only", HW_KEY_BOOL, SPEC(rail_only), false,
+     "yes: each rail its own network, no spine joining rails (a GPU reaches another rail "
+     "over NVLink to its node's GPU on that rail, NCCL's PXN); no (default)"},
     {"oversubscription", HW_KEY_COUNT, SPEC(oversubscription), false,
      "a leaf's down ports to each of its up ports, such as 2 for 2:1 (default 1: non-blocking)"},
     {"tiers", HW_KEY_COUNT, SPEC(tiers), false,
@@ -770,6 +773,19 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
                                  : system->transport->plugin_latency_ps;
     system->n_nodes = (uint32_t)spec->n_nodes;
     system->rail_optimized = spec->rail_optimized;
+    system->rail_only = spec->rail_only;
+    if (spec->rail_only && !spec->rail_optimized)
+        return hw_keys_fail(error, path, "network", "rail_only",
+                            "yes needs rails: expected rail_optimized = yes or rail_only = no");
+    if (spec->rail_only && spec->tiers > 2)
+        return hw_keys_fail(error, path, "network", "rail_only",
+                            "yes on a fabric of %" G_GUINT64_FORMAT " tiers; a rail-only fabric "
+                            "is simulated as leaves and a spine a rail: expected tiers = 2",
+                            spec->tiers);
+    if (spec->rail_only && spec->collnet)
+        return hw_keys_fail(error, path, "network", "collnet",
+                            "yes on a rail-only fabric, whose rails no switch joins; expected "
+                            "collnet = no or rail_only = no");
     system->oversubscription = (uint32_t)spec->oversubscription;
     system->fabric_tiers = (uint32_t)spec->tiers;
     system->nccl = spec->nccl;

@@ -19,7 +19,8 @@
  *             copy_overhead (optional, default 0), runtime (nccl)
  *   [network] nic (id), nics (per node), ports_per_nic (1), transport (id;
  *             the NIC's first), net_latency (the transport's), fabric_switch
- *             (optional), rail_optimized (yes), oversubscription (1: a leaf's
+ *             (optional), rail_optimized (yes), rail_only (no: yes makes
+ *             each rail its own network), oversubscription (1: a leaf's
  *             down ports to each up port), tiers (2, or 3 with a super-spine),
  *             nodes (1), collnet (no: NCCL
  *             without its SHARP plugin; yes needs a SHARPv2+ fabric switch).
@@ -118,6 +119,7 @@ typedef struct HwSystem {
     uint64_t net_latency_ps;
     HwSwitch *fabric_switch; /* leaf and spine switch model */
     bool rail_optimized;     /* NIC k of every node on leaf group k */
+    bool rail_only;          /* each rail its own network: no spine joins two rails */
     uint32_t oversubscription; /* a leaf's down ports to each up port (1: non-blocking) */
     uint32_t fabric_tiers;     /* 2: leaf and spine; 3: and a super-spine over pods */
     uint32_t n_nodes;        /* nodes on the fabric; 1 by default */

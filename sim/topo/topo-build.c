@@ -7,7 +7,9 @@
  * ports down and half up (or oversubscription down ports to each up
  * port), and one spine tier standing for all spine chips (traffic spread
  * evenly over them, as adaptive routing aims to), or with three tiers a
- * spine vertex a pod of leaves and a super-spine above the pods.
+ * spine vertex a pod of leaves and a super-spine above the pods; on a
+ * rail-only fabric each rail's leaves have a spine of their own and
+ * nothing joins two rails (Wang et al., "Rail-only", 2023).
  * Faults (topo-fault.h) are applied to node 0's NVLink bundles as they are
  * laid, so every node has them; a NIC down gets no link to its leaf.
  */
@@ -155,20 +157,23 @@ add_fabric(TopoGraph *graph, const HwSystem *sys, uint32_t n_nodes, const TopoFa
          * one vertex, as many chips as a leaf has up ports, each with the
          * other half of its ports up to the super-spine. */
         uint32_t up = (uint32_t)sw->n_ports - down;
-        uint32_t pod = sys->fabric_tiers > 2 ? (uint32_t)sw->n_ports / 2 : n_leaves;
+        uint32_t pod = sys->fabric_tiers > 2 ? (uint32_t)sw->n_ports / 2
+                       : sys->rail_only      ? leaves_per_rail
+                                             : n_leaves;
         uint32_t n_pods = (n_leaves + pod - 1) / pod;
         uint32_t spine0 = topo_graph_n_vertices(graph);
-        for (uint32_t p = 0; p < n_pods; p++)
+        for (uint32_t p = 0; p < n_pods && pod > 1; p++)
             topo_graph_add_vertex(graph, TOPO_SPINE, sw->latency_ps, sw);
-        for (uint32_t l = 0; l < n_leaves; l++)
+        for (uint32_t l = 0; l < n_leaves && pod > 1; l++)
             topo_graph_add_bundle(graph, leaf0 + l, spine0 + l / pod, sw->link, up);
-        if (n_pods > 1) {
+        if (n_pods > 1 && !sys->rail_only) {
             uint32_t core = topo_graph_add_vertex(graph, TOPO_CORE, sw->latency_ps, sw);
             for (uint32_t p = 0; p < n_pods; p++)
                 topo_graph_add_bundle(graph, spine0 + p, core, sw->link,
                                       up * ((uint32_t)sw->n_ports - pod));
         }
     }
+    graph->rail_only = sys->rail_only;
     uint32_t nv = topo_graph_node_vertices(graph);
     for (uint32_t node = 0; node < n_nodes; node++)
         for (uint32_t k = 0; k < sys->n_nics; k++) {

@@ -392,6 +392,12 @@ check_nic(const TopoFaults *faults, const TopoFault *f, const char *item, const 
     if (f->nic >= sys->n_nics)
         return hw_keys_failf(error, "[faults] %s: '%s' names NIC %u; expected NICs 0 to %u of %s",
                              key, item, f->nic, sys->n_nics - 1, sys->id);
+    if (f->kind == TOPO_FAULT_NIC_DOWN && sys->rail_only)
+        return hw_keys_failf(error,
+                             "[faults] nics_down: '%s': on %s's rail-only fabric a NIC down cuts "
+                             "its node off its rail, which is not simulated; expected slow_nics "
+                             "or a fabric with a spine (rail_only = no)",
+                             item, sys->id);
     uint32_t up = 0;
     for (uint32_t k = 0; k < sys->n_nics; k++)
         up += !topo_faults_nic_down(faults, k);

@@ -67,7 +67,8 @@ typedef struct TopoGraph {
     uint32_t n_node_vertices;                /* per node; 0 until topo_graph_replicate */
     uint32_t n_node_links;                   /* per node; 0 until topo_graph_replicate */
     uint32_t n_of_kind[TOPO_N_VERTEX_KINDS]; /* numbering of the vertices being added */
-    bool faulted; /* built with faults: links fewer, slower or noisier than the model's */
+    bool faulted;   /* built with faults: links fewer, slower or noisier than the model's */
+    bool rail_only; /* the fabric's rails are apart: NIC k of a node reaches only NICs k */
     /* Per-node endpoint lists (node-local vertex ids of node 0), filled by
      * topo_graph_add_vertex. */
     GArray *gpus; /* uint32_t: vertex id of node 0's GPU i */

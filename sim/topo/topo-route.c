@@ -354,14 +354,15 @@ path_begin(TopoRoute *route)
     return out;
 }
 
-/* Closes the path path_begin opened: the NICs of a GPU share its traffic
- * equally. */
+/* Closes the path path_begin opened with weight w: the NICs of a GPU
+ * share its traffic equally, the NVLink paths of a PXN hop as their links
+ * say. */
 static void
-path_end(TopoRoute *route)
+path_end(TopoRoute *route, uint32_t w)
 {
-    route->path[route->n_paths].weight = 1;
+    route->path[route->n_paths].weight = w;
     route->n_paths++;
-    route->total_weight += 1;
+    route->total_weight += w;
 }
 
 static bool
@@ -375,22 +376,39 @@ route_between_nodes(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
     uint32_t la = src - a->node * nv, lb = dst - b->node * nv;
     uint32_t from[TOPO_MAX_PATHS], to[TOPO_MAX_PATHS];
     uint32_t count = MIN(gpu_nics(router, a->index, from), gpu_nics(router, b->index, to));
-    for (uint32_t k = 0; k < count && route->n_paths < TOPO_MAX_PATHS; k++) {
+    /* Rails apart: a's bytes cross NVLink to the GPU of a's node on b's
+     * rail (b's index), over each of their NVLink paths, and that GPU's
+     * NIC sends them (NCCL's PXN). */
+    uint32_t via = graph->rail_only && count > 0 && from[0] != to[0]
+                       ? g_array_index(graph->gpus, uint32_t, b->index)
+                       : la;
+    const LocalRoute *cross = via != la ? local_route(router, la, via) : NULL;
+    if (via != la && cross == NULL)
+        return false;
+    uint32_t n_cross = cross != NULL ? cross->n_paths : 1;
+    for (uint32_t k = 0; k < count; k++) {
+        if (via != la)
+            from[k] = to[k];
         uint32_t nic_a = g_array_index(graph->nics, uint32_t, from[k]);
         uint32_t nic_b = g_array_index(graph->nics, uint32_t, to[k]);
-        const LocalRoute *up = local_route(router, la, nic_a);
+        const LocalRoute *up = local_route(router, via, nic_a);
         const LocalRoute *down = local_route(router, nic_b, lb);
         if (up == NULL || down == NULL)
             return false;
-        TopoPath *out = path_begin(route);
-        if (!append_local(router, out, &g_array_index(router->paths, TopoPath, up->first),
-                          a->node) ||
-            !fabric_leg(router, out, router->nic_uplink[a->node * n_nics + from[k]],
-                        router->nic_uplink[b->node * n_nics + to[k]]) ||
-            !append_local(router, out, &g_array_index(router->paths, TopoPath, down->first),
-                          b->node))
-            return false;
-        path_end(route);
+        for (uint32_t c = 0; c < n_cross && route->n_paths < TOPO_MAX_PATHS; c++) {
+            const TopoPath *over =
+                cross != NULL ? &g_array_index(router->paths, TopoPath, cross->first + c) : NULL;
+            TopoPath *out = path_begin(route);
+            if ((over != NULL && !append_local(router, out, over, a->node)) ||
+                !append_local(router, out, &g_array_index(router->paths, TopoPath, up->first),
+                              a->node) ||
+                !fabric_leg(router, out, router->nic_uplink[a->node * n_nics + from[k]],
+                            router->nic_uplink[b->node * n_nics + to[k]]) ||
+                !append_local(router, out, &g_array_index(router->paths, TopoPath, down->first),
+                              b->node))
+                return false;
+            path_end(route, over != NULL ? over->weight : 1);
+        }
     }
     return route->n_paths > 0;
 }
@@ -431,7 +449,7 @@ route_gpu_to_fabric(const TopoRouter *router, uint32_t src, uint32_t dst, TopoRo
                 (b->kind == TOPO_LEAF && !append_link(router, out, router->leaf_down[b->index])))
                 return false;
         }
-        path_end(route);
+        path_end(route, 1);
     }
     return route->n_paths > 0;
 }

@@ -13,7 +13,10 @@
  * leaf) to the destination GPU's own NIC (the i-th of its NICs for the
  * i-th of the source's), and climbs down to it. GPUs on different rails
  * therefore cross the spine; moving data first to the GPU on the peer's
- * rail over NVLink (NCCL's PXN) is the collectives layer's choice.
+ * rail over NVLink (NCCL's PXN) is the collectives layer's choice. On a
+ * rail-only fabric no spine joins the rails: such traffic crosses NVLink
+ * to the GPU of its node with the destination's index, and leaves through
+ * that GPU's NIC (PXN, as NCCL does for peer-to-peer by default).
  */
 #pragma once
 

@@ -286,6 +286,40 @@ START_TEST(different_nodes_need_nvswitch)
 }
 END_TEST
 
+/* 16 DGX H100 nodes on a rail-only fabric (each rail its own network):
+ * a ring enters and leaves every node on one rail (PXN where the next
+ * node's first rank is on another), so it never needed the spine, and it
+ * takes the same picoseconds as on the rail-optimized fat tree; alltoall
+ * crosses rails over NVLink and runs. */
+START_TEST(rail_only_ring_as_fat_tree)
+{
+    g_autofree char *models = coll_test_models_dir();
+    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
+    g_autofree char *data = g_strconcat(text, "\nrail_only = yes\n", NULL);
+    g_autoptr(GError) error = NULL;
+    Job fat, ro;
+    job_init(&fat, "dgx-h100", (TopoPlaceAsk){.n_gpus = 128}, 0);
+    ro.system = hw_system_load_data(data, (gsize)-1, "dgx-h100-ro.ini", models, &error);
+    ck_assert_msg(ro.system != NULL, "%s", error ? error->message : "");
+    ro.graph = topo_build_system(ro.system, 16, &error);
+    ck_assert_msg(ro.graph != NULL, "%s", error ? error->message : "");
+    ro.router = topo_router_new(ro.graph);
+    ro.comm = coll_comm_new(ro.system, ro.graph, ro.router, 128, &error);
+    ck_assert_msg(ro.comm != NULL, "%s", error ? error->message : "");
+    CollResult a = run_call(fat.comm, COLL_OP_ALL_REDUCE, COLL_ALGO_RING, UINT64_C(256) << 20);
+    CollResult b = run_call(ro.comm, COLL_OP_ALL_REDUCE, COLL_ALGO_RING, UINT64_C(256) << 20);
+    ck_assert_msg(a.time_ps == b.time_ps,
+                  "%" G_GUINT64_FORMAT " ps on the fat tree, %" G_GUINT64_FORMAT " rail-only",
+                  a.time_ps, b.time_ps);
+    CollResult c = run_call(ro.comm, COLL_OP_ALLTOALL, COLL_ALGO_AUTO, UINT64_C(64) << 20);
+    ck_assert_uint_gt(c.time_ps, 0);
+    job_clear(&fat);
+    job_clear(&ro);
+}
+END_TEST
+
 Suite *
 coll_place_suite(void)
 {
@@ -298,6 +332,7 @@ coll_place_suite(void)
     tcase_add_test(tc, nvls_tree_on_two_racks_of_sixty_four);
     tcase_add_test(tc, a_rack_and_fourteen_trays);
     tcase_add_test(tc, different_nodes_need_nvswitch);
+    tcase_add_test(tc, rail_only_ring_as_fat_tree);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -11,6 +11,7 @@
 #include "topo-suites.h"
 #include "core/core-time.h"
 #include "topo/topo-build.h"
+#include "topo/topo-fault.h"
 
 /* Counts from the system files: GPUs; NVSwitch chips (boards × switches);
  * CPUs (hosts × cpus); PCIe switches (gpus / gpus_per_pcie_switch); NICs;
@@ -340,6 +341,103 @@ START_TEST(three_tiers)
 }
 END_TEST
 
+/* A rail-only fabric (Wang et al., "Rail-only", 2023): 64 DGX H100 nodes,
+ * 32 a 64-port leaf, two leaves a rail, each rail's two joined by a spine
+ * of its own; no switch joins two rails. GPU 0 reaches GPU 0 of node 40
+ * over its rail; GPU 7 of node 40 by NVLink to GPU 7 of its own node
+ * (every plane, as their links share it) and that GPU's NIC (PXN). */
+START_TEST(rail_only_fabric)
+{
+    g_autoptr(HwSystem) sys = dgx_h100_with("rail_only = yes");
+    g_autoptr(GError) error = NULL;
+    ck_assert(sys->rail_only);
+    g_autoptr(TopoGraph) g = topo_build_system(sys, 64, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    uint32_t n[TOPO_N_VERTEX_KINDS] = {0};
+    for (uint32_t v = 64 * g->n_node_vertices; v < topo_graph_n_vertices(g); v++)
+        n[topo_graph_vertex(g, v)->kind]++;
+    ck_assert_uint_eq(n[TOPO_LEAF], 16);
+    ck_assert_uint_eq(n[TOPO_SPINE], 8);
+    ck_assert_uint_eq(n[TOPO_CORE], 0);
+    for (uint32_t l = 64 * g->n_node_links; l < topo_graph_n_links(g); l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        const TopoVertex *a = topo_graph_vertex(g, link->src), *b = topo_graph_vertex(g, link->dst);
+        if (a->kind == TOPO_LEAF && b->kind == TOPO_SPINE)
+            ck_assert_uint_eq(a->index / 2, b->index); /* rail r's leaves 2r, 2r + 1 */
+    }
+    g_autoptr(TopoRouter) router = topo_router_new(g);
+    static const TopoVertexKind rail[] = {TOPO_GPU,  TOPO_PCIE_SWITCH, TOPO_NIC,
+                                          TOPO_LEAF, TOPO_SPINE,       TOPO_LEAF,
+                                          TOPO_NIC,  TOPO_PCIE_SWITCH, TOPO_GPU};
+    static const TopoVertexKind pxn[] = {TOPO_GPU, TOPO_NVSWITCH,    TOPO_GPU,   TOPO_PCIE_SWITCH,
+                                         TOPO_NIC, TOPO_LEAF,        TOPO_SPINE, TOPO_LEAF,
+                                         TOPO_NIC, TOPO_PCIE_SWITCH, TOPO_GPU};
+    TopoRoute route;
+    TopoVertexKind kinds[TOPO_MAX_HOPS + 1];
+    ck_assert(topo_router_route(router, topo_graph_gpu_vertex(g, 0),
+                                topo_graph_gpu_vertex(g, 40 * 8), &route));
+    ck_assert_uint_eq(route.n_paths, 1);
+    topo_test_path_kinds(g, &route.path[0], kinds);
+    ck_assert_uint_eq(route.path[0].n_hops + 1, G_N_ELEMENTS(rail));
+    for (uint32_t k = 0; k < G_N_ELEMENTS(rail); k++)
+        ck_assert_int_eq(kinds[k], rail[k]);
+    ck_assert(topo_router_route(router, topo_graph_gpu_vertex(g, 0),
+                                topo_graph_gpu_vertex(g, 40 * 8 + 7), &route));
+    ck_assert_uint_eq(route.n_paths, 4); /* the four NVSwitch planes */
+    uint32_t links = 0;
+    for (uint32_t p = 0; p < route.n_paths; p++) {
+        topo_test_path_kinds(g, &route.path[p], kinds);
+        ck_assert_uint_eq(route.path[p].n_hops + 1, G_N_ELEMENTS(pxn));
+        for (uint32_t k = 0; k < G_N_ELEMENTS(pxn); k++)
+            ck_assert_int_eq(kinds[k], pxn[k]);
+        const TopoVertex *via =
+            topo_graph_vertex(g, topo_graph_link(g, route.path[p].link[1])->dst);
+        ck_assert_uint_eq(via->index, 7);
+        ck_assert_uint_eq(via->node, 0);
+        links += route.path[p].weight;
+    }
+    ck_assert_uint_eq(route.total_weight, links);
+    ck_assert_uint_eq(links, 18); /* 5 + 5 + 4 + 4 */
+}
+END_TEST
+
+/* rail_only needs rails, two tiers and no CollNet; a NIC down would cut
+ * its node off its rail. */
+START_TEST(rail_only_refusals)
+{
+    g_autofree char *models = topo_test_models_dir();
+    g_autofree char *dgx = g_strdup_printf("%s/system/dgx-h100.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(dgx, &text, NULL, NULL));
+    static const struct {
+        const char *rails, *lines, *words;
+    } cases[] = {
+        {"rail_optimized = no", "rail_only = yes", "rail_only: yes needs rails"},
+        {"rail_optimized = yes", "rail_only = yes\ntiers = 3",
+         "rail_only: yes on a fabric of 3 tiers"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_auto(GStrv) parts = g_strsplit(text, "rail_optimized = yes", 2);
+        ck_assert_uint_eq(g_strv_length(parts), 2);
+        g_autofree char *data =
+            g_strconcat(parts[0], cases[i].rails, parts[1], "\n", cases[i].lines, "\n", NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(HwSystem) sys = hw_system_load_data(data, (gsize)-1, "ro.ini", models, &error);
+        ck_assert_ptr_null(sys);
+        ck_assert_msg(strstr(error->message, cases[i].words) != NULL, "%s", error->message);
+    }
+    g_autoptr(HwSystem) sys = dgx_h100_with("rail_only = yes");
+    g_autoptr(TopoFaults) faults = topo_faults_new();
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    ck_assert(g_key_file_load_from_data(kf, "[faults]\nnics_down = 3\n", (gsize)-1, 0, NULL));
+    g_autoptr(GError) error = NULL;
+    ck_assert(topo_faults_load(faults, kf, "f.ini", &error));
+    ck_assert(!topo_faults_check(faults, sys, &error));
+    ck_assert_msg(strstr(error->message, "a NIC down cuts its node off its rail") != NULL, "%s",
+                  error->message);
+}
+END_TEST
+
 Suite *
 topo_build_suite(void)
 {
@@ -352,6 +450,8 @@ topo_build_suite(void)
     tcase_add_test(tc, transport_steps_as_their_files);
     tcase_add_test(tc, oversubscribed_leaves);
     tcase_add_test(tc, three_tiers);
+    tcase_add_test(tc, rail_only_fabric);
+    tcase_add_test(tc, rail_only_refusals);
     suite_add_tcase(s, tc);
     return s;
 }
