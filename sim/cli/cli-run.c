@@ -107,7 +107,7 @@ const CliUsage cli_run_usage = {
         "  [faults]    planes_down (NVSwitch planes: 1,3), links_down (bundles: 3:1 is GPU 3\n"
         "              to plane 1, 0-1 GPUs 0 and 1, 3:1x2 two of the links), slow_links,\n"
         "              slow_rate (0.5), crc_links, crc_error_rate (1e-4); on every node\n"
-        "  [stragglers] ranks (3, 17), compute_rate (0.5), step_delay (5ms)\n"
+        "  [stragglers] ranks (3, 17), hosts (2), compute_rate (0.5), step_delay (5ms)\n"
         "Trace CSV (scenario trace = FILE replays one; --write-trace writes one): a\n"
         "header, then a row per task, the columns found by name:\n"
         "  rank, task (0, 1, ... per rank, its issue order), kind (compute|coll|send|\n"

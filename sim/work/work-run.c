@@ -241,10 +241,12 @@ no_faults(const TopoFaults *faults)
  * hosts are full ones and then one smaller, so that the job's GPUs are
  * the first of the world's, in order (a group that spans domains holds
  * different numbers of GPUs in each, as NCCL runs it: coll-run.h). The
- * hosts and domains the job spans in *n_hosts and *n_domains. */
+ * hosts and domains the job spans in *n_hosts and *n_domains, the most
+ * GPUs a host in *host_gpus. */
 static TopoWorld *
 world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n_gpus,
-          CollShapes **shapes, uint32_t *n_hosts, uint32_t *n_domains, GError **error)
+          CollShapes **shapes, uint32_t *n_hosts, uint32_t *n_domains, uint32_t *host_gpus_out,
+          GError **error)
 {
     HwSystem *sys = *system;
     TopoPlaceAsk ask = {.n_gpus = n_gpus,
@@ -291,6 +293,7 @@ world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n
     }
     *n_hosts = place.n_hosts;
     *n_domains = place.n_domains;
+    *host_gpus_out = place.gpus_per_host;
     if (cache != NULL && no_faults(s->faults)) {
         g_autofree char *key = g_strdup_printf("%s/%u", s->system_id, sys->n_hosts);
         return work_cache_world(cache, key, g_steal_pointer(system), place.n_domains, shapes,
@@ -339,11 +342,22 @@ work_run_scenario(const WorkScenario *s, WorkCache *cache, TopoWorld **world_out
     }
     CollShapes *shapes = NULL;
     uint32_t n_gpus = steady ? (uint32_t)work_layout_gpus(&s->layout) : stream->n_gpus;
-    uint32_t n_hosts = 0, n_domains = 0;
+    uint32_t n_hosts = 0, n_domains = 0, host_gpus = 0;
     g_autoptr(TopoWorld) world =
-        world_for(s, cache, &system, n_gpus, &shapes, &n_hosts, &n_domains, error);
-    if (world == NULL || !(steady ? run_steady(s, world, shapes, m1, m2, result, error)
-                                  : run_on(s, stream, match, world, shapes, result, error)))
+        world_for(s, cache, &system, n_gpus, &shapes, &n_hosts, &n_domains, &host_gpus, error);
+    if (world == NULL)
+        return false;
+    /* Slow hosts are their GPUs once the job is placed. */
+    WorkScenario placed = *s;
+    if (!work_stragglers_place(&s->stragglers, n_gpus, n_hosts, host_gpus, &placed.stragglers,
+                               error)) {
+        g_prefix_error(error, "%s: ", s->path);
+        return false;
+    }
+    bool ok = steady ? run_steady(&placed, world, shapes, m1, m2, result, error)
+                     : run_on(&placed, stream, match, world, shapes, result, error);
+    g_free(placed.stragglers.gpus);
+    if (!ok)
         return false;
     result->n_hosts = n_hosts;
     result->n_domains = n_domains;

@@ -50,7 +50,7 @@ typedef struct ScenarioFile {
     uint64_t global_batch, micro_batch, seq_len;
     char *math, *fp8_scaling;
     uint64_t param_bytes, grad_bytes, optimizer_bytes, activation_bytes;
-    char *straggler_ranks;
+    char *straggler_ranks, *straggler_hosts;
     double straggler_rate;
     uint64_t straggler_delay_ps;
 } ScenarioFile;
@@ -133,7 +133,10 @@ static const HwKey precision_keys[] = {
 };
 
 static const HwKey straggler_keys[] = {
-    K("ranks", HW_KEY_STRING, straggler_ranks, true, "GPUs of the job that straggle, such as 3"),
+    K("ranks", HW_KEY_STRING, straggler_ranks, false, "GPUs of the job that straggle, such as 3"),
+    K("hosts", HW_KEY_STRING, straggler_hosts, false,
+      "hosts of the job whose GPUs all straggle (a slow tray or server), numbered as the job "
+      "fills them from 0, such as 3"),
     K("compute_rate", HW_KEY_FRACTION, straggler_rate, false,
       "share of its compute rate a straggler keeps (default 1)"),
     K("step_delay", HW_KEY_TIME_PS, straggler_delay_ps, false,
@@ -192,6 +195,7 @@ file_clear(ScenarioFile *f)
     g_free(f->fp8_scaling);
     g_free(f->moe_capacity_factor);
     g_free(f->straggler_ranks);
+    g_free(f->straggler_hosts);
     g_free(f->domains);
 }
 
@@ -422,17 +426,18 @@ resolve_domains(const ScenarioFile *f, const char *path, WorkScenario *s, GError
     return true;
 }
 
-/* [stragglers] ranks: GPU numbers, ascending and distinct. */
+/* A [stragglers] list (key) of numbers below 2^20, such as "3, 17":
+ * ascending and distinct in *out (*n of them). */
 static bool
-resolve_stragglers(const ScenarioFile *f, const char *path, WorkScenario *s, GError **error)
+straggler_list(const char *text, const char *path, const char *key, const char *what,
+               uint32_t **out, uint32_t *n, GError **error)
 {
-    WorkStragglers *st = &s->stragglers;
-    st->compute_rate = f->straggler_rate;
-    st->delay_ps = f->straggler_delay_ps;
-    if (f->straggler_ranks == NULL)
+    *out = NULL;
+    *n = 0;
+    if (text == NULL)
         return true;
-    g_auto(GStrv) items = g_strsplit_set(f->straggler_ranks, ", \t", -1);
-    g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_auto(GStrv) items = g_strsplit_set(text, ", \t", -1);
+    g_autoptr(GArray) list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     for (char **item = items; *item; item++) {
         uint64_t g;
         if (**item == '\0')
@@ -440,20 +445,40 @@ resolve_stragglers(const ScenarioFile *f, const char *path, WorkScenario *s, GEr
         GError *local = NULL;
         if (!sim_units_parse_count(*item, &g, &local) || g >= (1u << 20)) {
             g_clear_error(&local);
-            return hw_keys_fail(error, path, "stragglers", "ranks",
-                                "'%s' is not a GPU number; expected GPUs of the job such as 3 "
+            return hw_keys_fail(error, path, "stragglers", key,
+                                "'%s' is not a %s number; expected %ss of the job such as 3 "
                                 "or 3, 17",
-                                *item);
+                                *item, what, what);
         }
         uint32_t x = (uint32_t)g;
-        g_array_append_val(ranks, x);
+        g_array_append_val(list, x);
     }
-    g_array_sort(ranks, compare_u32);
-    for (guint i = 0; i < ranks->len; i++)
-        if (i == 0 || g_array_index(ranks, uint32_t, i) != g_array_index(ranks, uint32_t, i - 1))
-            g_array_index(ranks, uint32_t, st->n_gpus++) = g_array_index(ranks, uint32_t, i);
-    st->gpus = g_memdup2(ranks->data, sizeof(uint32_t) * MAX(st->n_gpus, 1));
+    g_array_sort(list, compare_u32);
+    for (guint i = 0; i < list->len; i++)
+        if (i == 0 || g_array_index(list, uint32_t, i) != g_array_index(list, uint32_t, i - 1))
+            g_array_index(list, uint32_t, (*n)++) = g_array_index(list, uint32_t, i);
+    *out = g_memdup2(list->data, sizeof(uint32_t) * MAX(*n, 1));
     return true;
+}
+
+/* [stragglers] ranks and hosts: GPU and host numbers, one of them at
+ * least where the group is. */
+static bool
+resolve_stragglers(const ScenarioFile *f, const char *path, GKeyFile *kf, WorkScenario *s,
+                   GError **error)
+{
+    WorkStragglers *st = &s->stragglers;
+    st->compute_rate = f->straggler_rate;
+    st->delay_ps = f->straggler_delay_ps;
+    if (g_key_file_has_group(kf, "stragglers") && f->straggler_ranks == NULL &&
+        f->straggler_hosts == NULL)
+        return hw_keys_fail(error, path, "stragglers", "ranks",
+                            "missing; expected GPUs of the job that straggle (ranks), or hosts "
+                            "whose GPUs all do (hosts)");
+    return straggler_list(f->straggler_ranks, path, "ranks", "GPU", &st->gpus, &st->n_gpus,
+                          error) &&
+           straggler_list(f->straggler_hosts, path, "hosts", "host", &st->hosts, &st->n_hosts,
+                          error);
 }
 
 /* [layout] moe_balance and moe_capacity_factor: the busiest expert-
@@ -531,7 +556,7 @@ resolve(const ScenarioFile *f, const char *path, GKeyFile *kf, const char *model
     s->name = g_strdup(f->name != NULL ? f->name : path);
     s->system_id = g_strdup(f->system);
     s->trace_path = g_strdup(f->trace);
-    if (!resolve_stragglers(f, path, s, error))
+    if (!resolve_stragglers(f, path, kf, s, error))
         return false;
     if (!hw_keys_check_range(path, "scenario", "nodes", f->nodes, 0, 100000, error))
         return false;
@@ -764,6 +789,7 @@ work_scenario_free(WorkScenario *s)
     work_model_free(s->model);
     topo_faults_free(s->faults);
     g_free(s->stragglers.gpus);
+    g_free(s->stragglers.hosts);
     g_free(s->domain_hosts);
     g_free(s);
 }

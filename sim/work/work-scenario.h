@@ -40,7 +40,8 @@
  *   [faults]    the fabric's faults, on every node (topo-fault.h):
  *               planes_down, links_down, slow_links, slow_rate, crc_links,
  *               crc_error_rate; checked against the system when it is built
- *   [stragglers] ranks (GPUs of the job: "3" or "3, 17"), compute_rate (1:
+ *   [stragglers] ranks (GPUs of the job: "3" or "3, 17"), hosts (hosts of
+ *               the job, all their GPUs; ranks or hosts), compute_rate (1:
  *               the share of its compute rate a straggler keeps),
  *               step_delay (0: time it starts each step late); see
  *               work-straggler.h

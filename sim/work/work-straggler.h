@@ -22,13 +22,24 @@
 typedef struct WorkStragglers {
     uint32_t n_gpus;
     uint32_t *gpus;      /* GPUs (ranks) of the job, ascending, distinct */
+    uint32_t n_hosts;
+    uint32_t *hosts;     /* hosts of the job (a slow tray or server: all its GPUs), ascending,
+                            distinct; work_stragglers_place makes them GPUs */
     double compute_rate; /* share of its compute rate a straggler keeps, in (0, 1] */
     uint64_t delay_ps;   /* added once a step, before its first compute */
 } WorkStragglers;
 
-/* Whether stragglers (may be NULL) change anything: some GPU, and a rate
- * below 1 or a delay. */
+/* Whether stragglers (may be NULL) change anything: some GPU or host, and
+ * a rate below 1 or a delay. */
 bool work_stragglers_active(const WorkStragglers *stragglers);
+
+/* st with its hosts made GPUs, into out (its own gpus; no hosts): the job's
+ * ranks fill its n_hosts hosts gpus_per_host at a time, in order (the
+ * last may hold fewer, of n_gpus in all), so host h holds ranks
+ * h * gpus_per_host onwards. An error naming [stragglers] hosts when a
+ * host is not one of the job's. */
+bool work_stragglers_place(const WorkStragglers *st, uint32_t n_gpus, uint32_t n_hosts,
+                           uint32_t gpus_per_host, WorkStragglers *out, GError **error);
 
 /* One line for reports: "GPU 3: at 0.5 of its compute rate, 5 ms late
  * each step". */

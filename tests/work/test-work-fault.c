@@ -13,6 +13,7 @@
 #include "core/core-time.h"
 #include "work/work-gen.h"
 #include "work/work-replay.h"
+#include "work/work-run.h"
 #include "work/work-scenario.h"
 #include "work-suites.h"
 
@@ -214,12 +215,55 @@ START_TEST(scenario_reads_faults_and_stragglers)
 }
 END_TEST
 
+/* A slow host is its GPUs: on two DGX H100 hosts (tp 8, dp 2), host 1
+ * at half its compute rate is ranks 8 to 15 at half theirs, to the
+ * picosecond; a host beyond the job's is an error naming the key. */
+static uint64_t
+step_of(const char *text, char **sets)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WorkScenario) s = load(text, sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    WorkRunResult r;
+    ck_assert_msg(work_run_scenario(s, NULL, NULL, &r, NULL, &error), "%s",
+                  error ? error->message : "");
+    uint64_t step = r.replay.step_ps;
+    work_run_result_clear(&r);
+    return step;
+}
+
+START_TEST(slow_host_is_its_gpus)
+{
+    char *two[] = {"dp=2", NULL};
+    uint64_t host = step_of(BASE "[stragglers]\nhosts = 1\ncompute_rate = 0.5\n", two);
+    uint64_t ranks = step_of(
+        BASE "[stragglers]\nranks = 8, 9, 10, 11, 12, 13, 14, 15\ncompute_rate = 0.5\n", two);
+    uint64_t none = step_of(BASE, two);
+    ck_assert_uint_eq(host, ranks);
+    ck_assert_uint_gt(host, none);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(WorkScenario) s =
+        load(BASE "[stragglers]\nhosts = 2\ncompute_rate = 0.5\n", two, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert(!s->gen.symmetric);
+    g_autofree char *text = work_stragglers_describe(&s->stragglers);
+    ck_assert_str_eq(text, "the GPUs of host 2: at 0.5 of their compute rate");
+    WorkRunResult r;
+    ck_assert(!work_run_scenario(s, NULL, NULL, &r, NULL, &error));
+    ck_assert_msg(strstr(error->message, "s.ini: [stragglers] hosts: host 2 is not one of the "
+                                         "job's 2 hosts; expected 0 to 1") != NULL,
+                  "%s", error->message);
+}
+END_TEST
+
 static const struct {
     const char *name;
     const char *text;
     const char *set;
     const char *expect;
 } bad_cases[] = {
+    {"hosts not a number", "[stragglers]\nhosts = tray3\n", NULL,
+     "s.ini: [stragglers] hosts: 'tray3' is not a host number; expected hosts of the job"},
     {"ranks not a number", "[stragglers]\nranks = three\n", NULL,
      "s.ini: [stragglers] ranks: 'three' is not a GPU number; expected GPUs of the job"},
     {"ranks beyond the job", "[stragglers]\nranks = 8\ncompute_rate = 0.5\n", NULL,
@@ -236,7 +280,7 @@ static const struct {
     {"delay without a unit", "[stragglers]\nranks = 1\nstep_delay = 5\n", NULL,
      "s.ini: [stragglers] step_delay: "},
     {"unknown straggler key", "[stragglers]\nranks = 1\ndelay = 5ms\n", NULL,
-     "s.ini: [stragglers] delay: unknown key; expected one of: ranks, compute_rate, step_delay"},
+     "s.ini: [stragglers] delay: unknown key; expected one of: ranks, hosts, compute_rate, step_delay"},
     {"unknown fault key", "[faults]\nplane = 1\n", NULL,
      "s.ini: [faults] plane: unknown key; expected one of: planes_down"},
     {"bad fault list", "[faults]\nlinks_down = 3\n", NULL,
@@ -273,6 +317,7 @@ work_fault_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("scenario");
     tcase_add_test(tc, scenario_reads_faults_and_stragglers);
+    tcase_add_test(tc, slow_host_is_its_gpus);
     tcase_add_loop_test(tc, bad_scenarios_name_file_group_key, 0, G_N_ELEMENTS(bad_cases));
     suite_add_tcase(s, tc);
     return s;
