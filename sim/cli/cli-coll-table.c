@@ -134,6 +134,8 @@ cli_coll_print_header(const CollPlan *plan, const CollComm *comm, const char *sy
     print_timing(plan);
     printf("# simulated: no data is moved or checked (#wrong N/A); in-place is the same call as "
            "out-of-place\n");
+    if (hw_system_status_text(comm->system) != NULL)
+        printf("# %s is %s\n", system_id, hw_system_status_text(comm->system));
     if (!topo_faults_empty(faults)) {
         g_autofree char *text = topo_faults_describe(faults, comm->system);
         printf("# faults: %s\n", text);

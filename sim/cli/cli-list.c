@@ -47,15 +47,16 @@ system_row(const char *path, const char *id, const char *models_dir, GError **er
                                     s->nvlink->generation, s->gpu->n_nvlinks)
                   : g_strdup("-");
     g_autofree char *switches =
-        s->nvswitch
-            ? g_strdup_printf("%u x %s", s->n_boards * s->n_switches_per_board, s->ids.nvswitch)
-            : g_strdup(s->n_pairs ? "direct pairs" : "-");
+        s->nvswitch ? g_strdup_printf("%u x %s", hw_system_nvswitch_chips(s), s->ids.nvswitch)
+                    : g_strdup(s->n_pairs ? "direct pairs" : "-");
     g_autofree char *nics =
         s->nic ? g_strdup_printf("%u x %g Gb/s %s", s->n_nics,
                                  gbit_per_s(s->nic->port_link->bytes_per_s), s->ids.transport)
                : g_strdup("-");
-    return g_strdup_printf("%-16s %4u %5u  %-15s %-11s %-16s %s", id, s->n_gpus, MAX(s->n_hosts, 1),
-                           s->ids.gpu, nvlink, switches, nics);
+    static const char *const marks[] = {"", " (announced)", " (what-if)"};
+    return g_strdup_printf("%-20s %4u %5u  %-15s %-11s %-16s %s%s", id, s->n_gpus,
+                           MAX(s->n_hosts, 1), s->ids.gpu, nvlink, switches, nics,
+                           marks[s->status]);
 }
 
 static char *
@@ -154,9 +155,9 @@ static const struct {
 } list_kinds[] = {
     /* Headers line up with the row formats above. */
     {"systems", "system",
-     "# system         GPUs hosts  GPU             NVLink      NVSwitch         NICs and "
+     "# system             GPUs hosts  GPU             NVLink      NVSwitch         NICs and "
      "transport",
-     97, system_row},
+     101, system_row},
     {"gpus", "gpu",
      "# gpu            name                    SMs  fp16 TF/s  fp4 TF/s  HBM GB  HBM TB/s  NVLinks",
      96, gpu_row},

@@ -177,6 +177,8 @@ print_table(const WorkScenario *s, const TopoWorld *f, const WorkRunResult *r, d
         printf(" hosts");
     printf(" (%u GPUs of %s); fidelity %s\n", r->n_gpus, f->system->gpu->name,
            work_scenario_fidelity_name(s));
+    if (hw_system_status_text(f->system) != NULL)
+        printf("# %s is %s\n", f->system->id, hw_system_status_text(f->system));
     if (s->trace_path == NULL) {
         char cp[24] = "";
         if (l->cp > 1)

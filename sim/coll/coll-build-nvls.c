@@ -6,7 +6,11 @@
  * plane reduces each rank's segment from all ranks and multicasts results,
  * bytes split over planes by their links; NCCL's NVLS efficiency for the
  * generation scales the wire bytes (the switch's reduction and multicast
- * reach that fraction of the port rate).
+ * reach that fraction of the port rate). In a two-tier domain whose ranks
+ * span boards, a plane's spine reduces and multicasts, every rank's bytes
+ * crossing its board's switch of the plane on the way (a leaf with as
+ * many links up as down carries them all, so reducing there first would
+ * save no time).
  * NVLS-tree (all_reduce, several nodes): NVLS inside each node for the
  * chunks of each head GPU, and NCCL's double binary tree between the
  * nodes' heads over their NICs.
@@ -20,37 +24,59 @@ typedef struct Plane {
     const HwLink *spec;
 } Plane;
 
-/* Links of the bundle from vertex a to vertex b, 0 if none. */
+/* The spine above switch vertex leaf (its plane's, in a two-tier domain),
+ * or leaf itself. */
 static uint32_t
-bundle_links(const TopoGraph *g, uint32_t a, uint32_t b)
+spine_of(const TopoGraph *g, uint32_t leaf)
 {
     for (uint32_t l = 0; l < topo_graph_n_links(g); l++) {
         const TopoLink *link = topo_graph_link(g, l);
-        if (link->src == a && link->dst == b)
+        if (link->src == leaf && topo_graph_vertex(g, link->dst)->kind == TOPO_NVSWITCH)
+            return link->dst;
+    }
+    return leaf;
+}
+
+/* Links from rank vertex r to the switch of plane (a leaf, or the spine
+ * above r's leaf of that plane), 0 if none. */
+static uint32_t
+plane_links(const TopoGraph *g, uint32_t r, uint32_t plane, bool spines)
+{
+    for (uint32_t l = 0; l < topo_graph_n_links(g); l++) {
+        const TopoLink *link = topo_graph_link(g, l);
+        if (link->src == r && (link->dst == plane || (spines && spine_of(g, link->dst) == plane)))
             return link->n_links;
     }
     return 0;
 }
 
-/* The NVLS-capable switch planes every rank of node reaches directly,
- * each weighted by the fewest links a rank of the node has to it (with
- * links down, a plane some rank lost is left out). Without faults every
- * rank has the same links to a plane and planes of the same links carry
- * the same share in the same time: one of them stands for all. */
+/* The NVLS-capable switch planes every rank of node reaches directly, or
+ * through its board's switch where the ranks span boards of a two-tier
+ * domain, each weighted by the fewest links a rank of the node has to it
+ * (with links down, a plane some rank lost is left out). Without faults
+ * every rank has the same links to a plane and planes of the same links
+ * carry the same share in the same time: one of them stands for all. */
 static uint32_t
 nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
 {
     const TopoGraph *g = comm->graph;
     uint32_t first = comm->node_first[node], last = comm->node_first[node + 1], n = 0;
+    const HwSystem *sys = comm->system;
+    uint32_t per_board = MAX(sys->n_board_gpus, 1);
+    bool spines = false;
+    for (uint32_t r = first + 1; r < last && sys->n_spine_links > 0; r++)
+        spines = spines || topo_graph_vertex(g, comm->rank_vertex[r])->index / per_board !=
+                               topo_graph_vertex(g, comm->rank_vertex[first])->index / per_board;
     for (uint32_t l = 0; l < topo_graph_n_links(g) && n < max; l++) {
         const TopoLink *link = topo_graph_link(g, l);
         const TopoVertex *dst = topo_graph_vertex(g, link->dst);
         if (link->src != comm->rank_vertex[first] || dst->kind != TOPO_NVSWITCH ||
             dst->sw == NULL || !dst->sw->nvls)
             continue;
+        uint32_t plane = spines ? spine_of(g, link->dst) : link->dst;
         uint32_t weight = link->n_links;
         for (uint32_t r = first + 1; r < last && weight > 0 && g->faulted; r++)
-            weight = MIN(weight, bundle_links(g, comm->rank_vertex[r], link->dst));
+            weight = MIN(weight, plane_links(g, comm->rank_vertex[r], plane, spines));
         if (weight == 0)
             continue;
         uint32_t alike = g->faulted ? n : 0;
@@ -59,7 +85,7 @@ nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
         if (alike < n)
             planes[alike].copies++;
         else
-            planes[n++] = (Plane){link->dst, weight, 1, link->spec};
+            planes[n++] = (Plane){plane, weight, 1, link->spec};
     }
     return n;
 }

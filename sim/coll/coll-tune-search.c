@@ -376,7 +376,16 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
                        ? coll_tune_pcie_bw(host->generation, host->n_lanes)
                        : coll_tune_pcie_bw(system->gpu->pcie_generation, 16);
     info_nvlink(info, system, links);
-    info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->node_ranks >= 2;
+    /* NVLS's multicast objects span the switch chips every GPU of the
+     * node reaches: ranks on several boards joined by trunks share none;
+     * joined by a spine tier, they share its chips. */
+    uint32_t per_board = system->n_board_gpus;
+    bool one_board = true;
+    for (uint32_t a = 1; a < links->n && per_board > 0 && system->n_spine_links == 0; a++)
+        one_board = one_board && (links->gpu != NULL ? links->gpu[a] : a) / per_board ==
+                                     (links->gpu != NULL ? links->gpu[0] : 0) / per_board;
+    info->nvls =
+        info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->node_ranks >= 2 && one_board;
     info_net(info, system, links->nics_down);
     info_p2p_channels(info, system, links);
     /* collNetSupport (the plugin, coll_net.h:87) with NCCL_COLLNET_ENABLE,

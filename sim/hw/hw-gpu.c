@@ -25,7 +25,7 @@ static const HwKey gpu_keys[] = {
     {"hbm_capacity", HW_KEY_SIZE_BYTES, FIELD(hbm_bytes), true, "a size such as 80GB"},
     {"hbm_bandwidth", HW_KEY_BYTES_PER_S, FIELD(hbm_bytes_per_s), true,
      "a bandwidth such as 3.35TB/s"},
-    {"nvlink_generation", HW_KEY_COUNT, FIELD(nvlink_generation), true, "1 to 5"},
+    {"nvlink_generation", HW_KEY_COUNT, FIELD(nvlink_generation), true, "1 to 6"},
     {"nvlinks", HW_KEY_COUNT, FIELD(n_nvlinks), true, "the number of NVLink links, such as 18"},
     {"pcie_generation", HW_KEY_COUNT, FIELD(pcie_generation), true, "3 to 6"},
     {"sm_version", HW_KEY_COUNT, FIELD(sm_version), true,
@@ -70,7 +70,7 @@ static bool
 check(const HwGpu *gpu, const char *path, GError **error)
 {
     return check_range(path, "sms", gpu->n_sms, 1, 1024, error) &&
-           check_range(path, "nvlink_generation", gpu->nvlink_generation, 1, 5, error) &&
+           check_range(path, "nvlink_generation", gpu->nvlink_generation, 1, 6, error) &&
            check_range(path, "nvlinks", gpu->n_nvlinks, 1, 64, error) &&
            check_range(path, "pcie_generation", gpu->pcie_generation, 3, 6, error) &&
            check_range(path, "sm_version", gpu->sm_version, 30, 200, error) &&

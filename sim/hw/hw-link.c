@@ -67,7 +67,7 @@ static const struct {
     const char *name;
     uint64_t min_generation, max_generation;
 } kinds[] = {
-    [HW_LINK_NVLINK] = {"nvlink", 1, 5},   [HW_LINK_C2C] = {"c2c", 0, 0},
+    [HW_LINK_NVLINK] = {"nvlink", 1, 6},   [HW_LINK_C2C] = {"c2c", 0, 0},
     [HW_LINK_PCIE] = {"pcie", 3, 6},       [HW_LINK_CPU] = {"cpu", 0, 0},
     [HW_LINK_NETWORK] = {"network", 0, 0}, [HW_LINK_MEMORY] = {"memory", 0, 0},
 };

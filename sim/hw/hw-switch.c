@@ -51,7 +51,7 @@ static const struct {
     uint64_t min_generation, max_generation;
     HwLinkKind port_kind;
 } kinds[] = {
-    [HW_SWITCH_NVSWITCH] = {"nvswitch", 1, 4, HW_LINK_NVLINK},
+    [HW_SWITCH_NVSWITCH] = {"nvswitch", 1, 5, HW_LINK_NVLINK},
     [HW_SWITCH_NETWORK] = {"network", 0, 0, HW_LINK_NETWORK},
 };
 

@@ -24,6 +24,7 @@
 /* The file as written: ids, counts and list texts, before they are
  * resolved into parts and checked. */
 typedef struct SystemSpec {
+    char *status;
     char *name;
     char *gpu;
     uint64_t n_gpus;
@@ -34,6 +35,7 @@ typedef struct SystemSpec {
     uint64_t n_switches;
     char *gpu_switch_links;
     uint64_t n_trunk_links;
+    uint64_t n_spine_links;
     char *pairs;
 
     uint64_t n_hosts;
@@ -68,6 +70,10 @@ static const HwKey system_keys[] = {
     {"gpu", HW_KEY_STRING, SPEC(gpu), true,
      "a GPU model id (models/gpu/ID.ini), such as h100-sxm5"},
     {"gpus", HW_KEY_COUNT, SPEC(n_gpus), true, "the number of GPUs per node, such as 8"},
+    {"status", HW_KEY_STRING, SPEC(status), false,
+     "product (default: a system one can buy, its parts from datasheets and measurements), "
+     "announced (from a vendor's announcements, nothing measured) or what-if (a wiring nobody "
+     "sells)"},
 };
 
 static const HwKey nvlink_keys[] = {
@@ -82,6 +88,9 @@ static const HwKey nvlink_keys[] = {
      "links from each GPU to each switch of its board, one count per switch, such as 5,5,4,4"},
     {"trunk_links", HW_KEY_COUNT, SPEC(n_trunk_links), false,
      "links from switch s of a board to switch s of each other board (default 0)"},
+    {"spine_links", HW_KEY_COUNT, SPEC(n_spine_links), false,
+     "links from switch s of each board up to plane s's spine, a second tier of NVSwitch "
+     "chips joining the boards instead of trunks (default 0)"},
     {"pairs", HW_KEY_STRING, SPEC(pairs), false,
      "direct GPU links, such as 0-1, 0-3x2 (A-B for one link, A-BxN for N)"},
 };
@@ -205,6 +214,7 @@ static const struct {
     {"network", "tiers", SPEC(tiers), 2, 3},
     {"nvlink", "switches", SPEC(n_switches), 0, MAX_LINKS},
     {"nvlink", "trunk_links", SPEC(n_trunk_links), 0, MAX_LINKS},
+    {"nvlink", "spine_links", SPEC(n_spine_links), 0, MAX_LINKS},
     {"host", "hosts", SPEC(n_hosts), 1, MAX_GPUS},
     {"host", "cpus", SPEC(n_cpus), 1, 64},
     {"host", "gpus_per_pcie_switch", SPEC(gpus_per_pcie_switch), 0, MAX_GPUS},
@@ -239,6 +249,7 @@ static void
 spec_clear(SystemSpec *spec)
 {
     g_free(spec->name);
+    g_free(spec->status);
     g_free(spec->gpu);
     g_free(spec->nvlink);
     g_free(spec->nvswitch);
@@ -498,7 +509,7 @@ static bool
 check_nvlink_keys(GKeyFile *kf, const SystemSpec *spec, const char *path, GError **error)
 {
     static const char *const switch_only[] = {"boards", "switches", "gpu_switch_links",
-                                              "trunk_links"};
+                                              "trunk_links", "spine_links"};
     if (spec->nvswitch == NULL) {
         for (size_t i = 0; i < G_N_ELEMENTS(switch_only); i++) {
             if (g_key_file_has_key(kf, "nvlink", switch_only[i], NULL)) {
@@ -532,11 +543,17 @@ check_nvlink_keys(GKeyFile *kf, const SystemSpec *spec, const char *path, GError
                             " boards; expected a number of boards that divides gpus",
                             spec->n_gpus, spec->n_boards);
     }
-    if ((spec->n_boards > 1) != (spec->n_trunk_links > 0)) {
-        return hw_keys_fail(error, path, "nvlink", "trunk_links",
+    if (spec->n_trunk_links > 0 && spec->n_spine_links > 0)
+        return hw_keys_fail(error, path, "nvlink", "spine_links",
+                            "given with trunk_links; expected boards joined by trunks or by a "
+                            "spine tier, not both");
+    uint64_t joined = spec->n_trunk_links + spec->n_spine_links;
+    if ((spec->n_boards > 1) != (joined > 0)) {
+        const char *key = spec->n_spine_links > 0 ? "spine_links" : "trunk_links";
+        return hw_keys_fail(error, path, "nvlink", key,
                             "%" G_GUINT64_FORMAT " with %" G_GUINT64_FORMAT
-                            " boards; expected trunk links exactly when there are 2 or more boards",
-                            spec->n_trunk_links, spec->n_boards);
+                            " boards; expected %s links exactly when there are 2 or more boards",
+                            joined, spec->n_boards, spec->n_spine_links > 0 ? "spine" : "trunk");
     }
     return true;
 }
@@ -684,21 +701,23 @@ check_gpu_links(const HwSystem *system, const SystemSpec *spec, const uint64_t *
 }
 
 /* Switch s of a board takes a link bundle from each GPU of its board and
- * trunks to switch s of every other board. */
+ * trunks to switch s of every other board, or its links up to the spine. */
 static bool
 check_switch_ports(const HwSystem *system, const SystemSpec *spec, const char *path, GError **error)
 {
     uint64_t n_board_gpus = system->n_gpus / system->n_boards;
-    uint64_t n_trunk_ports = (uint64_t)system->n_trunk_links * (system->n_boards - 1);
+    uint64_t n_trunk_ports =
+        (uint64_t)system->n_trunk_links * (system->n_boards - 1) + system->n_spine_links;
     for (uint32_t s = 0; s < system->n_switches_per_board; s++) {
         uint64_t n_used = n_board_gpus * system->gpu_switch_links[s] + n_trunk_ports;
         if (n_used > system->nvswitch->n_ports) {
             return hw_keys_fail(error, path, "nvlink", "gpu_switch_links",
                                 "switch %u of each board needs %" G_GUINT64_FORMAT
                                 " ports (%" G_GUINT64_FORMAT " GPUs x %u links + %" G_GUINT64_FORMAT
-                                " trunk ports); expected at most the %" G_GUINT64_FORMAT
+                                " %s ports); expected at most the %" G_GUINT64_FORMAT
                                 " ports of %s",
                                 s, n_used, n_board_gpus, system->gpu_switch_links[s], n_trunk_ports,
+                                system->n_spine_links > 0 ? "spine" : "trunk",
                                 system->nvswitch->n_ports, spec->nvswitch);
         }
     }
@@ -713,8 +732,10 @@ build_nvlink(HwSystem *system, const SystemSpec *spec, const char *path, GError 
         return false;
     if (system->nvswitch) {
         system->n_boards = (uint32_t)spec->n_boards;
+        system->n_board_gpus = system->n_gpus / system->n_boards;
         system->n_switches_per_board = (uint32_t)spec->n_switches;
         system->n_trunk_links = (uint32_t)spec->n_trunk_links;
+        system->n_spine_links = (uint32_t)spec->n_spine_links;
         if (!parse_switch_links(system, spec->gpu_switch_links, path, error) ||
             !check_switch_ports(system, spec, path, error))
             return false;
@@ -805,6 +826,19 @@ check_network(HwSystem *system, const SystemSpec *spec, const char *path, GError
     return true;
 }
 
+/* [system] status's word as the enum; false for another word. */
+static bool
+parse_status(const char *text, HwSystemStatus *out)
+{
+    static const char *const words[] = {"product", "announced", "what-if"};
+    for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+        if (strcmp(text, words[i]) == 0) {
+            *out = (HwSystemStatus)i;
+            return true;
+        }
+    return false;
+}
+
 /* The fields that are copied from the file as they are. */
 static void
 fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
@@ -815,6 +849,7 @@ fill_plain(HwSystem *system, const SystemSpec *spec, const char *path)
     system->name = g_strdup(spec->name);
     system->n_gpus = (uint32_t)spec->n_gpus;
     system->n_boards = 1;
+    system->n_board_gpus = system->n_gpus;
     system->n_hosts = (uint32_t)spec->n_hosts;
     system->n_cpus_per_host = (uint32_t)spec->n_cpus;
     system->gpus_per_pcie_switch = (uint32_t)spec->gpus_per_pcie_switch;
@@ -848,6 +883,11 @@ system_load(const char *path, const char *data, gsize length, const char *models
         return NULL;
     g_autoptr(HwSystem) system = g_new0(HwSystem, 1);
     fill_plain(system, &spec, path);
+    if (spec.status != NULL && !parse_status(spec.status, &system->status)) {
+        hw_keys_fail(error, path, "system", "status",
+                     "'%s' is not one of: product, announced, what-if", spec.status);
+        return NULL;
+    }
     system->gpu = load_part(path, "system", "gpu", models_dir, PART_GPU, spec.gpu, error);
     if (system->gpu == NULL)
         return NULL;
@@ -890,6 +930,29 @@ hw_system_load_by_id(const char *id, const char *models_dir, GError **error)
     return hw_system_load(path, models_dir, error);
 }
 
+const char *
+hw_system_status_text(const HwSystem *system)
+{
+    switch (system->status) {
+    case HW_SYSTEM_ANNOUNCED:
+        return "announced, not measured: its figures are a vendor's announcements";
+    case HW_SYSTEM_WHAT_IF:
+        return "a what-if, not a product: a wiring nobody sells";
+    default:
+        return NULL;
+    }
+}
+
+uint32_t
+hw_system_nvswitch_chips(const HwSystem *system)
+{
+    if (system->nvswitch == NULL)
+        return 0;
+    uint64_t ports = MAX(system->nvswitch->n_ports, 1);
+    uint64_t per_plane = ((uint64_t)system->n_boards * system->n_spine_links + ports - 1) / ports;
+    return system->n_switches_per_board * (uint32_t)(system->n_boards + per_plane);
+}
+
 bool
 hw_system_sharp(const HwSystem *system)
 {
@@ -900,8 +963,10 @@ hw_system_sharp(const HwSystem *system)
 void
 hw_system_partition(HwSystem *system, uint32_t n_hosts)
 {
-    g_return_if_fail(n_hosts >= 1 && n_hosts <= system->n_hosts && system->n_boards == 1);
+    g_return_if_fail(n_hosts >= 1 && n_hosts <= system->n_hosts);
     uint32_t n_gpus = system->n_gpus / system->n_hosts * n_hosts;
+    if (system->n_board_gpus > 0)
+        system->n_boards = (n_gpus + system->n_board_gpus - 1) / system->n_board_gpus;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < system->n_pairs; i++)
         if (system->pairs[i].b < n_gpus)

@@ -12,7 +12,9 @@
  *             systems switch (NVSwitch id), switches (per board),
  *             gpu_switch_links "5,5,4,4" (from each GPU to each switch of
  *             its board), boards (1), trunk_links (switch s of a board to
- *             switch s of each other board; 0). Optional group.
+ *             switch s of each other board; 0) or spine_links (switch s of
+ *             each board up to plane s's spine: a two-tier NVSwitch
+ *             domain; 0). Optional group.
  *   [host]    hosts (1), cpus (per host), gpu_link (pcie3..5 or c2c),
  *             pcie (PCIe id of switch uplinks and NICs),
  *             gpus_per_pcie_switch (0: GPUs on the CPU), cpu_link (optional),
@@ -76,22 +78,35 @@ typedef struct HwNcclEnv {
     uint64_t nvls_tree_max_chunk_bytes; /* NCCL_NVLSTREE_MAX_CHUNKSIZE */
 } HwNcclEnv;
 
+/* What a system file describes: a product (its parts from datasheets and
+ * measurements), a vendor's announcement (nothing measured yet), or a
+ * what-if wiring nobody sells. */
+typedef enum HwSystemStatus {
+    HW_SYSTEM_PRODUCT,
+    HW_SYSTEM_ANNOUNCED,
+    HW_SYSTEM_WHAT_IF,
+} HwSystemStatus;
+
 typedef struct HwSystem {
     char *id;   /* file stem: "dgx-h100" */
     char *name; /* "NVIDIA DGX H100" */
     HwGpu *gpu;
     uint32_t n_gpus; /* per node (NVLink domain) */
 
+    HwSystemStatus status; /* product, announced or what-if */
     /* NVLink: direct pairs and/or switch planes. */
     HwLink *nvlink;   /* NULL when the GPUs have no NVLink */
     HwGpuPair *pairs; /* direct GPU-GPU links */
     uint32_t n_pairs;
     HwSwitch *nvswitch; /* NULL when no switch */
-    uint32_t n_boards;  /* baseboards, each with n_gpus/n_boards GPUs and its own switches */
+    uint32_t n_boards;     /* baseboards, each with its own switches */
+    uint32_t n_board_gpus; /* GPUs a board (the last of a partition may hold fewer) */
     uint32_t n_switches_per_board;
     /* [n_switches_per_board]: links from each GPU to switch s of its board */
     uint32_t *gpu_switch_links;
     uint32_t n_trunk_links; /* links from switch s of one board to switch s of each other board */
+    uint32_t n_spine_links; /* or links from switch s of each board up to plane s's spine tier
+                               (chips enough for every board's links: hw_system_spine_chips) */
 
     /* Hosts: CPU complexes (1 for a DGX box, 18 compute trays for NVL72). */
     uint32_t n_hosts;
@@ -151,6 +166,14 @@ HwSystem *hw_system_load_data(const char *data, gsize length, const char *path,
  * system file". */
 HwSystem *hw_system_load_by_id(const char *id, const char *models_dir, GError **error);
 
+/* "announced, not measured" or "a what-if, not a product"; NULL for a
+ * product. */
+const char *hw_system_status_text(const HwSystem *system);
+
+/* The NVSwitch chips of one domain: every board's, and a two-tier
+ * domain's spine chips, enough ports for every board's links up. */
+uint32_t hw_system_nvswitch_chips(const HwSystem *system);
+
 /* Whether the system's fabric switch reduces in the network as NCCL's
  * CollNet needs (SHARP generation HW_SWITCH_COLLNET_SHARP or later). */
 bool hw_system_sharp(const HwSystem *system);
@@ -159,9 +182,10 @@ bool hw_system_sharp(const HwSystem *system);
 uint32_t hw_system_pair_links(const HwSystem *system, uint32_t a, uint32_t b);
 
 /* Narrows system to a partition of its NVLink domain: its first n_hosts
- * hosts (1 to system->n_hosts; a domain of one board), their GPUs, NICs
- * and direct pairs, and all of its switches, as a job on part of a rack sees it (the rest of
- * the rack carries none of its traffic). */
+ * hosts (1 to system->n_hosts), their GPUs, NICs and direct pairs, the
+ * boards they are on and all of those boards' switches (and the spine),
+ * as a job on part of a rack sees it (the rest of the rack carries none
+ * of its traffic). */
 void hw_system_partition(HwSystem *system, uint32_t n_hosts);
 
 void hw_system_free(HwSystem *system);

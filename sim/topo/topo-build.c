@@ -52,7 +52,7 @@ add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay, const T
     }
     if (sys->nvswitch == NULL)
         return;
-    uint32_t per_board = sys->n_gpus / sys->n_boards;
+    uint32_t per_board = sys->n_board_gpus;
     uint32_t n_sw = sys->n_switches_per_board;
     for (uint32_t g = 0; g < sys->n_gpus; g++)
         for (uint32_t s = 0; s < n_sw; s++)
@@ -66,6 +66,15 @@ add_nvlink(TopoGraph *graph, const HwSystem *sys, const NodeLayout *lay, const T
                     topo_graph_add_bundle(graph, lay->switch0 + b1 * n_sw + s,
                                           lay->switch0 + b2 * n_sw + s, sys->nvlink,
                                           sys->n_trunk_links);
+    /* A two-tier domain: plane s's spine chips, one vertex standing for
+     * them all (as the fabric's spine does), above switch s of every
+     * board. */
+    uint32_t spine0 = lay->switch0 + sys->n_boards * n_sw;
+    for (uint32_t b = 0; b < sys->n_boards && sys->n_spine_links > 0; b++)
+        for (uint32_t s = 0; s < n_sw; s++)
+            if (!topo_faults_plane_down(faults, s))
+                topo_graph_add_bundle(graph, lay->switch0 + b * n_sw + s, spine0 + s, sys->nvlink,
+                                      sys->n_spine_links);
 }
 
 /* The vertex GPU g hangs from on the host side: its PCIe switch or its CPU. */
@@ -234,8 +243,11 @@ topo_build_system_faulted(const HwSystem *sys, uint32_t n_nodes, const TopoFault
     for (uint32_t g = 0; g < sys->n_gpus; g++)
         topo_graph_add_vertex(graph, TOPO_GPU, 0, NULL);
     lay.switch0 = topo_graph_n_vertices(graph);
-    for (uint32_t s = 0; sys->nvswitch != NULL && s < sys->n_boards * sys->n_switches_per_board;
-         s++)
+    uint32_t n_switch_vertices =
+        sys->nvswitch == NULL
+            ? 0
+            : (sys->n_boards + (sys->n_spine_links > 0 ? 1 : 0)) * sys->n_switches_per_board;
+    for (uint32_t s = 0; s < n_switch_vertices; s++)
         topo_graph_add_vertex(graph, TOPO_NVSWITCH, sys->nvswitch->latency_ps, sys->nvswitch);
     add_nvlink(graph, sys, &lay, faults);
     add_hosts(graph, sys, &lay);

@@ -281,16 +281,8 @@ world_for(const WorkScenario *s, WorkCache *cache, HwSystem **system, uint32_t n
                         s->path, d + 1, s->domain_hosts[d], place.hosts_per_domain);
             return NULL;
         }
-    if (place.n_domains > 1 && place.hosts_per_domain < sys->n_hosts) {
-        if (sys->n_boards != 1) {
-            g_set_error(error, HW_KEY_ERROR, HW_KEY_ERROR_INVALID,
-                        "%s: [scenario] nodes: %s's NVLink domain is %u boards, which a job "
-                        "does not take in part; expected %u hosts a domain",
-                        s->path, sys->id, sys->n_boards, sys->n_hosts);
-            return NULL;
-        }
+    if (place.n_domains > 1 && place.hosts_per_domain < sys->n_hosts)
         hw_system_partition(sys, place.hosts_per_domain);
-    }
     *n_hosts = place.n_hosts;
     *n_domains = place.n_domains;
     *host_gpus_out = place.gpus_per_host;

@@ -98,9 +98,12 @@ expect 2 err "Missing argument for --pending" -- bench-core --pending
 # usage error, a broken model file bad input naming the file.
 expect 0 out "dgx1-v100 " -- list systems
 expect 0 out "gb200-nvl72 " -- list systems
-expect 0 out "gb300-nvl72        72    18  gb300           gen 5 x 18  18 x nvswitch4   72 x 800 Gb/s ib-verbs" -- list systems
-expect 0 out "hgx-b300            8     1  b300            gen 5 x 18  2 x nvswitch4    8 x 800 Gb/s ib-verbs" -- list systems
-expect 0 out "aws-p5-h100         8     1  h100-sxm5       gen 4 x 18  4 x nvswitch3    32 x 100 Gb/s efa-srd" -- list systems
+expect 0 out "gb300-nvl72            72    18  gb300           gen 5 x 18  18 x nvswitch4   72 x 800 Gb/s ib-verbs" -- list systems
+expect 0 out "hgx-b300                8     1  b300            gen 5 x 18  2 x nvswitch4    8 x 800 Gb/s ib-verbs" -- list systems
+expect 0 out "aws-p5-h100             8     1  h100-sxm5       gen 4 x 18  4 x nvswitch3    32 x 100 Gb/s efa-srd" -- list systems
+expect 0 out "vera-rubin-nvl72       72    18  rubin           gen 6 x 36  36 x nvswitch5   144 x 800 Gb/s ib-verbs (announced)" -- list systems
+expect 0 out "whatif-gb300-nvl144   144    36  gb300           gen 5 x 18  108 x nvswitch4  144 x 800 Gb/s ib-verbs (what-if)" -- list systems
+expect 0 out "# vera-rubin-nvl72 is announced, not measured" -- coll --system vera-rubin-nvl72 -b 1M -e 1M
 expect 0 out "efa-srd          EFA SRD (aws-ofi-nccl)                       8          0" -- list transports
 expect 0 out "h100-sxm5 " -- list gpus
 # The fp4 peak: '-' before Blackwell, the dense figure from it on.

@@ -320,6 +320,49 @@ START_TEST(rail_only_ring_as_fat_tree)
 }
 END_TEST
 
+/* NVLS across the boards of a two-tier domain (whatif-gb300-nvl144): each
+ * plane's spine reduces and multicasts for the 144 ranks, each sending its
+ * copy of the buffer and its reduced share, S + S/144, as on one switch
+ * tier; NCCL's model picks NVLS for a large all_reduce on it. Eight ranks
+ * across two boards (GPUs 32 to 39) run NVLS through the spine, one hop
+ * longer each way than eight on one board (GPUs 0 to 7): slower, with the
+ * same bytes. */
+START_TEST(nvls_across_boards)
+{
+    Job j;
+    job_init(&j, "whatif-gb300-nvl144", (TopoPlaceAsk){.n_gpus = 144}, 0);
+    CollAlgo algo = COLL_ALGO_AUTO;
+    CollProto proto = COLL_PROTO_AUTO;
+    ck_assert(
+        coll_tune_select(&j.comm->info, COLL_OP_ALL_REDUCE, UINT64_C(1) << 30, &algo, &proto));
+    ck_assert_int_eq(algo, COLL_ALGO_NVLS);
+    const uint32_t n = 144;
+    const uint64_t S = (uint64_t)n * 256 * 1024;
+    uint64_t sent[144], received[144];
+    coll_test_all_reduce(j.comm, coll_build_nvls, COLL_ALGO_NVLS, S, 1, S, NET_FIDELITY_FLOW, sent,
+                         received);
+    uint64_t slack = 18 * 2 * n;
+    for (uint32_t r = 0; r < n; r++) {
+        ck_assert_uint_ge(sent[r], S + S / n);
+        ck_assert_uint_le(sent[r] - (S + S / n), slack);
+        ck_assert_uint_ge(received[r], S + S / n);
+    }
+    g_autoptr(GError) error = NULL;
+    static const uint32_t one_board[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const uint32_t two_boards[] = {32, 33, 34, 35, 36, 37, 38, 39};
+    g_autoptr(CollComm) a = coll_comm_new_gpus(j.system, j.graph, j.router, one_board, 8, &error);
+    g_autoptr(CollComm) b = coll_comm_new_gpus(j.system, j.graph, j.router, two_boards, 8, &error);
+    ck_assert_msg(a != NULL && b != NULL, "%s", error ? error->message : "");
+    ck_assert(a->info.nvls && b->info.nvls);
+    CollResult ra = run_call(a, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, UINT64_C(8) << 20);
+    CollResult rb = run_call(b, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, UINT64_C(8) << 20);
+    ck_assert_msg(rb.time_ps > ra.time_ps,
+                  "%" G_GUINT64_FORMAT " ps across, %" G_GUINT64_FORMAT " on one board", rb.time_ps,
+                  ra.time_ps);
+    job_clear(&j);
+}
+END_TEST
+
 Suite *
 coll_place_suite(void)
 {
@@ -333,6 +376,7 @@ coll_place_suite(void)
     tcase_add_test(tc, a_rack_and_fourteen_trays);
     tcase_add_test(tc, different_nodes_need_nvswitch);
     tcase_add_test(tc, rail_only_ring_as_fat_tree);
+    tcase_add_test(tc, nvls_across_boards);
     suite_add_tcase(s, tc);
     return s;
 }

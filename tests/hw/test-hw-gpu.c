@@ -29,6 +29,7 @@ static const struct {
     {"gb200.ini", 148, 2500000000000000, 5000000000000000, 186000000000, 5, 18, 100},
     {"b300.ini", 160, 2250000000000000, 4500000000000000, 288000000000, 5, 18, 103},
     {"gb300.ini", 160, 2500000000000000, 5000000000000000, 288000000000, 5, 18, 103},
+    {"rubin.ini", 160, 8300000000000000, 16700000000000000, 288000000000, 6, 36, 100},
 };
 
 START_TEST(shipped_models_load)
@@ -115,7 +116,7 @@ static const struct {
      ": [gpu] hbm_bandwidth: '0GB/s' is not positive"},
     {"negative count", "nvlinks = 2", "nvlinks = -2", ": [gpu] nvlinks: '-2' is negative"},
     {"generation out of range", "nvlink_generation = 4", "nvlink_generation = 7",
-     ": [gpu] nvlink_generation: 7 is out of range: expected 1 to 5"},
+     ": [gpu] nvlink_generation: 7 is out of range: expected 1 to 6"},
     {"no links", "nvlinks = 2", "nvlinks = 0", ": [gpu] nvlinks: 0 is out of range"},
     {"no sm version", "sm_version = 90\n", "",
      ": [gpu] sm_version: missing; expected the CUDA compute capability times 10"},

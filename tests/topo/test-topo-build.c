@@ -438,6 +438,86 @@ START_TEST(rail_only_refusals)
 }
 END_TEST
 
+/* A two-tier NVLink domain (whatif-gb300-nvl144: 4 boards of 36 GPUs, a
+ * leaf chip a plane on each, and each plane's spine above the leaves, 36
+ * links from each): 4 x 18 leaves and 18 spines. GPUs of one board meet
+ * through a leaf on each of the 18 planes; GPUs of two boards through
+ * leaf, spine and leaf, on each plane. Narrowed to 20 trays, the domain
+ * keeps 80 GPUs on 3 boards (36, 36 and 8). */
+START_TEST(two_tier_nvlink_domain)
+{
+    g_autoptr(HwSystem) sys = topo_test_load_system("whatif-gb300-nvl144");
+    ck_assert_uint_eq(sys->status, HW_SYSTEM_WHAT_IF);
+    ck_assert_uint_eq(sys->n_boards, 4);
+    ck_assert_uint_eq(sys->n_board_gpus, 36);
+    ck_assert_uint_eq(sys->n_spine_links, 36);
+    ck_assert_uint_eq(hw_system_nvswitch_chips(sys), 4 * 18 + 18 * 2);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoGraph) g = topo_build_system(sys, 1, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    uint32_t n[TOPO_N_VERTEX_KINDS] = {0};
+    for (uint32_t v = 0; v < topo_graph_n_vertices(g); v++)
+        n[topo_graph_vertex(g, v)->kind]++;
+    ck_assert_uint_eq(n[TOPO_NVSWITCH], 4 * 18 + 18);
+    g_autoptr(TopoRouter) router = topo_router_new(g);
+    static const struct {
+        uint32_t b, hops;
+    } cases[] = {{35, 2}, {36, 4}, {143, 4}};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TopoRoute route;
+        ck_assert(topo_router_route(router, topo_graph_gpu_vertex(g, 0),
+                                    topo_graph_gpu_vertex(g, cases[i].b), &route));
+        ck_assert_uint_eq(route.n_paths, 18);
+        for (uint32_t p = 0; p < route.n_paths; p++) {
+            TopoVertexKind kinds[TOPO_MAX_HOPS + 1];
+            topo_test_path_kinds(g, &route.path[p], kinds);
+            ck_assert_uint_eq(route.path[p].n_hops, cases[i].hops);
+            for (uint32_t k = 1; k < cases[i].hops; k++)
+                ck_assert_int_eq(kinds[k], TOPO_NVSWITCH);
+        }
+    }
+    hw_system_partition(sys, 20);
+    ck_assert_uint_eq(sys->n_gpus, 80);
+    ck_assert_uint_eq(sys->n_boards, 3);
+    g_autoptr(TopoGraph) narrowed = topo_build_system(sys, 2, &error);
+    ck_assert_msg(narrowed != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(topo_graph_n_gpus(narrowed), 160);
+}
+END_TEST
+
+/* spine_links joins boards instead of trunks, not besides them, only where
+ * there are boards, within the leaf's ports. */
+START_TEST(two_tier_refusals)
+{
+    g_autofree char *models = topo_test_models_dir();
+    g_autofree char *path = g_strdup_printf("%s/system/whatif-gb300-nvl144.ini", models);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    static const struct {
+        const char *from, *to, *words;
+    } cases[] = {
+        {"spine_links = 36", "spine_links = 36\ntrunk_links = 4",
+         "[nvlink] spine_links: given with trunk_links"},
+        {"boards = 4", "boards = 1",
+         "[nvlink] spine_links: 36 with 1 boards; expected spine links exactly when there are 2 "
+         "or more boards"},
+        {"spine_links = 36", "spine_links = 37",
+         "switch 0 of each board needs 73 ports (36 GPUs x 1 links + 37 spine ports)"},
+        {"status = what-if", "status = rumoured",
+         "[system] status: 'rumoured' is not one of: product, announced, what-if"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_auto(GStrv) parts = g_strsplit(text, cases[i].from, 2);
+        ck_assert_uint_eq(g_strv_length(parts), 2);
+        g_autofree char *data = g_strconcat(parts[0], cases[i].to, parts[1], NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(HwSystem) sys = hw_system_load_data(data, (gsize)-1, "w.ini", models, &error);
+        ck_assert_ptr_null(sys);
+        ck_assert_msg(strstr(error->message, cases[i].words) != NULL, "%s", error->message);
+    }
+}
+END_TEST
+
 Suite *
 topo_build_suite(void)
 {
@@ -452,6 +532,8 @@ topo_build_suite(void)
     tcase_add_test(tc, three_tiers);
     tcase_add_test(tc, rail_only_fabric);
     tcase_add_test(tc, rail_only_refusals);
+    tcase_add_test(tc, two_tier_nvlink_domain);
+    tcase_add_test(tc, two_tier_refusals);
     suite_add_tcase(s, tc);
     return s;
 }
