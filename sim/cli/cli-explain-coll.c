@@ -205,10 +205,11 @@ explain_latency(const CollComm *comm, const CollEstimate *e)
                us(e->inter.step_ps));
     printf(" = %.2f us\n", us(e->latency_ps));
     if (e->algo == COLL_ALGO_NVLS || e->algo == COLL_ALGO_NVLS_TREE)
-        printf("    inside a node: one write between a GPU and a switch plane, %.3f us over %u "
-               "link (topo_path_latency_ps); NVLS's loads and stores need no flag: its "
-               "synchronisation is the NVLS sync above, once a call\n",
-               us(e->intra.wire_ps), e->intra.n_hops);
+        printf("    inside a node: one write between a GPU and a switch plane (its spine, "
+               "where the ranks span boards), %.3f us over %u link%s (topo_path_latency_ps); "
+               "NVLS's loads and stores need no flag: its synchronisation is the NVLS sync "
+               "above, once a call\n",
+               us(e->intra.wire_ps), e->intra.n_hops, e->intra.n_hops == 1 ? "" : "s");
     if (e->intra.n_steps && e->algo != COLL_ALGO_NVLS && e->algo != COLL_ALGO_NVLS_TREE) {
         g_autofree char *sync = g_strdup_printf(
             "of synchronisation (NCCL's per-step latency for %s %s, %.2f us, less the wire)",

@@ -50,6 +50,28 @@ plane_links(const TopoGraph *g, uint32_t r, uint32_t plane, bool spines)
     return 0;
 }
 
+/* Whether node's ranks sit on several boards of a two-tier domain (NVLS
+ * then reduces at the spines). */
+static bool
+spans_boards(const CollComm *comm, uint32_t node)
+{
+    const TopoGraph *g = comm->graph;
+    const HwSystem *sys = comm->system;
+    uint32_t first = comm->node_first[node], last = comm->node_first[node + 1];
+    uint32_t per_board = MAX(sys->n_board_gpus, 1);
+    uint32_t board = topo_graph_vertex(g, comm->rank_vertex[first])->index / per_board;
+    for (uint32_t r = first + 1; r < last && sys->n_spine_links > 0; r++)
+        if (topo_graph_vertex(g, comm->rank_vertex[r])->index / per_board != board)
+            return true;
+    return false;
+}
+
+uint32_t
+coll_build_nvls_switch(const CollComm *comm, uint32_t node, uint32_t leaf)
+{
+    return spans_boards(comm, node) ? spine_of(comm->graph, leaf) : leaf;
+}
+
 /* The NVLS-capable switch planes every rank of node reaches directly, or
  * through its board's switch where the ranks span boards of a two-tier
  * domain, each weighted by the fewest links a rank of the node has to it
@@ -61,12 +83,7 @@ nvls_planes(const CollComm *comm, uint32_t node, Plane *planes, uint32_t max)
 {
     const TopoGraph *g = comm->graph;
     uint32_t first = comm->node_first[node], last = comm->node_first[node + 1], n = 0;
-    const HwSystem *sys = comm->system;
-    uint32_t per_board = MAX(sys->n_board_gpus, 1);
-    bool spines = false;
-    for (uint32_t r = first + 1; r < last && sys->n_spine_links > 0; r++)
-        spines = spines || topo_graph_vertex(g, comm->rank_vertex[r])->index / per_board !=
-                               topo_graph_vertex(g, comm->rank_vertex[first])->index / per_board;
+    bool spines = spans_boards(comm, node);
     for (uint32_t l = 0; l < topo_graph_n_links(g) && n < max; l++) {
         const TopoLink *link = topo_graph_link(g, l);
         const TopoVertex *dst = topo_graph_vertex(g, link->dst);

@@ -63,6 +63,10 @@ bool coll_build_ring(CollBuild *b, GError **error);
 bool coll_build_tree(CollBuild *b, GError **error);
 /* NVLS and NVLS-tree: coll-build-nvls.c. */
 bool coll_build_nvls(CollBuild *b, GError **error);
+/* The switch vertex that reduces and multicasts for node's ranks in the
+ * plane of leaf (a switch their first rank links to): leaf, or the spine
+ * above it where the ranks span boards of a two-tier domain. */
+uint32_t coll_build_nvls_switch(const CollComm *comm, uint32_t node, uint32_t leaf);
 bool coll_build_nvls_tree(CollBuild *b, GError **error);
 bool coll_build_direct(CollBuild *b, GError **error);
 /* PAT (all_gather, reduce_scatter; one rank per node): coll-build-pat.c. */

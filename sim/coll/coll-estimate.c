@@ -274,7 +274,8 @@ estimate_collnet(const CollComm *comm, CollEstimate *e, uint64_t *op_bytes)
 }
 
 /* The GPU's links to the NVLS switch planes of its node, less headers,
- * and the path of a step to the first. */
+ * and the path of a step to the first plane's reducing switch (its spine
+ * where the ranks span boards). */
 static void
 nvls_links(const CollComm *comm, CollEstimate *e)
 {
@@ -289,7 +290,8 @@ nvls_links(const CollComm *comm, CollEstimate *e)
             !dst->sw->nvls)
             continue;
         if (e->n_nvlinks == 0)
-            step_path(comm, comm->rank_vertex[0], link->dst, &e->intra, NULL);
+            step_path(comm, comm->rank_vertex[0], coll_build_nvls_switch(comm, 0, link->dst),
+                      &e->intra, NULL);
         e->nvlink_bytes_per_s += data_rate(link);
         e->n_nvlinks += link->n_links;
     }

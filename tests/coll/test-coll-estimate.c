@@ -166,6 +166,22 @@ START_TEST(nvls_steps_and_bound)
     estimate(&f, COLL_OP_REDUCE_SCATTER, COLL_ALGO_NVLS, 1 << 30, &e);
     ck_assert_uint_eq(e.intra.n_steps, 2);
     fixture_clear(&f);
+    /* A two-tier domain: ranks on one board write to their leaves (one
+     * hop); on every board, to the spine above them (two), with the same
+     * links and bytes. */
+    Fixture one, all;
+    fixture_init(&one, "whatif-gb300-nvl144", 8);
+    fixture_init(&all, "whatif-gb300-nvl144", 144);
+    CollEstimate a, b;
+    estimate(&one, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, 1 << 30, &a);
+    estimate(&all, COLL_OP_ALL_REDUCE, COLL_ALGO_NVLS, 1 << 30, &b);
+    ck_assert_uint_eq(a.intra.n_hops, 1);
+    ck_assert_uint_eq(b.intra.n_hops, 2);
+    ck_assert_uint_gt(b.intra.wire_ps, a.intra.wire_ps);
+    ck_assert_uint_eq(a.n_nvlinks, 18);
+    ck_assert_uint_eq(b.n_nvlinks, 18);
+    fixture_clear(&one);
+    fixture_clear(&all);
 }
 END_TEST
 
