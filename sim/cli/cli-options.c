@@ -181,29 +181,19 @@ place_domain_list(const CliPlaceInput *in, uint32_t **hosts, uint32_t *n, const 
                   GError **error)
 {
     const char *text = in->text[TOPO_PLACE_DOMAINS];
-    if (!place_given(in, TOPO_PLACE_DOMAINS) || strpbrk(text, ",+") == NULL)
+    if (!place_given(in, TOPO_PLACE_DOMAINS) ||
+        !topo_place_parse_domain_hosts(text, G_MAXUINT16, hosts, n))
         return false;
-    g_auto(GStrv) parts = g_strsplit_set(text, ",+", -1);
-    *n = g_strv_length(parts);
-    *hosts = g_new(uint32_t, *n);
-    for (uint32_t i = 0; i < *n; i++) {
-        uint64_t v;
-        g_autofree char *item = g_strstrip(g_strdup(parts[i]));
-        if (sim_units_parse_count(item, &v, NULL) && v >= 1 && v <= G_MAXUINT16) {
-            (*hosts)[i] = (uint32_t)v;
-            continue;
-        }
-        g_clear_pointer(hosts, g_free);
-        *bad_name = in->name[TOPO_PLACE_DOMAINS];
-        const char *want = "a count of NVLink domains, or the hosts of each as whole numbers "
-                           "from 1 (such as 18,14)";
-        if (in->options)
-            cli_bad_option(error, in->name[TOPO_PLACE_DOMAINS], text, want);
-        else
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected %s", text,
-                        want);
+    if (*hosts != NULL)
         return true;
-    }
+    *bad_name = in->name[TOPO_PLACE_DOMAINS];
+    const char *want = "a count of NVLink domains, or the hosts of each as whole numbers "
+                       "from 1 (such as 18,14)";
+    if (in->options)
+        cli_bad_option(error, in->name[TOPO_PLACE_DOMAINS], text, want);
+    else
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s': expected %s", text,
+                    want);
     return true;
 }
 

@@ -2,6 +2,10 @@
 /* A job's GPUs on hosts and NVLink domains (topo-place.h). */
 #include "topo/topo-place.h"
 
+#include <string.h>
+
+#include "core/core-units.h"
+
 uint32_t
 topo_place_host_gpus(const HwSystem *system)
 {
@@ -212,6 +216,28 @@ topo_place(const HwSystem *system, const TopoPlaceAsk *ask_in, TopoPlace *out, T
         for (uint32_t i = 0; i < d; i++)
             out->domain_ranks[i] = ask.domain_hosts[i] * k;
     }
+    return true;
+}
+
+bool
+topo_place_parse_domain_hosts(const char *text, uint32_t max, uint32_t **hosts, uint32_t *n)
+{
+    *hosts = NULL;
+    *n = 0;
+    if (text == NULL || strpbrk(text, ",+") == NULL)
+        return false;
+    g_auto(GStrv) parts = g_strsplit_set(text, ",+", -1);
+    uint32_t count = g_strv_length(parts);
+    g_autofree uint32_t *list = g_new(uint32_t, count);
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t v;
+        g_autofree char *item = g_strstrip(g_strdup(parts[i]));
+        if (!sim_units_parse_count(item, &v, NULL) || v < 1 || v > max)
+            return true;
+        list[i] = (uint32_t)v;
+    }
+    *hosts = g_steal_pointer(&list);
+    *n = count;
     return true;
 }
 

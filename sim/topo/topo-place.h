@@ -74,6 +74,12 @@ bool topo_place(const HwSystem *system, const TopoPlaceAsk *ask, TopoPlace *out,
 void topo_place_clear(TopoPlace *place);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(TopoPlace, topo_place_clear)
 
+/* The hosts of each NVLink domain from text such as "18,14" or "18+14"
+ * (whitespace around each allowed), each 1 to max, into a new *hosts of
+ * *n: true. False when text is no list (no ',' or '+'), or, with *hosts
+ * NULL, when an item is not such a number. */
+bool topo_place_parse_domain_hosts(const char *text, uint32_t max, uint32_t **hosts, uint32_t *n);
+
 /* The ranks of domain d. */
 uint32_t topo_place_domain_ranks(const TopoPlace *place, uint32_t d);
 

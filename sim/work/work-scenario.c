@@ -9,6 +9,7 @@
 #include "core/core-text.h"
 #include "core/core-units.h"
 #include "hw/hw-keys.h"
+#include "topo/topo-place.h"
 
 /* GPT-3 175B laid out as Megatron-LM's SC21 runs lay out its size
  * (Narayanan et al. 2021, Table 1: tp 8, pp 8, interleaved stages,
@@ -371,13 +372,6 @@ apply_set(GKeyFile *kf, const char *set, unsigned *seen, GError **error)
     return true;
 }
 
-static gint
-compare_u32(gconstpointer a, gconstpointer b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static bool
 check_groups(GKeyFile *kf, const char *path, GError **error)
 {
@@ -407,23 +401,21 @@ resolve_domains(const ScenarioFile *f, const char *path, WorkScenario *s, GError
 {
     if (f->domains == NULL)
         return true;
-    g_auto(GStrv) items = g_strsplit_set(f->domains, ",+", -1);
-    uint32_t n = g_strv_length(items);
-    g_autofree uint32_t *hosts = g_new(uint32_t, MAX(n, 1));
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t v;
-        g_autofree char *item = g_strstrip(g_strdup(items[i]));
-        if (!sim_units_parse_count(item, &v, NULL) || v < (n > 1 ? 1 : 0) || v > 100000)
-            return hw_keys_fail(error, path, "scenario", "domains",
-                                "'%s': expected a count of NVLink domains (0 to 100000) or the "
-                                "hosts of each, whole numbers from 1, such as 18, 18, 18, 10",
-                                f->domains);
-        hosts[i] = (uint32_t)v;
+    if (topo_place_parse_domain_hosts(f->domains, 100000, &s->domain_hosts, &s->domains)) {
+        if (s->domain_hosts != NULL)
+            return true;
+    } else {
+        uint64_t count;
+        g_autofree char *text = g_strstrip(g_strdup(f->domains));
+        if (sim_units_parse_count(text, &count, NULL) && count <= 100000) {
+            s->domains = (uint32_t)count;
+            return true;
+        }
     }
-    s->domains = n > 1 ? n : hosts[0];
-    if (n > 1)
-        s->domain_hosts = g_steal_pointer(&hosts);
-    return true;
+    return hw_keys_fail(error, path, "scenario", "domains",
+                        "'%s': expected a count of NVLink domains (0 to 100000) or the "
+                        "hosts of each, whole numbers from 1, such as 18, 18, 18, 10",
+                        f->domains);
 }
 
 /* A [stragglers] list (key) of numbers below 2^20, such as "3, 17":
@@ -453,11 +445,7 @@ straggler_list(const char *text, const char *path, const char *key, const char *
         uint32_t x = (uint32_t)g;
         g_array_append_val(list, x);
     }
-    g_array_sort(list, compare_u32);
-    for (guint i = 0; i < list->len; i++)
-        if (i == 0 || g_array_index(list, uint32_t, i) != g_array_index(list, uint32_t, i - 1))
-            g_array_index(list, uint32_t, (*n)++) = g_array_index(list, uint32_t, i);
-    *out = g_memdup2(list->data, sizeof(uint32_t) * MAX(*n, 1));
+    *out = work_stragglers_distinct(list, n);
     return true;
 }
 

@@ -44,12 +44,19 @@ work_stragglers_place(const WorkStragglers *st, uint32_t n_gpus, uint32_t n_host
             g_array_append_val(gpus, x);
         }
     }
-    g_array_sort(gpus, compare_u32);
-    for (guint i = 0; i < gpus->len; i++)
-        if (i == 0 || g_array_index(gpus, uint32_t, i) != g_array_index(gpus, uint32_t, i - 1))
-            g_array_index(gpus, uint32_t, out->n_gpus++) = g_array_index(gpus, uint32_t, i);
-    out->gpus = g_memdup2(gpus->data, sizeof(uint32_t) * MAX(out->n_gpus, 1));
+    out->gpus = work_stragglers_distinct(gpus, &out->n_gpus);
     return true;
+}
+
+uint32_t *
+work_stragglers_distinct(GArray *list, uint32_t *n)
+{
+    g_array_sort(list, compare_u32);
+    *n = 0;
+    for (guint i = 0; i < list->len; i++)
+        if (i == 0 || g_array_index(list, uint32_t, i) != g_array_index(list, uint32_t, i - 1))
+            g_array_index(list, uint32_t, (*n)++) = g_array_index(list, uint32_t, i);
+    return g_memdup2(list->data, sizeof(uint32_t) * MAX(*n, 1));
 }
 
 char *

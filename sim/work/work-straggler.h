@@ -21,7 +21,7 @@
  * work-stream.h). */
 typedef struct WorkStragglers {
     uint32_t n_gpus;
-    uint32_t *gpus;      /* GPUs (ranks) of the job, ascending, distinct */
+    uint32_t *gpus; /* GPUs (ranks) of the job, ascending, distinct */
     uint32_t n_hosts;
     uint32_t *hosts;     /* hosts of the job (a slow tray or server: all its GPUs), ascending,
                             distinct; work_stragglers_place makes them GPUs */
@@ -32,6 +32,10 @@ typedef struct WorkStragglers {
 /* Whether stragglers (may be NULL) change anything: some GPU or host, and
  * a rate below 1 or a delay. */
 bool work_stragglers_active(const WorkStragglers *stragglers);
+
+/* The numbers of list (an array of uint32_t) ascending and distinct, as
+ * a new array of *n (at least one slot). */
+uint32_t *work_stragglers_distinct(GArray *list, uint32_t *n);
 
 /* st with its hosts made GPUs, into out (its own gpus; no hosts): the job's
  * ranks fill its n_hosts hosts gpus_per_host at a time, in order (the
