@@ -28,6 +28,7 @@
 #include "core/core-data.h"
 #include "core/core-units.h"
 #include "core/core-csv.h"
+#include "judge/judge-log.h"
 
 typedef struct ValidateOptions {
     char *fidelity;
@@ -37,7 +38,9 @@ typedef struct ValidateOptions {
     char *plot;
     char *system;
     char *cross;
+    char *gpus, *nodes, *collective;
     gboolean quiet;
+    JudgeLogHints hints; /* --system, --gpus, --nodes, --collective, parsed */
 } ValidateOptions;
 
 typedef struct ValidateGroup {
@@ -61,7 +64,16 @@ static const GOptionEntry validate_entries[] = {
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot simulated against measured with gnuplot (the CSV goes beside it without --csv)",
      "FILE.png|FILE.svg|FILE.pdf"},
-    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system), "Replay only rows of this system", "NAME"},
+    {"system", 's', 0, G_OPTION_ARG_STRING, OPT(system),
+     "Replay only rows of this system; for an nccl-tests log, the system it ran on", "NAME"},
+    {"gpus", 0, 0, G_OPTION_ARG_STRING, OPT(gpus),
+     "For an nccl-tests log without '#  Rank' lines: its ranks", "N"},
+    {"nodes", 0, 0, G_OPTION_ARG_STRING, OPT(nodes),
+     "For an nccl-tests log without '#  Rank' lines: the hosts its ranks span", "N"},
+    {"collective", 0, 0, G_OPTION_ARG_STRING, OPT(collective),
+     "For an nccl-tests log that does not name its test: the collective (all_reduce, "
+     "all_reduce_perf ...)",
+     "C"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
     {"cross", 0, 0, G_OPTION_ARG_STRING, OPT(cross),
      "Leave each system, generation or source out in turn: refit the fitted constants "
@@ -72,7 +84,7 @@ static const GOptionEntry validate_entries[] = {
 };
 
 const CliUsage cli_validate_usage = {
-    .args = "[FILE.csv]",
+    .args = "[FILE.csv|LOG]",
     .summary = "Replays measured rows on the simulator and reports the error "
                "per row and the MAPE\nper system and measure, beside NCCL's "
                "own model's.",
@@ -86,6 +98,15 @@ const CliUsage cli_validate_usage = {
         "FILE.csv has the columns of data/measurements/collectives.csv (found by name),\n"
         "or those of data/measurements/training.csv (training steps, recognised by\n"
         "iteration_time_s).\n"
+        "LOG is nccl-tests' output as printed (recognised by its table header; srun's\n"
+        "and mpirun's task prefixes, several tests, NCCL INFO lines between) or its\n"
+        "JSON (-J). Each test's header lines give its collective, ranks, hosts, GPU\n"
+        "and NCCL version; the system is --system, else the GPU model's reference\n"
+        "system. --gpus, --nodes and --collective give what a paste without them\n"
+        "lacks; one the log contradicts is an error. Every field a hint or a rule\n"
+        "filled is printed with its test; rows whose algbw or busbw do not follow\n"
+        "from size and time are malformed. Out-of-place and in-place groups are a\n"
+        "row each.\n"
         "Replayed: collective rows (all_reduce ... sendrecv) and p2p_* rows. Rows with\n"
         "no system, no size or an unmodelled algorithm are counted as skipped.\n"
         "Optional columns harness (nccl-tests, blocking), launch_mode (mpi,\n"
@@ -424,11 +445,62 @@ validate_stream(Validation *v, SimCsvStream *rows, const char *path, GError **er
     return ok;
 }
 
+/* What the log's tests were read as: each test's collective, ranks, hosts,
+ * system and GPU, and every field a hint or a rule filled; its malformed
+ * parts reported as malformed rows. */
+static void
+report_log(Validation *v, const JudgeLog *log)
+{
+    for (guint i = 0; i < log->tests->len; i++) {
+        const JudgeLogTest *t = log->tests->pdata[i];
+        g_autofree char *hosts = t->n_hosts > 0 ? g_strdup_printf(" on %u host%s", t->n_hosts,
+                                                                  t->n_hosts == 1 ? "" : "s")
+                                                : g_strdup("");
+        printf("# %s:%u: nccl-tests %s, %u ranks%s of %s%s%s%s%s, %u sizes\n", log->path, t->line,
+               coll_op_name(t->op), t->n_ranks, hosts, t->system, t->device != NULL ? ", GPU " : "",
+               t->device != NULL ? t->device : "", t->nccl_version != NULL ? ", NCCL " : "",
+               t->nccl_version != NULL ? t->nccl_version : "", t->rows->len);
+        for (guint k = 0; k < t->stated->len; k++)
+            printf("#   stated: %s\n", (const char *)t->stated->pdata[k]);
+    }
+    for (guint i = 0; i < log->problems->len; i++) {
+        fprintf(stderr, "nvlsim %s: %s\n", v->command, (const char *)log->problems->pdata[i]);
+        v->n_bad++;
+    }
+}
+
+/* The rows of path: nccl-tests' output (judge-log.h) made the suite's
+ * rows, or a CSV file read a row at a time. A file is read whole to be
+ * told apart unless it ends in .csv. */
+static SimCsvStream *
+open_rows(Validation *v, const ValidateOptions *o, const char *path, GError **error)
+{
+    g_autofree char *data = NULL;
+    gsize length = 0;
+    if (!g_str_has_suffix(path, ".csv") && g_file_get_contents(path, &data, &length, NULL) &&
+        judge_log_detect(data, length)) {
+        g_autoptr(JudgeLog) log = judge_log_read(path, data, length, &o->hints, error);
+        if (log == NULL)
+            return NULL;
+        report_log(v, log);
+        return sim_csv_stream_new_table(judge_log_table(log));
+    }
+    const JudgeLogHints *h = &o->hints;
+    if (h->n_gpus != 0 || h->n_nodes != 0 || h->collective != NULL) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s: not nccl-tests' output (no table header '#  size  count  type ... "
+                    "algbw  busbw'): --gpus, --nodes and --collective describe a log",
+                    path);
+        return NULL;
+    }
+    return sim_csv_stream_open(path, error);
+}
+
 static int
 validate_run(Validation *v, const ValidateOptions *o, const char *path, double max_mape)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(SimCsvStream) rows = sim_csv_stream_open(path, &error);
+    g_autoptr(SimCsvStream) rows = open_rows(v, o, path, &error);
     if (rows == NULL) {
         cli_print_error("validate", error);
         return CLI_EXIT_BAD_INPUT;
@@ -446,7 +518,7 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     }
     bool read = validate_stream(v, rows, path, &error);
     /* No rows would pass any --max-mape gate with a MAPE of 0. */
-    if (read && v->n_rows == 0)
+    if (read && v->n_rows == 0 && v->n_bad == 0)
         g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                     "%s: no rows: expected a measurement per row after the header", path);
     if (error != NULL) {
@@ -495,9 +567,38 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     return v->n_bad ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
 }
 
+/* A whole number from 1 to max for --option; false with the message. */
 static bool
-parse_options(const ValidateOptions *o, Validation *v, double *max_mape)
+parse_hint(const char *option, const char *text, uint32_t max, uint32_t *out)
 {
+    guint64 n;
+    if (text == NULL)
+        return true;
+    if (!g_ascii_string_to_unsigned(text, 10, 1, max, &n, NULL)) {
+        fprintf(stderr, "nvlsim validate: --%s: '%s': expected a whole number from 1 to %u\n",
+                option, text, max);
+        return false;
+    }
+    *out = (uint32_t)n;
+    return true;
+}
+
+static bool
+parse_options(ValidateOptions *o, Validation *v, double *max_mape)
+{
+    o->hints = (JudgeLogHints){.system = o->system, .collective = o->collective};
+    if (!parse_hint("gpus", o->gpus, CLI_MAX_GPUS, &o->hints.n_gpus) ||
+        !parse_hint("nodes", o->nodes, CLI_MAX_GPUS, &o->hints.n_nodes))
+        return false;
+    CollOp op;
+    if (o->collective != NULL && !judge_log_collective(o->collective, &op)) {
+        fprintf(stderr,
+                "nvlsim validate: --collective: '%s': expected all_reduce, all_gather, "
+                "reduce_scatter, broadcast, reduce, alltoall or sendrecv (or all_reduce_perf "
+                "...)\n",
+                o->collective);
+        return false;
+    }
     v->analytic = o->fidelity != NULL && strcmp(o->fidelity, "analytic") == 0;
     if (o->fidelity && !v->analytic && !net_fidelity_parse(o->fidelity, &v->fidelity)) {
         fprintf(stderr, "nvlsim validate: --fidelity: '%s': expected packet, flow or analytic\n",
@@ -666,5 +767,8 @@ out:
     g_free(o.plot);
     g_free(o.system);
     g_free(o.cross);
+    g_free(o.gpus);
+    g_free(o.nodes);
+    g_free(o.collective);
     return status;
 }

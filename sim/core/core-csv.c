@@ -98,6 +98,8 @@ struct SimCsvStream {
     Reader reader;
     bool keep; /* every row (a whole read), else the last */
     bool done;
+    SimCsv *table; /* sim_csv_stream_new_table's rows, given from next_row; NULL: text */
+    guint next_row;
 };
 
 void
@@ -111,6 +113,7 @@ sim_csv_stream_free(SimCsvStream *s)
     g_clear_error(&s->reader.error);
     sim_text_stream_free(s->text);
     sim_csv_free(s->csv);
+    sim_csv_free(s->table);
     g_free(s);
 }
 
@@ -180,6 +183,20 @@ sim_csv_stream_new_data(const char *data, size_t length, const char *path, GErro
     return stream_new(sim_text_stream_new_data(path, data, length), path, error);
 }
 
+SimCsvStream *
+sim_csv_stream_new_table(SimCsv *table)
+{
+    SimCsvStream *s = g_new0(SimCsvStream, 1);
+    s->table = table;
+    s->csv = g_new0(SimCsv, 1);
+    s->csv->path = g_strdup(table->path);
+    s->csv->columns = g_ptr_array_ref(table->columns);
+    s->csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    s->csv->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    csv_init(&s->parser, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
+    return s;
+}
+
 const SimCsv *
 sim_csv_stream_table(const SimCsvStream *s)
 {
@@ -193,6 +210,14 @@ sim_csv_stream_next(SimCsvStream *s, GError **error)
     if (!s->keep && csv->rows->len > 0) {
         g_ptr_array_remove_index(csv->rows, 0);
         g_array_remove_index(csv->lines, 0);
+    }
+    if (s->table != NULL) {
+        if (s->next_row >= s->table->rows->len)
+            return false;
+        g_ptr_array_add(csv->rows, g_ptr_array_ref(s->table->rows->pdata[s->next_row]));
+        g_array_append_val(csv->lines, g_array_index(s->table->lines, uint32_t, s->next_row));
+        s->next_row++;
+        return true;
     }
     /* A row finished with the line before may be waiting already. */
     guint want = s->keep ? csv->rows->len + 1 : 1;

@@ -36,7 +36,11 @@ typedef struct SimCsvStream SimCsvStream;
 SimCsvStream *sim_csv_stream_open(const char *path, GError **error);
 /* The same over text in memory (borrowed: it must outlive the stream). */
 SimCsvStream *sim_csv_stream_new_data(const char *data, size_t length, const char *path,
-                                            GError **error);
+                                      GError **error);
+/* The same over a table already in memory (taken: the stream frees it),
+ * its rows given one at a time with their lines, as a file's would be:
+ * rows made from another format (a log) and replayed as a CSV file's. */
+SimCsvStream *sim_csv_stream_new_table(SimCsv *table);
 /* The table as read so far: the path and columns, and in rows (and lines)
  * the row the last sim_csv_stream_next read, at index 0. */
 const SimCsv *sim_csv_stream_table(const SimCsvStream *s);

@@ -6,6 +6,7 @@
 #include "hw/hw-gpu.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "hw/hw-keys.h"
 
@@ -40,6 +41,11 @@ static const HwKey gpu_keys[] = {
     {"hbm_efficiency", HW_KEY_FRACTION, FIELD(hbm_efficiency), false,
      "measured share of hbm_bandwidth a streaming kernel sustains (default 0.867, "
      "H200's)"},
+    {"device_names", HW_KEY_STRING, FIELD(device_names), false,
+     "the names CUDA reports for it (cudaDeviceProp.name, as nvidia-smi and nccl-tests print "
+     "them), separated by ';', such as NVIDIA H100 80GB HBM3"},
+    {"reference_system", HW_KEY_STRING, FIELD(reference_system), false,
+     "the system a log of this GPU is replayed on when it names none, such as dgx-h100"},
 };
 
 const HwKeyTable hw_gpu_key_table = {"models/gpu/ID.ini", "gpu", gpu_keys, G_N_ELEMENTS(gpu_keys)};
@@ -50,6 +56,8 @@ hw_gpu_free(HwGpu *gpu)
     if (gpu == NULL)
         return;
     g_free(gpu->name);
+    g_free(gpu->device_names);
+    g_free(gpu->reference_system);
     g_free(gpu);
 }
 
@@ -148,4 +156,17 @@ hw_gpu_fp8_gemm_any_layout(const HwGpu *gpu)
 {
     g_return_val_if_fail(gpu != NULL, false);
     return (gpu->sm_version >= 100 && gpu->sm_version < 120) || gpu->sm_version >= 130;
+}
+
+bool
+hw_gpu_has_device_name(const HwGpu *gpu, const char *device_name)
+{
+    if (gpu->device_names == NULL)
+        return false;
+    g_autofree char *want = g_strstrip(g_strdup(device_name));
+    g_auto(GStrv) names = g_strsplit(gpu->device_names, ";", -1);
+    for (char **n = names; *n != NULL; n++)
+        if (strcmp(g_strstrip(*n), want) == 0)
+            return true;
+    return false;
 }

@@ -10,6 +10,13 @@
 
 typedef struct HwGpu {
     char *name; /* "H100 SXM5" */
+    /* The names CUDA gives it (cudaDeviceProp.name, as nvidia-smi and
+     * nccl-tests' "#  Rank" lines print them), ';' between them; NULL when
+     * the file lists none: a log naming it then needs --system. */
+    char *device_names;
+    /* The system a log of this GPU that names no system is replayed on (a
+     * stated default, printed with the results); NULL: none. */
+    char *reference_system;
     uint64_t n_sms;
     uint64_t fp32_flops_per_s; /* dense, non-tensor */
     uint64_t fp16_flops_per_s; /* dense fp16/bf16, tensor cores where present */
@@ -68,6 +75,10 @@ uint64_t hw_gpu_stream_bytes_per_s(const HwGpu *gpu);
  * weight gradient's fp8 operands need a transposed copy. */
 bool hw_gpu_fp8_gemm_any_layout(const HwGpu *gpu);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HwGpu, hw_gpu_free)
+
+/* Whether CUDA's name for a device (trimmed) is one of gpu's
+ * device_names. */
+bool hw_gpu_has_device_name(const HwGpu *gpu, const char *device_name);
 
 /* A GPU model's key table (for listings and tests). */
 extern const HwKeyTable hw_gpu_key_table;

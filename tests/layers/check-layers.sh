@@ -13,7 +13,7 @@ root=${1:?usage: check-layers.sh ROOT}
 rank() {
     case $1 in
     core) echo 0 ;; hw) echo 1 ;; topo) echo 2 ;; net) echo 3 ;; coll) echo 4 ;;
-    work) echo 5 ;; report) echo 6 ;; cli | cuda) echo 7 ;;
+    work) echo 5 ;; judge) echo 6 ;; report) echo 7 ;; cli | cuda) echo 8 ;;
     *) echo none ;;
     esac
 }

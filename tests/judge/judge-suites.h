@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The Check suites of sim/judge, run by test-judge. */
+#pragma once
+
+#include <check.h>
+
+Suite *judge_log_suite(void);
