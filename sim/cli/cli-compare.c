@@ -33,6 +33,7 @@ typedef struct CompareOptions {
     char *coll_csv;
     char *min_bytes, *max_bytes;
     char *plot, *coll_plot;
+    char *measured;
     gboolean no_coll;
 } CompareOptions;
 
@@ -51,6 +52,11 @@ static const GOptionEntry compare_entries[] = {
     {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, OPT(max_bytes), "Largest all-reduce (default 1GiB)",
      "SIZE"},
     {"no-coll", 0, 0, G_OPTION_ARG_NONE, OPT(no_coll), "Skip the all-reduce sweep", NULL},
+    {"measured", 0, 0, G_OPTION_ARG_FILENAME, OPT(measured),
+     "Instead of a scenario: each test of an nccl-tests log (as validate reads it) beside the "
+     "same calls simulated on its system, or on each of --systems; --coll-csv and --coll-plot "
+     "take the curves",
+     "LOG"},
     {"plot", 0, 0, G_OPTION_ARG_FILENAME, OPT(plot),
      "Plot the step time per system with gnuplot (the CSV goes beside it without --csv)",
      "FILE.png|FILE.svg|FILE.pdf"},
@@ -62,12 +68,15 @@ static const GOptionEntry compare_entries[] = {
 };
 
 const CliUsage cli_compare_usage = {
-    .args = "[SCENARIO.ini]",
+    .args = "[SCENARIO.ini] | --measured LOG",
     .summary = "Runs one training scenario (default: the built-in study of nvlsim run) on\n"
                "several systems and an all-reduce size sweep on one node of each.",
     .description = "The scenario's own system is replaced by each of --systems; its nodes are as\n"
-                   "many as the layout needs. Exit status: 0 done (rows that cannot run say why),\n"
-                   "1 bad scenario or system, 2 usage.",
+                   "many as the layout needs. With --measured, nccl-tests' output (text or\n"
+                   "-J JSON, as nvlsim validate takes it): each test's bus bandwidth per size,\n"
+                   "measured and simulated with the same ranks and hosts, and the error.\n"
+                   "Exit status: 0 done (rows that cannot run say why),\n"
+                   "1 bad scenario, system or log, 2 usage.",
     .entries = compare_entries,
 };
 
@@ -152,7 +161,7 @@ write_rows(const char *path, const Row *rows, guint n, double base_s, GError **e
         return false;
     SimCsvWriter csv = {.file = out};
     sim_csv_put_plain(&csv, "system,gpu,gpus,nodes,status,reason,step_time_s,speedup,"
-                               "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
+                            "tokens_per_s,tflops_per_gpu,mfu,memory_gib,hbm_gib,fits");
     for (int k = 0; k < WORK_N_TIMES; k++)
         sim_csv_put_plain(&csv, "%s_s", work_time_name(k));
     sim_csv_end_row(&csv);
@@ -171,9 +180,9 @@ write_rows(const char *path, const Row *rows, guint n, double base_s, GError **e
         const WorkRunResult *w = &r->result;
         sim_csv_put(&csv, r->gpu);
         sim_csv_put_plain(&csv, "%u,%u,ok,,%.9f,%.4f,%.1f,%.3f,%.5f,%.4f,%.4f,%d", w->n_gpus,
-                             r->n_nodes, w->step_s, base_s / w->step_s, w->tokens_per_s,
-                             w->tflops_per_gpu, w->mfu, (double)w->memory.total_bytes / (1 << 30),
-                             (double)r->hbm_bytes / (1 << 30), w->fits);
+                          r->n_nodes, w->step_s, base_s / w->step_s, w->tokens_per_s,
+                          w->tflops_per_gpu, w->mfu, (double)w->memory.total_bytes / (1 << 30),
+                          (double)r->hbm_bytes / (1 << 30), w->fits);
         for (int k = 0; k < WORK_N_TIMES; k++)
             sim_csv_put_plain(&csv, "%.9f", (double)w->replay.time_ps[k] / (double)SIM_PS_PER_S);
         sim_csv_end_row(&csv);
@@ -234,9 +243,8 @@ coll_sweep(char **systems, uint64_t min_bytes, uint64_t max_bytes, const char *c
     for (guint s = 0; s < n; s++)
         for (guint i = 0; i < sizes->len; i++) {
             sim_csv_put(&w, systems[s]);
-            sim_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%.4f",
-                                 g_array_index(sizes, uint64_t, i),
-                                 busbw[(size_t)s * sizes->len + i]);
+            sim_csv_put_plain(&w, "%" G_GUINT64_FORMAT ",%.4f", g_array_index(sizes, uint64_t, i),
+                              busbw[(size_t)s * sizes->len + i]);
             sim_csv_end_row(&w);
         }
     return sim_output_commit(out, tmp, csv, error);
@@ -315,9 +323,17 @@ cli_compare(int argc, char **argv)
         fprintf(stderr, "nvlsim compare: expected at most one SCENARIO.ini, got %d arguments\n",
                 argc - 1);
         status = CLI_EXIT_USAGE;
+    } else if (o.measured != NULL &&
+               (argc > 1 || o.sets != NULL || o.csv != NULL || o.plot != NULL || o.no_coll ||
+                o.min_bytes != NULL || o.max_bytes != NULL)) {
+        fprintf(stderr, "nvlsim compare: --measured compares a log's sizes: expected no "
+                        "SCENARIO.ini, --set, --csv, --plot, --no-coll, -b or -e with it\n");
+        status = CLI_EXIT_USAGE;
     } else if ((o.plot != NULL && !cli_plot_csv("compare", o.plot, &o.csv)) ||
                (o.coll_plot != NULL && !cli_plot_csv("compare", o.coll_plot, &o.coll_csv))) {
         status = CLI_EXIT_USAGE;
+    } else if (o.measured != NULL) {
+        status = cli_compare_measured(o.measured, o.systems, o.coll_csv, o.coll_plot);
     } else {
         status = compare(&o, argc == 2 ? argv[1] : NULL);
     }
@@ -329,5 +345,6 @@ cli_compare(int argc, char **argv)
     g_free(o.max_bytes);
     g_free(o.plot);
     g_free(o.coll_plot);
+    g_free(o.measured);
     return status;
 }

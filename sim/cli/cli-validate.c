@@ -470,15 +470,18 @@ report_log(Validation *v, const JudgeLog *log)
 }
 
 /* The rows of path: nccl-tests' output (judge-log.h) made the suite's
- * rows, or a CSV file read a row at a time. A file is read whole to be
- * told apart unless it ends in .csv. */
+ * rows, or a CSV file read a row at a time. A regular file of at most
+ * JUDGE_LOG_MAX_BYTES is read whole to be told apart unless it ends in
+ * .csv; anything else is read as CSV. */
 static SimCsvStream *
 open_rows(Validation *v, const ValidateOptions *o, const char *path, GError **error)
 {
     g_autofree char *data = NULL;
     gsize length = 0;
-    if (!g_str_has_suffix(path, ".csv") && g_file_get_contents(path, &data, &length, NULL) &&
-        judge_log_detect(data, length)) {
+    GStatBuf st;
+    if (!g_str_has_suffix(path, ".csv") && g_stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size <= JUDGE_LOG_MAX_BYTES &&
+        g_file_get_contents(path, &data, &length, NULL) && judge_log_detect(data, length)) {
         g_autoptr(JudgeLog) log = judge_log_read(path, data, length, &o->hints, error);
         if (log == NULL)
             return NULL;

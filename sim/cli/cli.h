@@ -156,6 +156,11 @@ int cli_calibrate_loopback(const char *path, const char *system_id, uint32_t fit
                            NetFidelity fidelity);
 int cli_coll(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+/* compare --measured (cli-compare-measured.c): each test of the nccl-tests
+ * log at path beside the same calls simulated on the log's system or each
+ * of systems ("a,b"; NULL: the log's), the curves written to csv and
+ * plotted to plot (each NULL: not); returns the exit status. */
+int cli_compare_measured(const char *path, const char *systems, const char *csv, const char *plot);
 int cli_explain(int argc, char **argv);
 int cli_p2p(int argc, char **argv);
 int cli_run(int argc, char **argv);

@@ -60,6 +60,10 @@ typedef struct JudgeLog {
     GPtrArray *problems; /* char *: "PATH:LINE: what", one per malformed part */
 } JudgeLog;
 
+/* The largest log read whole (a log is read into memory; a larger file
+ * is taken for a CSV table, which is read a row at a time). */
+#define JUDGE_LOG_MAX_BYTES (UINT64_C(1) << 30)
+
 /* Whether text (length bytes) is nccl-tests' output: a JSON object with
  * "results", or text holding its table header ("size count type ...
  * time algbw busbw"). */
