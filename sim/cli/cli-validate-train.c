@@ -4,19 +4,25 @@
  * scenario (work-scenario.h) whose step is simulated and compared with the
  * row's iteration time.
  *
- * What a row gives: system, model (its name, parameter count and, when
- * given, layers, hidden size and heads pick the model file), sequence
- * length, global and micro batch, tp, pp, dp (or GPUs / (tp pp)), and in
- * its notes VP=n or --num-layers-per-virtual-pipeline-stage n, CP=n, FP8,
- * and activation recomputation. What the software of each source did, and
- * the rows do not repeat (facts of the code, the same for every row of a
- * source):
- *   Megatron-LM, 2019-2021 (SC21 Table 1, the V1.0 blog): gradients
+ * What a row gives, each in a column of its own (free text, notes and
+ * source, is never searched): system, model (its name, parameter count
+ * and, when given, layers, hidden size and heads pick the model file),
+ * sequence length, global and micro batch, tp, pp, dp (or GPUs / (tp cp
+ * pp)), cp, vp, fsdp, precision, recompute (none, selective, full) and
+ * stack, the software that ran it. Blank fields take Megatron's own
+ * defaults, each stated beside the row and counted with the results:
+ * micro_batch 1, cp 1, vp 1, fsdp 0, recompute none. A row without a
+ * precision or a stack is skipped with the reason. What each stack did,
+ * and the rows do not repeat (facts of the code, the same for every row
+ * of a stack):
+ *   megatron-lm, 2019-2021 (SC21 Table 1, the V1.0 blog; megatron-lm-2019
+ *     the V1.0 code, before pipeline parallelism, which had no microbatches:
+ *     a replica ran its share of the global batch at once): gradients
  *     all-reduced after the last backward (its local DDP), no distributed
  *     optimizer, no sequence parallelism, attention unfused; its GPT-2
  *     example scripts recompute activations (--checkpoint-activations,
- *     examples/pretrain_gpt2.sh), so the V1.0 rows do;
- *   NeMo 24.07, and Megatron-Core r0.8.0's H100 scaling table (its README:
+ *     examples/pretrain_gpt2.sh), so the V1.0 rows say recompute full;
+ *   nemo (NeMo 24.07), and megatron-core (r0.8.0's H100 scaling table, its README:
  *     --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap):
  *     Megatron-Core with the distributed optimizer (ZeRO 1),
  *     gradient reduction overlapped, sequence parallelism with tp > 1 and
@@ -29,7 +35,7 @@
  *     the row says; CP=n is
  *     Megatron-Core's context parallelism (ring attention), dp then
  *     GPUs / (tp cp pp);
- *   Megatron-Bridge's performance configurations reduce gradients in
+ *   megatron-bridge: Megatron-Bridge's performance configurations reduce gradients in
  *     bf16 (scripts/performance/utils/precision.py, get_precision_config:
  *     grad_reduce_in_fp32 = False), and its fp8 recipes keep and gather
  *     the parameters in fp8 (src/megatron/bridge/training/
@@ -64,30 +70,19 @@ validate_is_training(const SimCsv *csv)
 bool
 train_columns_find(const SimCsv *csv, TrainColumns *col, GError **error)
 {
-    static const char *const names[] = {"source",
-                                        "nvlsim_system",
-                                        "model",
-                                        "params_b",
-                                        "layers",
-                                        "hidden",
-                                        "heads",
-                                        "seq_len",
-                                        "global_batch",
-                                        "micro_batch",
-                                        "tp",
-                                        "pp",
-                                        "dp",
-                                        "num_gpus",
-                                        "iteration_time_s",
-                                        "notes"};
-    int *out[] = {&col->source,       &col->system,      &col->model, &col->params_b,
-                  &col->layers,       &col->hidden,      &col->heads, &col->seq_len,
-                  &col->global_batch, &col->micro_batch, &col->tp,    &col->pp,
-                  &col->dp,           &col->num_gpus,    &col->time,  &col->notes};
+    static const char *const names[] = {
+        "source", "nvlsim_system", "model",           "params_b",    "layers", "hidden",
+        "heads",  "seq_len",       "global_batch",    "micro_batch", "tp",     "pp",
+        "dp",     "num_gpus",      "iteration_time_s"};
+    int *out[] = {&col->source, &col->system, &col->model,   &col->params_b,     &col->layers,
+                  &col->hidden, &col->heads,  &col->seq_len, &col->global_batch, &col->micro_batch,
+                  &col->tp,     &col->pp,     &col->dp,      &col->num_gpus,     &col->time};
     col->precision = sim_csv_column(csv, "precision");
     col->cp = sim_csv_column(csv, "cp");
     col->vp = sim_csv_column(csv, "vp");
     col->fsdp = sim_csv_column(csv, "fsdp");
+    col->recompute = sim_csv_column(csv, "recompute");
+    col->stack = sim_csv_column(csv, "stack");
     col->nodes = sim_csv_column(csv, "nodes");
     col->domains = sim_csv_column(csv, "domains");
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -150,18 +145,49 @@ precision_column(Validation *v, const SimCsv *csv, guint r, int c, const char **
     return false;
 }
 
-/* The number after key in notes ("VP=6"); 0 when absent. */
-static uint64_t
-note_number(const char *notes, const char *key)
-{
-    const char *at = strstr(notes, key);
-    return at != NULL ? g_ascii_strtoull(at + strlen(key), NULL, 10) : 0;
-}
-
 static void
 model_free(gpointer m)
 {
     work_model_free(m);
+}
+
+/* A word column: the index of its field in names, -1 when the column is
+ * absent or the field blank, -2 (reported) when it is none of them. */
+static int
+word_column(Validation *v, const SimCsv *csv, guint r, int c, const char *column,
+            const char *const *names, size_t n, const char *expect)
+{
+    const char *text = c >= 0 ? sim_csv_field(csv, r, c) : "";
+    if (*text == '\0')
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(text, names[i]) == 0)
+            return (int)i;
+    validate_bad(v, csv, r, column, "'%s': expected %s", text, expect);
+    return -2;
+}
+
+/* What each stack ran (the comment at the top). */
+typedef enum TrainStack {
+    STACK_MEGATRON_LM_2019,
+    STACK_MEGATRON_LM,
+    STACK_MEGATRON_CORE,
+    STACK_NEMO,
+    STACK_MEGATRON_BRIDGE,
+} TrainStack;
+
+static const char *const stack_names[] = {"megatron-lm-2019", "megatron-lm", "megatron-core",
+                                          "nemo", "megatron-bridge"};
+static const char *const recompute_names[] = {"none", "selective", "full"};
+
+/* Notes a default a row took: counted with the results and listed beside
+ * the row. */
+static void
+take_default(Validation *v, GString *stated, const char *field, const char *value, const char *why)
+{
+    g_autofree char *text = g_strdup_printf("%s blank: %s, %s", field, value, why);
+    validate_default(v, text);
+    g_string_append_printf(stated, "%s%s %s", stated->len ? ", " : "", field, value);
 }
 
 /* The shipped models, loaded once. */
@@ -244,6 +270,7 @@ train_row_clear(TrainRow *row)
     g_free(row->where);
     g_free(row->detail);
     g_free(row->source);
+    g_free(row->stated);
 }
 
 /* Row r as a scenario; false when it is skipped (counted) or malformed
@@ -254,7 +281,6 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
 {
     const char *system = sim_csv_field(csv, r, col->system);
     const char *source = sim_csv_field(csv, r, col->source);
-    const char *notes = sim_csv_field(csv, r, col->notes);
     const char *time_text = sim_csv_field(csv, r, col->time);
     if (v->only_system != NULL && strcmp(system, v->only_system) != 0)
         return false;
@@ -285,21 +311,27 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
         !count(v, csv, r, col->dp, "dp", &dp) ||
         !count(v, csv, r, col->num_gpus, "num_gpus", &gpus))
         return false;
-    uint64_t cp = MAX(note_number(notes, "CP="), 1), fsdp = 0;
-    const char *math = strstr(notes, "FP8") != NULL ? "fp8" : "bf16";
+    uint64_t cp = 0, fsdp = 0, vp = 0;
+    const char *math = NULL;
     uint64_t nodes = 0, domains = 0;
     /* domains: a count, or the hosts of each domain ("18+18+18+10"), which
      * the scenario checks */
     const char *domain_list = sim_csv_field(csv, r, col->domains);
     bool listed = domain_list != NULL && strpbrk(domain_list, ",+") != NULL &&
                   domain_list[strspn(domain_list, "0123456789,+ ")] == '\0';
-    if (!count_column(v, csv, r, col->cp, "cp", &cp) ||
+    int stack = word_column(v, csv, r, col->stack, "stack", stack_names, G_N_ELEMENTS(stack_names),
+                            "megatron-lm-2019, megatron-lm, megatron-core, nemo or "
+                            "megatron-bridge");
+    int recompute = word_column(v, csv, r, col->recompute, "recompute", recompute_names,
+                                G_N_ELEMENTS(recompute_names), "none, selective or full");
+    if (stack == -2 || recompute == -2 || !count_column(v, csv, r, col->cp, "cp", &cp) ||
+        !count_column(v, csv, r, col->vp, "vp", &vp) ||
         !count_column(v, csv, r, col->fsdp, "fsdp", &fsdp) ||
         !count_column(v, csv, r, col->nodes, "nodes", &nodes) ||
         (!listed && !count_column(v, csv, r, col->domains, "domains", &domains)) ||
         !precision_column(v, csv, r, col->precision, &math))
         return false;
-    if (cp == 0) {
+    if (cp == 0 && col->cp >= 0 && *sim_csv_field(csv, r, col->cp) != '\0') {
         validate_bad(v, csv, r, "cp", "0: expected 1 or more");
         return false;
     }
@@ -310,6 +342,29 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     if (gb == 0) {
         validate_skip(v, "no global batch");
         return false;
+    }
+    if (math == NULL) {
+        validate_skip(v, "no precision (column precision: bf16, fp16, fp8, fp8-cs, mxfp8, "
+                         "nvfp4)");
+        return false;
+    }
+    if (stack < 0) {
+        validate_skip(v, "no software stack (column stack: megatron-lm-2019, megatron-lm, "
+                         "megatron-core, nemo, megatron-bridge)");
+        return false;
+    }
+    g_autoptr(GString) stated = g_string_new(NULL);
+    if (cp == 0) {
+        take_default(v, stated, "cp", "1", "Megatron's default (no context parallelism)");
+        cp = 1;
+    }
+    if (col->vp < 0 || *sim_csv_field(csv, r, col->vp) == '\0')
+        take_default(v, stated, "vp", "1", "Megatron's default (no interleaving)");
+    if (col->fsdp < 0 || *sim_csv_field(csv, r, col->fsdp) == '\0')
+        take_default(v, stated, "fsdp", "0", "Megatron's default");
+    if (recompute == -1) {
+        take_default(v, stated, "recompute", "none", "Megatron's default");
+        recompute = 0;
     }
     tp = MAX(tp, 1);
     pp = MAX(pp, 1);
@@ -329,23 +384,27 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
                      gpus, tp, cp, pp, dp);
         return false;
     }
+    if (mb == 0 && stack == STACK_MEGATRON_LM_2019) {
+        /* Before pipeline parallelism there were no microbatches: a
+         * replica ran its whole share of the batch at once. */
+        mb = MAX(gb / dp, 1);
+        g_autofree char *value = g_strdup_printf("%" G_GUINT64_FORMAT, mb);
+        take_default(v, stated, "micro_batch", value,
+                     "global_batch / dp: Megatron-LM of 2019 had no gradient accumulation");
+    } else if (mb == 0) {
+        take_default(v, stated, "micro_batch", "1", "Megatron's default --micro-batch-size");
+        mb = 1;
+    }
     const char *model_text = sim_csv_field(csv, r, col->model);
     const char *id = match_model(v, model_text, params_b, layers, hidden, heads);
     if (id == NULL) {
         validate_skip(v, "no model file matches the row's model");
         return false;
     }
-    uint64_t vp = note_number(notes, "VP=");
-    uint64_t per_chunk = note_number(notes, "--num-layers-per-virtual-pipeline-stage ");
-    if (per_chunk > 0 && layers > 0)
-        vp = layers / pp / per_chunk;
-    if (!count_column(v, csv, r, col->vp, "vp", &vp))
-        return false;
-    bool nemo = strstr(source, "NeMo") != NULL;
-    bool mcore = nemo || strstr(source, "Megatron-Core") != NULL;
+    bool nemo = stack == STACK_NEMO || stack == STACK_MEGATRON_BRIDGE;
+    bool mcore = stack != STACK_MEGATRON_LM && stack != STACK_MEGATRON_LM_2019;
     bool sp = mcore && tp > 1; /* and, with it, userbuffers' overlap */
     int zero = fsdp ? 3 : mcore ? 1 : 0;
-    bool recompute = strstr(notes, "recomput") != NULL || strstr(source, "MegatronLM") != NULL;
     GString *ini = g_string_new(NULL);
     g_string_append_printf(ini, "[scenario]\nsystem = %s\nmodel = %s\n", system, id);
     g_string_append_printf(ini, "fidelity = %s\n",
@@ -363,7 +422,7 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
                            "[layout]\ntp = %" G_GUINT64_FORMAT "\ncp = %" G_GUINT64_FORMAT
                            "\npp = %" G_GUINT64_FORMAT "\ndp = %" G_GUINT64_FORMAT
                            "\nvp = %" G_GUINT64_FORMAT "\nrecompute = %s\n",
-                           tp, cp, pp, dp, MAX(vp, 1), recompute ? "full" : "none");
+                           tp, cp, pp, dp, MAX(vp, 1), recompute_names[recompute]);
     g_string_append_printf(ini,
                            "zero = %d\nsp = %s\nflash_attention = %s\ndp_overlap = %s\n"
                            "tp_comm_overlap = %s\n",
@@ -377,14 +436,14 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
     if (model_layers(v, id) % (pp * MAX(vp, 1)) != 0)
         g_string_append(ini, "account_for_embedding = yes\naccount_for_loss = yes\n");
     g_string_append_printf(ini, "[batch]\nglobal_batch = %" G_GUINT64_FORMAT "\n", gb);
-    g_string_append_printf(ini, "micro_batch = %" G_GUINT64_FORMAT "\n", mb ? mb : gb / dp);
+    g_string_append_printf(ini, "micro_batch = %" G_GUINT64_FORMAT "\n", mb);
     if (seq_len > 0)
         g_string_append_printf(ini, "seq_len = %" G_GUINT64_FORMAT "\n", seq_len);
     bool current = strcmp(math, "fp8-cs") == 0;
     g_string_append_printf(ini, "[precision]\nmath = %s\n%sfused_cross_entropy = %s\n",
                            current ? "fp8" : math, current ? "fp8_scaling = current\n" : "",
                            nemo ? "yes" : "no");
-    if (strstr(source, "Megatron-Bridge") != NULL)
+    if (stack == STACK_MEGATRON_BRIDGE)
         g_string_append_printf(ini, "grad_bytes = 2\nparam_bytes = %d\n",
                                strncmp(math, "fp8", 3) == 0 || strcmp(math, "mxfp8") == 0 ? 1 : 2);
     char vp_text[32] = "", cp_text[32] = "";
@@ -399,6 +458,7 @@ train_row_scenario(Validation *v, const SimCsv *csv, const TrainColumns *col, gu
                                   " dp%" G_GUINT64_FORMAT "%s",
                                   id, tp, cp_text, pp, dp, vp_text);
     row->source = source_name(source);
+    row->stated = stated->len > 0 ? g_strdup(stated->str) : NULL;
     row->system = system;
     row->n_gpus = (uint32_t)(tp * cp * pp * dp);
     row->measured_s = measured;
@@ -431,15 +491,14 @@ train_row(Validation *v, const SimCsv *csv, const TrainColumns *col, guint r)
         validate_bad_error(v, error);
         g_error_free(error);
     } else {
-        char where[96];
         const uint64_t *t = result.replay.time_ps;
         double step = MAX((double)result.replay.step_ps, 1.0);
-        g_snprintf(where, sizeof where, "%.0f %.0f %.0f %.0f %.0f %.0f %.0f",
-                   100.0 * (double)t[WORK_TIME_COMPUTE] / step,
-                   100.0 * (double)t[WORK_TIME_TP] / step, 100.0 * (double)t[WORK_TIME_PP] / step,
-                   100.0 * (double)t[WORK_TIME_DP] / step, 100.0 * (double)t[WORK_TIME_EP] / step,
-                   100.0 * (double)t[WORK_TIME_CP] / step,
-                   100.0 * (double)t[WORK_TIME_IDLE] / step);
+        g_autofree char *where = g_strdup_printf(
+            "%.0f %.0f %.0f %.0f %.0f %.0f %.0f%s%s", 100.0 * (double)t[WORK_TIME_COMPUTE] / step,
+            100.0 * (double)t[WORK_TIME_TP] / step, 100.0 * (double)t[WORK_TIME_PP] / step,
+            100.0 * (double)t[WORK_TIME_DP] / step, 100.0 * (double)t[WORK_TIME_EP] / step,
+            100.0 * (double)t[WORK_TIME_CP] / step, 100.0 * (double)t[WORK_TIME_IDLE] / step,
+            tr.stated != NULL ? "; defaults: " : "", tr.stated != NULL ? tr.stated : "");
         ValidateRow row = {
             .where = where,
             .line = tr.line,

@@ -10,9 +10,11 @@
 /* Where each column of training.csv is in a file. */
 typedef struct TrainColumns {
     int source, system, model, params_b, layers, hidden, heads, seq_len, global_batch, micro_batch,
-        tp, pp, dp, num_gpus, time, notes;
-    int precision, cp, vp, fsdp; /* optional: -1 when absent (then the notes say) */
-    int nodes, domains;          /* optional: hosts and NVLink domains (topo-place.h) */
+        tp, pp, dp, num_gpus, time;
+    /* optional: -1 when absent (a blank field then: a stated default, or
+     * the row skipped) */
+    int precision, cp, vp, fsdp, recompute, stack;
+    int nodes, domains; /* optional: hosts and NVLink domains (topo-place.h) */
 } TrainColumns;
 
 /* A training row as a scenario. */
@@ -24,7 +26,8 @@ typedef struct TrainRow {
     const char *system;
     uint32_t line, n_gpus;
     double measured_s;
-    bool placed; /* the row states its hosts or NVLink domains */
+    bool placed;  /* the row states its hosts or NVLink domains */
+    char *stated; /* "micro_batch 1, ..." the defaults the row took; NULL: none */
 } TrainRow;
 
 /* Finds the columns of training.csv in csv; false and error naming the

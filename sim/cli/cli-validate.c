@@ -91,7 +91,7 @@ const CliUsage cli_validate_usage = {
     .description =
         "Without FILE.csv: the shipped measurement suite, data/measurements/\n"
         "collectives.csv, training.csv, training-mcore-h100.csv then\n"
-        "training-blackwell.csv, found where the models are (nvlsim\n"
+        "training-blackwell.csv and training-public.csv, found where the models are (nvlsim\n"
         "--version prints the folder), each under a line naming it; --max-mape\n"
         "gates each file, --cross crosses each (its collective rows, then its\n"
         "training rows), --csv and --plot need a FILE.csv.\n"
@@ -718,7 +718,8 @@ static int
 validate_suite(const ValidateOptions *o, const Validation *settings, double max_mape)
 {
     static const char *const files[] = {"collectives.csv", "training.csv",
-                                        "training-mcore-h100.csv", "training-blackwell.csv"};
+                                        "training-mcore-h100.csv", "training-blackwell.csv",
+                                        "training-public.csv"};
     int status = CLI_EXIT_OK;
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         g_autofree char *path = validate_suite_file(files[i]);

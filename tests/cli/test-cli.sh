@@ -447,10 +447,11 @@ expect 0 out "data/measurements/training.csv (the shipped measurement suite)" --
 if grep -q "data/measurements/collectives.csv (the shipped measurement suite)" "$tmp/out" &&
     grep -q "data/measurements/training-mcore-h100.csv (the shipped measurement suite)" "$tmp/out" &&
     grep -q "data/measurements/training-blackwell.csv (the shipped measurement suite)" "$tmp/out" &&
-    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 4 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
-    echo "ok: validate without FILE: the four files of the suite, 4 DGX-2 training rows"
+    grep -q "data/measurements/training-public.csv (the shipped measurement suite)" "$tmp/out" &&
+    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 5 ] && grep -q '^MAPE: .* over 4 rows' "$tmp/out"; then
+    echo "ok: validate without FILE: the five files of the suite, 4 DGX-2 training rows"
 else
-    echo "FAIL: validate without FILE did not replay the four files of the suite:"
+    echo "FAIL: validate without FILE did not replay the five files of the suite:"
     cat "$tmp/out"
     n_fail=$((n_fail + 1))
 fi

@@ -82,7 +82,7 @@ else
     cat "$tmp/out"
 fi
 
-# The shipped suite without FILE: its four files, exit 0 (there is no gate
+# The shipped suite without FILE: its five files, exit 0 (there is no gate
 # without --max-mape); one system's rows of each, the whole suite takes a
 # minute.
 if run_nvlsim 0 validate -q --system dgx1-p100 &&
@@ -90,7 +90,8 @@ if run_nvlsim 0 validate -q --system dgx1-p100 &&
     grep -qxF "# nvlsim validate: $data/data/measurements/training.csv (the shipped measurement suite)" "$tmp/out" &&
     grep -qxF "# nvlsim validate: $data/data/measurements/training-mcore-h100.csv (the shipped measurement suite)" "$tmp/out" &&
     grep -qxF "# nvlsim validate: $data/data/measurements/training-blackwell.csv (the shipped measurement suite)" "$tmp/out" &&
-    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 4 ] &&
+    grep -qxF "# nvlsim validate: $data/data/measurements/training-public.csv (the shipped measurement suite)" "$tmp/out" &&
+    [ "$(grep -c '^MAPE: ' "$tmp/out")" -eq 5 ] &&
     grep '^MAPE: ' "$tmp/out" | head -n 1 | grep -qv ' over 0 rows'; then
     ok "nvlsim validate (the shipped suite, dgx1-p100): $(grep '^MAPE: ' "$tmp/out" | head -n 1)"
 else
