@@ -62,6 +62,7 @@ typedef struct CalibrateOptions {
     char *match;
     char *fidelity;
     char *fit_ranks;
+    char *output, *gpus, *nodes, *collective;
 } CalibrateOptions;
 
 typedef struct Calibration {
@@ -83,11 +84,19 @@ static const GOptionEntry calibrate_entries[] = {
     {"fidelity", 0, 0, G_OPTION_ARG_STRING, OPT(fidelity), "packet or flow (default flow)", "F"},
     {"fit-ranks", 0, 0, G_OPTION_ARG_STRING, OPT(fit_ranks),
      "loopback: fit the rows of K ranks (default the fewest); the others are held out", "K"},
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, OPT(output),
+     "cluster: the system file to write, deriving from --system", "FILE.ini"},
+    {"gpus", 0, 0, G_OPTION_ARG_STRING, OPT(gpus),
+     "cluster: the ranks of a log without '#  Rank' lines", "N"},
+    {"nodes", 0, 0, G_OPTION_ARG_STRING, OPT(nodes),
+     "cluster: the hosts of a log without '#  Rank' lines", "N"},
+    {"collective", 0, 0, G_OPTION_ARG_STRING, OPT(collective),
+     "cluster: the collective of a log that does not name it", "C"},
     G_OPTION_ENTRY_NULL,
 };
 
 const CliUsage cli_calibrate_usage = {
-    .args = "WHAT [FILE.csv]",
+    .args = "WHAT [FILE.csv] | cluster --system BASE -o MINE.ini LOG...",
     .summary = "WHAT is latency, copy-overhead, compute-efficiency, gemm, memory,\n"
                "loopback or interference. Fits the runtime's unsourced costs of a\n"
                "collective call ([runtime] host_issue and kernel_setup) once across\n"
@@ -503,6 +512,41 @@ calibrate_input(int argc, char **argv)
     return argc == 3 ? g_strdup(argv[2]) : validate_suite_file(what[w].suite_file);
 }
 
+/* calibrate cluster's options: the hints and the fidelity; its status. */
+static int
+calibrate_cluster(const CalibrateOptions *o, int n_logs, char **logs)
+{
+    JudgeLogHints hints = {.collective = o->collective};
+    guint64 n;
+    NetFidelity fidelity = NET_FIDELITY_FLOW;
+    if (o->gpus != NULL && !g_ascii_string_to_unsigned(o->gpus, 10, 1, CLI_MAX_GPUS, &n, NULL)) {
+        fprintf(stderr, "nvlsim calibrate: --gpus: '%s': expected 1 to %u\n", o->gpus,
+                CLI_MAX_GPUS);
+        return CLI_EXIT_USAGE;
+    }
+    hints.n_gpus = o->gpus != NULL ? (uint32_t)n : 0;
+    if (o->nodes != NULL && !g_ascii_string_to_unsigned(o->nodes, 10, 1, CLI_MAX_GPUS, &n, NULL)) {
+        fprintf(stderr, "nvlsim calibrate: --nodes: '%s': expected 1 to %u\n", o->nodes,
+                CLI_MAX_GPUS);
+        return CLI_EXIT_USAGE;
+    }
+    hints.n_nodes = o->nodes != NULL ? (uint32_t)n : 0;
+    CollOp op;
+    if (o->collective != NULL && !judge_log_collective(o->collective, &op)) {
+        fprintf(stderr,
+                "nvlsim calibrate: --collective: '%s': expected all_reduce, all_gather, "
+                "reduce_scatter, broadcast, reduce, alltoall or sendrecv\n",
+                o->collective);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->fidelity && !net_fidelity_parse(o->fidelity, &fidelity)) {
+        fprintf(stderr, "nvlsim calibrate: --fidelity: '%s': expected packet or flow\n",
+                o->fidelity);
+        return CLI_EXIT_USAGE;
+    }
+    return cli_calibrate_cluster(o->system, o->output, &hints, fidelity, n_logs, logs);
+}
+
 int
 cli_calibrate(int argc, char **argv)
 {
@@ -513,6 +557,10 @@ cli_calibrate(int argc, char **argv)
     char *path = NULL; /* FILE.csv, or the shipped file */
     if (!cli_parse_options(context, "calibrate", &argc, &argv))
         goto out;
+    if (argc >= 2 && strcmp(argv[1], "cluster") == 0) {
+        status = calibrate_cluster(&o, argc - 2, argv + 2);
+        goto out;
+    }
     if ((path = calibrate_input(argc, argv)) == NULL)
         goto out;
     uint64_t fit_ranks = 0;
@@ -564,5 +612,9 @@ out:
     g_free(o.match);
     g_free(o.fidelity);
     g_free(o.fit_ranks);
+    g_free(o.output);
+    g_free(o.gpus);
+    g_free(o.nodes);
+    g_free(o.collective);
     return status;
 }

@@ -15,6 +15,7 @@
 
 #include "coll/coll-harness.h"
 #include "coll/coll-run.h"
+#include "judge/judge-log.h"
 #include "hw/hw-system.h"
 #include "net/net.h"
 #include "topo/topo-place.h"
@@ -154,6 +155,12 @@ int cli_calibrate(int argc, char **argv);
  * file) of path; returns the exit status. */
 int cli_calibrate_loopback(const char *path, const char *system_id, uint32_t fit_ranks,
                            NetFidelity fidelity);
+/* calibrate cluster (cli-calibrate-cluster.c): the cluster of the n_logs
+ * nccl-tests logs at paths (hints for what a log lacks; hints->system is
+ * not used), fitted as an instance of system base and written to output;
+ * returns the exit status. */
+int cli_calibrate_cluster(const char *base, const char *output, const JudgeLogHints *hints,
+                          NetFidelity fidelity, int n_logs, char **paths);
 int cli_coll(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 /* compare --measured (cli-compare-measured.c): each test of the nccl-tests

@@ -46,6 +46,10 @@ typedef struct SystemSpec {
     char *cpu_link;
     uint64_t copy_overhead_ps;
     char *runtime;
+    uint64_t kernel_setup_ps; /* the runtime's, overridden where the file gives it */
+    double nvlink_efficiency, nic_efficiency;
+    uint64_t nic_latency_ps; /* the NIC's, overridden where the file gives it */
+    char *base;
 
     char *nic;
     uint64_t n_nics;
@@ -74,6 +78,9 @@ static const HwKey system_keys[] = {
      "product (default: a system one can buy, its parts from datasheets and measurements), "
      "announced (from a vendor's announcements, nothing measured) or what-if (a wiring nobody "
      "sells)"},
+    {"base", HW_KEY_STRING, SPEC(base), false,
+     "a system id this file derives from: its keys, then this file's over them (a cluster's "
+     "own file, such as nvlsim calibrate cluster writes)"},
 };
 
 static const HwKey nvlink_keys[] = {
@@ -93,6 +100,9 @@ static const HwKey nvlink_keys[] = {
      "chips joining the boards instead of trunks (default 0)"},
     {"pairs", HW_KEY_STRING, SPEC(pairs), false,
      "direct GPU links, such as 0-1, 0-3x2 (A-B for one link, A-BxN for N)"},
+    {"efficiency", HW_KEY_FRACTION, SPEC(nvlink_efficiency), false,
+     "the share of the NVLink links' rate this system's GPUs reach, fitted on its own runs "
+     "(nvlsim calibrate cluster; default 1)"},
 };
 
 static const HwKey host_keys[] = {
@@ -111,11 +121,20 @@ static const HwKey host_keys[] = {
      "fixed cost of one cudaMemcpyPeer beyond moving its bytes, such as 9.6us (default 0)"},
     {"runtime", HW_KEY_STRING, SPEC(runtime), false,
      "the runtime model id (models/runtime/ID.ini) of its collective calls (default nccl)"},
+    {"kernel_setup", HW_KEY_TIME_PS, SPEC(kernel_setup_ps), false,
+     "the runtime's kernel_setup on this system, fitted on its own runs (nvlsim calibrate "
+     "cluster; default: the runtime's)"},
 };
 
 static const HwKey network_keys[] = {
     {"nic", HW_KEY_STRING, SPEC(nic), true, "a NIC model id (models/nic/ID.ini), such as cx7-ndr"},
     {"nics", HW_KEY_COUNT, SPEC(n_nics), true, "compute NICs per node, such as 8"},
+    {"nic_efficiency", HW_KEY_FRACTION, SPEC(nic_efficiency), false,
+     "the share of the NIC ports' rate this system's fabric gives, fitted on its own runs "
+     "(nvlsim calibrate cluster; default 1)"},
+    {"nic_latency", HW_KEY_TIME_PS, SPEC(nic_latency_ps), false,
+     "the NIC's latency on this system, fitted on its own runs (nvlsim calibrate cluster; "
+     "default: the NIC model's)"},
     {"ports_per_nic", HW_KEY_COUNT, SPEC(n_ports_per_nic), false,
      "fabric ports of each NIC (default 1)"},
     {"transport", HW_KEY_STRING, SPEC(transport), false,
@@ -259,6 +278,7 @@ spec_clear(SystemSpec *spec)
     g_free(spec->pcie);
     g_free(spec->cpu_link);
     g_free(spec->runtime);
+    g_free(spec->base);
     g_free(spec->nic);
     g_free(spec->transport);
     g_free(spec->fabric_switch);
@@ -363,6 +383,10 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
     spec->n_ports_per_nic = 1;
     spec->n_nodes = 1;
     spec->net_latency_ps = UINT64_MAX;
+    spec->kernel_setup_ps = UINT64_MAX;
+    spec->nic_latency_ps = UINT64_MAX;
+    spec->nvlink_efficiency = 1;
+    spec->nic_efficiency = 1;
     spec->rail_optimized = true;
     spec->oversubscription = 1;
     spec->tiers = 2;
@@ -875,7 +899,7 @@ system_load(const char *path, const char *data, gsize length, const char *models
 {
     g_return_val_if_fail(path != NULL && models_dir != NULL, NULL);
     g_autoptr(GKeyFile) kf = hw_keys_open(path, "a model file", NULL, data, length, error);
-    if (kf == NULL)
+    if (kf == NULL || !hw_system_merge_base(kf, path, models_dir, error))
         return NULL;
     g_auto(SystemSpec) spec = {0};
     if (!read_spec(kf, path, &spec, error) || !check_hosts(&spec, path, error) ||
@@ -903,6 +927,13 @@ system_load(const char *path, const char *data, gsize length, const char *models
     if (spec.nic && (!load_network_parts(system, &spec, path, models_dir, error) ||
                      !check_network(system, &spec, path, error)))
         return NULL;
+    /* What the system's own runs measured, over its parts' figures. */
+    system->nvlink_efficiency = spec.nvlink_efficiency;
+    system->nic_efficiency = spec.nic_efficiency;
+    if (spec.kernel_setup_ps != UINT64_MAX)
+        system->runtime->kernel_setup_ps = spec.kernel_setup_ps;
+    if (spec.nic_latency_ps != UINT64_MAX && system->nic != NULL)
+        system->nic->latency_ps = spec.nic_latency_ps;
     return g_steal_pointer(&system);
 }
 

@@ -98,7 +98,7 @@ typedef struct HwSystem {
     HwLink *nvlink;   /* NULL when the GPUs have no NVLink */
     HwGpuPair *pairs; /* direct GPU-GPU links */
     uint32_t n_pairs;
-    HwSwitch *nvswitch; /* NULL when no switch */
+    HwSwitch *nvswitch;    /* NULL when no switch */
     uint32_t n_boards;     /* baseboards, each with its own switches */
     uint32_t n_board_gpus; /* GPUs a board (the last of a partition may hold fewer) */
     uint32_t n_switches_per_board;
@@ -117,11 +117,16 @@ typedef struct HwSystem {
     HwLink *cpu_link;              /* between the CPUs of one host; NULL with one CPU */
     uint64_t copy_overhead_ps;     /* one cudaMemcpyPeer's fixed cost: API, DMA setup, completion */
     HwRuntime *runtime;            /* what a collective call costs around its data */
+    /* The shares of their rate the NVLink links and the NIC ports reach on
+     * this system ([nvlink] efficiency, [network] nic_efficiency: a
+     * cluster's own, fitted by nvlsim calibrate cluster); 1 for the
+     * shipped models. */
+    double nvlink_efficiency, nic_efficiency;
 
     /* Scale-out. */
-    HwNic *nic;      /* NULL when the system has no compute NIC */
+    HwNic *nic;             /* NULL when the system has no compute NIC */
     HwTransport *transport; /* what NCCL's network plugin drives over it (with nic) */
-    uint32_t n_nics; /* per node */
+    uint32_t n_nics;        /* per node */
     uint32_t n_nic_ports_per_nic;
     /* NCCL NET devices per node (its network plugin's view): one a port,
      * or fewer, each joining an equal share of the ports (aws-ofi-nccl's
@@ -132,14 +137,14 @@ typedef struct HwSystem {
      * on p5), which NCCL's tuner adds to each step between nodes: its
      * choices, not the simulated wire */
     uint64_t net_latency_ps;
-    HwSwitch *fabric_switch; /* leaf and spine switch model */
-    bool rail_optimized;     /* NIC k of every node on leaf group k */
-    bool rail_only;          /* each rail its own network: no spine joins two rails */
+    HwSwitch *fabric_switch;   /* leaf and spine switch model */
+    bool rail_optimized;       /* NIC k of every node on leaf group k */
+    bool rail_only;            /* each rail its own network: no spine joins two rails */
     uint32_t oversubscription; /* a leaf's down ports to each up port (1: non-blocking) */
     uint32_t fabric_tiers;     /* 2: leaf and spine; 3: and a super-spine over pods */
-    uint32_t n_nodes;        /* nodes on the fabric; 1 by default */
-    bool collnet; /* NCCL's CollNet (SHARP plugin, NCCL_COLLNET_ENABLE=1) is on; needs
-                     hw_system_sharp */
+    uint32_t n_nodes;          /* nodes on the fabric; 1 by default */
+    bool collnet;              /* NCCL's CollNet (SHARP plugin, NCCL_COLLNET_ENABLE=1) is on; needs
+                                  hw_system_sharp */
     HwNcclEnv nccl;
 
     /* Virtual ranks on one GPU (nvlsim-bench loopback); NULL for real
@@ -165,6 +170,13 @@ HwSystem *hw_system_load_data(const char *data, gsize length, const char *path,
  * error that lists the known ones; a path to nothing is "PATH: no such
  * system file". */
 HwSystem *hw_system_load_by_id(const char *id, const char *models_dir, GError **error);
+
+/* A file with [system] base = ID derives from system ID (found in
+ * models_dir): kf becomes ID's keys with kf's over them (base itself
+ * dropped). False and an error naming path when ID cannot be read or
+ * derives from another system itself (one level only); true and kf
+ * untouched without base. (hw-system-base.c) */
+bool hw_system_merge_base(GKeyFile *kf, const char *path, const char *models_dir, GError **error);
 
 /* "announced, not measured" or "a what-if, not a product"; NULL for a
  * product. */

@@ -255,5 +255,10 @@ topo_build_system_faulted(const HwSystem *sys, uint32_t n_nodes, const TopoFault
     topo_graph_replicate(graph, n_nodes);
     if (n_nodes > 1 && !add_fabric(graph, sys, n_nodes, faults, error))
         return NULL;
+    /* What the system's own runs measured its links to reach. */
+    if (sys->nvlink != NULL)
+        topo_graph_scale_links(graph, sys->nvlink, sys->nvlink_efficiency);
+    if (sys->nic != NULL)
+        topo_graph_scale_links(graph, sys->nic->port_link, sys->nic_efficiency);
     return g_steal_pointer(&graph);
 }

@@ -110,6 +110,19 @@ topo_graph_degrade_bundle(TopoGraph *graph, uint32_t link, double rate_factor,
 }
 
 void
+topo_graph_scale_links(TopoGraph *graph, const HwLink *spec, double rate_factor)
+{
+    g_return_if_fail(rate_factor > 0 && rate_factor <= 1);
+    if (rate_factor == 1)
+        return;
+    for (guint l = 0; l < graph->links->len; l++) {
+        TopoLink *x = &g_array_index(graph->links, TopoLink, l);
+        if (x->spec == spec)
+            x->bytes_per_s = MAX(1, (uint64_t)llround((double)x->bytes_per_s * rate_factor));
+    }
+}
+
+void
 topo_graph_replicate(TopoGraph *graph, uint32_t n_nodes)
 {
     g_return_if_fail(graph->n_node_vertices == 0 && n_nodes > 0);

@@ -98,6 +98,11 @@ uint32_t topo_graph_add_bundle(TopoGraph *graph, uint32_t a, uint32_t b, const H
 void topo_graph_degrade_bundle(TopoGraph *graph, uint32_t link, double rate_factor,
                                double packet_error_rate);
 
+/* Every link of spec runs at rate_factor (in (0, 1]) of its rate, rounded
+ * to the nearest byte per second: what a system's links reach on its own
+ * runs, not a fault (the graph is not marked faulted). For builders. */
+void topo_graph_scale_links(TopoGraph *graph, const HwLink *spec, double rate_factor);
+
 static inline const TopoVertex *
 topo_graph_vertex(const TopoGraph *graph, uint32_t id)
 {

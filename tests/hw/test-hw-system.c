@@ -40,13 +40,13 @@ static const struct {
     uint32_t n_hosts;
     uint32_t n_nics;
 } shipped[] = {
-    {"dgx1-p100", 8, 1, 0, 1, 4},       {"dgx1-v100", 8, 2, 0, 1, 4},
-    {"dgx2-v100", 16, 2, 6, 1, 8},      {"dgx-a100", 8, 3, 6, 1, 8},
-    {"dgx-h100", 8, 4, 4, 1, 8},        {"dgx-h200", 8, 4, 4, 1, 8},
-    {"hgx-h800", 8, 4, 4, 1, 8},        {"dgx-b200", 8, 5, 2, 1, 8},
-    {"gb200-nvl72", 72, 5, 18, 18, 72}, {"aws-p5-h100", 8, 4, 4, 1, 32},
-    {"gcp-a3mega-h100", 8, 4, 4, 1, 8}, {"aws-p6-b200", 8, 5, 2, 1, 8},
-    {"gb300-nvl72", 72, 5, 18, 18, 72}, {"hgx-b300", 8, 5, 2, 1, 8},
+    {"dgx1-p100", 8, 1, 0, 1, 4},        {"dgx1-v100", 8, 2, 0, 1, 4},
+    {"dgx2-v100", 16, 2, 6, 1, 8},       {"dgx-a100", 8, 3, 6, 1, 8},
+    {"dgx-h100", 8, 4, 4, 1, 8},         {"dgx-h200", 8, 4, 4, 1, 8},
+    {"hgx-h800", 8, 4, 4, 1, 8},         {"dgx-b200", 8, 5, 2, 1, 8},
+    {"gb200-nvl72", 72, 5, 18, 18, 72},  {"aws-p5-h100", 8, 4, 4, 1, 32},
+    {"gcp-a3mega-h100", 8, 4, 4, 1, 8},  {"aws-p6-b200", 8, 5, 2, 1, 8},
+    {"gb300-nvl72", 72, 5, 18, 18, 72},  {"hgx-b300", 8, 5, 2, 1, 8},
     {"gcp-a3ultra-h200", 8, 4, 4, 1, 8},
 };
 
@@ -365,6 +365,37 @@ START_TEST(nics_split_over_hosts)
 }
 END_TEST
 
+/* A file deriving from a shipped system: the base's wiring and parts, the
+ * file's figures over them (what its own runs measured), the base itself
+ * untouched. */
+START_TEST(derived_system_takes_the_base_and_its_own_figures)
+{
+    static const char text[] = "[system]\nbase = dgx-h100\nname = My H100s\n"
+                               "[nvlink]\nefficiency = 0.9\n"
+                               "[host]\nkernel_setup = 7us\n"
+                               "[network]\nnic_efficiency = 0.8\nnic_latency = 1200ns\n";
+    g_autofree char *models = hw_test_models_dir();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) mine =
+        hw_system_load_data(text, sizeof text - 1, "mine.ini", models, &error);
+    ck_assert_msg(mine != NULL, "%s", error ? error->message : "");
+    g_autoptr(HwSystem) base = hw_system_load_by_id("dgx-h100", models, &error);
+    ck_assert(base != NULL);
+    ck_assert_str_eq(mine->name, "My H100s");
+    ck_assert_uint_eq(mine->n_gpus, base->n_gpus);
+    ck_assert_uint_eq(mine->n_nics, base->n_nics);
+    ck_assert_uint_eq(mine->nvlink->bytes_per_s, base->nvlink->bytes_per_s);
+    ck_assert_double_eq(mine->nvlink_efficiency, 0.9);
+    ck_assert_double_eq(mine->nic_efficiency, 0.8);
+    ck_assert_uint_eq(mine->nic->latency_ps, 1200000);
+    ck_assert_uint_eq(mine->runtime->kernel_setup_ps, 7000000);
+    ck_assert_double_eq(base->nvlink_efficiency, 1);
+    ck_assert_double_eq(base->nic_efficiency, 1);
+    ck_assert_uint_ne(base->nic->latency_ps, 1200000);
+    ck_assert_uint_ne(base->runtime->kernel_setup_ps, 7000000);
+}
+END_TEST
+
 Suite *
 hw_system_suite(void)
 {
@@ -378,6 +409,7 @@ hw_system_suite(void)
     tcase_add_test(tc, ids_and_paths);
     tcase_add_loop_test(tc, bad_systems_fail_with_context, 0, G_N_ELEMENTS(bad));
     tcase_add_test(tc, nics_split_over_hosts);
+    tcase_add_test(tc, derived_system_takes_the_base_and_its_own_figures);
     suite_add_tcase(s, tc);
     return s;
 }
