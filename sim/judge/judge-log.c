@@ -219,9 +219,9 @@ table_header(JudgeParse *p, const char *body, uint32_t line)
     }
     if (c.size != 0 || count != 1 || c.type < 0 || c.n_groups == 0)
         return false;
-    int last = c.time[c.n_groups - 1] + 2;
-    /* A group's #wrong (or error) follows its busbw. */
-    c.n_fields = last + 2;
+    /* A group's #wrong (or error) follows its busbw: a row needs every
+     * field up to the last of them and of the columns named. */
+    c.n_fields = MAX(MAX(c.time[c.n_groups - 1] + 4, c.type + 1), MAX(c.redop, c.root) + 1);
     JudgeRaw *raw = current(p, line);
     if (raw->table_line != 0) {
         finish(p, line);

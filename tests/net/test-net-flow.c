@@ -66,6 +66,24 @@ START_TEST(one_transfer_one_link)
 }
 END_TEST
 
+/* A system whose links reach 0.8 of their rate (a cluster's measured
+ * efficiency, [nvlink] efficiency): the same transfer drains in 10.88 us /
+ * 0.8 = 13.6 us, then the same latency; the graph is not faulted. */
+START_TEST(one_transfer_one_scaled_link)
+{
+    World w;
+    flow_world(&w);
+    world_pair(&w, 1);
+    topo_graph_scale_links(w.graph, &w.link, 0.8);
+    ck_assert(!w.graph->faulted);
+    world_start(&w, 1);
+    world_send(&w, 0, 1, 1000 * PAYLOAD, 0);
+    world_run(&w);
+    ck_assert_uint_eq(w.done.time_ps[0], 13600000 + LAT);
+    world_free(&w);
+}
+END_TEST
+
 START_TEST(two_flows_share_a_link)
 {
     World w;
@@ -301,6 +319,7 @@ net_flow_suite(void)
     Suite *s = suite_create("net-flow");
     TCase *tc = tcase_create("closed-forms");
     tcase_add_test(tc, one_transfer_one_link);
+    tcase_add_test(tc, one_transfer_one_scaled_link);
     tcase_add_test(tc, stuck_links_are_described);
     tcase_add_test(tc, two_flows_share_a_link);
     tcase_add_test(tc, incast_limited_by_output);
