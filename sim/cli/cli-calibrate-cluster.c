@@ -7,55 +7,11 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <glib/gstdio.h>
 
 #include "cli/cli.h"
 #include "core/core-output.h"
 #include "hw/hw-models.h"
 #include "judge/judge-fit.h"
-#include "judge/judge-log.h"
-
-/* Reads one log; false after printing why. Problems in it are printed and
- * counted in *n_bad; its good tests are kept. */
-static bool
-read_log(const char *path, const JudgeLogHints *hints, GPtrArray *logs, uint32_t *n_bad)
-{
-    GStatBuf st;
-    if (g_stat(path, &st) == 0 &&
-        (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > JUDGE_LOG_MAX_BYTES)) {
-        fprintf(stderr,
-                "nvlsim calibrate: %s: expected a regular file of at most 1 GiB holding "
-                "nccl-tests' output\n",
-                path);
-        return false;
-    }
-    g_autoptr(GError) error = NULL;
-    g_autofree char *data = NULL;
-    gsize length = 0;
-    if (!g_file_get_contents(path, &data, &length, &error)) {
-        fprintf(stderr, "nvlsim calibrate: %s\n", error->message);
-        return false;
-    }
-    if (!judge_log_detect(data, length)) {
-        fprintf(stderr,
-                "nvlsim calibrate: %s: not nccl-tests' output (no table header '#  size  "
-                "count  type ... algbw  busbw', no JSON \"results\")\n",
-                path);
-        return false;
-    }
-    JudgeLog *log = judge_log_read(path, data, length, hints, &error);
-    if (log == NULL) {
-        cli_print_error("calibrate", error);
-        return false;
-    }
-    for (guint i = 0; i < log->problems->len; i++)
-        fprintf(stderr, "nvlsim calibrate: %s\n", (const char *)log->problems->pdata[i]);
-    *n_bad += log->problems->len;
-    g_ptr_array_add(logs, log);
-    return true;
-}
 
 int
 cli_calibrate_cluster(const char *base, const char *output, const JudgeLogHints *given,
@@ -72,9 +28,12 @@ cli_calibrate_cluster(const char *base, const char *output, const JudgeLogHints 
     hints.system = NULL;
     g_autoptr(GPtrArray) logs = g_ptr_array_new_with_free_func((GDestroyNotify)judge_log_free);
     uint32_t n_bad = 0;
-    for (int i = 0; i < n_logs; i++)
-        if (!read_log(paths[i], &hints, logs, &n_bad))
+    for (int i = 0; i < n_logs; i++) {
+        JudgeLog *log = cli_log_open("calibrate", "", paths[i], &hints, &n_bad);
+        if (log == NULL)
             return CLI_EXIT_BAD_INPUT;
+        g_ptr_array_add(logs, log);
+    }
     if (n_bad > 0) {
         fprintf(stderr,
                 "nvlsim calibrate: %u malformed parts in the logs: fix them or leave "

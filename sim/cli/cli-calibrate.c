@@ -516,29 +516,10 @@ calibrate_input(int argc, char **argv)
 static int
 calibrate_cluster(const CalibrateOptions *o, int n_logs, char **logs)
 {
-    JudgeLogHints hints = {.collective = o->collective};
-    guint64 n;
+    JudgeLogHints hints;
     NetFidelity fidelity = NET_FIDELITY_FLOW;
-    if (o->gpus != NULL && !g_ascii_string_to_unsigned(o->gpus, 10, 1, CLI_MAX_GPUS, &n, NULL)) {
-        fprintf(stderr, "nvlsim calibrate: --gpus: '%s': expected 1 to %u\n", o->gpus,
-                CLI_MAX_GPUS);
+    if (!cli_parse_log_hints("calibrate", NULL, o->gpus, o->nodes, o->collective, &hints))
         return CLI_EXIT_USAGE;
-    }
-    hints.n_gpus = o->gpus != NULL ? (uint32_t)n : 0;
-    if (o->nodes != NULL && !g_ascii_string_to_unsigned(o->nodes, 10, 1, CLI_MAX_GPUS, &n, NULL)) {
-        fprintf(stderr, "nvlsim calibrate: --nodes: '%s': expected 1 to %u\n", o->nodes,
-                CLI_MAX_GPUS);
-        return CLI_EXIT_USAGE;
-    }
-    hints.n_nodes = o->nodes != NULL ? (uint32_t)n : 0;
-    CollOp op;
-    if (o->collective != NULL && !judge_log_collective(o->collective, &op)) {
-        fprintf(stderr,
-                "nvlsim calibrate: --collective: '%s': expected all_reduce, all_gather, "
-                "reduce_scatter, broadcast, reduce, alltoall or sendrecv\n",
-                o->collective);
-        return CLI_EXIT_USAGE;
-    }
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &fidelity)) {
         fprintf(stderr, "nvlsim calibrate: --fidelity: '%s': expected packet or flow\n",
                 o->fidelity);

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "cli/cli-coll.h"
+#include "judge/judge-log.h"
 #include "core/core-output.h"
 #include "topo/topo-world.h"
 #include "cli/cli-plot.h"
@@ -165,27 +166,16 @@ const CliUsage cli_coll_usage = {
     .entries = coll_entries,
 };
 
-/* A collective named as nvlsim or nccl-tests' binary names it
- * (all_reduce_perf). */
-static bool
-parse_collective(const char *text, CollOp *op)
-{
-    g_autofree char *name = g_strdup(text);
-    if (g_str_has_suffix(name, "_perf"))
-        name[strlen(name) - strlen("_perf")] = '\0';
-    return coll_op_parse(name, op);
-}
-
 bool
 cli_coll_parse_collective(const char *option, const char *argument, CollOp *op, GError **error)
 {
     CollOp named;
-    if (option && !parse_collective(option, op))
+    if (option && !judge_log_collective(option, op))
         return cli_bad_option(error, "collective", option,
                               COLLECTIVES " (or nccl-tests' all_reduce_perf ...)");
     if (argument == NULL)
         return true;
-    if (!parse_collective(argument, &named)) {
+    if (!judge_log_collective(argument, &named)) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "'%s': expected a collective: " COLLECTIVES
                     " (or nccl-tests' all_reduce_perf ...)",
@@ -211,7 +201,7 @@ cli_coll_parse_redop(const char *text, const char **redop, GError **error)
             return true;
         }
     CollOp op;
-    if (parse_collective(text, &op)) {
+    if (judge_log_collective(text, &op)) {
         g_autofree char *expect = g_strdup_printf(
             "sum, prod, min, max or avg (-o is nccl-tests' reduction; name the collective "
             "as the first argument or with --collective %s)",

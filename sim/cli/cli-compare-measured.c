@@ -5,11 +5,9 @@
  * size, measured (out-of-place) and simulated, with the error; the curves
  * as CSV and a plot (series: "measured", then each system).
  */
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli-plot.h"
 #include "cli/cli.h"
@@ -17,48 +15,22 @@
 #include "core/core-csv.h"
 #include "core/core-output.h"
 #include "core/core-time.h"
+#include "hw/hw-models.h"
 #include "judge/judge-log.h"
-
-/* The communicator of test t on system: its ranks on its hosts, as many
- * on each as the log shows (hosts and GPUs a host left to the placement's
- * defaults where it does not). */
-static CollComm *
-test_comm(const JudgeLogTest *t, const char *system, TopoWorld **fabric, GError **error)
-{
-    g_autoptr(TopoWorld) one = topo_world_load(system, 1, NULL, error);
-    if (one == NULL)
-        return NULL;
-    g_autofree char *nodes = t->n_hosts > 0 ? g_strdup_printf("%u", t->n_hosts) : NULL;
-    g_autofree char *per = t->ranks_per_host > 0 ? g_strdup_printf("%u", t->ranks_per_host) : NULL;
-    CliPlaceInput where = {
-        .n_gpus = t->n_ranks,
-        .text = {NULL, nodes, per, NULL, NULL},
-        .name = {"gpus", "nodes", "gpus-per-node", "domains", "gpu-list"},
-        .options = true,
-    };
-    g_auto(TopoPlace) place = {0};
-    const char *bad;
-    if (!cli_place(one->system, &where, &place, &bad, error))
-        return NULL;
-    *fabric = topo_world_load(system, place.n_domains, NULL, error);
-    if (*fabric == NULL)
-        return NULL;
-    return cli_place_comm(*fabric, &place, error);
-}
 
 /* nccl-tests' bus bandwidth of each row of t simulated on system, into
  * busbw[0 .. rows); false with an error. */
 static bool
 simulate_test(const JudgeLogTest *t, const char *system, double *busbw, GError **error)
 {
+    HwSystem *sys = hw_system_load_by_id(system, hw_models_dir(), error);
+    if (sys == NULL)
+        return false;
     g_autoptr(TopoWorld) fabric = NULL;
-    g_autoptr(CollComm) comm = test_comm(t, system, &fabric, error);
+    g_autoptr(CollComm) comm = judge_log_test_comm(t, sys, &fabric, NULL, error);
     if (comm == NULL)
         return false;
-    CollHarness h = COLL_HARNESS_DEFAULT;
-    h.kind = t->blocking ? COLL_HARNESS_BLOCKING : COLL_HARNESS_NCCL_TESTS;
-    h.mode = t->n_gpus_per_thread > 1 ? COLL_LAUNCH_THREADS : COLL_LAUNCH_MPI;
-    h.cuda_graph = t->cuda_graph;
+    CollHarness h = judge_log_test_harness(t);
     double factor = coll_busbw_factor(t->op, t->n_ranks);
     for (guint i = 0; i < t->rows->len; i++) {
         const JudgeLogRow *row = &g_array_index(t->rows, JudgeLogRow, i);
@@ -133,36 +105,11 @@ int
 cli_compare_measured(const char *path, const char *systems_text, const char *csv, const char *plot)
 {
     g_autoptr(GError) error = NULL;
-    g_autofree char *data = NULL;
-    gsize length = 0;
-    GStatBuf st;
-    if (g_stat(path, &st) == 0 &&
-        (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > JUDGE_LOG_MAX_BYTES)) {
-        fprintf(stderr,
-                "nvlsim compare: --measured: %s: expected a regular file of at most 1 GiB "
-                "holding nccl-tests' output\n",
-                path);
+    uint32_t n_bad = 0;
+    g_autoptr(JudgeLog) log = cli_log_open("compare", "--measured: ", path, NULL, &n_bad);
+    if (log == NULL)
         return CLI_EXIT_BAD_INPUT;
-    }
-    if (!g_file_get_contents(path, &data, &length, &error)) {
-        fprintf(stderr, "nvlsim compare: --measured: %s\n", error->message);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    if (!judge_log_detect(data, length)) {
-        fprintf(stderr,
-                "nvlsim compare: --measured: %s: not nccl-tests' output (no table header "
-                "'#  size  count  type ... algbw  busbw', no JSON \"results\")\n",
-                path);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    g_autoptr(JudgeLog) log = judge_log_read(path, data, length, NULL, &error);
-    if (log == NULL) {
-        cli_print_error("compare", error);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    for (guint i = 0; i < log->problems->len; i++)
-        fprintf(stderr, "nvlsim compare: %s\n", (const char *)log->problems->pdata[i]);
-    int status = log->problems->len > 0 ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
+    int status = n_bad > 0 ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
     if (log->tests->len == 0) {
         if (status == CLI_EXIT_OK)
             fprintf(stderr, "nvlsim compare: --measured: %s: no test to compare\n", path);

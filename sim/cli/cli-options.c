@@ -332,3 +332,53 @@ cli_nodes_text(const HwSystem *system, uint32_t n_hosts, uint32_t n_domains)
                                n_domains == 1 ? "" : "s", system->n_hosts);
     return g_string_free(text, false);
 }
+
+/* A count of ranks or hosts for --option (NULL: not given, 0). */
+static bool
+parse_hint_count(const char *command, const char *option, const char *text, uint32_t *out)
+{
+    guint64 n = 0;
+    if (text != NULL && !g_ascii_string_to_unsigned(text, 10, 1, CLI_MAX_GPUS, &n, NULL)) {
+        fprintf(stderr, "nvlsim %s: --%s: '%s': expected a whole number from 1 to %u\n", command,
+                option, text, CLI_MAX_GPUS);
+        return false;
+    }
+    *out = (uint32_t)n;
+    return true;
+}
+
+bool
+cli_parse_log_hints(const char *command, const char *system, const char *gpus, const char *nodes,
+                    const char *collective, JudgeLogHints *out)
+{
+    *out = (JudgeLogHints){.system = system, .collective = collective};
+    CollOp op;
+    if (!parse_hint_count(command, "gpus", gpus, &out->n_gpus) ||
+        !parse_hint_count(command, "nodes", nodes, &out->n_nodes))
+        return false;
+    if (collective != NULL && !judge_log_collective(collective, &op)) {
+        fprintf(stderr,
+                "nvlsim %s: --collective: '%s': expected all_reduce, all_gather, "
+                "reduce_scatter, broadcast, reduce, alltoall or sendrecv (or all_reduce_perf "
+                "...)\n",
+                command, collective);
+        return false;
+    }
+    return true;
+}
+
+JudgeLog *
+cli_log_open(const char *command, const char *where, const char *path, const JudgeLogHints *hints,
+             uint32_t *n_bad)
+{
+    g_autoptr(GError) error = NULL;
+    JudgeLog *log = judge_log_open(path, hints, &error);
+    if (log == NULL) {
+        fprintf(stderr, "nvlsim %s: %s%s\n", command, where, error->message);
+        return NULL;
+    }
+    for (guint i = 0; i < log->problems->len; i++)
+        fprintf(stderr, "nvlsim %s: %s\n", command, (const char *)log->problems->pdata[i]);
+    *n_bad += log->problems->len;
+    return log;
+}

@@ -469,24 +469,24 @@ report_log(Validation *v, const JudgeLog *log)
     }
 }
 
-/* The rows of path: nccl-tests' output (judge-log.h) made the suite's
- * rows, or a CSV file read a row at a time. A regular file of at most
- * JUDGE_LOG_MAX_BYTES is read whole to be told apart unless it ends in
- * .csv; anything else is read as CSV. */
+/* The rows of path: nccl-tests' output (judge_log_open) made the suite's
+ * rows, or a CSV file read a row at a time: a file ending in .csv, or one
+ * judge_log_open finds no log in. */
 static SimCsvStream *
 open_rows(Validation *v, const ValidateOptions *o, const char *path, GError **error)
 {
-    g_autofree char *data = NULL;
-    gsize length = 0;
-    GStatBuf st;
-    if (!g_str_has_suffix(path, ".csv") && g_stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-        (uint64_t)st.st_size <= JUDGE_LOG_MAX_BYTES &&
-        g_file_get_contents(path, &data, &length, NULL) && judge_log_detect(data, length)) {
-        g_autoptr(JudgeLog) log = judge_log_read(path, data, length, &o->hints, error);
-        if (log == NULL)
+    if (!g_str_has_suffix(path, ".csv")) {
+        g_autoptr(GError) failed = NULL;
+        g_autoptr(JudgeLog) log = judge_log_open(path, &o->hints, &failed);
+        if (log != NULL) {
+            report_log(v, log);
+            return sim_csv_stream_new_table(judge_log_table(log));
+        }
+        /* Not a log, or not readable: read as CSV, which says why not. */
+        if (g_error_matches(failed, JUDGE_LOG_ERROR, JUDGE_LOG_ERROR_MALFORMED)) {
+            g_propagate_error(error, g_steal_pointer(&failed));
             return NULL;
-        report_log(v, log);
-        return sim_csv_stream_new_table(judge_log_table(log));
+        }
     }
     const JudgeLogHints *h = &o->hints;
     if (h->n_gpus != 0 || h->n_nodes != 0 || h->collective != NULL) {
@@ -570,38 +570,11 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     return v->n_bad ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
 }
 
-/* A whole number from 1 to max for --option; false with the message. */
-static bool
-parse_hint(const char *option, const char *text, uint32_t max, uint32_t *out)
-{
-    guint64 n;
-    if (text == NULL)
-        return true;
-    if (!g_ascii_string_to_unsigned(text, 10, 1, max, &n, NULL)) {
-        fprintf(stderr, "nvlsim validate: --%s: '%s': expected a whole number from 1 to %u\n",
-                option, text, max);
-        return false;
-    }
-    *out = (uint32_t)n;
-    return true;
-}
-
 static bool
 parse_options(ValidateOptions *o, Validation *v, double *max_mape)
 {
-    o->hints = (JudgeLogHints){.system = o->system, .collective = o->collective};
-    if (!parse_hint("gpus", o->gpus, CLI_MAX_GPUS, &o->hints.n_gpus) ||
-        !parse_hint("nodes", o->nodes, CLI_MAX_GPUS, &o->hints.n_nodes))
+    if (!cli_parse_log_hints("validate", o->system, o->gpus, o->nodes, o->collective, &o->hints))
         return false;
-    CollOp op;
-    if (o->collective != NULL && !judge_log_collective(o->collective, &op)) {
-        fprintf(stderr,
-                "nvlsim validate: --collective: '%s': expected all_reduce, all_gather, "
-                "reduce_scatter, broadcast, reduce, alltoall or sendrecv (or all_reduce_perf "
-                "...)\n",
-                o->collective);
-        return false;
-    }
     v->analytic = o->fidelity != NULL && strcmp(o->fidelity, "analytic") == 0;
     if (o->fidelity && !v->analytic && !net_fidelity_parse(o->fidelity, &v->fidelity)) {
         fprintf(stderr, "nvlsim validate: --fidelity: '%s': expected packet, flow or analytic\n",

@@ -134,6 +134,19 @@ char *cli_nodes_text(const HwSystem *system, uint32_t n_hosts, uint32_t n_domain
  * the run has one node (NCCL's CollNet needs two). */
 bool cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes, GError **error);
 
+/* What --system, --gpus, --nodes and --collective say of an nccl-tests
+ * log (each NULL: not given) into out; false after printing "nvlsim CMD:
+ * --OPTION: 'TEXT': expected ..." for one that is not a count or a
+ * collective. */
+bool cli_parse_log_hints(const char *command, const char *system, const char *gpus,
+                         const char *nodes, const char *collective, JudgeLogHints *out);
+
+/* The nccl-tests log at path (judge_log_open), each malformed part printed
+ * as "nvlsim CMD: PATH:LINE: what" and counted in *n_bad; NULL after
+ * printing "nvlsim CMD: WHERE: why" (where: "--measured: " or ""). */
+JudgeLog *cli_log_open(const char *command, const char *where, const char *path,
+                       const JudgeLogHints *hints, uint32_t *n_bad);
+
 /* Prints "nvlsim CMD: message" for an error to stderr. */
 void cli_print_error(const char *command, const GError *error);
 

@@ -19,7 +19,6 @@
 #include "coll/coll-run.h"
 #include "core/core-time.h"
 #include "hw/hw-models.h"
-#include "topo/topo-place.h"
 #include "topo/topo-world.h"
 
 /* Each figure's key, group, unit and the range searched. */
@@ -105,30 +104,7 @@ test_comm(const Fit *f, const JudgeLogTest *t, const double *v, TopoWorld **worl
     if (system == NULL)
         return NULL;
     apply(system, v);
-    TopoPlaceAsk ask = {
-        .n_gpus = t->n_ranks, .n_hosts = t->n_hosts, .gpus_per_host = t->ranks_per_host};
-    g_auto(TopoPlace) place = {0};
-    TopoPlaceField bad;
-    if (!topo_place(system, &ask, &place, &bad, error)) {
-        hw_system_free(system);
-        return NULL;
-    }
-    *networked = place.n_domains > 1;
-    *world = topo_world_for_gpus(system, place.n_domains, 0, NULL, error);
-    if (*world == NULL)
-        return NULL;
-    return coll_comm_new_local((*world)->system, (*world)->graph, (*world)->router, place.local,
-                               place.per_domain, place.n_domains, place.domain_ranks, error);
-}
-
-static CollHarness
-test_harness(const JudgeLogTest *t)
-{
-    CollHarness h = COLL_HARNESS_DEFAULT;
-    h.kind = t->blocking ? COLL_HARNESS_BLOCKING : COLL_HARNESS_NCCL_TESTS;
-    h.mode = t->n_gpus_per_thread > 1 ? COLL_LAUNCH_THREADS : COLL_LAUNCH_MPI;
-    h.cuda_graph = t->cuda_graph;
-    return h;
+    return judge_log_test_comm(t, system, world, networked, error);
 }
 
 /* Whether sample s counts in the stage f is at. */
@@ -154,7 +130,7 @@ simulate(Fit *f, const double *v, bool all, GError **error)
         g_autoptr(CollComm) comm = test_comm(f, t, v, &world, &networked, error);
         if (comm == NULL)
             return false;
-        CollHarness h = test_harness(t);
+        CollHarness h = judge_log_test_harness(t);
         for (; i < f->samples->len && g_array_index(f->samples, Sample, i).test == t; i++) {
             const Sample *s = &g_array_index(f->samples, Sample, i);
             if (s->judged && !all)

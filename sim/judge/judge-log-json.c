@@ -74,8 +74,8 @@ judge_log_read_json(JudgeParse *p, const char *data, size_t length, GError **err
     g_autoptr(JsonParser) parser = json_parser_new();
     GError *failed = NULL;
     if (!json_parser_load_from_data(parser, data, (gssize)length, &failed)) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not JSON: %s", p->log->path,
-                    failed->message);
+        g_set_error(error, JUDGE_LOG_ERROR, JUDGE_LOG_ERROR_MALFORMED, "%s: not JSON: %s",
+                    p->log->path, failed->message);
         g_error_free(failed);
         return false;
     }
@@ -84,7 +84,7 @@ judge_log_read_json(JudgeParse *p, const char *data, size_t length, GError **err
         root != NULL && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
     JsonNode *results = top != NULL ? json_object_get_member(top, "results") : NULL;
     if (results == NULL || !JSON_NODE_HOLDS_ARRAY(results)) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+        g_set_error(error, JUDGE_LOG_ERROR, JUDGE_LOG_ERROR_MALFORMED,
                     "%s: not nccl-tests' JSON output: expected an object with a \"results\" "
                     "list (nccl-tests -J FILE.json)",
                     p->log->path);
@@ -104,14 +104,8 @@ judge_log_read_json(JudgeParse *p, const char *data, size_t length, GError **err
     }
     bool ok = true;
     double code = member_number(top, "nccl_version", &ok);
-    if (ok && code > 0) {
-        uint64_t c = (uint64_t)code;
-        raw->nccl_version = c >= 20900
-                                ? g_strdup_printf("%u.%u.%u", (unsigned)(c / 10000),
-                                                  (unsigned)(c / 100 % 100), (unsigned)(c % 100))
-                                : g_strdup_printf("%u.%u.%u", (unsigned)(c / 1000),
-                                                  (unsigned)(c / 100 % 10), (unsigned)(c % 100));
-    }
+    if (ok && code > 0)
+        raw->nccl_version = judge_nccl_version_text((uint64_t)code);
     JsonNode *config = json_object_get_member(top, "config");
     if (config != NULL && JSON_NODE_HOLDS_OBJECT(config)) {
         JsonObject *c = json_node_get_object(config);

@@ -62,6 +62,10 @@ void judge_resolve(JudgeParse *p, JudgeRaw *raw);
  * it is not JSON or not nccl-tests'. */
 bool judge_log_read_json(JudgeParse *p, const char *data, size_t length, GError **error);
 
+/* "2.27.5" from NCCL's version code (22705; 2.8 and before: 2805); newly
+ * allocated. */
+char *judge_nccl_version_text(uint64_t code);
+
 /* A malformed part: "PATH:LINE: what" into the log's problems. */
 void judge_problem(JudgeParse *p, uint32_t line, const char *format, ...) G_GNUC_PRINTF(3, 4);
 

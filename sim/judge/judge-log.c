@@ -23,6 +23,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "judge/judge-log-state.h"
 
@@ -120,9 +123,10 @@ header_value(GStrv w, const char *key, uint64_t *out)
     return false;
 }
 
-/* "2.27.5" from NCCL's version code (22705; 2.8 and before: 2805). */
-static char *
-version_from_code(uint64_t code)
+G_DEFINE_QUARK(judge - log - error - quark, judge_log_error)
+
+char *
+judge_nccl_version_text(uint64_t code)
 {
     if (code >= 20900)
         return g_strdup_printf("%u.%u.%u", (unsigned)(code / 10000), (unsigned)(code / 100 % 100),
@@ -338,7 +342,7 @@ comment_line(JudgeParse *p, const char *body, uint32_t line)
             if (g_str_has_prefix(w[i], "nccl-library=") &&
                 parse_u64(w[i] + strlen("nccl-library="), &v)) {
                 g_free(raw->nccl_version);
-                raw->nccl_version = version_from_code(v);
+                raw->nccl_version = judge_nccl_version_text(v);
             }
         return;
     }
@@ -499,7 +503,7 @@ judge_log_read(const char *path, const char *data, size_t length, const JudgeLog
     finish(&p, line);
     judge_parse_clear(&p);
     if (!any_table && p.log->tests->len == 0) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+        g_set_error(error, JUDGE_LOG_ERROR, JUDGE_LOG_ERROR_MALFORMED,
                     "%s: no nccl-tests table in it: expected its header line '#  size  count  "
                     "type ... time  algbw  busbw' and rows",
                     path);
@@ -507,6 +511,31 @@ judge_log_read(const char *path, const char *data, size_t length, const JudgeLog
         return NULL;
     }
     return p.log;
+}
+
+JudgeLog *
+judge_log_open(const char *path, const JudgeLogHints *hints, GError **error)
+{
+    GStatBuf st;
+    if (g_stat(path, &st) == 0 &&
+        (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > JUDGE_LOG_MAX_BYTES)) {
+        g_set_error(error, JUDGE_LOG_ERROR, JUDGE_LOG_ERROR_NOT_A_FILE,
+                    "%s: expected a regular file of at most 1 GiB holding nccl-tests' output",
+                    path);
+        return NULL;
+    }
+    g_autofree char *data = NULL;
+    gsize length = 0;
+    if (!g_file_get_contents(path, &data, &length, error))
+        return NULL;
+    if (!judge_log_detect(data, length)) {
+        g_set_error(error, JUDGE_LOG_ERROR, JUDGE_LOG_ERROR_NOT_A_LOG,
+                    "%s: not nccl-tests' output (no table header '#  size  count  type ... "
+                    "algbw  busbw', no JSON \"results\")",
+                    path);
+        return NULL;
+    }
+    return judge_log_read(path, data, length, hints, error);
 }
 
 void

@@ -15,8 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "coll/coll.h"
+#include "coll/coll-harness.h"
+#include "coll/coll-run.h"
 #include "core/core-csv.h"
+#include "topo/topo-world.h"
 
 /* What the command line says of a log (each unset when 0 or NULL). A hint
  * the log's header contradicts is an error. */
@@ -69,6 +71,21 @@ typedef struct JudgeLog {
  * time algbw busbw"). */
 bool judge_log_detect(const char *data, size_t length);
 
+/* Errors of judge_log_open and judge_log_read (GLib's own where the file
+ * cannot be read). */
+#define JUDGE_LOG_ERROR (judge_log_error_quark())
+GQuark judge_log_error_quark(void);
+typedef enum JudgeLogError {
+    JUDGE_LOG_ERROR_NOT_A_FILE, /* not a regular file, or larger than JUDGE_LOG_MAX_BYTES */
+    JUDGE_LOG_ERROR_NOT_A_LOG,  /* judge_log_detect finds no nccl-tests output in it */
+    JUDGE_LOG_ERROR_MALFORMED,  /* it looks like one and nothing in it can be read */
+} JudgeLogError;
+
+/* The nccl-tests log at path, read whole (a regular file of at most
+ * JUDGE_LOG_MAX_BYTES) and parsed by judge_log_read; NULL and an error
+ * naming path otherwise. */
+JudgeLog *judge_log_open(const char *path, const JudgeLogHints *hints, GError **error);
+
 /* Reads nccl-tests' output; path names it in messages. A malformed part
  * (a truncated table, a row whose columns do not add up, two GPU models,
  * a hint the header contradicts, a test whose collective or ranks cannot
@@ -82,6 +99,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(JudgeLog, judge_log_free)
 /* The rows of every test in the schema of shared/reference/collectives.csv
  * (a row per group and size; size 0 left out), each on its log line. */
 SimCsv *judge_log_table(const JudgeLog *log);
+
+/* How test t's calls were timed: blocking or back to back, one thread for
+ * a host's GPUs (-g 2 or more) or a process each, in a CUDA graph (-G). */
+CollHarness judge_log_test_harness(const JudgeLogTest *t);
+
+/* The communicator of test t's ranks placed on system (taken: the world
+ * made in *world owns it) as the log shows them (its hosts, GPUs a host;
+ * the placement's defaults where it does not), and whether they cross
+ * NVLink domains (networked, may be NULL). NULL and an error when the
+ * system cannot hold them. */
+CollComm *judge_log_test_comm(const JudgeLogTest *t, HwSystem *system, TopoWorld **world,
+                              bool *networked, GError **error);
 
 /* The collective nccl-tests' binary (or nvlsim's name) names: "all_reduce"
  * and "all_reduce_perf", "all_reduce_perf_mpi", a path to one; false when
