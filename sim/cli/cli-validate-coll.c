@@ -314,8 +314,80 @@ validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gu
         .model = sample->model,
     };
     validate_record(v, &row);
+    if (v->decompose != NULL) {
+        /* A row's time: its own, or its size over its bus bandwidth. */
+        double simulated_us =
+            by_time ? row.simulated : (double)call.n_bytes * factor / (row.simulated * 1e3);
+        double measured_us = by_time ? measured : (double)call.n_bytes * factor / (measured * 1e3);
+        judge_decompose_add(v->decompose, system, row.measure, n_gpus, comm->n_hosts,
+                            sample->source, coll_harness_kind_name(harness.kind), detail,
+                            (double)call.n_bytes, measured_us, simulated_us);
+    }
     if (v->samples != NULL)
         g_ptr_array_add(v->samples, sample);
     else
         validate_sample_free(sample);
+}
+
+/* The figure to so many decimals, "inf", or "-" for one a piece could
+ * not fit. */
+static void
+put_figure(char *buf, size_t size, double value, int decimals)
+{
+    if (isnan(value))
+        g_strlcpy(buf, "-", size);
+    else if (isinf(value))
+        g_strlcpy(buf, "inf", size);
+    else
+        g_snprintf(buf, size, "%.*f", decimals, value);
+}
+
+/* What a piece's miss reads as: the larger of its two parts. */
+static void
+put_verdict(char *buf, size_t size, const JudgePiece *p)
+{
+    if (isnan(p->latency_pct)) {
+        g_strlcpy(buf, "one size: not split", size);
+    } else if (p->latency_pct >= p->bandwidth_pct) {
+        g_snprintf(buf, size, "latency %+.1f us", p->simulated.alpha_us - p->measured.alpha_us);
+    } else if (!isfinite(p->measured.beta_gbps) || !isfinite(p->simulated.beta_gbps)) {
+        g_strlcpy(buf, "bandwidth: flat", size);
+    } else {
+        g_snprintf(buf, size, "bandwidth %+.1f%%",
+                   100.0 * (p->simulated.beta_gbps / p->measured.beta_gbps - 1.0));
+    }
+}
+
+void
+validate_print_decompose(Validation *v)
+{
+    GPtrArray *sweeps = judge_decompose_sweeps(v->decompose);
+    if (sweeps->len == 0)
+        return;
+    printf("\n# Latency and bandwidth by sweep: t = alpha + bytes / beta fitted to the measured\n"
+           "# and to the simulated times (least squares on relative error), one piece per\n"
+           "# algorithm/protocol the simulation ran; lat_%% and bw_%% are the mean miss each\n"
+           "# difference alone explains; sweeps by their share of the summed |error|\n");
+    for (guint k = 0; k < sweeps->len; k++) {
+        const JudgeSweep *s = g_ptr_array_index(sweeps, k);
+        printf("# sweep %u: %s %s, %u ranks on %u host%s, %s; %u rows, %.1f%% of the error; %s\n",
+               k + 1, s->system, s->collective, s->n_ranks, s->n_hosts, s->n_hosts == 1 ? "" : "s",
+               s->harness, s->n_rows, 100.0 * s->share,
+               *s->source != '\0' ? s->source : "(no source)");
+        printf("#  %-18s %4s %12s %12s %10s %10s %9s %9s %6s %6s  %s\n", "ran", "rows", "from_B",
+               "to_B", "alpha_us", "sim_us", "beta_GB/s", "sim_GB/s", "lat_%", "bw_%", "miss");
+        for (guint i = 0; i < s->pieces->len; i++) {
+            const JudgePiece *p = g_ptr_array_index(s->pieces, i);
+            char am[24], as[24], bm[24], bs[24], lat[16], bw[16], verdict[48];
+            put_figure(am, sizeof am, p->measured.fitted ? p->measured.alpha_us : NAN, 2);
+            put_figure(as, sizeof as, p->simulated.fitted ? p->simulated.alpha_us : NAN, 2);
+            put_figure(bm, sizeof bm, p->measured.beta_gbps, 2);
+            put_figure(bs, sizeof bs, p->simulated.beta_gbps, 2);
+            put_figure(lat, sizeof lat, p->latency_pct, 1);
+            put_figure(bw, sizeof bw, p->bandwidth_pct, 1);
+            put_verdict(verdict, sizeof verdict, p);
+            printf("   %-18s %4u %12.0f %12.0f %10s %10s %9s %9s %6s %6s  %s\n", p->ran, p->n_rows,
+                   p->min_bytes, p->max_bytes, am, as, bm, bs, lat, bw, verdict);
+        }
+    }
 }

@@ -40,6 +40,7 @@ typedef struct ValidateOptions {
     char *cross;
     char *gpus, *nodes, *collective;
     gboolean quiet;
+    gboolean decompose;
     JudgeLogHints hints; /* --system, --gpus, --nodes, --collective, parsed */
 } ValidateOptions;
 
@@ -75,6 +76,10 @@ static const GOptionEntry validate_entries[] = {
      "all_reduce_perf ...)",
      "C"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
+    {"decompose", 0, 0, G_OPTION_ARG_NONE, OPT(decompose),
+     "Split each sweep's miss into latency and bandwidth: t = alpha + bytes/beta fitted to "
+     "the measured and the simulated times",
+     NULL},
     {"cross", 0, 0, G_OPTION_ARG_STRING, OPT(cross),
      "Leave each system, generation or source out in turn: refit the fitted constants "
      "on the other rows (collectives: the runtime's; training: the compute efficiency) "
@@ -114,6 +119,11 @@ const CliUsage cli_validate_usage = {
         "nccl-tests' defaults. visible_devices (\"0,3,4,7\") places the ranks on\n"
         "those GPUs of each node (blank: the first); gpus_per_node (\"1\") on the\n"
         "first that many of each node (blank: nodes filled in order).\n"
+        "--decompose: after the summary, each sweep of collective rows (one system,\n"
+        "collective, rank count, host count, source and harness) cut where the\n"
+        "simulated algorithm/protocol changes, each piece's line t = alpha + bytes /\n"
+        "beta fitted to the measured and to the simulated times, and its miss read\n"
+        "as latency (us) or bandwidth (%), the sweeps by their share of the error.\n"
         "--cross on training rows: each group's rows at the compute_efficiency fitted\n"
         "(the median of the rows' own, as calibrate compute-efficiency fits) on the\n"
         "other groups' rows, beside the shipped efficiency and one efficiency\n"
@@ -540,6 +550,8 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
     } else {
         mape = print_summary(v);
     }
+    if (v->decompose != NULL)
+        validate_print_decompose(v);
     if (v->out != NULL && v->n_bad > 0) {
         /* Malformed rows are bad input: no output file, as for a file
          * that cannot be read at all. */
@@ -596,6 +608,11 @@ parse_options(ValidateOptions *o, Validation *v, double *max_mape)
                 o->cross);
         return false;
     }
+    if (o->cross && o->decompose) {
+        fprintf(stderr, "nvlsim validate: --decompose splits the misses of the whole file: "
+                        "expected no --cross with it\n");
+        return false;
+    }
     if (o->cross && (o->system || o->csv || o->plot)) {
         fprintf(stderr, "nvlsim validate: --cross leaves groups out of the whole file: expected "
                         "no --system, --csv or --plot with it\n");
@@ -640,6 +657,7 @@ validate_clear(Validation *v)
     g_hash_table_unref(v->defaults);
     if (v->samples != NULL)
         g_ptr_array_unref(v->samples);
+    judge_decompose_free(v->decompose);
     if (v->models != NULL) {
         g_ptr_array_unref(v->models);
         g_ptr_array_unref(v->model_ids);
@@ -677,6 +695,8 @@ validate_file(const ValidateOptions *o, const Validation *settings, const char *
     v.quiet = o->quiet || o->cross != NULL;
     if (o->cross != NULL)
         v.samples = g_ptr_array_new_with_free_func(validate_sample_free);
+    if (o->decompose)
+        v.decompose = judge_decompose_new();
     ValidateCross cross;
     int status = o->cross != NULL && validate_cross_parse(o->cross, &cross) && is_training(path)
                      ? validate_train_cross(&v, path, cross, o->cross, max_mape)

@@ -14,6 +14,7 @@
 #include "coll/coll-harness.h"
 #include "net/net.h"
 #include "core/core-csv.h"
+#include "judge/judge-decompose.h"
 
 /* Rows whose printed value cannot be judged this finely are skipped. */
 #define VALIDATE_MAX_ROUNDING_SHARE 0.05
@@ -25,22 +26,23 @@ typedef struct Validation {
     const char *only_system; /* NULL: every system */
     uint64_t min_bytes;      /* rows below it are skipped */
     bool quiet;
-    bool read_only;        /* read and check every row, simulate none */
-    FILE *err;             /* where malformed rows are reported: stderr; NULL: counted only */
-    GHashTable *fabrics;   /* "system|nodes" -> TopoWorld */
-    GHashTable *comms;     /* "system|gpus" -> CollComm (on a fabric of fabrics) */
-    GHashTable *memo;      /* a row's simulation key -> double* (simulated, model) */
-    uint32_t n_rows;       /* rows read */
-    GPtrArray *groups;     /* ValidateGroup */
-    GHashTable *skipped;   /* reason -> count */
-    GHashTable *defaults;  /* a default rows took, stated -> count */
-    uint32_t n_bad;        /* malformed rows reported */
-    FILE *out;             /* per-row CSV, or NULL */
-    bool training;         /* the rows are training steps (cli-validate-train.c) */
-    GPtrArray *models;     /* WorkModel *: the shipped models, for training rows */
-    GPtrArray *model_ids;  /* char *, beside models */
-    GPtrArray *samples;    /* ValidateSample *: collective rows kept for refits; NULL: none */
-    CliProgress *progress; /* the progress line over the rows, or NULL (borrowed) */
+    bool read_only;            /* read and check every row, simulate none */
+    FILE *err;                 /* where malformed rows are reported: stderr; NULL: counted only */
+    GHashTable *fabrics;       /* "system|nodes" -> TopoWorld */
+    GHashTable *comms;         /* "system|gpus" -> CollComm (on a fabric of fabrics) */
+    GHashTable *memo;          /* a row's simulation key -> double* (simulated, model) */
+    uint32_t n_rows;           /* rows read */
+    GPtrArray *groups;         /* ValidateGroup */
+    GHashTable *skipped;       /* reason -> count */
+    GHashTable *defaults;      /* a default rows took, stated -> count */
+    uint32_t n_bad;            /* malformed rows reported */
+    FILE *out;                 /* per-row CSV, or NULL */
+    bool training;             /* the rows are training steps (cli-validate-train.c) */
+    GPtrArray *models;         /* WorkModel *: the shipped models, for training rows */
+    GPtrArray *model_ids;      /* char *, beside models */
+    GPtrArray *samples;        /* ValidateSample *: collective rows kept for refits; NULL: none */
+    CliProgress *progress;     /* the progress line over the rows, or NULL (borrowed) */
+    JudgeDecompose *decompose; /* collective rows by sweep (--decompose), or NULL */
 } Validation;
 
 /* A collective row as simulated, kept so that the runtime's fitted
@@ -53,9 +55,9 @@ typedef struct ValidateSample {
     CollHarness harness;
     const HwRuntime *runtime; /* the system's (NULL: not NCCL's kernels): runtime_copy */
     HwRuntime runtime_copy;
-    uint64_t kernel_ps;       /* the simulated kernel without the runtime's setup */
-    bool by_time;             /* measured is a time in us, else a bus bandwidth in GB/s */
-    double factor;            /* nccl-tests' bus factor */
+    uint64_t kernel_ps; /* the simulated kernel without the runtime's setup */
+    bool by_time;       /* measured is a time in us, else a bus bandwidth in GB/s */
+    double factor;      /* nccl-tests' bus factor */
     double measured;
     double model; /* NCCL's model in the same unit, NAN if none */
 } ValidateSample;
@@ -117,8 +119,8 @@ uint32_t validate_print_skipped(const Validation *v);
 void validate_record(Validation *v, const ValidateRow *row);
 /* Reports a malformed row on v->err ("FILE:LINE: column C: message") and
  * counts it; the run goes on. */
-void validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column,
-                  const char *format, ...) G_GNUC_PRINTF(5, 6);
+void validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column, const char *format,
+                  ...) G_GNUC_PRINTF(5, 6);
 /* The same for an error whose message names file and line already. */
 void validate_bad_error(Validation *v, const GError *error);
 /* The fabric of n_nodes nodes of system, built once; with collnet, a
@@ -131,6 +133,9 @@ double validate_rounding_share(const char *text, double value);
 
 void validate_p2p_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r);
 void validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r);
+/* Prints the sweeps of v->decompose, largest share of the error first:
+ * each piece's measured and simulated latency and bandwidth. */
+void validate_print_decompose(Validation *v);
 
 /* Whether csv has the schema of shared/reference/training.csv. */
 bool validate_is_training(const SimCsv *csv);
@@ -142,4 +147,3 @@ bool validate_train_rows(Validation *v, SimCsvStream *rows, GError **error);
  * fit, its error on the rows and leaving each row out; returns the exit
  * status. */
 int validate_train_calibrate(Validation *v, const char *path);
-

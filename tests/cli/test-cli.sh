@@ -280,6 +280,35 @@ for g in dgx-h100 dgx-a100; do
     fi
 done
 
+# validate --decompose: on the rows the model made, each piece's measured
+# and simulated lines are the same (no miss: +0.0 us or +0.0%); on rows laid
+# on t = 20 us + bytes / 100 GB/s, the measured line is that one.
+NVLSIM_MODELS="$tmp/made-models"
+export NVLSIM_MODELS
+expect 0 out "# sweep 1: dgx-" -- validate --decompose "$tmp/made.csv"
+unset NVLSIM_MODELS
+if [ "$(grep -c '^   [a-z_]*/[A-Za-z0-9]* ' "$tmp/out")" -ge 4 ] &&
+    ! grep '^   [a-z_]*/[A-Za-z0-9]* ' "$tmp/out" | grep -Ev 'latency [+-]0\.0 us$|bandwidth [+-]0\.0%$' | grep -q .; then
+    echo "ok: validate --decompose: the model's own rows miss by nothing in every piece"
+else
+    echo "FAIL: validate --decompose: a piece of the model's own rows misses:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+awk -F, 'BEGIN {OFS = ","} NR == 1 {print; next} NR == 2 {
+    for (b = 268435456; b <= 2147483648; b *= 2) {
+        $2 = "dgx-h100"; $12 = sprintf("%.0f", b); $13 = sprintf("%.3f", 20 + b / 100e3); print } }' \
+    "$tmp/made.csv" >"$tmp/line.csv"
+expect 0 out "# sweep 1: dgx-h100 all_reduce, 8 ranks on 1 host" -- validate --decompose "$tmp/line.csv"
+if grep -Eq '^   [a-z_]+/Simple +4 +268435456 +2147483648 +20\.00 .* 100\.00 ' "$tmp/out"; then
+    echo "ok: validate --decompose: rows on 20 us + bytes / 100 GB/s fit that line"
+else
+    echo "FAIL: validate --decompose: rows on 20 us + bytes / 100 GB/s:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+expect 2 err "expected no --cross with it" -- validate --decompose --cross system "$tmp/made.csv"
+
 # A row's visible_devices place its ranks: on DGX-1V, GPUs 0 and 3 share
 # two NVLinks, GPUs 0 and 5 none (their ring crosses the QPI), so the same
 # measured 256 MiB all_reduce is simulated at 2 links' rate and at the

@@ -5,3 +5,4 @@
 #include <check.h>
 
 Suite *judge_log_suite(void);
+Suite *judge_decompose_suite(void);

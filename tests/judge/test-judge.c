@@ -8,6 +8,7 @@ int
 main(void)
 {
     SRunner *runner = srunner_create(judge_log_suite());
+    srunner_add_suite(runner, judge_decompose_suite());
     srunner_run_all(runner, CK_NORMAL);
     int n_failed = srunner_ntests_failed(runner);
     srunner_free(runner);
