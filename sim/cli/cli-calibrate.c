@@ -62,7 +62,7 @@ typedef struct CalibrateOptions {
     char *match;
     char *fidelity;
     char *fit_ranks;
-    char *output, *gpus, *nodes, *collective;
+    char *output, *gpus, *nodes, *collective, *nccl_env;
 } CalibrateOptions;
 
 typedef struct Calibration {
@@ -92,6 +92,8 @@ static const GOptionEntry calibrate_entries[] = {
      "cluster: the hosts of a log without '#  Rank' lines", "N"},
     {"collective", 0, 0, G_OPTION_ARG_STRING, OPT(collective),
      "cluster: the collective of a log that does not name it", "C"},
+    {"nccl-env", 0, 0, G_OPTION_ARG_STRING, OPT(nccl_env),
+     "cluster: the NCCL variables the logs' runs set that they do not print", "VARS"},
     G_OPTION_ENTRY_NULL,
 };
 
@@ -518,7 +520,8 @@ calibrate_cluster(const CalibrateOptions *o, int n_logs, char **logs)
 {
     JudgeLogHints hints;
     NetFidelity fidelity = NET_FIDELITY_FLOW;
-    if (!cli_parse_log_hints("calibrate", NULL, o->gpus, o->nodes, o->collective, &hints))
+    if (!cli_parse_log_hints("calibrate", NULL, o->gpus, o->nodes, o->collective, o->nccl_env,
+                             &hints))
         return CLI_EXIT_USAGE;
     if (o->fidelity && !net_fidelity_parse(o->fidelity, &fidelity)) {
         fprintf(stderr, "nvlsim calibrate: --fidelity: '%s': expected packet or flow\n",
@@ -597,5 +600,6 @@ out:
     g_free(o.gpus);
     g_free(o.nodes);
     g_free(o.collective);
+    g_free(o.nccl_env);
     return status;
 }

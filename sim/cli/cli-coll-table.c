@@ -140,6 +140,9 @@ cli_coll_print_header(const CollPlan *plan, const CollComm *comm, const char *sy
         g_autofree char *text = topo_faults_describe(faults, comm->system);
         printf("# faults: %s\n", text);
     }
+    g_autofree char *env = hw_nccl_env_text(&comm->system->nccl);
+    if (*env != '\0')
+        printf("# NCCL environment: %s\n", env);
     if (gpu_list != NULL)
         print_rings(comm, gpu_list, n_listed);
     printf("#\n# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place"

@@ -43,7 +43,7 @@ typedef struct CollOptions {
     char *system, *collective, *op, *gpus, *min_bytes, *max_bytes, *factor, *step_bytes, *algo,
         *proto, *fidelity, *csv, *dtype, *root, *plot, *harness, *launch_mode, *gpu_list,
         *gpus_per_node, *nodes, *domains, *iters, *warmup, *check, *blocking, *average, *n_threads,
-        *n_gpus;
+        *n_gpus, *nccl_env;
 } CollOptions;
 
 #define COLLECTIVES                                                                                \
@@ -140,6 +140,11 @@ static const GOptionEntry coll_entries[] = {
      "M"},
     {"cuda-graph", 0, 0, G_OPTION_ARG_NONE, ARG(cuda_graph),
      "The calls are launched as a CUDA graph (nccl-tests -G)", NULL},
+    {"nccl-env", 0, 0, G_OPTION_ARG_STRING, OPT(nccl_env),
+     "NCCL variables the run sets, over the system file's [nccl]: NCCL_NVLS_ENABLE, "
+     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_P2P_NET_CHUNKSIZE "
+     "(such as \"NCCL_NVLS_ENABLE=0 NCCL_BUFFSIZE=16777216\")",
+     "VARS"},
     {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, ARG(faults),
      "A fabric fault, as a scenario's [faults] key (planes_down=1, links_down=3:1x2); "
      "repeatable",
@@ -511,16 +516,21 @@ check_sizes_and_root(const CollPlan *plan, const CollComm *comm, GError **error)
 
 /* The plan's communicator on the fabric it loads into *fabric (which the
  * communicator borrows): --gpus ranks placed on hosts and NVLink domains
- * as --nodes, --gpus-per-node, --domains and --gpu-list say (topo-place.h).
- * NULL and error when the fabric does not load (*fabric NULL) or the
- * ranks do not fit it. */
+ * as --nodes, --gpus-per-node, --domains and --gpu-list say (topo-place.h),
+ * NCCL run with nccl_env's variables (NULL: the system file's). NULL and
+ * error when the fabric does not load (*fabric NULL), the variables are
+ * not NCCL's as nvlsim models them, or the ranks do not fit it. */
 static CollComm *
 open_comm(const char *system_id, const CollPlan *plan, const TopoFaults *faults,
-          const TopoPlace *place, TopoWorld **fabric, GError **error)
+          const char *nccl_env, const TopoPlace *place, TopoWorld **fabric, GError **error)
 {
     *fabric = topo_world_load(system_id, place->n_domains, faults, error);
     if (*fabric == NULL)
         return NULL;
+    if (nccl_env != NULL && !hw_nccl_env_parse(nccl_env, &(*fabric)->system->nccl, error)) {
+        g_prefix_error(error, "--nccl-env: ");
+        return NULL;
+    }
     const TopoWorld *f = *fabric;
     if (!cli_collnet(f->system, plan->collnet, plan->algo, place->n_domains, error))
         return NULL;
@@ -555,7 +565,8 @@ coll_run_plan(const CollOptions *o, char **fault_items, const CollPlan *plan)
         return CLI_EXIT_USAGE;
     }
     g_autoptr(TopoWorld) fabric = NULL;
-    g_autoptr(CollComm) comm = open_comm(system_id, plan, faults, &place, &fabric, &error);
+    g_autoptr(CollComm) comm =
+        open_comm(system_id, plan, faults, o->nccl_env, &place, &fabric, &error);
     if (comm == NULL) {
         cli_print_error("coll", error);
         return fabric ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;

@@ -349,9 +349,15 @@ parse_hint_count(const char *command, const char *option, const char *text, uint
 
 bool
 cli_parse_log_hints(const char *command, const char *system, const char *gpus, const char *nodes,
-                    const char *collective, JudgeLogHints *out)
+                    const char *collective, const char *nccl_env, JudgeLogHints *out)
 {
-    *out = (JudgeLogHints){.system = system, .collective = collective};
+    *out = (JudgeLogHints){.system = system, .collective = collective, .nccl_env = nccl_env};
+    g_autoptr(GError) error = NULL;
+    HwNcclEnv env = {0};
+    if (nccl_env != NULL && !hw_nccl_env_parse(nccl_env, &env, &error)) {
+        fprintf(stderr, "nvlsim %s: --nccl-env: %s\n", command, error->message);
+        return false;
+    }
     CollOp op;
     if (!parse_hint_count(command, "gpus", gpus, &out->n_gpus) ||
         !parse_hint_count(command, "nodes", nodes, &out->n_nodes))

@@ -40,6 +40,7 @@ cli_rows_find_columns(const SimCsv *csv, CliRowColumns *col, GError **error)
     col->source = sim_csv_column(csv, "source_url");
     col->nodes = sim_csv_column(csv, "nodes");
     col->domains = sim_csv_column(csv, "domains");
+    col->nccl_env = sim_csv_column(csv, "nccl_env");
     return true;
 }
 

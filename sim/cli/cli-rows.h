@@ -15,7 +15,7 @@ typedef struct CliRowColumns {
         note;
     /* Optional (-1 when the file lacks them; their fields read empty). */
     int harness, launch_mode, cuda_graph, visible_devices, gpus_per_node, generation, source,
-        nodes, domains;
+        nodes, domains, nccl_env;
 } CliRowColumns;
 
 /* Finds the columns; an error names the file and the missing column. The

@@ -40,7 +40,8 @@ row_algo(const char *text, CollAlgo *algo, bool *collnet)
  * domains as its columns say (topo-place.h): nodes (hosts, as the
  * scheduler counts them: an NVL72 tray, a DGX box), gpus_per_node (the
  * first that many of each host), domains, visible_devices
- * (CUDA_VISIBLE_DEVICES on every host, "0,3,4,7"); each built once. What
+ * (CUDA_VISIBLE_DEVICES on every host, "0,3,4,7"), nccl_env (the NCCL_*
+ * variables the run set, "NCCL_NVLS_ENABLE=0"); each built once. What
  * the row leaves to the placement's defaults is counted (printed with the
  * results). A bad field sets *column to its column. */
 static CollComm *
@@ -48,17 +49,24 @@ comm_for(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, ui
          bool collnet, const char **column, GError **error)
 {
     const char *system = sim_csv_field(csv, r, col->system);
+    const char *nccl_env = sim_csv_field(csv, r, col->nccl_env);
+    HwNcclEnv env = {0};
+    if (!hw_nccl_env_parse(nccl_env, &env, error)) {
+        *column = "nccl_env";
+        return NULL;
+    }
     CliPlaceInput where = {
         .n_gpus = n_gpus,
         .text = {"", sim_csv_field(csv, r, col->nodes), sim_csv_field(csv, r, col->gpus_per_node),
                  sim_csv_field(csv, r, col->domains), sim_csv_field(csv, r, col->visible_devices)},
         .name = {"num_gpus", "nodes", "gpus_per_node", "domains", "visible_devices"},
     };
-    g_autofree char *key = g_strdup_printf("%s|%u|%s|%s|%s|%s|%d", system, n_gpus, where.text[1],
-                                           where.text[2], where.text[3], where.text[4], collnet);
+    g_autofree char *key =
+        g_strdup_printf("%s|%u|%s|%s|%s|%s|%d|%s", system, n_gpus, where.text[1], where.text[2],
+                        where.text[3], where.text[4], collnet, nccl_env);
     CollComm *comm = g_hash_table_lookup(v->comms, key);
     *column = "nvlsim_system";
-    TopoWorld *one = comm == NULL ? validate_fabric(v, system, 1, false, error) : NULL;
+    TopoWorld *one = comm == NULL ? validate_fabric(v, system, 1, false, NULL, error) : NULL;
     if (comm == NULL && one == NULL)
         return NULL;
     const HwSystem *sys = comm != NULL ? comm->system : one->system;
@@ -73,7 +81,7 @@ comm_for(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, ui
     if (comm != NULL)
         return comm;
     *column = collnet ? "algorithm" : "nvlsim_system";
-    TopoWorld *fabric = validate_fabric(v, system, place.n_domains, collnet, error);
+    TopoWorld *fabric = validate_fabric(v, system, place.n_domains, collnet, nccl_env, error);
     if (fabric == NULL)
         return NULL;
     *column = "nodes";

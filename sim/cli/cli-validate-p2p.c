@@ -92,7 +92,7 @@ validate_p2p_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gui
     cli_rows_pair(sim_csv_field(csv, r, col->note), &a, &b);
     if (v->read_only)
         return;
-    TopoWorld *fabric = validate_fabric(v, system, 1, false, &error);
+    TopoWorld *fabric = validate_fabric(v, system, 1, false, NULL, &error);
     if (fabric == NULL) {
         validate_bad(v, csv, r, "nvlsim_system", "%s", error->message);
         return;

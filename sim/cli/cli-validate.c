@@ -38,7 +38,7 @@ typedef struct ValidateOptions {
     char *plot;
     char *system;
     char *cross;
-    char *gpus, *nodes, *collective;
+    char *gpus, *nodes, *collective, *nccl_env;
     gboolean quiet;
     gboolean decompose;
     JudgeLogHints hints; /* --system, --gpus, --nodes, --collective, parsed */
@@ -75,6 +75,10 @@ static const GOptionEntry validate_entries[] = {
      "For an nccl-tests log that does not name its test: the collective (all_reduce, "
      "all_reduce_perf ...)",
      "C"},
+    {"nccl-env", 0, 0, G_OPTION_ARG_STRING, OPT(nccl_env),
+     "For an nccl-tests log: the NCCL variables its run set that it does not print "
+     "(\"NCCL_NVLS_ENABLE=0 NCCL_BUFFSIZE=16777216\")",
+     "VARS"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, OPT(quiet), "Print the summary only", NULL},
     {"decompose", 0, 0, G_OPTION_ARG_NONE, OPT(decompose),
      "Split each sweep's miss into latency and bandwidth: t = alpha + bytes/beta fitted to "
@@ -185,14 +189,21 @@ validate_bad_error(Validation *v, const GError *error)
 }
 
 TopoWorld *
-validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet, GError **error)
+validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet,
+                const char *nccl_env, GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%s|%u|%d", system, n_nodes, collnet);
+    if (nccl_env == NULL)
+        nccl_env = "";
+    g_autofree char *key = g_strdup_printf("%s|%u|%d|%s", system, n_nodes, collnet, nccl_env);
     TopoWorld *fabric = g_hash_table_lookup(v->fabrics, key);
     if (fabric == NULL) {
         fabric = topo_world_load(system, n_nodes, NULL, error);
         if (fabric == NULL)
             return NULL;
+        if (!hw_nccl_env_parse(nccl_env, &fabric->system->nccl, error)) {
+            topo_world_unref(fabric);
+            return NULL;
+        }
         if (collnet &&
             (!hw_system_sharp(fabric->system) || n_nodes < 2 || fabric->system->fabric_tiers > 2)) {
             g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -585,7 +596,8 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
 static bool
 parse_options(ValidateOptions *o, Validation *v, double *max_mape)
 {
-    if (!cli_parse_log_hints("validate", o->system, o->gpus, o->nodes, o->collective, &o->hints))
+    if (!cli_parse_log_hints("validate", o->system, o->gpus, o->nodes, o->collective, o->nccl_env,
+                             &o->hints))
         return false;
     v->analytic = o->fidelity != NULL && strcmp(o->fidelity, "analytic") == 0;
     if (o->fidelity && !v->analytic && !net_fidelity_parse(o->fidelity, &v->fidelity)) {
@@ -767,5 +779,6 @@ out:
     g_free(o.gpus);
     g_free(o.nodes);
     g_free(o.collective);
+    g_free(o.nccl_env);
     return status;
 }

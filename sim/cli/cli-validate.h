@@ -125,9 +125,11 @@ void validate_bad(Validation *v, const SimCsv *csv, guint r, const char *column,
 void validate_bad_error(Validation *v, const GError *error);
 /* The fabric of n_nodes nodes of system, built once; with collnet, a
  * fabric of its own whose system runs NCCL's CollNet (false and an error
- * when its fabric switch has no SHARPv2 or later, or on one node). */
+ * when its fabric switch has no SHARPv2 or later, or on one node); with
+ * nccl_env (NCCL_* variables a run set, hw_nccl_env_parse; NULL or ""
+ * none), one whose NCCL runs with them over the system file's. */
 TopoWorld *validate_fabric(Validation *v, const char *system, uint32_t n_nodes, bool collnet,
-                           GError **error);
+                           const char *nccl_env, GError **error);
 /* Half a unit of the printed value's last decimal, over the value. */
 double validate_rounding_share(const char *text, double value);
 

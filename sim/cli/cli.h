@@ -134,12 +134,13 @@ char *cli_nodes_text(const HwSystem *system, uint32_t n_hosts, uint32_t n_domain
  * the run has one node (NCCL's CollNet needs two). */
 bool cli_collnet(HwSystem *system, bool collnet, CollAlgo algo, uint32_t n_nodes, GError **error);
 
-/* What --system, --gpus, --nodes and --collective say of an nccl-tests
- * log (each NULL: not given) into out; false after printing "nvlsim CMD:
- * --OPTION: 'TEXT': expected ..." for one that is not a count or a
- * collective. */
+/* What --system, --gpus, --nodes, --collective and --nccl-env say of an
+ * nccl-tests log (each NULL: not given) into out; false after printing
+ * "nvlsim CMD: --OPTION: 'TEXT': expected ..." for one that is not a count,
+ * a collective or NCCL variables nvlsim models. */
 bool cli_parse_log_hints(const char *command, const char *system, const char *gpus,
-                         const char *nodes, const char *collective, JudgeLogHints *out);
+                         const char *nodes, const char *collective, const char *nccl_env,
+                         JudgeLogHints *out);
 
 /* The nccl-tests log at path (judge_log_open), each malformed part printed
  * as "nvlsim CMD: PATH:LINE: what" and counted in *n_bad; NULL after

@@ -384,8 +384,9 @@ coll_tune_info_links(const HwSystem *system, uint32_t n_ranks, uint32_t n_nodes,
     for (uint32_t a = 1; a < links->n && per_board > 0 && system->n_spine_links == 0; a++)
         one_board = one_board && (links->gpu != NULL ? links->gpu[a] : a) / per_board ==
                                      (links->gpu != NULL ? links->gpu[0] : 0) / per_board;
-    info->nvls =
-        info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->node_ranks >= 2 && one_board;
+    /* NCCL_NVLS_ENABLE=0 leaves nvlsSupport 0 (nvls.cc, ncclNvlsInit). */
+    info->nvls = info->nvswitch && system->nvswitch->nvls && sm >= 90 && info->node_ranks >= 2 &&
+                 one_board && !system->nccl.nvls_off;
     info_net(info, system, links->nics_down);
     info_p2p_channels(info, system, links);
     /* collNetSupport (the plugin, coll_net.h:87) with NCCL_COLLNET_ENABLE,

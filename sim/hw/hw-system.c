@@ -164,19 +164,6 @@ static const HwKey network_keys[] = {
     {"nodes", HW_KEY_COUNT, SPEC(n_nodes), false, "nodes on the fabric (default 1)"},
 };
 
-/* NCCL's environment as the system's software sets it: the NCCL_* variable
- * of each key's name in capitals. */
-static const HwKey nccl_keys[] = {
-    {"buffsize", HW_KEY_SIZE_BYTES, SPEC(nccl.buffsize_bytes), false,
-     "NCCL_BUFFSIZE: the Simple protocol's buffer a connection (default NCCL's 4 MiB)"},
-    {"p2p_net_chunksize", HW_KEY_SIZE_BYTES, SPEC(nccl.p2p_net_chunk_bytes), false,
-     "NCCL_P2P_NET_CHUNKSIZE: a p2p step between nodes (default NCCL's 128 KiB)"},
-    {"nvls_chunksize", HW_KEY_SIZE_BYTES, SPEC(nccl.nvls_chunk_bytes), false,
-     "NCCL_NVLS_CHUNKSIZE: an NVLS chunk (default NCCL's, 128 KiB on Hopper)"},
-    {"nvlstree_max_chunksize", HW_KEY_SIZE_BYTES, SPEC(nccl.nvls_tree_max_chunk_bytes), false,
-     "NCCL_NVLSTREE_MAX_CHUNKSIZE: the largest NVLS-tree chunk (default NCCL's)"},
-};
-
 typedef struct SystemGroup {
     const char *name;
     const HwKey *keys;
@@ -189,7 +176,7 @@ static const SystemGroup system_groups[] = {
     {"nvlink", nvlink_keys, G_N_ELEMENTS(nvlink_keys), false},
     {"host", host_keys, G_N_ELEMENTS(host_keys), true},
     {"network", network_keys, G_N_ELEMENTS(network_keys), false},
-    {"nccl", nccl_keys, G_N_ELEMENTS(nccl_keys), false},
+    {"nccl", NULL, 0, false},     /* its own table: hw-nccl-env.c */
     {"loopback", NULL, 0, false}, /* its own table: hw-loopback.c */
 };
 
@@ -199,9 +186,10 @@ static const SystemGroup system_groups[] = {
     }
 
 static const HwKeyTable system_tables[] = {
-    SYSTEM_TABLE("system", system_keys), SYSTEM_TABLE("nvlink", nvlink_keys),
-    SYSTEM_TABLE("host", host_keys),     SYSTEM_TABLE("network", network_keys),
-    SYSTEM_TABLE("nccl", nccl_keys),
+    SYSTEM_TABLE("system", system_keys),
+    SYSTEM_TABLE("nvlink", nvlink_keys),
+    SYSTEM_TABLE("host", host_keys),
+    SYSTEM_TABLE("network", network_keys),
 };
 
 const HwKeyTable *const hw_model_key_tables[] = {
@@ -213,7 +201,7 @@ const HwKeyTable *const hw_model_key_tables[] = {
     &system_tables[1],
     &system_tables[2],
     &system_tables[3],
-    &system_tables[4],
+    &hw_nccl_key_table,
     &hw_loopback_key_table,
     &hw_runtime_key_table,
     &hw_transport_key_table,
@@ -408,6 +396,8 @@ read_spec(GKeyFile *kf, const char *path, SystemSpec *spec, GError **error)
         if (!hw_keys_load(kf, path, group->name, group->keys, group->n_keys, spec, error))
             return false;
     }
+    if (!loopback && !hw_nccl_env_load(kf, path, &spec->nccl, error))
+        return false;
     for (size_t i = 0; i < G_N_ELEMENTS(count_ranges); i++) {
         if (!g_key_file_has_group(kf, count_ranges[i].group))
             continue;

@@ -45,6 +45,7 @@
 #include "hw/hw-gpu.h"
 #include "hw/hw-link.h"
 #include "hw/hw-loopback.h"
+#include "hw/hw-nccl-env.h"
 #include "hw/hw-nic.h"
 #include "hw/hw-runtime.h"
 #include "hw/hw-switch.h"
@@ -68,15 +69,6 @@ typedef struct HwSystemIds {
     char *transport;
     char *fabric_switch;
 } HwSystemIds;
-
-/* NCCL's environment on a system, where its software sets it (a network
- * plugin's platform defaults); 0: NCCL's own default. */
-typedef struct HwNcclEnv {
-    uint64_t buffsize_bytes;            /* NCCL_BUFFSIZE: Simple's buffer */
-    uint64_t p2p_net_chunk_bytes;       /* NCCL_P2P_NET_CHUNKSIZE */
-    uint64_t nvls_chunk_bytes;          /* NCCL_NVLS_CHUNKSIZE */
-    uint64_t nvls_tree_max_chunk_bytes; /* NCCL_NVLSTREE_MAX_CHUNKSIZE */
-} HwNcclEnv;
 
 /* What a system file describes: a product (its parts from datasheets and
  * measurements), a vendor's announcement (nothing measured yet), or a

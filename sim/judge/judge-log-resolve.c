@@ -41,6 +41,7 @@ judge_raw_new(uint32_t line)
     raw->first_line = line;
     raw->ranks = g_array_new(FALSE, FALSE, sizeof(JudgeRank));
     raw->rows = g_array_new(FALSE, FALSE, sizeof(JudgeLogRow));
+    raw->env = g_ptr_array_new_with_free_func(g_free);
     return raw;
 }
 
@@ -56,6 +57,7 @@ judge_raw_free(JudgeRaw *raw)
     }
     g_array_unref(raw->ranks);
     g_array_unref(raw->rows);
+    g_ptr_array_unref(raw->env);
     g_free(raw->op_from);
     g_free(raw->op_conflict);
     g_free(raw->system);
@@ -353,6 +355,43 @@ resolve_op(JudgeParse *p, const JudgeRaw *raw, JudgeLogTest *t)
     return true;
 }
 
+/* The variables the log's NCCL printed as set by the environment, and
+ * those of --nccl-env it does not print (one it prints otherwise is a
+ * contradiction); each stated with where it came from. */
+static bool
+resolve_env(JudgeParse *p, JudgeRaw *raw, JudgeLogTest *t)
+{
+    GString *env = g_string_new(NULL);
+    for (guint i = 0; i < raw->env->len; i++) {
+        g_string_append_printf(env, "%s%s", env->len > 0 ? " " : "",
+                               (const char *)raw->env->pdata[i]);
+        state(t, "%s: NCCL printed it as set by the environment", (const char *)raw->env->pdata[i]);
+    }
+    g_auto(GStrv) hinted =
+        g_strsplit_set(p->hints->nccl_env != NULL ? p->hints->nccl_env : "", " ,\t", -1);
+    for (char **h = hinted; *h != NULL; h++) {
+        const char *eq = strchr(*h, '=');
+        if (**h == '\0' || eq == NULL)
+            continue;
+        gsize name_len = (gsize)(eq - *h) + 1;
+        const char *logged = NULL;
+        for (guint i = 0; i < raw->env->len && logged == NULL; i++)
+            if (strncmp(raw->env->pdata[i], *h, name_len) == 0)
+                logged = raw->env->pdata[i];
+        if (logged != NULL && strcmp(logged, *h) != 0) {
+            judge_problem(p, raw->first_line, "--nccl-env %s: the log's NCCL has %s", *h, logged);
+            g_string_free(env, TRUE);
+            return false;
+        }
+        if (logged != NULL)
+            continue;
+        g_string_append_printf(env, "%s%s", env->len > 0 ? " " : "", *h);
+        state(t, "%s: from --nccl-env", *h);
+    }
+    t->nccl_env = g_string_free(env, FALSE);
+    return true;
+}
+
 void
 judge_resolve(JudgeParse *p, JudgeRaw *raw)
 {
@@ -360,7 +399,8 @@ judge_resolve(JudgeParse *p, JudgeRaw *raw)
     t->line = raw->first_line;
     t->rows = g_array_new(FALSE, FALSE, sizeof(JudgeLogRow));
     t->stated = g_ptr_array_new_with_free_func(g_free);
-    if (!resolve_op(p, raw, t) || !resolve_ranks(p, raw, t) || !resolve_system(p, raw, t)) {
+    if (!resolve_op(p, raw, t) || !resolve_ranks(p, raw, t) || !resolve_system(p, raw, t) ||
+        !resolve_env(p, raw, t)) {
         judge_test_free(t);
         return;
     }
@@ -394,7 +434,7 @@ static const char *const table_columns[] = {
     "system",     "nvlsim_system", "gpu",        "num_gpus",     "nodes",      "gpus_per_node",
     "collective", "algorithm",     "protocol",   "dtype",        "bytes",      "time_us",
     "algbw_gbps", "busbw_gbps",    "in_place",   "nccl_version", "source_url", "source_note",
-    "harness",    "launch_mode",   "cuda_graph",
+    "harness",    "launch_mode",   "cuda_graph", "nccl_env",
 };
 
 static void
@@ -445,6 +485,7 @@ judge_log_table(const JudgeLog *log)
                 put(f, g_strdup(t->blocking ? "blocking" : "nccl-tests"));
                 put(f, g_strdup(threads ? "threads" : "mpi"));
                 put(f, g_strdup(t->cuda_graph ? "1" : "0"));
+                put(f, g_strdup(t->nccl_env));
                 g_ptr_array_add(csv->rows, f);
                 g_array_append_val(csv->lines, row->line);
             }

@@ -25,7 +25,8 @@ judge_log_test_comm(const JudgeLogTest *t, HwSystem *system, TopoWorld **world, 
     g_auto(TopoPlace) place = {0};
     TopoPlaceField bad;
     *world = NULL;
-    if (!topo_place(system, &ask, &place, &bad, error)) {
+    if (!hw_nccl_env_parse(t->nccl_env != NULL ? t->nccl_env : "", &system->nccl, error) ||
+        !topo_place(system, &ask, &place, &bad, error)) {
         hw_system_free(system);
         return NULL;
     }

@@ -34,8 +34,9 @@ typedef struct JudgeRaw {
     char *nccl_version;
     uint32_t n_threads, n_gpus_per_thread;
     bool cuda_graph, blocking;
-    GArray *ranks; /* JudgeRank */
-    GArray *rows;  /* JudgeLogRow */
+    GPtrArray *env; /* char *: "NAME=VALUE", NCCL's "NAME set by environment to VALUE" lines */
+    GArray *ranks;  /* JudgeRank */
+    GArray *rows;   /* JudgeLogRow */
 } JudgeRaw;
 
 typedef struct JudgeParse {

@@ -27,6 +27,7 @@
 
 #include <glib/gstdio.h>
 
+#include "hw/hw-nccl-env.h"
 #include "judge/judge-log-state.h"
 
 bool
@@ -303,6 +304,34 @@ nccl_version_line(JudgeParse *p, const char *body, uint32_t line)
     return true;
 }
 
+/* "host:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 16777216."
+ * as NCCL_DEBUG=INFO prints it: a variable nvlsim models (hw-nccl-env.h)
+ * goes to the test, once; the others are NCCL's business alone. */
+static bool
+nccl_env_line(JudgeParse *p, const char *body, uint32_t line)
+{
+    const char *info = strstr(body, "NCCL INFO NCCL_");
+    const char *set = info != NULL ? strstr(info, " set by environment to ") : NULL;
+    if (set == NULL)
+        return false;
+    const char *name = info + strlen("NCCL INFO ");
+    const char *value = set + strlen(" set by environment to ");
+    gsize n = strcspn(value, " \t\r");
+    while (n > 0 && value[n - 1] == '.')
+        n--;
+    g_autofree char *var = g_strdup_printf("%.*s=%.*s", (int)(set - name), name, (int)n, value);
+    HwNcclEnv scratch = {0};
+    if (n == 0 || !hw_nccl_env_parse(var, &scratch, NULL))
+        return true;
+    JudgeRaw *raw = current(p, line);
+    gsize name_len = (gsize)(set - name) + 1; /* with its '=' */
+    for (guint i = 0; i < raw->env->len; i++)
+        if (strncmp(raw->env->pdata[i], var, name_len) == 0)
+            return true;
+    g_ptr_array_add(raw->env, g_steal_pointer(&var));
+    return true;
+}
+
 /* A line that is not a comment and names nccl-tests' binary
  * (".../all_reduce_perf -b 8 ..."): the command that ran the next test. */
 static void
@@ -430,7 +459,7 @@ read_line(JudgeParse *p, const char *text, uint32_t line)
         table_row(p, body, line);
         return;
     }
-    if (nccl_version_line(p, body, line))
+    if (nccl_version_line(p, body, line) || nccl_env_line(p, body, line))
         return;
     command_line(p, body, line);
 }
@@ -547,6 +576,7 @@ judge_test_free(gpointer data)
     g_free(t->system);
     g_free(t->device);
     g_free(t->nccl_version);
+    g_free(t->nccl_env);
     g_array_unref(t->rows);
     g_ptr_array_unref(t->stated);
     g_free(t);

@@ -27,6 +27,7 @@ typedef struct JudgeLogHints {
     uint32_t n_gpus;        /* ranks */
     uint32_t n_nodes;       /* hosts, as the scheduler counts them */
     const char *collective; /* all_reduce ..., or nccl-tests' binary name all_reduce_perf */
+    const char *nccl_env;   /* NCCL_* variables the run set (hw_nccl_env_parse), over the log's */
 } JudgeLogHints;
 
 /* One size of a test: nccl-tests' out-of-place [0] and in-place [1] groups. */
@@ -52,6 +53,7 @@ typedef struct JudgeLogTest {
     uint32_t ranks_per_host;               /* 0: hosts hold different counts, or unknown */
     uint32_t n_threads, n_gpus_per_thread; /* nccl-tests -t and -g */
     bool cuda_graph, blocking;
+    char *nccl_env;    /* the NCCL_* variables nvlsim models that the run set ("" none) */
     GArray *rows;      /* JudgeLogRow */
     GPtrArray *stated; /* char *: each field a hint or a rule filled, and from what */
 } JudgeLogTest;
@@ -106,9 +108,10 @@ CollHarness judge_log_test_harness(const JudgeLogTest *t);
 
 /* The communicator of test t's ranks placed on system (taken: the world
  * made in *world owns it) as the log shows them (its hosts, GPUs a host;
- * the placement's defaults where it does not), and whether they cross
- * NVLink domains (networked, may be NULL). NULL and an error when the
- * system cannot hold them. */
+ * the placement's defaults where it does not), NCCL run with the test's
+ * nccl_env over the system's, and whether they cross NVLink domains
+ * (networked, may be NULL). NULL and an error when the system cannot hold
+ * them. */
 CollComm *judge_log_test_comm(const JudgeLogTest *t, HwSystem *system, TopoWorld **world,
                               bool *networked, GError **error);
 

@@ -280,6 +280,27 @@ for g in dgx-h100 dgx-a100; do
     fi
 done
 
+# NCCL_NVLS_ENABLE=0 (--nccl-env, or a row's nccl_env column) takes NVLS
+# away from NCCL's choice: a 1 GiB all_reduce on a GB200 rack runs NVLS,
+# and without it a ring, whose time the row with the variable is judged
+# against (measured here = the ring's own time: no error).
+expect 0 out "nvls " -- coll --system gb200-nvl72 --gpus 72 --nodes 18 -b 1G -e 1G
+expect 0 out "# NCCL environment: NCCL_NVLS_ENABLE=0" -- \
+    coll --system gb200-nvl72 --gpus 72 --nodes 18 -b 1G -e 1G --nccl-env NCCL_NVLS_ENABLE=0
+ring_us=$(awk '$1 == 1073741824 && $14 == "ring" {print $6}' "$tmp/out")
+{
+    echo "system,nvlsim_system,gpu,generation,nvlink_gen,num_gpus,nodes,collective,algorithm,protocol,dtype,bytes,time_us,algbw_gbps,busbw_gbps,in_place,nccl_version,source_url,source_note,nccl_env"
+    echo "GB200,gb200-nvl72,GB200,Blackwell,NVLink5,72,18,all_reduce,,,float,1073741824,$ring_us,,,0,,https://example.org,ring,NCCL_NVLS_ENABLE=0"
+} >"$tmp/nvls-off.csv"
+expect 0 out "ring/Simple" -- validate "$tmp/nvls-off.csv"
+if [ -n "$ring_us" ] && grep -q "^MAPE: 0.0% over 1 rows" "$tmp/out"; then
+    echo "ok: NCCL_NVLS_ENABLE=0 runs a ring, in coll and in validate's nccl_env column"
+else
+    echo "FAIL: NCCL_NVLS_ENABLE=0: coll's ring ('$ring_us' us) not validate's:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
+
 # validate --decompose: on the rows the model made, each piece's measured
 # and simulated lines are the same (no miss: +0.0 us or +0.0%); on rows laid
 # on t = 20 us + bytes / 100 GB/s, the measured line is that one.

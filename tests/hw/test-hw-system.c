@@ -396,6 +396,55 @@ START_TEST(derived_system_takes_the_base_and_its_own_figures)
 }
 END_TEST
 
+/* NCCL's environment: a system file's [nccl] nvls_enable, and variables a
+ * run set over it (bare numbers are bytes, as NCCL reads them); what is
+ * not one of the modelled variables, set twice or out of range is refused
+ * and leaves the environment as it was. */
+START_TEST(nccl_environment)
+{
+    static const char text[] = "[system]\nbase = aws-p5-h100\n[nccl]\nnvls_enable = 0\n";
+    g_autofree char *models = hw_test_models_dir();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HwSystem) off = hw_system_load_data(text, sizeof text - 1, "off.ini", models, &error);
+    ck_assert_msg(off != NULL, "%s", error ? error->message : "");
+    ck_assert(off->nccl.nvls_off);
+    ck_assert_uint_eq(off->nccl.buffsize_bytes, 8 << 20); /* the base's */
+    g_autofree char *off_text = hw_nccl_env_text(&off->nccl);
+    ck_assert_str_eq(off_text, "NCCL_BUFFSIZE=8388608 NCCL_P2P_NET_CHUNKSIZE=524288 "
+                               "NCCL_NVLS_CHUNKSIZE=524288 NCCL_NVLSTREE_MAX_CHUNKSIZE=524288 "
+                               "NCCL_NVLS_ENABLE=0");
+
+    HwNcclEnv env = {.nvls_chunk_bytes = 65536};
+    ck_assert(hw_nccl_env_parse("NCCL_NVLS_ENABLE=0, NCCL_BUFFSIZE=16777216", &env, &error));
+    ck_assert(env.nvls_off);
+    ck_assert_uint_eq(env.buffsize_bytes, 16 << 20);
+    ck_assert_uint_eq(env.nvls_chunk_bytes, 65536);
+    ck_assert(hw_nccl_env_parse("NCCL_NVLS_ENABLE=2 NCCL_NVLS_CHUNKSIZE=32KiB", &env, &error));
+    ck_assert(!env.nvls_off);
+    ck_assert_uint_eq(env.nvls_chunk_bytes, 32768);
+    ck_assert(hw_nccl_env_parse("", &env, &error));
+
+    static const char *const refused[][2] = {
+        {"NCCL_ALGO=ring", "expected NAME=VALUE with NAME one of NCCL_BUFFSIZE"},
+        {"nccl_buffsize=1", "expected NAME=VALUE"},
+        {"NCCL_BUFFSIZE", "expected NAME=VALUE"},
+        {"NCCL_BUFFSIZE=1 NCCL_BUFFSIZE=2", "NCCL_BUFFSIZE is set twice"},
+        {"NCCL_NVLS_ENABLE=3", "NCCL_NVLS_ENABLE: 3 is out of range: expected 0 to 2"},
+        {"NCCL_BUFFSIZE=lots", "NCCL_BUFFSIZE: 'lots'"},
+    };
+    HwNcclEnv before = env;
+    for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+        g_clear_error(&error);
+        ck_assert(!hw_nccl_env_parse(refused[i][0], &env, &error));
+        ck_assert_msg(strstr(error->message, refused[i][1]) != NULL, "%s: %s", refused[i][0],
+                      error->message);
+        ck_assert_uint_eq(env.buffsize_bytes, before.buffsize_bytes);
+        ck_assert_uint_eq(env.nvls_chunk_bytes, before.nvls_chunk_bytes);
+        ck_assert(env.nvls_off == before.nvls_off);
+    }
+}
+END_TEST
+
 Suite *
 hw_system_suite(void)
 {
@@ -410,6 +459,7 @@ hw_system_suite(void)
     tcase_add_loop_test(tc, bad_systems_fail_with_context, 0, G_N_ELEMENTS(bad));
     tcase_add_test(tc, nics_split_over_hosts);
     tcase_add_test(tc, derived_system_takes_the_base_and_its_own_figures);
+    tcase_add_test(tc, nccl_environment);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -270,6 +270,39 @@ START_TEST(contradicting_hints)
 }
 END_TEST
 
+/* NCCL's "set by environment" lines (NCCL_DEBUG=INFO) give the test the
+ * variables nvlsim models, once each; --nccl-env adds what the log does
+ * not print, and one the log prints otherwise is a contradiction. The
+ * rows carry them in the suite's nccl_env column. */
+START_TEST(nccl_environment_lines)
+{
+    g_autofree char *text = log_text("oci-gb200-all-reduce-paste.log");
+    g_autofree char *logged = g_strconcat(
+        "node1:137:137 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 16777216.\n"
+        "node1:138:138 [1] NCCL INFO NCCL_BUFFSIZE set by environment to 16777216.\n"
+        "node1:137:137 [0] NCCL INFO NCCL_IB_HCA set by environment to =mlx5_0,mlx5_1\n",
+        text, NULL);
+    JudgeLogHints nodes = {.n_nodes = 32};
+    g_autoptr(JudgeLog) a = read_text(logged, &nodes);
+    const JudgeLogTest *t = only_test(a);
+    ck_assert_str_eq(t->nccl_env, "NCCL_BUFFSIZE=16777216");
+    JudgeLogHints off = {.n_nodes = 32, .nccl_env = "NCCL_NVLS_ENABLE=0 NCCL_BUFFSIZE=16777216"};
+    g_autoptr(JudgeLog) b = read_text(logged, &off);
+    t = only_test(b);
+    ck_assert_str_eq(t->nccl_env, "NCCL_BUFFSIZE=16777216 NCCL_NVLS_ENABLE=0");
+    g_autoptr(SimCsv) rows = judge_log_table(b);
+    int column = sim_csv_column(rows, "nccl_env");
+    ck_assert_int_ge(column, 0);
+    ck_assert_str_eq(sim_csv_field(rows, 0, column), "NCCL_BUFFSIZE=16777216 NCCL_NVLS_ENABLE=0");
+    JudgeLogHints other = {.n_nodes = 32, .nccl_env = "NCCL_BUFFSIZE=8388608"};
+    g_autoptr(JudgeLog) c = read_text(logged, &other);
+    ck_assert_uint_eq(c->tests->len, 0);
+    ck_assert(has_problem(c, 1,
+                          "--nccl-env NCCL_BUFFSIZE=8388608: the log's NCCL has "
+                          "NCCL_BUFFSIZE=16777216"));
+}
+END_TEST
+
 /* Cut in a row: that row and the missing footer are problems; the rows
  * before are read. */
 START_TEST(truncated_log)
@@ -419,6 +452,7 @@ judge_log_suite(void)
     tcase_add_test(tc, gb200_paste);
     tcase_add_test(tc, headerless_paste);
     tcase_add_test(tc, contradicting_hints);
+    tcase_add_test(tc, nccl_environment_lines);
     tcase_add_test(tc, truncated_log);
     tcase_add_test(tc, columns_that_do_not_add_up);
     tcase_add_test(tc, two_gpu_models);
