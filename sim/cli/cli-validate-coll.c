@@ -327,7 +327,7 @@ validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gu
         double simulated_us =
             by_time ? row.simulated : (double)call.n_bytes * factor / (row.simulated * 1e3);
         double measured_us = by_time ? measured : (double)call.n_bytes * factor / (measured * 1e3);
-        judge_decompose_add(v->decompose, system, row.measure, n_gpus, comm->n_hosts,
+        judge_decompose_add(v->decompose, system, row.measure, n_gpus, comm->n_hosts, comm->n_nodes,
                             sample->source, coll_harness_kind_name(harness.kind), detail,
                             (double)call.n_bytes, measured_us, simulated_us);
     }
@@ -378,9 +378,10 @@ validate_print_decompose(Validation *v)
            "# difference alone explains; sweeps by their share of the summed |error|\n");
     for (guint k = 0; k < sweeps->len; k++) {
         const JudgeSweep *s = g_ptr_array_index(sweeps, k);
-        printf("# sweep %u: %s %s, %u ranks on %u host%s, %s; %u rows, %.1f%% of the error; %s\n",
+        printf("# sweep %u: %s %s, %u ranks on %u host%s in %u NVLink domain%s, %s; %u rows, "
+               "%.1f%% of the error; %s\n",
                k + 1, s->system, s->collective, s->n_ranks, s->n_hosts, s->n_hosts == 1 ? "" : "s",
-               s->harness, s->n_rows, 100.0 * s->share,
+               s->n_domains, s->n_domains == 1 ? "" : "s", s->harness, s->n_rows, 100.0 * s->share,
                *s->source != '\0' ? s->source : "(no source)");
         printf("#  %-18s %4s %12s %12s %10s %10s %9s %9s %6s %6s  %s\n", "ran", "rows", "from_B",
                "to_B", "alpha_us", "sim_us", "beta_GB/s", "sim_GB/s", "lat_%", "bw_%", "miss");

@@ -104,15 +104,15 @@ judge_decompose_free(JudgeDecompose *d)
 
 void
 judge_decompose_add(JudgeDecompose *d, const char *system, const char *collective, uint32_t n_ranks,
-                    uint32_t n_hosts, const char *source, const char *harness, const char *ran,
-                    double bytes, double measured_us, double simulated_us)
+                    uint32_t n_hosts, uint32_t n_domains, const char *source, const char *harness,
+                    const char *ran, double bytes, double measured_us, double simulated_us)
 {
     g_return_if_fail(d != NULL);
     if (!(measured_us > 0) || !(simulated_us > 0) || !isfinite(measured_us) ||
         !isfinite(simulated_us))
         return;
-    g_autofree char *key =
-        g_strdup_printf("%s|%s|%u|%u|%s|%s", system, collective, n_ranks, n_hosts, source, harness);
+    g_autofree char *key = g_strdup_printf("%s|%s|%u|%u|%u|%s|%s", system, collective, n_ranks,
+                                           n_hosts, n_domains, source, harness);
     Sweep *s = g_hash_table_lookup(d->by_key, key);
     if (s == NULL) {
         s = g_new0(Sweep, 1);
@@ -124,6 +124,7 @@ judge_decompose_add(JudgeDecompose *d, const char *system, const char *collectiv
             .harness = g_strdup(harness),
             .n_ranks = n_ranks,
             .n_hosts = n_hosts,
+            .n_domains = n_domains,
         };
         s->points = g_array_new(FALSE, FALSE, sizeof(Point));
         g_hash_table_insert(d->by_key, s->pub.key, s);

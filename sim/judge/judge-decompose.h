@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A miss split into latency and bandwidth. The rows of one measured sweep
- * (one system, collective, rank count, host count, source and harness)
- * are cut where the algorithm or protocol that ran changes, and each
- * piece gets the line t = alpha + bytes / beta fitted to the measured
+ * (one system, collective, rank count, host count, NVLink domain count,
+ * source and harness) are cut where the algorithm or protocol that ran
+ * changes, and each piece gets the line t = alpha + bytes / beta fitted to the measured
  * times and, with the same weights, to the simulated ones. A miss then
  * reads "latency off by X us" (the alphas) or "bandwidth off by Y%" (the
  * betas), whichever carries more of the piece's error.
@@ -45,9 +45,9 @@ typedef struct JudgePiece {
 } JudgePiece;
 
 typedef struct JudgeSweep {
-    char *key; /* "system|collective|ranks|hosts|source|harness" as added */
+    char *key; /* "system|collective|ranks|hosts|domains|source|harness" as added */
     char *system, *collective, *source, *harness;
-    uint32_t n_ranks, n_hosts;
+    uint32_t n_ranks, n_hosts, n_domains;
     uint32_t n_rows;
     double sum_abs_pct; /* the rows' |simulated - measured| / measured, percent, summed */
     double share;       /* of the sum over every sweep */
@@ -64,7 +64,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(JudgeDecompose, judge_decompose_free)
  * names what the simulation ran ("ring/LL"). A row whose times are not
  * both positive is left out. */
 void judge_decompose_add(JudgeDecompose *d, const char *system, const char *collective,
-                         uint32_t n_ranks, uint32_t n_hosts, const char *source,
+                         uint32_t n_ranks, uint32_t n_hosts, uint32_t n_domains, const char *source,
                          const char *harness, const char *ran, double bytes, double measured_us,
                          double simulated_us);
 

@@ -320,7 +320,8 @@ awk -F, 'BEGIN {OFS = ","} NR == 1 {print; next} NR == 2 {
     for (b = 268435456; b <= 2147483648; b *= 2) {
         $2 = "dgx-h100"; $12 = sprintf("%.0f", b); $13 = sprintf("%.3f", 20 + b / 100e3); print } }' \
     "$tmp/made.csv" >"$tmp/line.csv"
-expect 0 out "# sweep 1: dgx-h100 all_reduce, 8 ranks on 1 host" -- validate --decompose "$tmp/line.csv"
+expect 0 out "# sweep 1: dgx-h100 all_reduce, 8 ranks on 1 host in 1 NVLink domain" -- \
+    validate --decompose "$tmp/line.csv"
 if grep -Eq '^   [a-z_]+/Simple +4 +268435456 +2147483648 +20\.00 .* 100\.00 ' "$tmp/out"; then
     echo "ok: validate --decompose: rows on 20 us + bytes / 100 GB/s fit that line"
 else

@@ -59,8 +59,8 @@ sweep_of(double m_alpha, double m_beta, double s_alpha, double s_beta, const cha
     JudgeDecompose *d = judge_decompose_new();
     for (int i = 10; i <= 30; i += 4) {
         double b = ldexp(1.0, i);
-        judge_decompose_add(d, system, "all_reduce", 16, 2, "src", "nccl-tests", "ring/Simple", b,
-                            line_us(m_alpha, m_beta, b), line_us(s_alpha, s_beta, b));
+        judge_decompose_add(d, system, "all_reduce", 16, 2, 2, "src", "nccl-tests", "ring/Simple",
+                            b, line_us(m_alpha, m_beta, b), line_us(s_alpha, s_beta, b));
     }
     return d;
 }
@@ -74,6 +74,7 @@ START_TEST(test_latency_miss)
     ck_assert_uint_eq(s->n_rows, 6);
     ck_assert_uint_eq(s->n_ranks, 16);
     ck_assert_uint_eq(s->n_hosts, 2);
+    ck_assert_uint_eq(s->n_domains, 2);
     ck_assert_double_eq_tol(s->share, 1.0, 1e-12);
     ck_assert_uint_eq(s->pieces->len, 1);
     const JudgePiece *p = g_ptr_array_index(s->pieces, 0);
@@ -112,12 +113,12 @@ START_TEST(test_pieces_and_shares)
         const char *ran = b < 65536 ? "ring/LL" : "ring/Simple";
         double m = b < 65536 ? line_us(5, 10, b) : line_us(30, 50, b);
         double s = b < 65536 ? line_us(6, 10, b) : line_us(30, 40, b);
-        judge_decompose_add(d, "x", "all_reduce", 8, 1, "src", "nccl-tests", ran, b, m, s);
-        judge_decompose_add(d, "x", "all_gather", 8, 1, "src", "nccl-tests", "ring/Simple", b, m,
+        judge_decompose_add(d, "x", "all_reduce", 8, 1, 1, "src", "nccl-tests", ran, b, m, s);
+        judge_decompose_add(d, "x", "all_gather", 8, 1, 1, "src", "nccl-tests", "ring/Simple", b, m,
                             1.02 * m);
     }
     /* not positive: left out */
-    judge_decompose_add(d, "x", "all_gather", 8, 1, "src", "nccl-tests", "ring/Simple", 1, 0, 1);
+    judge_decompose_add(d, "x", "all_gather", 8, 1, 1, "src", "nccl-tests", "ring/Simple", 1, 0, 1);
     GPtrArray *sweeps = judge_decompose_sweeps(d);
     ck_assert_uint_eq(sweeps->len, 2);
     const JudgeSweep *big = g_ptr_array_index(sweeps, 0), *small = g_ptr_array_index(sweeps, 1);
