@@ -36,6 +36,15 @@ row_algo(const char *text, CollAlgo *algo, bool *collnet)
     return "an algorithm nvlsim does not model";
 }
 
+/* A default a row took: counted with its statement for the summary, and
+ * its short form added to the row's own list (printed beside the row). */
+static void
+row_default(Validation *v, GString *row, const char *short_form, const char *stated)
+{
+    validate_default(v, stated);
+    g_string_append_printf(row, "%s%s", row->len > 0 ? ", " : "", short_form);
+}
+
 /* The communicator of a row: n_gpus ranks placed on hosts and NVLink
  * domains as its columns say (topo-place.h): nodes (hosts, as the
  * scheduler counts them: an NVL72 tray, a DGX box), gpus_per_node (the
@@ -43,10 +52,10 @@ row_algo(const char *text, CollAlgo *algo, bool *collnet)
  * (CUDA_VISIBLE_DEVICES on every host, "0,3,4,7"), nccl_env (the NCCL_*
  * variables the run set, "NCCL_NVLS_ENABLE=0"); each built once. What
  * the row leaves to the placement's defaults is counted (printed with the
- * results). A bad field sets *column to its column. */
+ * results) and added to defaults. A bad field sets *column to its column. */
 static CollComm *
 comm_for(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, uint32_t n_gpus,
-         bool collnet, const char **column, GError **error)
+         bool collnet, GString *defaults, const char **column, GError **error)
 {
     const char *system = sim_csv_field(csv, r, col->system);
     const char *nccl_env = sim_csv_field(csv, r, col->nccl_env);
@@ -74,10 +83,12 @@ comm_for(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, ui
     if (!cli_place(sys, &where, &place, column, error))
         return NULL;
     if (place.hosts_filled && place.n_hosts > 1)
-        validate_default(v, "nodes blank: the GPUs fill whole hosts in order");
+        row_default(v, defaults, "nodes in order",
+                    "nodes blank: the GPUs fill whole hosts in order");
     if (place.domains_spread && sys->n_hosts > 1 && place.n_hosts > 1)
-        validate_default(v, "domains blank: the hosts spread evenly over the fewest NVLink "
-                            "domains that hold them");
+        row_default(v, defaults, "domains fewest",
+                    "domains blank: the hosts spread evenly over the fewest NVLink domains "
+                    "that hold them");
     if (comm != NULL)
         return comm;
     *column = collnet ? "algorithm" : "nvlsim_system";
@@ -172,9 +183,10 @@ read_call(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, C
 }
 
 /* The row's harness, launch mode and CUDA graph (blank: nccl-tests'
- * defaults); false with the row reported. */
+ * defaults, added to defaults); false with the row reported. */
 static bool
-read_harness(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, CollHarness *h)
+read_harness(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r, CollHarness *h,
+             GString *defaults)
 {
     *h = COLL_HARNESS_DEFAULT;
     const char *kind = sim_csv_field(csv, r, col->harness);
@@ -197,6 +209,13 @@ read_harness(Validation *v, const SimCsv *csv, const CliRowColumns *col, guint r
         return false;
     }
     h->cuda_graph = strcmp(graph, "1") == 0;
+    if (*kind == '\0')
+        row_default(v, defaults, "harness nccl-tests",
+                    "harness blank: nccl-tests (calls back to back, their mean)");
+    if (*mode == '\0')
+        row_default(v, defaults, "launch_mode mpi", "launch_mode blank: mpi (a process a GPU)");
+    if (*graph == '\0')
+        row_default(v, defaults, "cuda_graph 0", "cuda_graph blank: 0 (no CUDA graph)");
     return true;
 }
 
@@ -231,8 +250,9 @@ validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gu
     uint32_t n_gpus;
     bool collnet;
     CollHarness harness;
+    g_autoptr(GString) defaults = g_string_new(NULL);
     if (!read_call(v, csv, col, r, &call, &n_gpus, &collnet) ||
-        !read_harness(v, csv, col, r, &harness))
+        !read_harness(v, csv, col, r, &harness, defaults))
         return;
     if (call.n_bytes < v->min_bytes) {
         validate_skip(v, "below --min-bytes");
@@ -271,7 +291,7 @@ validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gu
     if (v->read_only)
         return;
     const char *column;
-    CollComm *comm = comm_for(v, csv, col, r, n_gpus, collnet, &column, &error);
+    CollComm *comm = comm_for(v, csv, col, r, n_gpus, collnet, defaults, &column, &error);
     if (comm == NULL) {
         validate_bad(v, csv, r, column, "%s", error->message);
         return;
@@ -320,6 +340,7 @@ validate_coll_row(Validation *v, const SimCsv *csv, const CliRowColumns *col, gu
         .measured = measured,
         .simulated = validate_sample_predict(sample, NULL),
         .model = sample->model,
+        .where = defaults->len > 0 ? defaults->str : NULL,
     };
     validate_record(v, &row);
     if (v->decompose != NULL) {

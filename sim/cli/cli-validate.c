@@ -293,9 +293,11 @@ validate_record(Validation *v, const ValidateRow *row)
         char model[16] = "        -";
         if (!isnan(model_pct))
             g_snprintf(model, sizeof model, "%+8.1f%%", model_pct);
-        printf("%5u %-15s %-32s %5u %11" G_GUINT64_FORMAT " %-16s %10.2f %10.2f %-4s %+8.1f%% %s\n",
+        printf("%5u %-15s %-32s %5u %11" G_GUINT64_FORMAT
+               " %-16s %10.2f %10.2f %-4s %+8.1f%% %s%s%s\n",
                row->line, row->system, row->measure, row->n_gpus, row->n_bytes, row->detail,
-               row->measured, row->simulated, row->unit, pct, model);
+               row->measured, row->simulated, row->unit, pct, model,
+               row->where != NULL ? "  defaults: " : "", row->where != NULL ? row->where : "");
     }
     if (v->out) {
         SimCsvWriter w = {.file = v->out};
@@ -307,6 +309,7 @@ validate_record(Validation *v, const ValidateRow *row)
         sim_csv_put(&w, row->unit);
         sim_csv_put_plain(&w, "%.6g,%.6g,%.3f,%.6g,%.3f", row->measured, row->simulated, pct,
                           row->model, model_pct);
+        sim_csv_put(&w, row->where != NULL ? row->where : "");
         sim_csv_end_row(&w);
     }
 }
@@ -538,7 +541,7 @@ validate_run(Validation *v, const ValidateOptions *o, const char *path, double m
         }
         SimCsvWriter w = {.file = v->out};
         sim_csv_put_plain(&w, "line,system,measure,gpus,bytes,detail,unit,measured,simulated,"
-                              "error_pct,nccl_model,nccl_model_error_pct");
+                              "error_pct,nccl_model,nccl_model_error_pct,note");
         sim_csv_end_row(&w);
     }
     bool read = validate_stream(v, rows, path, &error);

@@ -74,7 +74,9 @@ typedef struct ValidateRow {
     uint32_t n_gpus;
     uint64_t n_bytes;
     const char *detail; /* "GPU0->GPU3", "ring/LL128" ... */
-    const char *where;  /* training rows: where the simulated step's time went */
+    const char *where;  /* beside the row (NULL none): training rows, where the simulated
+                           step's time went and the defaults taken; collective rows, the
+                           defaults taken */
     const char *unit;   /* "us", "GB/s" */
     double measured, simulated;
     double model; /* NCCL's model's value in the same unit, NAN if none */

@@ -300,6 +300,18 @@ else
     cat "$tmp/out"
     n_fail=$((n_fail + 1))
 fi
+# The row states no harness, launch mode or graph: the defaults it took
+# are printed beside it and counted under the summary; rows that state
+# them (made.csv's) print none.
+if grep -q "ring/Simple .*  defaults: harness nccl-tests, launch_mode mpi, cuda_graph 0, domains fewest$" "$tmp/out" &&
+    grep -q "^# default for 1 rows: launch_mode blank: mpi" "$tmp/out" &&
+    "$nvlsim" validate "$tmp/made.csv" >"$tmp/made.out" 2>&1 && ! grep -q "defaults:" "$tmp/made.out"; then
+    echo "ok: validate prints the defaults each row took beside it"
+else
+    echo "FAIL: validate: a row's defaults are not beside it, or rows that state them print some:"
+    cat "$tmp/out"
+    n_fail=$((n_fail + 1))
+fi
 
 # validate --decompose: on the rows the model made, each piece's measured
 # and simulated lines are the same (no miss: +0.0 us or +0.0%); on rows laid
