@@ -45,7 +45,8 @@ static const struct {
     {"gb200-nvl72", 1, 100, 3, 0, 721.8, 96.0, 50.0, true, true},
     /* Blackwell Ultra, SM 10.3: NCCL's SM100 tables; one 800 Gb/s NIC per GPU */
     {"gb300-nvl72", 1, 103, 3, 0, 721.8, 96.0, 100.0, true, true},
-    {"hgx-b300", 4, 103, 3, 2, 721.8, 48.0, 100.0, true, true},
+    /* its GPUs and NICs on PCIe Gen6 x16: 16 x 480 / 80 */
+    {"hgx-b300", 4, 103, 3, 2, 721.8, 96.0, 100.0, true, true},
 };
 
 START_TEST(info_from_systems)

@@ -143,8 +143,9 @@ START_TEST(switch_planes)
 END_TEST
 
 /* hardware.md §4.6-4.7: GB300 NVL72 is GB200 NVL72's rack with Blackwell
- * Ultra and XDR NICs; HGX B300 is DGX B200's baseboard likewise. Every
- * other part is the sibling's. */
+ * Ultra and XDR NICs; HGX B300 is DGX B200's baseboard likewise, both on
+ * PCIe Gen6 where the NICs meet the rest (B300 and ConnectX-8 are Gen6).
+ * Every other part is the sibling's. */
 START_TEST(blackwell_ultra_systems_are_their_siblings)
 {
     static const char *const pairs[][2] = {{"gb200-nvl72", "gb300-nvl72"},
@@ -168,8 +169,9 @@ START_TEST(blackwell_ultra_systems_are_their_siblings)
             ck_assert_uint_eq(ultra->gpu_switch_links[s], old->gpu_switch_links[s]);
         ck_assert_str_eq(ultra->ids.nvlink, old->ids.nvlink);
         ck_assert_str_eq(ultra->ids.nvswitch, old->ids.nvswitch);
-        ck_assert_str_eq(ultra->ids.gpu_host_link, old->ids.gpu_host_link);
-        ck_assert_str_eq(ultra->ids.pcie, old->ids.pcie);
+        ck_assert_str_eq(ultra->ids.gpu_host_link, i == 0 ? old->ids.gpu_host_link : "pcie6");
+        ck_assert_str_eq(ultra->ids.pcie, "pcie6");
+        ck_assert_str_eq(old->ids.pcie, "pcie5");
         ck_assert_uint_eq(ultra->rail_optimized, old->rail_optimized);
     }
 }
