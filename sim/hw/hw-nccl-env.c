@@ -46,9 +46,9 @@ hw_nccl_env_load(GKeyFile *kf, const char *path, HwNcclEnv *env, GError **error)
     return true;
 }
 
-/* The [nccl] key of variable name (NCCL_ and a key in capitals), newly
- * allocated; NULL when nvlsim does not model it. */
-static char *
+/* The [nccl] key of variable name (NCCL_ and the key in capitals); NULL
+ * when nvlsim does not model it. */
+static const HwKey *
 variable_key(const char *name)
 {
     if (!g_str_has_prefix(name, "NCCL_"))
@@ -56,31 +56,23 @@ variable_key(const char *name)
     for (size_t i = 0; i < G_N_ELEMENTS(nccl_keys); i++) {
         g_autofree char *upper = g_ascii_strup(nccl_keys[i].name, -1);
         if (strcmp(name + strlen("NCCL_"), upper) == 0)
-            return g_strdup(nccl_keys[i].name);
+            return &nccl_keys[i];
     }
     return NULL;
-}
-
-static HwKeyKind
-key_kind(const char *key)
-{
-    for (size_t i = 0; i < G_N_ELEMENTS(nccl_keys); i++)
-        if (strcmp(nccl_keys[i].name, key) == 0)
-            return nccl_keys[i].kind;
-    g_return_val_if_reached(HW_KEY_COUNT);
 }
 
 bool
 hw_nccl_env_parse(const char *text, HwNcclEnv *env, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
+    bool seen[G_N_ELEMENTS(nccl_keys)] = {false};
+    HwNcclEnv set = *env;
     g_auto(GStrv) words = g_strsplit_set(text, " ,\t", -1);
     for (char **w = words; *w != NULL; w++) {
         if (**w == '\0')
             continue;
         const char *eq = strchr(*w, '=');
         g_autofree char *name = eq != NULL ? g_strndup(*w, (gsize)(eq - *w)) : g_strdup(*w);
-        g_autofree char *key = variable_key(name);
+        const HwKey *key = variable_key(name);
         if (key == NULL || eq == NULL || eq[1] == '\0') {
             GString *names = g_string_new(NULL);
             for (size_t i = 0; i < G_N_ELEMENTS(nccl_keys); i++) {
@@ -91,30 +83,26 @@ hw_nccl_env_parse(const char *text, HwNcclEnv *env, GError **error)
             g_string_free(names, TRUE);
             return false;
         }
-        if (g_key_file_has_key(kf, "nccl", key, NULL))
+        if (seen[key - nccl_keys])
             return hw_keys_failf(error, "%s is set twice; expected each variable once", name);
+        seen[key - nccl_keys] = true;
         /* NCCL reads sizes as bytes: a bare number is one. */
         const char *value = eq + 1;
         bool digits = strspn(value, "0123456789") == strlen(value);
-        g_autofree char *bytes = digits && key_kind(key) == HW_KEY_SIZE_BYTES
+        g_autofree char *given = digits && key->kind == HW_KEY_SIZE_BYTES
                                      ? g_strconcat(value, "B", NULL)
                                      : g_strdup(value);
-        g_key_file_set_value(kf, "nccl", key, bytes);
-        /* Each variable alone, so that an error names it as the run set it. */
+        /* One variable at a time, so that an error names it as the run set it. */
         g_autoptr(GKeyFile) one = g_key_file_new();
-        g_key_file_set_value(one, "nccl", key, bytes);
-        HwNcclEnv scratch = *env;
+        g_key_file_set_value(one, "nccl", key->name, given);
         g_autoptr(GError) why = NULL;
-        if (!hw_nccl_env_load(one, "", &scratch, &why)) {
-            g_autofree char *prefix = g_strdup_printf("[nccl] %s: ", key);
+        if (!hw_nccl_env_load(one, "", &set, &why)) {
+            g_autofree char *prefix = g_strdup_printf("[nccl] %s: ", key->name);
             const char *what = strstr(why->message, prefix);
             return hw_keys_failf(error, "%s: %s", name,
                                  what != NULL ? what + strlen(prefix) : why->message);
         }
     }
-    HwNcclEnv set = *env;
-    if (!hw_nccl_env_load(kf, "", &set, error))
-        return false;
     *env = set;
     return true;
 }
